@@ -1,0 +1,53 @@
+# The two commands (README): `make run` and `make test`. Everything installs into .venv.
+PY ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PYTHON := $(BIN)/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test check lint typecheck bench install install-dev migrate data serve clean
+
+$(BIN)/activate:
+	@command -v $(PY) >/dev/null || { echo "$(PY) not found: install Python 3.11 (or run make PY=python3)"; exit 1; }
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt $(BIN)/activate
+	$(BIN)/pip install --quiet -r requirements.txt
+	@touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+migrate: install
+	$(PYTHON) manage.py migrate --noinput
+
+data: migrate
+	$(PYTHON) manage.py setup_demo
+
+run: data
+	$(PYTHON) manage.py run_platform --host $(HOST) --port $(PORT)
+
+test: install-dev
+	$(PYTHON) -m pytest $(PYTEST_ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: install-dev
+	$(BIN)/mypy .
+
+# `make check` runs exactly what CI runs, plus lint and types.
+check: lint typecheck test
+
+bench: install-dev
+	$(PYTHON) -m bench $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) var staticfiles

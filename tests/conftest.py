@@ -1,0 +1,50 @@
+"""Suite-wide fixtures. Service tests (PostgreSQL, Redis) run only when DATABASE_URL/REDIS_URL point at them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+PERSPECTRUM = SHARED / "perspectrum"
+
+_skipped_services: dict[str, int] = {}
+
+
+def _needs(name: str, var: str, prefix: tuple[str, ...]) -> str | None:
+    value = os.environ.get(var, "")
+    if not value.startswith(prefix):
+        return f"{name} tests need {var} pointing at {name} (unset: the suite runs on its embedded defaults)"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        reasons = []
+        if item.get_closest_marker("postgres"):
+            reasons.append(_needs("PostgreSQL", "DATABASE_URL", ("postgres://", "postgresql://")))
+        if item.get_closest_marker("redis"):
+            reasons.append(_needs("Redis", "REDIS_URL", ("redis://", "rediss://")))
+        reason = "; ".join(r for r in reasons if r)
+        if reason:
+            _skipped_services[reason] = _skipped_services.get(reason, 0) + 1
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _skipped_services:
+        terminalreporter.write_line("service tests: all ran against real PostgreSQL/Redis where marked")
+        return
+    total = sum(_skipped_services.values())
+    terminalreporter.write_line(f"service tests skipped: {total}")
+    for reason, count in sorted(_skipped_services.items()):
+        terminalreporter.write_line(f"  {count} skipped: {reason}")
+
+
+@pytest.fixture
+def perspectrum_dir() -> Path:
+    if not (PERSPECTRUM / "perspectrum_with_answers_v1.0.json").exists():
+        pytest.fail(f"the PERSPECTRUM release is expected at {PERSPECTRUM} (../shared beside the checkout)")
+    return PERSPECTRUM
