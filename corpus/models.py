@@ -43,6 +43,13 @@ class Origin(models.TextChoices):
     WEB = "web"
 
 
+class Side(models.TextChoices):
+    """The side a debate site put a point on: the gold stance known from the crawl."""
+
+    PRO = "pro"
+    CON = "con"
+
+
 class Split(models.TextChoices):
     TRAIN = "train"
     DEV = "dev"
@@ -103,6 +110,9 @@ class Perspective(models.Model):
     # The release's `source` field, verbatim: idebate, debatewise, procon, google, paraphrase, ...
     source = models.CharField(max_length=64, db_index=True)
     source_url = models.URLField(max_length=2000, blank=True)
+    # Why a perspective is held back from annotation (e.g. a debatewise headline that only repeats
+    # the body's opening). Flagged perspectives are kept, never deleted.
+    quality_flag = models.CharField(max_length=200, blank=True)
     paraphrase_of = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="paraphrases"
     )
@@ -151,9 +161,16 @@ class PerspectiveCluster(models.Model):
     voter_counts = models.JSONField(default=list, blank=True)
     agreement = models.FloatField(null=True, blank=True, help_text="ρ, the per-item agreement.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.CANDIDATE, db_index=True)
-    rule = models.CharField(max_length=200, blank=True, help_text="The rule and threshold that decided the status.")
+    source_side = models.CharField(
+        max_length=8, choices=Side.choices, blank=True, help_text="The crawled side, when known."
+    )
+    rule = models.CharField(
+        max_length=200, blank=True, help_text="The rule and threshold that decided the status."
+    )
     perspectives = models.ManyToManyField(Perspective, through="ClusterMember", related_name="clusters")
-    evidence = models.ManyToManyField(Evidence, through="ClusterEvidence", related_name="clusters", blank=True)
+    evidence = models.ManyToManyField(
+        Evidence, through="ClusterEvidence", related_name="clusters", blank=True
+    )
     updated = models.DateTimeField(auto_now=True)
 
     class Meta:
