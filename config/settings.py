@@ -20,6 +20,9 @@ SHARED_FIXTURES_DIR = env_path("STANCEWORK_FIXTURES_DIR", BASE_DIR.parent / "sha
 
 DEBUG = env_bool("DEBUG", default=True)
 SECRET_KEY = secret_key(DEBUG, VAR_DIR)
+# HMAC key for worker pseudonyms in exports and logs (annotation.pseudonyms). Required when DEBUG
+# is off; in DEBUG it is derived from SECRET_KEY. Changing it changes every pseudonym.
+WORKER_PSEUDONYM_KEY = env_str("WORKER_PSEUDONYM_KEY")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

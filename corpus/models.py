@@ -102,6 +102,9 @@ class ClaimTopic(models.Model):
             models.UniqueConstraint(fields=["claim", "position"], name="claimtopic_position_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.topic_id} #{self.position}"
+
 
 class Perspective(models.Model):
     pid = models.PositiveIntegerField("pId", unique=True)
@@ -193,6 +196,9 @@ class ClusterMember(models.Model):
             models.UniqueConstraint(fields=["cluster", "position"], name="member_position_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"member {self.position} of cluster {self.cluster_id}"
+
 
 class ClusterEvidence(models.Model):
     cluster = models.ForeignKey(PerspectiveCluster, on_delete=models.CASCADE, related_name="evidence_links")
@@ -206,3 +212,6 @@ class ClusterEvidence(models.Model):
             models.UniqueConstraint(fields=["cluster", "evidence"], name="clusterevidence_unique"),
             models.UniqueConstraint(fields=["cluster", "position"], name="clusterevidence_position_unique"),
         ]
+
+    def __str__(self) -> str:
+        return f"evidence {self.position} of cluster {self.cluster_id}"

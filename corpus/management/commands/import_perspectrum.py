@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from corpus.download import DownloadError, download_release
+from corpus.services import import_perspectrum
+from export.commands import ReleaseVersionCommand
+from export.perspectrum import ReleaseFormatError
+
+
+class Command(ReleaseVersionCommand):
+    help = "Import a PERSPECTRUM release directory. Idempotent; a broken file is rejected, nothing written."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("directory", nargs="?", type=Path, help="the release directory")
+        parser.add_argument("--version", help="release version, e.g. 1.0 (default: detected from file names)")
+        parser.add_argument(
+            "--download",
+            action="store_true",
+            help="first fetch the v1.0 files from the official CogComp/perspectrum repository into DIRECTORY",
+        )
+
+    def handle(
+        self, *args: Any, directory: Path | None, version: str | None, download: bool, **options: Any
+    ) -> None:
+        if directory is None:
+            raise CommandError("name the release directory")
+        try:
+            if download:
+                for line in download_release(directory):
+                    self.stdout.write(line)
+            report = import_perspectrum(directory, version)
+        except (ReleaseFormatError, DownloadError) as error:
+            raise CommandError(f"{error} (nothing was written)") from None
+        self.stdout.write(f"PERSPECTRUM v{report.version} from {directory}:")
+        for line in report.lines():
+            self.stdout.write(f"  {line}")
+        self.stdout.write("  nothing changed" if not report.changed else "  done")
