@@ -1,0 +1,110 @@
+"""Agreement over count matrices: per-item ρ, majority with ties, Fleiss' κ, Krippendorff's α, and
+each worker's agreement with the majority.
+
+A count matrix has one row per item and one column per label (``Responses.counts()``). Everything
+here is vectorised over items so that a million responses take well under a second.
+"""
+
+from __future__ import annotations
+
+import krippendorff
+import numpy as np
+import numpy.typing as npt
+
+from aggregation.labels import NO_MAJORITY
+from aggregation.responses import Responses, SingleRaterError
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
+
+
+def _as_counts(counts: npt.ArrayLike) -> npt.NDArray[np.int64]:
+    matrix = np.asarray(counts, dtype=np.int64)
+    if matrix.ndim != 2:
+        raise ValueError(f"a count matrix is (items × labels); got shape {matrix.shape}")
+    return matrix
+
+
+def rho(counts: npt.ArrayLike) -> FloatArray:
+    """Per-item agreement ρ = Σ_j n_j(n_j − 1) / (n(n − 1)) (PERSPECTRUM appendix A.2).
+
+    ρ is the share of rater–rater pairs that agree. It is 1 when all raters agree and 0 when no two
+    do (every n_j ≤ 1 — the paper's "uniform" edge case holds only then: with every n_j = m > 1 it is
+    (m − 1)/(n − 1)). With fewer than two ratings there is no pair, so ρ is NaN, never a guess.
+    """
+    matrix = _as_counts(counts)
+    n = matrix.sum(axis=1)
+    pairs = n * (n - 1)
+    agreeing = (matrix * (matrix - 1)).sum(axis=1)
+    result = np.full(matrix.shape[0], np.nan)
+    np.divide(agreeing, pairs, out=result, where=pairs > 0)
+    return result
+
+
+def majority(counts: npt.ArrayLike) -> IntArray:
+    """Per item, the code of the most frequent label, or NO_MAJORITY (−1) when the top count is tied.
+
+    This is a plurality with ties broken by nobody: 2–1–1 elects the 2, 2–2–1 elects no one. Items
+    with no ratings at all have no majority either.
+    """
+    matrix = _as_counts(counts)
+    top = matrix.max(axis=1, initial=0)
+    winners = (matrix == top[:, None]).sum(axis=1)
+    labels = matrix.argmax(axis=1).astype(np.intp)
+    labels[(winners != 1) | (top == 0)] = NO_MAJORITY
+    return labels
+
+
+def fleiss_kappa(counts: npt.ArrayLike) -> float:
+    """Fleiss' κ (Fleiss 1971) over items with at least two ratings.
+
+    P̄ is the mean per-item ρ and P_e = Σ_j p_j², with p_j each label's share of all ratings. With an
+    equal number of ratings per item this is Fleiss' formula exactly; with unequal numbers it is the
+    usual generalisation (each item's ρ weighted equally, p_j pooled over ratings).
+    """
+    matrix = _as_counts(counts)
+    rated = matrix[matrix.sum(axis=1) >= 2]
+    if rated.shape[0] == 0:
+        raise SingleRaterError("Fleiss' κ needs at least one item with two ratings")
+    observed = float(np.mean(rho(rated)))
+    shares = rated.sum(axis=0) / rated.sum()
+    expected = float(np.sum(shares**2))
+    if expected == 1.0:
+        # Every rating used one label: observed agreement is perfect and chance agreement is too.
+        return float("nan")
+    return (observed - expected) / (1.0 - expected)
+
+
+def krippendorff_alpha(counts: npt.ArrayLike) -> float:
+    """Nominal Krippendorff's α from a count matrix, computed by the ``krippendorff`` package."""
+    matrix = _as_counts(counts)
+    rated = matrix[matrix.sum(axis=1) >= 2]
+    if rated.shape[0] == 0:
+        raise SingleRaterError("Krippendorff's α needs at least one item with two ratings")
+    if np.count_nonzero(rated.sum(axis=0)) < 2:
+        # The package refuses a single observed value; α is undefined there (no variation to explain).
+        return float("nan")
+    return float(krippendorff.alpha(value_counts=rated, level_of_measurement="nominal"))
+
+
+def worker_agreement_with_majority(responses: Responses, *, exclude_self: bool = True) -> FloatArray:
+    """For each worker (``responses.workers`` order), the share of their answers equal to the majority.
+
+    With ``exclude_self`` (the default) the majority is that of the *other* raters of the item, so a
+    worker's own vote cannot make them agree — with three raters it would otherwise count for a third
+    of the majority. Answers on items where the others are tied or absent are not counted; a worker
+    with no countable answer gets NaN.
+    """
+    counts = responses.counts()
+    row_counts = counts[responses.item_index]
+    if exclude_self:
+        row_counts = row_counts.copy()
+        row_counts[np.arange(len(responses)), responses.label] -= 1
+    reference = majority(row_counts)
+    countable = reference != NO_MAJORITY
+    agrees = countable & (reference == responses.label)
+    per_worker_countable = np.bincount(responses.worker_index[countable], minlength=responses.n_workers)
+    per_worker_agrees = np.bincount(responses.worker_index[agrees], minlength=responses.n_workers)
+    result = np.full(responses.n_workers, np.nan)
+    np.divide(per_worker_agrees, per_worker_countable, out=result, where=per_worker_countable > 0)
+    return result
