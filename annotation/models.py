@@ -1,0 +1,280 @@
+"""Crowd work: jobs over items, bundled into HITs, done by workers as assignments, answered as responses.
+
+Two rules live in the database so they hold under concurrent requests:
+- a worker never gets the same item twice in a job: `WorkerItem` is unique on (item, worker), and a
+  row is written for every item of an assignment when it is handed out;
+- the writer of a paraphrase never verifies it: the author's `WorkerItem` row is written when the
+  verification job is created (reason "authored"), so the same constraint keeps the item from them.
+
+Responses are stored one row per (item, worker) with the job denormalised, so the long-format
+(item, worker, label) rows that aggregation reads come out of one query (`services.long_format`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster
+
+
+class JobState(models.TextChoices):
+    DRAFT = "draft"
+    PUBLISHED = "published"
+    COLLECTING = "collecting"
+    PAUSED = "paused"
+    COMPLETE = "complete"
+    CANCELLED = "cancelled"
+
+    @classmethod
+    def open(cls) -> list[str]:
+        """States in which workers are handed work."""
+        return [cls.PUBLISHED, cls.COLLECTING]
+
+    @classmethod
+    def finished(cls) -> list[str]:
+        return [cls.COMPLETE, cls.CANCELLED]
+
+
+class AssignmentState(models.TextChoices):
+    ACCEPTED = "accepted"
+    SUBMITTED = "submitted"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    RETURNED = "returned"
+    EXPIRED = "expired"
+
+    @classmethod
+    def done(cls) -> list[str]:
+        """Work that counts toward a HIT's assignments."""
+        return [cls.SUBMITTED, cls.APPROVED, cls.REJECTED]
+
+    @classmethod
+    def payable(cls) -> list[str]:
+        return [cls.SUBMITTED, cls.APPROVED]
+
+    @classmethod
+    def holding(cls) -> list[str]:
+        """States that hold a slot of the HIT."""
+        return [cls.ACCEPTED, cls.SUBMITTED, cls.APPROVED]
+
+
+class WorkerItemReason(models.TextChoices):
+    ASSIGNED = "assigned"
+    AUTHORED = "authored"
+
+
+class Job(models.Model):
+    """One run of a task type over a set of items, with its own parameters, budget and provider."""
+
+    name = models.CharField(max_length=200, blank=True)
+    task_type = models.CharField(max_length=64, db_index=True)
+    provider = models.CharField(max_length=32, default="inhouse")
+    state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.DRAFT, db_index=True)
+    # The task type's defaults merged with the researcher's overrides, frozen at creation.
+    params = models.JSONField(default=dict, blank=True)
+    filters = models.JSONField(default=dict, blank=True, help_text="How the items were chosen.")
+    workers_per_item = models.PositiveSmallIntegerField(default=3)
+    reward = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0.00"))
+    budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} {self.task_type} ({self.state})"
+
+
+class Item(models.Model):
+    """One thing a worker answers about, with what was shown to them frozen in `payload`."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="items")
+    key = models.CharField(max_length=200, help_text="The task type's stable name for the item.")
+    group = models.CharField(max_length=200, help_text="Items of a group are bundled together.")
+    claim = models.ForeignKey(Claim, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    perspective = models.ForeignKey(
+        Perspective, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    cluster = models.ForeignKey(
+        PerspectiveCluster, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    evidence = models.ForeignKey(Evidence, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    payload = models.JSONField(default=dict)
+    is_gold = models.BooleanField(default=False)
+    # The known answer: the gold answer for gold items; the label a simulated crowd answers from.
+    known_answer = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["job", "id"]
+        constraints = [models.UniqueConstraint(fields=["job", "key"], name="item_key_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.key}{' (gold)' if self.is_gold else ''}"
+
+
+class Hit(models.Model):
+    """A bundle of items, done by `assignments_wanted` distinct workers."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="hits")
+    position = models.PositiveIntegerField()
+    items = models.ManyToManyField(Item, through="HitItem", related_name="hits")
+    assignments_wanted = models.PositiveSmallIntegerField()
+    reward = models.DecimalField(max_digits=8, decimal_places=2)
+    external_id = models.CharField(max_length=128, blank=True, db_index=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    expired = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["job", "position"]
+        verbose_name = "HIT"
+        constraints = [models.UniqueConstraint(fields=["job", "position"], name="hit_position_unique")]
+
+    def __str__(self) -> str:
+        return f"HIT {self.position} of job {self.job_id}"
+
+
+class HitItem(models.Model):
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="hit_items")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="hit_items")
+    position = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["hit", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "item"], name="hititem_unique"),
+            models.UniqueConstraint(fields=["hit", "position"], name="hititem_position_unique"),
+        ]
+
+
+class Worker(models.Model):
+    """A person (or a modelled one) on one provider. `external_id` never leaves the operational DB."""
+
+    provider = models.CharField(max_length=32)
+    external_id = models.CharField(max_length=128)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="annotator"
+    )
+    simulated = models.BooleanField(default=False)
+    # The simulated worker's model (accuracy, bias, spammer); empty for people.
+    model = models.JSONField(default=dict, blank=True)
+    blocked = models.BooleanField(default=False)
+    blocked_reason = models.CharField(max_length=200, blank=True)
+    gold_answered = models.PositiveIntegerField(default=0)
+    gold_correct = models.PositiveIntegerField(default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["provider", "external_id"]
+        constraints = [models.UniqueConstraint(fields=["provider", "external_id"], name="worker_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.provider} worker {self.pk}"
+
+    @property
+    def gold_accuracy(self) -> float | None:
+        return self.gold_correct / self.gold_answered if self.gold_answered else None
+
+
+class Qualification(models.Model):
+    """A worker's result on a task type's qualification quiz."""
+
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualifications")
+    task_type = models.CharField(max_length=64)
+    passed = models.BooleanField()
+    score = models.FloatField()
+    attempts = models.PositiveSmallIntegerField(default=1)
+    answers = models.JSONField(default=dict, blank=True)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["worker", "task_type"]
+        constraints = [models.UniqueConstraint(fields=["worker", "task_type"], name="qualification_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.worker} {self.task_type}: {'passed' if self.passed else 'failed'}"
+
+
+class Assignment(models.Model):
+    """One worker doing one HIT. Times are the server's."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="assignments")
+    hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="assignments")
+    state = models.CharField(
+        max_length=16, choices=AssignmentState.choices, default=AssignmentState.ACCEPTED, db_index=True
+    )
+    external_id = models.CharField(max_length=128, blank=True, db_index=True)
+    simulated = models.BooleanField(default=False)
+    accepted_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    work_seconds = models.FloatField(null=True, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    feedback = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["hit", "accepted_at"]
+        constraints = [models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique")]
+
+    def __str__(self) -> str:
+        return f"assignment {self.pk} ({self.state})"
+
+
+class WorkerItem(models.Model):
+    """The database's guard for "a worker never gets the same item twice in a job"."""
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="worker_items")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="worker_items")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="worker_items"
+    )
+    reason = models.CharField(max_length=16, choices=WorkerItemReason.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "worker"], name="workeritem_unique"),
+            models.CheckConstraint(
+                condition=Q(reason=WorkerItemReason.AUTHORED) | Q(assignment__isnull=False),
+                name="workeritem_assigned_has_assignment",
+            ),
+        ]
+
+
+class Response(models.Model):
+    """A worker's answer to one item: `label` for categorical answers, `value` for anything richer."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="responses")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="responses")
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="responses")
+    label = models.CharField(max_length=64, blank=True, db_index=True)
+    value = models.JSONField(null=True, blank=True)
+    is_gold = models.BooleanField(default=False)
+    correct = models.BooleanField(null=True, blank=True, help_text="Against the gold answer.")
+    simulated = models.BooleanField(default=False)
+    created = models.DateTimeField()
+
+    class Meta:
+        ordering = ["item", "worker"]
+        constraints = [models.UniqueConstraint(fields=["item", "worker"], name="response_unique")]
+        indexes = [models.Index(fields=["job", "item"], name="response_job_item")]
+
+    def __str__(self) -> str:
+        return f"{self.worker} on {self.item}: {self.label or self.value}"
+
+
+class Authorship(models.Model):
+    """Which worker wrote a paraphrase, so the writer never verifies it."""
+
+    perspective = models.OneToOneField(Perspective, on_delete=models.CASCADE, related_name="authorship")
+    worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="authored")
+    response = models.ForeignKey(Response, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -1,0 +1,24 @@
+"""Keyed pseudonyms for worker ids. Pure: no Django.
+
+External worker ids stay in the operational database. Anything that leaves it (exports, logs,
+releases) carries `pseudonym(...)` instead: an HMAC, so the same worker gets the same pseudonym
+across exports, and nobody without the key can go back to, or test a guess of, the real id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+
+class PseudonymKeyError(ValueError):
+    """No usable key for worker pseudonyms."""
+
+
+def pseudonym(provider: str, external_id: str, key: bytes, length: int = 20) -> str:
+    """The keyed pseudonym of one provider's worker id, `w_` + `length` hex digits."""
+    if len(key) < 16:
+        raise PseudonymKeyError("the worker pseudonym key must be at least 16 bytes")
+    # The provider is part of the message: the same id on two markets is two people.
+    message = f"{provider}\x1f{external_id}".encode()
+    return "w_" + hmac.new(key, message, hashlib.sha256).hexdigest()[:length]

@@ -1,0 +1,199 @@
+"""What a task type is: how items are chosen and bundled, the form, the instructions, the quiz.
+
+A task type is one module in this package plus one template `annotation/task_types/<slug>.html`
+(blocks `instructions` and `items`). Register it in `annotation/task_types/__init__.py`.
+Every number in `defaults` is a default a job can override (`Job.params`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from django import forms
+from django.db.models import QuerySet
+
+from annotation.simulation import WorkerModel
+from corpus.models import Claim, PerspectiveCluster
+
+if TYPE_CHECKING:
+    from annotation.models import Item
+
+
+class TaskTypeError(ValueError):
+    """An unknown task type, or filters/parameters a task type cannot use."""
+
+
+@dataclass(frozen=True)
+class ItemSpec:
+    """An item as a task type proposes it, before it is stored as `annotation.models.Item`."""
+
+    key: str
+    group: str
+    payload: dict[str, Any]
+    known_answer: Any = None
+    claim_id: int | None = None
+    perspective_id: int | None = None
+    cluster_id: int | None = None
+    evidence_id: int | None = None
+    # Worker pks who must never be given this item (the writer of a paraphrase).
+    excluded_workers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One worker's answer to one item: a categorical `label`, and `value` when there is more."""
+
+    label: str = ""
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class QuizQuestion:
+    """A worked example with a known answer; `explanation` is shown after grading."""
+
+    key: str
+    context: tuple[tuple[str, str], ...]
+    question: str
+    choices: tuple[tuple[str, str], ...]
+    answer: str
+    explanation: str = ""
+
+
+@dataclass(frozen=True)
+class Defaults:
+    groups_per_hit: int
+    workers_per_item: int
+    reward: Decimal
+    gold_per_hit: int = 0
+    quiz_pass_mark: float = 0.75
+    quiz_attempts: int = 1
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_params(self) -> dict[str, Any]:
+        return {
+            "groups_per_hit": self.groups_per_hit,
+            "workers_per_item": self.workers_per_item,
+            "reward": str(self.reward),
+            "gold_per_hit": self.gold_per_hit,
+            "quiz_pass_mark": self.quiz_pass_mark,
+            "quiz_attempts": self.quiz_attempts,
+            "seed": 0,
+            # Shapes the simulated crowd (annotation.simulation.CrowdParams); ignored by people.
+            "crowd": {},
+            **self.extra,
+        }
+
+
+class TaskType:
+    """Base class; subclasses set the class attributes and implement `select_items` and `field`."""
+
+    slug: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    labels: ClassVar[tuple[tuple[str, str], ...]] = ()
+    defaults: ClassVar[Defaults]
+    quiz: ClassVar[tuple[QuizQuestion, ...]] = ()
+
+    @property
+    def template(self) -> str:
+        return f"annotation/task_types/{self.slug}.html"
+
+    def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The defaults with a job's overrides; unknown names are refused so typos do not pass silently."""
+        merged = self.defaults.as_params()
+        unknown = set(overrides or {}) - set(merged)
+        if unknown:
+            raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
+        merged.update(overrides or {})
+        return merged
+
+    # Items ----------------------------------------------------------------------------------------
+    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
+        raise NotImplementedError
+
+    def select_gold(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
+        """Gold candidates: the items chosen by the `gold` filters that have a known answer."""
+        for spec in self.select_items(filters, params):
+            if spec.known_answer is not None:
+                yield spec
+
+    # The form -------------------------------------------------------------------------------------
+    def fields(self, item: Item) -> dict[str, forms.Field]:
+        """The form fields for one item, by suffix; the base gives one required choice of `labels`."""
+        return {"": forms.ChoiceField(choices=self.labels, widget=forms.RadioSelect, required=True)}
+
+    def answer(self, item: Item, cleaned: Mapping[str, Any]) -> Answer:
+        """Turn one item's cleaned field values (by suffix) into an answer."""
+        return Answer(label=str(cleaned[""]))
+
+    def is_correct(self, item: Item, answer: Answer) -> bool:
+        return bool(answer.label == item.known_answer)
+
+    # The simulated crowd --------------------------------------------------------------------------
+    def simulate(self, item: Item, worker: WorkerModel, rng: random.Random) -> Answer:
+        from annotation.simulation import answer
+
+        if item.known_answer is None:
+            raise TaskTypeError(f"item {item.key} has no known answer for a simulated worker to start from")
+        return Answer(label=answer(worker, str(item.known_answer), [v for v, _ in self.labels], rng))
+
+    @property
+    def label_values(self) -> list[str]:
+        return [value for value, _ in self.labels]
+
+
+# Shared corpus selection ----------------------------------------------------------------------------
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, Iterable):
+        return list(value)
+    return [value]
+
+
+def select_claims(filters: Mapping[str, Any]) -> QuerySet[Claim]:
+    """Claims by the common filters: claims (cIds), source, split, topic, limit. Never text-missing ones."""
+    known = {"claims", "source", "split", "topic", "limit", "status", "members", "gold", "candidates"}
+    unknown = set(filters) - known
+    if unknown:
+        raise TaskTypeError(f"unknown filter(s) {sorted(unknown)}; known: {sorted(known)}")
+    claims = Claim.objects.filter(text_missing=False)
+    if cids := _as_list(filters.get("claims")):
+        claims = claims.filter(cid__in=[int(cid) for cid in cids])
+    if sources := _as_list(filters.get("source")):
+        claims = claims.filter(source__in=sources)
+    if splits := _as_list(filters.get("split")):
+        claims = claims.filter(split__in=splits)
+    if topics := _as_list(filters.get("topic")):
+        claims = claims.filter(topics__slug__in=topics).distinct()
+    claims = claims.order_by("cid")
+    if filters.get("limit"):
+        claims = claims[: int(filters["limit"])]
+    return claims
+
+
+def select_clusters(filters: Mapping[str, Any]) -> QuerySet[PerspectiveCluster]:
+    """Clusters of the selected claims, optionally by status, in claim then position order."""
+    clusters = PerspectiveCluster.objects.filter(
+        claim__in=list(select_claims(filters).values_list("pk", flat=True))
+    )
+    if statuses := _as_list(filters.get("status")):
+        clusters = clusters.filter(status__in=statuses)
+    return clusters.select_related("claim").order_by("claim__cid", "position")
+
+
+def gold_filters(filters: Mapping[str, Any]) -> dict[str, Any] | None:
+    gold = filters.get("gold")
+    return dict(gold) if isinstance(gold, Mapping) else None
+
+
+def choice_pairs(values: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    return tuple((value, value.replace("_", " ").capitalize()) for value in values)

@@ -1,0 +1,102 @@
+"""Evidence verification (PERSPECTRUM step 3): does the paragraph support each candidate perspective?
+
+Candidates per paragraph come from retrieval, passed in as the `candidates` filter
+({eId: [pId, ...]}); without it, the perspectives of the claims the paragraph is linked to.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from typing import Any
+
+from annotation.task_types.base import Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
+from corpus.models import ClusterEvidence, ClusterMember, Evidence, Perspective
+
+SUPPORTED, NOT_SUPPORTED = "supported", "not_supported"
+LABELS = ((SUPPORTED, "Supported"), (NOT_SUPPORTED, "Not supported"))
+PARAGRAPH = (
+    "A four-year study of 2,000 pupils found that schools which introduced uniforms saw reports of "
+    "bullying fall by a third, as visible differences in wealth between pupils disappeared."
+)
+QUIZ = (
+    QuizQuestion(
+        key="q1",
+        context=(("Paragraph", PARAGRAPH), ("Perspective", "School uniforms reduce bullying.")),
+        question="Does the paragraph support the perspective?",
+        choices=LABELS,
+        answer=SUPPORTED,
+    ),
+    QuizQuestion(
+        key="q2",
+        context=(("Paragraph", PARAGRAPH), ("Perspective", "Uniforms stifle pupils' creativity.")),
+        question="Does the paragraph support the perspective?",
+        choices=LABELS,
+        answer=NOT_SUPPORTED,
+    ),
+)
+
+
+class EvidenceVerificationTaskType(TaskType):
+    slug = "evidence_verification"
+    name = "Evidence verification"
+    summary = "Does the paragraph support each candidate perspective?"
+    labels = LABELS
+    defaults = Defaults(
+        groups_per_hit=20, workers_per_item=4, reward=Decimal("1.00"), extra={"candidates": 8}
+    )
+    quiz = QUIZ
+
+    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
+        clusters = list(select_clusters(filters))
+        links = ClusterEvidence.objects.filter(cluster__in=clusters).select_related(
+            "evidence", "cluster__claim"
+        )
+        originals = dict(
+            ClusterMember.objects.filter(cluster__in=clusters, position=0).values_list(
+                "cluster_id", "perspective_id"
+            )
+        )
+        supported = {(link.evidence_id, originals.get(link.cluster_id)) for link in links}
+        by_evidence: dict[int, Evidence] = {}
+        claim_perspectives: dict[int, list[int]] = {}
+        for link in links:
+            if not link.evidence.text_missing:
+                by_evidence[link.evidence_id] = link.evidence
+        for cluster in clusters:
+            if cluster.pk in originals:
+                claim_perspectives.setdefault(cluster.claim_id, []).append(originals[cluster.pk])
+        evidence_claims: dict[int, set[int]] = {}
+        for link in links:
+            evidence_claims.setdefault(link.evidence_id, set()).add(link.cluster.claim_id)
+        explicit: Mapping[str, list[int]] = filters.get("candidates") or {}
+        limit = int(params["candidates"])
+        rng = random.Random(int(params.get("seed", 0)))
+        for evidence in sorted(by_evidence.values(), key=lambda e: e.eid):
+            if str(evidence.eid) in explicit:
+                pks = list(
+                    Perspective.objects.filter(pid__in=explicit[str(evidence.eid)]).values_list(
+                        "pk", flat=True
+                    )
+                )
+            else:
+                pks = sorted(
+                    {pk for cid in evidence_claims[evidence.pk] for pk in claim_perspectives.get(cid, [])}
+                )
+                # Shuffled with the job's seed so a supported candidate's place gives nothing away.
+                rng.shuffle(pks)
+            for perspective in Perspective.objects.filter(pk__in=pks[:limit]).order_by("pid"):
+                yield ItemSpec(
+                    key=f"e{evidence.eid}-p{perspective.pid}",
+                    group=f"e{evidence.eid}",
+                    payload={
+                        "eid": evidence.eid,
+                        "evidence": evidence.text,
+                        "pid": perspective.pid,
+                        "perspective": perspective.text,
+                    },
+                    known_answer=SUPPORTED if (evidence.pk, perspective.pk) in supported else NOT_SUPPORTED,
+                    perspective_id=perspective.pk,
+                    evidence_id=evidence.pk,
+                )

@@ -1,0 +1,100 @@
+"""Paraphrase verification (PERSPECTRUM step 2b): is the candidate the same argument, given the claim?
+
+Candidates are paraphrase perspectives (`origin=paraphrase`, `paraphrase_of` set). Their writer is
+excluded from the item, which the database enforces (see `annotation.models.WorkerItem`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from typing import Any
+
+from annotation.task_types.base import Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
+from corpus.models import ClusterMember, Origin, Perspective
+
+SAME, DIFFERENT = "same", "different"
+LABELS = ((SAME, "Same argument"), (DIFFERENT, "Different argument"))
+CLAIM = "School uniforms should be compulsory."
+ORIGINAL = "School uniforms reduce bullying."
+QUIZ = (
+    QuizQuestion(
+        key="q1",
+        context=(
+            ("Claim", CLAIM),
+            ("Perspective", ORIGINAL),
+            ("Candidate", "Uniforms mean fewer pupils get picked on."),
+        ),
+        question="Does the candidate make the same argument as the perspective?",
+        choices=LABELS,
+        answer=SAME,
+    ),
+    QuizQuestion(
+        key="q2",
+        context=(
+            ("Claim", CLAIM),
+            ("Perspective", ORIGINAL),
+            ("Candidate", "Uniforms cost families too much."),
+        ),
+        question="Does the candidate make the same argument as the perspective?",
+        choices=LABELS,
+        answer=DIFFERENT,
+    ),
+    QuizQuestion(
+        key="q3",
+        context=(("Claim", CLAIM), ("Perspective", ORIGINAL), ("Candidate", "Uniforms increase bullying.")),
+        question="Does the candidate make the same argument as the perspective?",
+        choices=LABELS,
+        answer=DIFFERENT,
+        explanation="It takes the opposite side: not the same argument.",
+    ),
+)
+
+
+class ParaphraseVerificationTaskType(TaskType):
+    slug = "paraphrase_verification"
+    name = "Paraphrase verification"
+    summary = "Same or different argument, in the context of the claim."
+    labels = LABELS
+    defaults = Defaults(groups_per_hit=24, workers_per_item=3, reward=Decimal("1.00"))
+    quiz = QUIZ
+
+    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
+        from annotation.models import Authorship
+
+        clusters = {cluster.pk: cluster for cluster in select_clusters(filters)}
+        originals = ClusterMember.objects.filter(cluster__in=list(clusters), position=0)
+        original_cluster = {member.perspective_id: member.cluster_id for member in originals}
+        candidates = (
+            Perspective.objects.filter(origin=Origin.PARAPHRASE, paraphrase_of__in=list(original_cluster))
+            .select_related("paraphrase_of")
+            .order_by("pid")
+        )
+        authors = dict(
+            Authorship.objects.filter(perspective__in=candidates).values_list("perspective_id", "worker_id")
+        )
+        members = set(
+            ClusterMember.objects.filter(cluster__in=list(clusters)).values_list(
+                "cluster_id", "perspective_id"
+            )
+        )
+        for candidate in candidates:
+            assert candidate.paraphrase_of is not None
+            cluster = clusters[original_cluster[candidate.paraphrase_of.pk]]
+            key = f"c{cluster.claim.cid}-p{candidate.paraphrase_of.pid}-q{candidate.pid}"
+            yield ItemSpec(
+                key=key,
+                group=key,
+                payload={
+                    "claim": cluster.claim.text,
+                    "perspective": candidate.paraphrase_of.text,
+                    "candidate": candidate.text,
+                    "pid": candidate.pid,
+                },
+                # Known only when the candidate already sits in the original's cluster (a release).
+                known_answer=SAME if (cluster.pk, candidate.pk) in members else None,
+                claim_id=cluster.claim_id,
+                perspective_id=candidate.pk,
+                cluster_id=cluster.pk,
+                excluded_workers=(authors[candidate.pk],) if candidate.pk in authors else (),
+            )

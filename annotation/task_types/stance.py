@@ -1,0 +1,124 @@
+"""Stance verification (PERSPECTRUM step 2a): one of 5 labels for a (claim, perspective) pair."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from annotation.task_types.base import Answer, Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
+from corpus.models import ClusterMember, PerspectiveCluster, Side, Stance5
+
+if TYPE_CHECKING:
+    from annotation.models import Item
+
+LABELS = (
+    (Stance5.SUPPORT.value, "Supports"),
+    (Stance5.MILDLY_SUPPORT.value, "Mildly supports"),
+    (Stance5.MILDLY_UNDERMINE.value, "Mildly opposes"),
+    (Stance5.UNDERMINE.value, "Opposes"),
+    (Stance5.NOT_VALID.value, "Not a valid perspective"),
+)
+# Mild labels count as their strong side when checking gold: the paper collapses 5 → 3 the same way.
+SIDE = {
+    Stance5.SUPPORT: "support",
+    Stance5.MILDLY_SUPPORT: "support",
+    Stance5.UNDERMINE: "undermine",
+    Stance5.MILDLY_UNDERMINE: "undermine",
+    Stance5.NOT_VALID: "not_valid",
+}
+FROM_CRAWLED_SIDE = {Side.PRO: Stance5.SUPPORT.value, Side.CON: Stance5.UNDERMINE.value}
+
+CLAIM = "Animals should have lawful rights."
+QUIZ = (
+    QuizQuestion(
+        key="q1",
+        context=(("Claim", CLAIM), ("Perspective", "Animals are equal to human beings.")),
+        question="How does the perspective relate to the claim?",
+        choices=LABELS,
+        answer=Stance5.SUPPORT.value,
+        explanation="If animals are our equals, they deserve rights: a clear argument for the claim.",
+    ),
+    QuizQuestion(
+        key="q2",
+        context=(("Claim", CLAIM), ("Perspective", "Humans need to use animals for medical research.")),
+        question="How does the perspective relate to the claim?",
+        choices=LABELS,
+        answer=Stance5.UNDERMINE.value,
+        explanation="Lawful rights would stop such research: the perspective argues against the claim.",
+    ),
+    QuizQuestion(
+        key="q3",
+        context=(("Claim", CLAIM), ("Perspective", "The weather was lovely yesterday.")),
+        question="How does the perspective relate to the claim?",
+        choices=LABELS,
+        answer=Stance5.NOT_VALID.value,
+        explanation="It takes no side on the claim at all, so it is not a valid perspective.",
+    ),
+    QuizQuestion(
+        key="q4",
+        context=(
+            ("Claim", "Homework should be banned."),
+            ("Perspective", "Homework teaches pupils to work independently."),
+        ),
+        question="How does the perspective relate to the claim?",
+        choices=LABELS,
+        answer=Stance5.UNDERMINE.value,
+        explanation="A benefit of homework is a reason not to ban it.",
+    ),
+)
+
+
+def known_stance(cluster: PerspectiveCluster) -> str | None:
+    """The stance a simulated crowd answers from: the cluster's 5-way label, else the crawled side."""
+    if cluster.stance_5 in SIDE:
+        return cluster.stance_5
+    return FROM_CRAWLED_SIDE.get(Side(cluster.source_side)) if cluster.source_side else None
+
+
+class StanceTaskType(TaskType):
+    slug = "stance"
+    name = "Stance verification"
+    summary = "Does the perspective support or oppose the claim? Five labels."
+    labels = LABELS
+    defaults = Defaults(
+        groups_per_hit=10,
+        workers_per_item=3,
+        reward=Decimal("1.50"),
+        # "original": the cluster's first perspective only; "all": every member (the release's pairs).
+        extra={"members": "original"},
+    )
+    quiz = QUIZ
+
+    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
+        clusters = {cluster.pk: cluster for cluster in select_clusters(filters)}
+        members = ClusterMember.objects.filter(cluster__in=list(clusters)).select_related("perspective")
+        if params.get("members", "original") == "original":
+            members = members.filter(position=0)
+        ordered = sorted(
+            members,
+            key=lambda m: (clusters[m.cluster_id].claim.cid, clusters[m.cluster_id].position, m.position),
+        )
+        for member in ordered:
+            cluster, perspective = clusters[member.cluster_id], member.perspective
+            if perspective.quality_flag:
+                continue
+            claim = cluster.claim
+            yield ItemSpec(
+                key=f"c{claim.cid}-p{perspective.pid}",
+                group=f"c{claim.cid}",
+                payload={
+                    "cid": claim.cid,
+                    "claim": claim.text,
+                    "pid": perspective.pid,
+                    "perspective": perspective.text,
+                },
+                known_answer=known_stance(cluster),
+                claim_id=claim.pk,
+                perspective_id=perspective.pk,
+                cluster_id=cluster.pk,
+            )
+
+    def is_correct(self, item: Item, answer: Answer) -> bool:
+        known = item.known_answer
+        return known in SIDE and SIDE.get(Stance5(answer.label)) == SIDE[Stance5(known)]
