@@ -1,0 +1,133 @@
+"""debatewise.org: the wiki layout (until ~2018, `/debates/<id>-<slug>/`) and the current one (`/<id>-<slug>/`).
+
+No saved page of either era exists; the selectors follow SPEC §7's description of the layouts.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin, urlsplit
+
+from lxml.etree import _Element
+
+from crawler.parsing.cleaning import reference_lines, split_sentences
+from crawler.parsing.html import (
+    canonical_url,
+    check_page,
+    first,
+    first_text,
+    load_html,
+    meta_content,
+    missing,
+    paragraphs,
+    text_of,
+)
+from crawler.parsing.records import DebateRecord, PointRecord, SideName
+
+SITE = "debatewise"
+DEBATE_PATH = re.compile(r"^/(?:debates/)?(\d+)-[^/]+/?$")
+MARKER = re.compile(r"^(yes|no)\s+because\b[\s.:,…-]*", re.I)
+
+
+def parse_debate(html: str | bytes, url: str) -> DebateRecord:
+    """Extract one debate from either debatewise layout; BadPageError when there is none."""
+    root = load_html(html)
+    check_page(html, root)
+    page_url = canonical_url(root, url)
+    match = DEBATE_PATH.match(urlsplit(page_url).path)
+    record = DebateRecord(
+        site=SITE,
+        url=page_url,
+        motion="",
+        site_debate_id=match.group(1) if match else "",
+        published=meta_content(root, "article:published_time"),
+        modified=meta_content(root, "article:modified_time"),
+    )
+    if first(root, "#wiki-page-wrapper h1") is not None:
+        record.motion, record.layout = first_text(root, "#wiki-page-wrapper h1"), "wiki"
+        record.points = _wiki_points(root)
+    else:
+        record.motion, record.layout = first_text(root, "h1"), "markers"
+        record.intro, record.points = _marker_points(root)
+    if not record.motion:
+        raise missing(root, "no_title")
+    return record
+
+
+def _wiki_points(root: _Element) -> list[PointRecord]:
+    points = []
+    for link in root.cssselect(".pointTitles a[href^='#']"):
+        anchor = link.get("href", "")[1:]
+        side: SideName = "pro" if anchor.lower().startswith("yes") else "con"
+        target = _anchor_target(root, anchor)
+        argument = _argument_after(target) if target is not None else None
+        body = paragraphs(argument)
+        points.append(
+            PointRecord(
+                side=side,
+                headline=text_of(link),
+                body=body,
+                site_point_id=anchor,
+                references=reference_lines(body),
+            )
+        )
+    return [p for p in points if p.body]
+
+
+def _anchor_target(root: _Element, anchor: str) -> _Element | None:
+    found = root.xpath("//*[@id=$name or @name=$name]", name=anchor)
+    return found[0] if found else None
+
+
+def _argument_after(target: _Element) -> _Element | None:
+    """The `.pointArgument` inside the anchor's element, or the first one after it."""
+    inside = target.cssselect(".pointArgument")
+    if inside:
+        return inside[0]
+    for following in target.itersiblings():
+        if "pointArgument" in (following.get("class") or "").split():
+            return following
+        nested = following.cssselect(".pointArgument")
+        if nested:
+            return nested[0]
+    return None
+
+
+def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
+    """Paragraphs opening "Yes because…"/"No because…" start a point; its first sentence is the headline."""
+    content = first(root, ".entry-content") or first(root, "article") or first(root, "body")
+    blocks = [p for p in paragraphs(content) if p]
+    intro: list[str] = []
+    points: list[PointRecord] = []
+    for block in blocks:
+        marker = MARKER.match(block)
+        if marker:
+            side: SideName = "pro" if marker.group(1).lower() == "yes" else "con"
+            rest = block[marker.end() :]
+            sentences = split_sentences(rest)
+            headline = sentences[0] if sentences else rest
+            remainder = rest[len(headline) :].strip()
+            points.append(
+                PointRecord(side=side, headline=headline, body=[remainder] if remainder else [])
+            )
+            points[-1].site_point_id = f"{side}-{sum(1 for p in points if p.side == side)}"
+        elif points:
+            points[-1].body.append(block)
+        else:
+            intro.append(block)
+    for point in points:
+        point.references = reference_lines(point.body)
+    return intro, [p for p in points if p.body]
+
+
+def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
+    """(debate URLs, further index pages) from the home page index `/page/N/`."""
+    root = load_html(html)
+    debates = [urljoin(url, a.get("href", "")) for a in root.cssselect(".hometitle a")]
+    listings = []
+    for a in root.cssselect("a[href]"):
+        href = urljoin(url, a.get("href", ""))
+        if re.search(r"/page/\d+/?$", urlsplit(href).path):
+            listings.append(href)
+    return list(dict.fromkeys(debates)), list(dict.fromkeys(listings))
+
