@@ -56,7 +56,9 @@ class ImportReport:
 
     def lines(self) -> list[str]:
         kinds = sorted(set(self.created) | set(self.updated) | set(self.unchanged))
-        return [
+        missing = Evidence.objects.filter(text_missing=True).count()
+        notes = [f"evidence without text (ids kept, text marked missing): {missing}"] if missing else []
+        return notes + [
             f"{kind}: {self.created[kind]} created, {self.updated[kind]} updated, "
             f"{self.unchanged[kind]} unchanged"
             for kind in kinds

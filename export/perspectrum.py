@@ -147,7 +147,10 @@ def check_references(release: Release) -> None:
     names = file_names(release.version)
     cids = _unique_ids(release.claims, "cId", names[CLAIMS])
     pids = _unique_ids(release.pool, "pId", names[POOL])
-    eids = _unique_ids(release.evidence, "eId", names[EVIDENCE]) if release.evidence is not None else None
+    if release.evidence is not None:
+        # Evidence ids missing from the pool are not an error: the original v1.0 ships without its
+        # evidence pool, so referenced ids are kept and their text is marked missing on import.
+        _unique_ids(release.evidence, "eId", names[EVIDENCE])
     topic_map = {}
     for index, entry in enumerate(release.topics):
         where = f"{names[TOPIC]}: record {index} (claim_id {entry['claim_id']})"
@@ -162,14 +165,6 @@ def check_references(release: Release) -> None:
             raise ReleaseFormatError(f"{where}: topics differ from {names[TOPIC]}")
         for number, cluster in enumerate(claim["perspectives"]):
             _check_known(cluster["pids"], pids, f"{where}, perspectives/{number}/pids", "pId", names[POOL])
-            if eids is not None:
-                _check_known(
-                    cluster["evidence"],
-                    eids,
-                    f"{where}, perspectives/{number}/evidence",
-                    "eId",
-                    names[EVIDENCE],
-                )
     for key in release.split:
         if int(key) not in cids:
             raise ReleaseFormatError(f"{names[SPLIT]}: key {key!r}: no claim with cId {key}")
