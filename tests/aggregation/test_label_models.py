@@ -1,0 +1,116 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from aggregation.dawid_skene import DawidSkene
+from aggregation.label_models import Aggregate, LabelModel, MajorityVote
+from aggregation.labels import NO_MAJORITY, LabelSet
+from aggregation.mace import MACE
+from aggregation.responses import Responses
+from tests.aggregation.crowd import simulate
+from tests.aggregation.published import dawid_skene_rows
+
+ANAESTHESIA = LabelSet("anaesthesia", ("1", "2", "3", "4"))
+MODELS: list[LabelModel] = [MajorityVote(), DawidSkene(), MACE()]
+
+
+@pytest.fixture(scope="module")
+def anaesthesia() -> Responses:
+    return Responses.from_rows(dawid_skene_rows(), ANAESTHESIA)
+
+
+@pytest.fixture(scope="module")
+def crowdkit():
+    return pytest.importorskip(
+        "crowdkit.aggregation", reason="crowd-kit (requirements-dev.txt) is not installed: no cross-check"
+    )
+
+
+@pytest.fixture(scope="module")
+def crowdkit_mace(crowdkit):
+    # crowd-kit's MACE runs variational inference from 10 random starts: seconds even on 315 labels.
+    return crowdkit.MACE(random_state=0).fit(as_frame(dawid_skene_rows()))
+
+
+def as_frame(rows: list[tuple[int, int, str]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["task", "worker", "label"])
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_every_model_gives_a_label_per_item_and_a_reliability_per_worker(model, anaesthesia):
+    result = model.fit(anaesthesia)
+    assert isinstance(result, Aggregate)
+    assert result.labels.shape == (45,)
+    assert result.worker_reliability.shape == (5,)
+    assert np.all((result.worker_reliability >= 0) & (result.worker_reliability <= 1))
+    np.testing.assert_allclose(result.probabilities.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_fitting_twice_gives_the_same_result(model, anaesthesia):
+    first, second = model.fit(anaesthesia), model.fit(anaesthesia)
+    assert first.labels.tolist() == second.labels.tolist()
+    assert first.worker_reliability.tolist() == second.worker_reliability.tolist()
+
+
+def test_majority_vote_leaves_a_tie_undecided(anaesthesia):
+    # Patient 12: three 2s, three 3s and a 4.
+    labels = MajorityVote().fit(anaesthesia).labels_by_item()
+    assert labels[12] == "NO_MAJORITY_LABEL"
+    assert MajorityVote().fit(anaesthesia).labels[11] == NO_MAJORITY
+
+
+def test_dawid_skene_matches_crowdkit_on_the_dawid_skene_data(anaesthesia, crowdkit):
+    reference = crowdkit.DawidSkene(n_iter=100).fit(as_frame(dawid_skene_rows()))
+    ours = DawidSkene().fit(anaesthesia)
+    assert ours.converged
+    assert ours.label_names() == reference.labels_.sort_index().astype(str).tolist()
+    # Expected accuracy Σ_c π_c θ[c, c] from crowd-kit's priors and confusion matrices.
+    priors = reference.priors_.sort_index().to_numpy()
+    for w, worker in enumerate(anaesthesia.workers.tolist()):
+        confusion = reference.errors_.loc[worker].sort_index()[sorted(reference.errors_.columns)].to_numpy()
+        assert ours.worker_reliability[w] == pytest.approx(float(priors @ np.diag(confusion)), abs=0.01)
+
+
+def test_dawid_skene_overrules_the_majority_where_the_better_observers_disagree(anaesthesia):
+    # Patient 2 (3,3,3 from observer 1; 4,3,3,4 from the others) is the textbook case.
+    assert MajorityVote().fit(anaesthesia).labels_by_item()[2] == "3"
+    assert DawidSkene().fit(anaesthesia).labels_by_item()[2] == "4"
+
+
+def test_dawid_skene_em_never_lowers_the_likelihood(anaesthesia):
+    trace = DawidSkene(smoothing=1e-9).log_likelihood_trace(anaesthesia, steps=15)
+    assert all(b >= a - 1e-6 for a, b in zip(trace, trace[1:], strict=False))
+    assert trace[-1] > trace[0]
+
+
+def test_mace_agrees_with_crowdkit_on_every_patient_without_a_tied_vote(anaesthesia, crowdkit_mace):
+    reference = crowdkit_mace.labels_.sort_index()
+    ours = MACE().fit(anaesthesia).label_names()
+    tied = MajorityVote().fit(anaesthesia).labels == NO_MAJORITY
+    differing = [i for i, (a, b) in enumerate(zip(ours, reference.astype(str), strict=True)) if a != b]
+    assert all(tied[i] for i in differing)
+
+
+def test_mace_finds_the_least_reliable_observer_that_crowdkit_finds(anaesthesia, crowdkit_mace):
+    # crowd-kit's spamming_ columns are P(spamming), P(knowing).
+    knowing = np.asarray(crowdkit_mace.spamming_)[:, 1]
+    ours = MACE().fit(anaesthesia).worker_reliability
+    assert int(np.argmin(ours)) == int(np.argmin(knowing))
+
+
+@pytest.mark.parametrize("model", [DawidSkene(), MACE()], ids=lambda m: m.name)
+def test_label_models_beat_the_average_worker_and_the_majority_with_spammers(model):
+    crowd = simulate()
+    result = model.fit(crowd.responses)
+    accuracy = float(np.mean(result.labels == crowd.truth))
+    majority = float(np.mean(MajorityVote().fit(crowd.responses).labels == crowd.truth))
+    assert accuracy > float(np.mean(crowd.worker_accuracy))
+    assert accuracy > majority
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.name)
+def test_spammers_get_the_lowest_reliabilities(model):
+    crowd = simulate()
+    reliability = model.fit(crowd.responses).worker_reliability
+    assert reliability[crowd.spammers].max() < reliability[~crowd.spammers].min()

@@ -1,0 +1,56 @@
+import numpy as np
+import pytest
+
+from aggregation.labels import STANCE_3, STANCE_5
+from aggregation.responses import (
+    ColumnLengthError,
+    NoItemsError,
+    Responses,
+    SingleRaterError,
+    UnknownLabelError,
+)
+
+
+def test_counts_follow_the_label_sets_order():
+    responses = Responses.from_rows(
+        [(7, "w1", "UNDERMINE"), (7, "w2", "MILDLY_SUPPORT"), (7, "w3", "UNDERMINE"), (9, "w1", "NOT_VALID")],
+        STANCE_5,
+    )
+    assert responses.items.tolist() == [7, 9]
+    assert responses.counts().tolist() == [[0, 1, 0, 2, 0], [0, 0, 0, 0, 1]]
+
+
+def test_no_responses_is_refused():
+    with pytest.raises(NoItemsError):
+        Responses.from_columns([], [], [], STANCE_3)
+
+
+def test_a_single_rater_per_item_is_refused():
+    with pytest.raises(SingleRaterError):
+        Responses.from_rows([("a", "w1", "SUPPORT"), ("b", "w2", "SUPPORT")], STANCE_3)
+
+
+def test_single_raters_are_allowed_when_overlap_is_not_required():
+    responses = Responses.from_columns(["a", "b"], ["w1", "w2"], ["SUPPORT", "SUPPORT"], STANCE_3, require_overlap=False)
+    assert responses.n_items == 2
+
+
+def test_unknown_labels_are_named_in_the_error():
+    with pytest.raises(UnknownLabelError, match="MILDLY_SUPPORT"):
+        Responses.from_rows([("a", "w1", "SUPPORT"), ("a", "w2", "MILDLY_SUPPORT")], STANCE_3)
+
+
+def test_codes_outside_the_label_set_are_refused():
+    with pytest.raises(UnknownLabelError):
+        Responses.from_codes([1, 1], [1, 2], [0, 3], STANCE_3)
+
+
+def test_columns_of_different_lengths_are_refused():
+    with pytest.raises(ColumnLengthError):
+        Responses.from_columns([1, 1], [1], ["SUPPORT", "SUPPORT"], STANCE_3)
+
+
+def test_a_worker_answering_twice_counts_twice():
+    responses = Responses.from_codes(np.array([1, 1, 1]), np.array([5, 5, 6]), np.array([0, 0, 1]), STANCE_3)
+    assert responses.counts().tolist() == [[2, 1, 0]]
+    assert responses.responses_per_worker().tolist() == [2, 1]
