@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "annotation.worker_identity.FramingMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -81,6 +82,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 6's default, opted into now
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -137,3 +139,37 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# Crawler (crawler/): who we say we are, where crawl state lives, how politely we fetch.
+CRAWLER_CONTACT = env_str("CRAWLER_CONTACT", "crawler@stancework.invalid")
+CRAWLER_USER_AGENT = env_str("CRAWLER_USER_AGENT", f"Stancework research crawler (+mailto:{CRAWLER_CONTACT})")
+CRAWLER_DIR = env_path("CRAWLER_DIR", VAR_DIR / "crawler")  # JOBDIRs and the HTTP cache
+CRAWLER_HTTPCACHE = env_bool("CRAWLER_HTTPCACHE", default=True)
+CRAWLER_DOWNLOAD_DELAY_MS = env_int("CRAWLER_DOWNLOAD_DELAY_MS", 2000)
+CRAWLER_AUTOTHROTTLE = env_bool("CRAWLER_AUTOTHROTTLE", default=True)
+CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5)
+
+# Crowd markets (annotation/providers/mturk.py, prolific.py, annotation/ledger.py; issue 6).
+# AWS announced that MTurk closes on 2026-09-30: with MTURK_ENABLED the system checks warn.
+MTURK_ENABLED = env_bool("MTURK_ENABLED", default=False)
+MTURK_SANDBOX = env_bool("MTURK_SANDBOX", default=True)  # AWS credentials: the standard AWS_* env
+MTURK_LOCALES = env_list("MTURK_LOCALES", ["US", "GB", "CA", "NZ", "AU"])  # ISO codes: GB, not UK
+MTURK_MIN_APPROVED_HITS = env_int("MTURK_MIN_APPROVED_HITS", 1000)
+MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 95)
+MTURK_QUIZ_QUALIFICATION_ID = env_str("MTURK_QUIZ_QUALIFICATION_ID")
+MTURK_SOFT_BLOCK_QUALIFICATION_ID = env_str("MTURK_SOFT_BLOCK_QUALIFICATION_ID")
+MTURK_SUBMIT_ORIGINS = env_list(
+    "MTURK_SUBMIT_ORIGINS", ["https://www.mturk.com", "https://workersandbox.mturk.com"]
+)
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
+PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
+PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
+# The https origin markets send workers to (task pages are under /annotate/jobs/<id>/).
+MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL")
+WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
+WORKER_FRAME_ANCESTORS = env_list(
+    "WORKER_FRAME_ANCESTORS",
+    ["https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
+)
+LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
+CELERY_IMPORTS = ["annotation.ledger_tasks"]

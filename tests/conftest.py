@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.db import transaction
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 PERSPECTRUM = SHARED / "perspectrum"
@@ -43,8 +46,32 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"  {count} skipped: {reason}")
 
 
-@pytest.fixture
-def perspectrum_dir() -> Path:
+def _perspectrum_dir() -> Path:
     if not (PERSPECTRUM / "perspectrum_with_answers_v1.0.json").exists():
         pytest.fail(f"the PERSPECTRUM release is expected at {PERSPECTRUM} (../shared beside the checkout)")
     return PERSPECTRUM
+
+
+@pytest.fixture
+def perspectrum_dir() -> Path:
+    return _perspectrum_dir()
+
+
+@pytest.fixture(scope="module")
+def perspectrum_db(django_db_setup: None, django_db_blocker: Any) -> Iterator[Path]:
+    """The full PERSPECTRUM release imported once for a whole test module, rolled back after it.
+
+    Tests in the module still use `db` (each runs in a savepoint inside this transaction); do not
+    mix in `transaction=True` tests, which would see or break the outer transaction.
+    """
+    from corpus.services import import_perspectrum
+
+    with django_db_blocker.unblock():
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            import_perspectrum(_perspectrum_dir())
+            yield _perspectrum_dir()
+        finally:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)

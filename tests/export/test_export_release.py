@@ -12,7 +12,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from corpus.models import PerspectiveCluster, Status
-from corpus.services import import_perspectrum
 from export.perspectrum import file_names, read_release
 from export.services import export_perspectrum
 
@@ -36,9 +35,8 @@ def contradictions(claims: list[dict]) -> list[tuple[int, int]]:
 
 
 @pytest.mark.slow
-def test_full_release_round_trips_record_for_record(perspectrum_dir: Path, tmp_path: Path) -> None:
-    import_perspectrum(perspectrum_dir)
-
+def test_full_release_round_trips_record_for_record(perspectrum_db: Path, tmp_path: Path) -> None:
+    perspectrum_dir = perspectrum_db
     call_command("export_release", "--version", "1.0", "--out", str(tmp_path), stdout=StringIO())
 
     original, exported = read_release(perspectrum_dir), read_release(tmp_path)
@@ -56,18 +54,14 @@ def test_full_release_round_trips_record_for_record(perspectrum_dir: Path, tmp_p
     assert exported.evidence == []  # the v1.0 evidence pool is not shipped: no text is invented
 
 
-def test_two_exports_of_the_same_state_are_byte_identical(perspectrum_dir: Path, tmp_path: Path) -> None:
-    import_perspectrum(perspectrum_dir)
+def test_two_exports_of_the_same_state_are_byte_identical(perspectrum_db: Path, tmp_path: Path) -> None:
     first = export_perspectrum("1.0", tmp_path / "a")
     second = export_perspectrum("1.0", tmp_path / "b")
     for kind in first:
         assert first[kind].read_bytes() == second[kind].read_bytes()
 
 
-def test_export_writes_only_released_clusters_with_original_first(
-    tmp_path: Path, perspectrum_dir: Path
-) -> None:
-    import_perspectrum(perspectrum_dir)
+def test_export_writes_only_released_clusters_with_original_first(perspectrum_db: Path, tmp_path: Path) -> None:
     cluster = PerspectiveCluster.objects.filter(claim__cid=499).order_by("position").first()
     assert cluster is not None
     cluster.status = Status.REJECTED
@@ -81,8 +75,7 @@ def test_export_writes_only_released_clusters_with_original_first(
     assert paths["claims"].name == file_names("2.0")["claims"]
 
 
-def test_export_runs_a_constant_number_of_queries(perspectrum_dir: Path, tmp_path: Path) -> None:
-    import_perspectrum(perspectrum_dir)
+def test_export_runs_a_constant_number_of_queries(perspectrum_db: Path, tmp_path: Path) -> None:
     with CaptureQueriesContext(connection) as queries:
         export_perspectrum("1.0", tmp_path)
     assert len(queries) <= 10
