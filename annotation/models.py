@@ -155,6 +155,9 @@ class HitItem(models.Model):
             models.UniqueConstraint(fields=["hit", "position"], name="hititem_position_unique"),
         ]
 
+    def __str__(self) -> str:
+        return f"item {self.item_id} in HIT {self.hit_id}"
+
 
 class Worker(models.Model):
     """A person (or a modelled one) on one provider. `external_id` never leaves the operational DB."""
@@ -248,6 +251,9 @@ class WorkerItem(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"worker {self.worker_id} {self.reason} item {self.item_id}"
+
 
 class Response(models.Model):
     """A worker's answer to one item: `label` for categorical answers, `value` for anything richer."""
@@ -278,3 +284,6 @@ class Authorship(models.Model):
     perspective = models.OneToOneField(Perspective, on_delete=models.CASCADE, related_name="authorship")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="authored")
     response = models.ForeignKey(Response, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    def __str__(self) -> str:
+        return f"p{self.perspective_id} written by {self.worker}"

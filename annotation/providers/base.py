@@ -99,19 +99,19 @@ class Provider(ABC):
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
         """Bring the job up to date with the market: report assignments it knows of."""
 
-    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
+    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Accept the work (and pay the reward, where the market pays)."""
 
-    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
+    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Refuse the work with a reason the worker sees."""
 
     def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
         raise ProviderError(f"the {self.name} provider pays no bonuses")
 
-    def expire(self, hit: Hit) -> None:
+    def expire(self, hit: Hit) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Stop offering the HIT; work already accepted may still be submitted."""
 
-    def block(self, worker: Worker, reason: str) -> None:
+    def block(self, worker: Worker, reason: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Keep the worker from any more of our work on the market."""
 
     def identity_from_params(self, params: Mapping[str, str]) -> ExternalIdentity | None:

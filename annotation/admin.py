@@ -1,0 +1,212 @@
+"""Admin: jobs with progress, HITs, assignments, responses per item, workers (quiz results, gold accuracy)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from annotation import services
+from annotation.models import Assignment, Hit, Item, Job, Qualification, Response, Worker
+from annotation.providers import provider_choices
+from annotation.task_types import get_task_type, task_type_choices
+from annotation.task_types.base import TaskTypeError
+
+
+class JobCreationForm(forms.ModelForm):
+    task_type = forms.ChoiceField(choices=task_type_choices)
+    provider = forms.ChoiceField(choices=provider_choices)
+    filters = forms.JSONField(
+        initial=dict, required=False, help_text='e.g. {"claims": "1,2,3"} or {"limit": 20}'
+    )
+    params = forms.JSONField(
+        initial=dict,
+        required=False,
+        help_text='overrides of the task type\'s defaults, e.g. {"workers_per_item": 5}',
+    )
+
+    class Meta:
+        model = Job
+        fields = ["name", "task_type", "provider", "filters", "params", "budget"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        try:
+            get_task_type(cleaned.get("task_type", "")).params(cleaned.get("params") or {})
+        except TaskTypeError as error:
+            raise forms.ValidationError(str(error)) from error
+        return cleaned
+
+
+def _each(action_name: str, service: Any, label: str) -> Any:
+    def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        done = 0
+        for pk in queryset.values_list("pk", flat=True):
+            try:
+                service(pk)
+                done += 1
+            except (services.JobStateError, services.BudgetError, ValueError) as error:
+                modeladmin.message_user(request, f"{pk}: {error}", messages.ERROR)
+        modeladmin.message_user(request, f"{label}: {done}")
+
+    action.__name__ = action_name
+    return admin.action(description=label)(action)
+
+
+class HitInline(admin.TabularInline):
+    model = Hit
+    fields = ["position", "assignments_wanted", "reward", "external_id", "expired"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Job)
+class JobAdmin(admin.ModelAdmin):
+    list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created"]
+    list_filter = ["state", "task_type", "provider"]
+    search_fields = ["name"]
+    readonly_fields = ["state", "published_at", "completed_at", "workers_per_item", "reward", "progress"]
+    inlines = [HitInline]
+    actions = [
+        _each("publish", services.publish_job, "Publish"),
+        _each("sync", services.sync_job, "Sync with the provider"),
+        _each("pause", services.pause_job, "Pause"),
+        _each("resume", services.resume_job, "Resume"),
+        _each("cancel", services.cancel_job, "Cancel"),
+    ]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        if obj is None:
+            kwargs["form"] = JobCreationForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return ["name", "task_type", "provider", "filters", "params", "budget"]
+        return ["name", "task_type", "provider", "state", "progress", "params", "filters", "budget"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        if obj is None:
+            return []
+        return ["task_type", "provider", "state", "progress", "params", "filters"]
+
+    def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        created = services.create_job(
+            form.cleaned_data["task_type"],
+            form.cleaned_data.get("filters") or {},
+            provider=form.cleaned_data["provider"],
+            params=form.cleaned_data.get("params") or {},
+            budget=form.cleaned_data.get("budget"),
+            name=form.cleaned_data.get("name") or "",
+            created_by=request.user,
+        )
+        obj.pk = created.pk
+        obj.refresh_from_db()
+        obj._state.adding = False
+
+    @admin.display(description="progress")
+    def progress(self, job: Job) -> str:
+        progress = services.job_progress(job)
+        return f"{progress.assignments_done}/{progress.assignments_wanted} ({progress.fraction:.0%})"
+
+
+class AssignmentInline(admin.TabularInline):
+    model = Assignment
+    fields = ["worker", "state", "accepted_at", "submitted_at", "work_seconds", "simulated"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(Hit)
+class HitAdmin(admin.ModelAdmin):
+    list_display = ["pk", "job", "position", "assignments_wanted", "reward", "external_id", "expired"]
+    list_filter = ["job"]
+    readonly_fields = ["job", "position", "external_id", "published_at"]
+    inlines = [AssignmentInline]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["pk", "job", "hit", "worker", "state", "work_seconds", "simulated", "submitted_at"]
+    list_filter = ["state", "simulated", "job"]
+    readonly_fields = ["job", "hit", "worker", "accepted_at", "submitted_at", "work_seconds", "simulated"]
+    actions = ["approve", "reject"]
+
+    @admin.action(description="Approve submitted work")
+    def approve(self, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
+        for assignment in queryset:
+            services.review_assignment(assignment.pk, approve=True)
+
+    @admin.action(description="Reject submitted work")
+    def reject(self, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
+        for assignment in queryset:
+            services.review_assignment(assignment.pk, approve=False, feedback="Rejected on review.")
+
+
+class ResponseInline(admin.TabularInline):
+    model = Response
+    fields = ["worker", "label", "value", "correct", "simulated", "created"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    """Responses per item."""
+
+    list_display = ["pk", "job", "key", "is_gold", "known_answer", "responses_count"]
+    list_filter = ["is_gold", "job"]
+    search_fields = ["key"]
+    readonly_fields = ["job", "key", "group", "payload", "known_answer", "is_gold"]
+    exclude = ["claim", "perspective", "cluster", "evidence"]
+    inlines = [ResponseInline]
+
+    @admin.display(description="responses")
+    def responses_count(self, item: Item) -> int:
+        return item.responses.count()
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = ["pk", "job", "item", "worker", "label", "correct", "simulated", "created"]
+    list_filter = ["simulated", "is_gold", "job"]
+    raw_id_fields = ["item", "worker", "assignment"]
+
+
+class QualificationInline(admin.TabularInline):
+    model = Qualification
+    fields = ["task_type", "passed", "score", "attempts", "updated"]
+    readonly_fields = fields
+    extra = 0
+
+
+@admin.register(Worker)
+class WorkerAdmin(admin.ModelAdmin):
+    list_display = ["pk", "provider", "external_id", "user", "simulated", "blocked", "gold", "created"]
+    list_filter = ["provider", "simulated", "blocked"]
+    search_fields = ["external_id", "user__username"]
+    readonly_fields = ["gold_answered", "gold_correct", "simulated", "model"]
+    inlines = [QualificationInline]
+    actions = ["block"]
+
+    @admin.display(description="gold accuracy")
+    def gold(self, worker: Worker) -> str:
+        accuracy = worker.gold_accuracy
+        return "–" if accuracy is None else f"{accuracy:.0%} of {worker.gold_answered}"
+
+    @admin.action(description="Block the selected workers")
+    def block(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
+        for worker in queryset:
+            services.block_worker(worker.pk, reason=f"blocked by {request.user}")
+        self.message_user(request, f"blocked {queryset.count()} worker(s)")

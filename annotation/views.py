@@ -1,0 +1,173 @@
+"""Worker pages: queue → instructions → qualification quiz → task → next. Thin: services do the work."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation import services
+from annotation.forms import HitForm, QuizForm
+from annotation.identity import LoginRequiredError, Visitor, resolve_visitor
+from annotation.models import Assignment, Job, JobState
+from annotation.providers import get_provider
+from annotation.task_types import get_task_type
+
+
+def _url(name: str, pk: int, visitor: Visitor) -> str:
+    query = urlencode(visitor.carried)
+    return reverse(f"annotation:{name}", args=[pk]) + (f"?{query}" if query else "")
+
+
+def _visitor(request: HttpRequest, job: Job) -> Visitor | HttpResponse:
+    try:
+        return resolve_visitor(request, job)
+    except LoginRequiredError:
+        return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
+
+
+def _message(request: HttpRequest, job: Job | None, title: str, text: str, status: int = 200) -> HttpResponse:
+    return render(
+        request, "annotation/message.html", {"job": job, "title": title, "text": text}, status=status
+    )
+
+
+def _page(request: HttpRequest, job: Job, page: str, context: dict[str, Any]) -> HttpResponse:
+    """Render the job's task-type template inside one of the page layouts."""
+    task_type = get_task_type(job.task_type)
+    context = {"job": job, "task_type": task_type, "page_template": f"annotation/{page}.html", **context}
+    return render(request, task_type.template, context)
+
+
+def queue(request: HttpRequest) -> HttpResponse:
+    """In-house annotators' list of open jobs."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
+    jobs = Job.objects.filter(provider="inhouse", state__in=JobState.open()).order_by("created")
+    rows = [{"job": job, "progress": services.job_progress(job)} for job in jobs]
+    return render(request, "annotation/queue.html", {"rows": rows})
+
+
+def job_home(request: HttpRequest, pk: int) -> HttpResponse:
+    """Instructions, and what the visitor can do next: preview, take the quiz, or start work."""
+    job = get_object_or_404(Job, pk=pk)
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.preview or visitor.worker is None:
+        return preview(request, job, visitor)
+    found = services.qualification(visitor.worker, job.task_type)
+    context = {
+        "visitor": visitor,
+        "qualification": found,
+        "can_quiz": services.can_retry_quiz(visitor.worker, job),
+        "quiz_url": _url("quiz", job.pk, visitor),
+        "start_url": _url("start", job.pk, visitor),
+        "blocked": visitor.worker.blocked,
+    }
+    return _page(request, job, "job", context)
+
+
+def preview(request: HttpRequest, job: Job, visitor: Visitor) -> HttpResponse:
+    """The instructions and the first HIT, read-only. Writes nothing."""
+    first = job.hits.order_by("position").first()
+    items = (
+        [hit_item.item for hit_item in first.hit_items.select_related("item", "item__job")] if first else []
+    )
+    form = HitForm(get_task_type(job.task_type), items)
+    return _page(request, job, "preview", {"visitor": visitor, "form": form, "rows": form.rows()})
+
+
+@require_http_methods(["GET", "POST"])
+def quiz(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=pk)
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.worker is None:
+        return _message(request, job, "Preview", "Accept the task to take the qualification quiz.")
+    task_type = get_task_type(job.task_type)
+    if not services.can_retry_quiz(visitor.worker, job):
+        return HttpResponseRedirect(_url("job", job.pk, visitor))
+    form = QuizForm(task_type.quiz, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        result = services.grade_quiz(visitor.worker, job, form.answers())
+        if result.passed:
+            return HttpResponseRedirect(_url("job", job.pk, visitor))
+        return _message(
+            request,
+            job,
+            "Qualification not passed",
+            f"You answered {result.score:.0%} of the worked examples correctly; "
+            f"this task needs {float(job.params.get('quiz_pass_mark', 0.75)):.0%}. "
+            "We cannot offer you this work. Thank you for your time.",
+            status=403,
+        )
+    return render(
+        request,
+        "annotation/quiz.html",
+        {"job": job, "task_type": task_type, "form": form, "visitor": visitor},
+    )
+
+
+@require_POST
+def start(request: HttpRequest, pk: int) -> HttpResponse:
+    """Hand the worker their next HIT (or their open one) and send them to it."""
+    job = get_object_or_404(Job, pk=pk)
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.worker is None:
+        return _message(request, job, "Preview", "Accept the task to start working.", status=403)
+    external = visitor.external
+    try:
+        assignment = services.next_assignment(
+            job, visitor.worker, external_id=external.assignment_id if external else ""
+        )
+    except services.NoWorkError as error:
+        status = 403 if isinstance(error, services.NotQualifiedError) else 200
+        return _message(request, job, "No work for you here", str(error), status=status)
+    return HttpResponseRedirect(_url("assignment", assignment.pk, visitor))
+
+
+@require_http_methods(["GET", "POST"])
+def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The HIT's items; on POST, save them all in one transaction (a second POST stores nothing new)."""
+    assignment = get_object_or_404(Assignment.objects.select_related("job", "hit", "worker"), pk=pk)
+    job = assignment.job
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.worker is None or visitor.worker.pk != assignment.worker_id:
+        raise Http404("no such assignment for you")
+    if assignment.state != "accepted":
+        return _after_submit(request, assignment, visitor)
+    form = HitForm(get_task_type(job.task_type), services.items_of(assignment), request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.submit_assignment(assignment.pk, form.answers())
+        except services.AssignmentStateError as error:
+            return _message(request, job, "Not saved", str(error), status=409)
+        return _after_submit(request, assignment, visitor)
+    context = {"visitor": visitor, "assignment": assignment, "form": form, "rows": form.rows()}
+    return _page(request, job, "task", context)
+
+
+def _after_submit(request: HttpRequest, assignment: Assignment, visitor: Visitor) -> HttpResponse:
+    target = get_provider(assignment.job.provider).after_submit_url(assignment, visitor.external)
+    if target:
+        return HttpResponseRedirect(target)
+    return render(
+        request,
+        "annotation/submitted.html",
+        {
+            "job": assignment.job,
+            "assignment": assignment,
+            "start_url": _url("start", assignment.job_id, visitor),
+        },
+    )
