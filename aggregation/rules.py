@@ -82,7 +82,8 @@ class AgreementRule:
         keep = "{" + ", ".join(sorted(self.keep)) + "}"
         if self.threshold is None:
             return f"{self.task}: majority in {keep}"
-        return f"{self.task}: rho({self.label_set.name}) {self.comparison} {self.threshold:g} and majority in {keep}"
+        agreement = f"rho({self.label_set.name}) {self.comparison} {self.threshold:g}"
+        return f"{self.task}: {agreement} and majority in {keep}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,6 +101,18 @@ class AgreementRule:
 
 
 # Paper §4.1 step 2a and the spec's defaults.
+#
+# How the PERSPECTRUM v1.0 release's labels follow from its voter_counts (checked on all 5,095 clusters
+# in tests/aggregation/test_rules.py): stance_label_5 is the plurality of the five counts and
+# stance_label_3 the plurality of the collapsed counts [S + MS, MU + U, NV], each NO_MAJORITY_LABEL on
+# a tied top count. So 1 support + 1 mildly support is 3-way SUPPORT (2–0) yet 5-way NO_MAJORITY_LABEL
+# (1–1): that is how NO_MAJORITY_LABEL sits beside a SUPPORT/UNDERMINE 3-way label. 4,728 clusters
+# follow this exactly. 348 are stance-flipped copies (made when a perspective was copied to an opposing
+# claim) whose counts were flipped by reversing the list — [NV, U, MU, MS, S] — rather than by swapping
+# the sides; their labels are the flip of the rule applied to the reversed counts. 19 more are flipped
+# copies whose 5-way label is NO_MAJORITY_LABEL and whose counts were left as they were. Every
+# reproduced cluster has ρ ≥ 0.5 on 3 labels and none has ρ = 0.5, so the release cannot tell ≥ (paper)
+# from > (original code); hence the comparison is an argument.
 STANCE_RULE = AgreementRule("stance", STANCE_3, frozenset({SUPPORT, UNDERMINE}), collapse=STANCE_COLLAPSE)
 # Step 3: "keep if ρ ≥ 0.5 and supported is the majority".
 EVIDENCE_RULE = AgreementRule("evidence", EVIDENCE, frozenset({SUPPORTED}))
@@ -167,7 +180,8 @@ def apply_rule_to_counts(items: npt.ArrayLike, counts: npt.ArrayLike, rule: Agre
     """Decide every item from its (items × answer labels) counts, e.g. a release's ``voter_counts``."""
     answered = np.asarray(counts, dtype=np.int64)
     if answered.ndim != 2 or answered.shape[1] != len(rule.answer_set):
-        raise LabelSetError(f"{rule.task} counts need {len(rule.answer_set)} columns; got shape {answered.shape}")
+        expected = len(rule.answer_set)
+        raise LabelSetError(f"{rule.task} counts need {expected} columns; got shape {answered.shape}")
     decided = rule.collapse.counts(answered) if rule.collapse is not None else answered
     labels = majority(decided)
     agreement = rho(decided)
@@ -189,9 +203,8 @@ def apply_rule_to_counts(items: npt.ArrayLike, counts: npt.ArrayLike, rule: Agre
 def apply_rule(responses: Responses, rule: AgreementRule) -> RuleOutcome:
     """Decide every item of long-format responses given in the rule's answer set."""
     if responses.label_set != rule.answer_set:
-        raise LabelSetError(
-            f"rule {rule.task!r} reads {rule.answer_set.name} answers; the responses are {responses.label_set.name}"
-        )
+        given = responses.label_set.name
+        raise LabelSetError(f"rule {rule.task!r} reads {rule.answer_set.name} answers, not {given}")
     return apply_rule_to_counts(responses.items, responses.counts(), rule)
 
 

@@ -66,7 +66,8 @@ def assign_topics(
     seen = np.bincount(np.unique(item_index * responses.n_workers + worker_index) // responses.n_workers)
     seen = np.pad(seen, (0, responses.n_items - len(seen)))
     if raters is not None:
-        seen = np.array([raters.get(item, int(n)) for item, n in zip(responses.items.tolist(), seen, strict=True)])
+        listed = zip(responses.items.tolist(), seen.tolist(), strict=True)
+        seen = np.array([raters.get(item, n) for item, n in listed])
     shares = counts / np.maximum(seen, 1)[:, None]
     kept = rule.comparison.passes(shares, rule.min_share)
     result: dict[Any, list[str]] = {}

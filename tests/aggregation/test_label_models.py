@@ -1,3 +1,5 @@
+from itertools import pairwise
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -80,7 +82,7 @@ def test_dawid_skene_overrules_the_majority_where_the_better_observers_disagree(
 
 def test_dawid_skene_em_never_lowers_the_likelihood(anaesthesia):
     trace = DawidSkene(smoothing=1e-9).log_likelihood_trace(anaesthesia, steps=15)
-    assert all(b >= a - 1e-6 for a, b in zip(trace, trace[1:], strict=False))
+    assert all(b >= a - 1e-6 for a, b in pairwise(trace))
     assert trace[-1] > trace[0]
 
 

@@ -31,7 +31,9 @@ def test_a_single_rater_per_item_is_refused():
 
 
 def test_single_raters_are_allowed_when_overlap_is_not_required():
-    responses = Responses.from_columns(["a", "b"], ["w1", "w2"], ["SUPPORT", "SUPPORT"], STANCE_3, require_overlap=False)
+    responses = Responses.from_columns(
+        ["a", "b"], ["w1", "w2"], ["SUPPORT", "SUPPORT"], STANCE_3, require_overlap=False
+    )
     assert responses.n_items == 2
 
 
