@@ -24,6 +24,7 @@ LISTERS: dict[str, Lister] = {
     "procon": procon.listing_links,
 }
 SITES = tuple(PARSERS)
+MODULES = {"idebate": idebate, "debatewise": debatewise, "procon": procon}
 
 
 class UnknownSiteError(KeyError):
@@ -47,6 +48,16 @@ def listing_links(site: str, html: str | bytes, url: str) -> tuple[list[str], li
     if site not in LISTERS:
         raise UnknownSiteError(f"unknown site {site!r}")
     return LISTERS[site](html, url)
+
+
+def is_debate_url(site: str, url: str) -> bool:
+    """Whether `url` has the shape of one of `site`'s debate pages (used on archive listings)."""
+    return bool(MODULES[site].DEBATE_URL.match(url))
+
+
+def archive_patterns(site: str) -> tuple[str, ...]:
+    """CDX URL patterns that cover the site's debate pages."""
+    return tuple(MODULES[site].ARCHIVE_PATTERNS)
 
 
 __all__ = ["SITES", "BadPageError", "DebateRecord", "PointRecord", "listing_links", "parse_debate"]

@@ -26,6 +26,8 @@ from crawler.parsing.records import DebateRecord, PointRecord, SideName
 
 SITE = "debatewise"
 DEBATE_PATH = re.compile(r"^/(?:debates/)?(\d+)-[^/]+/?$")
+DEBATE_URL = re.compile(r"^https?://[^/]*debatewise\.org/(?:debates/)?\d+-[^/?#]+/?$")
+ARCHIVE_PATTERNS = ("debatewise.org/debates/*", "debatewise.org/*")
 MARKER = re.compile(r"^(yes|no)\s+because\b[\s.:,…-]*", re.I)
 
 
@@ -95,7 +97,10 @@ def _argument_after(target: _Element) -> _Element | None:
 
 def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
     """Paragraphs opening "Yes because…"/"No because…" start a point; its first sentence is the headline."""
-    content = first(root, ".entry-content") or first(root, "article") or first(root, "body")
+    content = next(
+        (found for found in (first(root, s) for s in (".entry-content", "article", "body")) if found is not None),
+        root,
+    )
     blocks = [p for p in paragraphs(content) if p]
     intro: list[str] = []
     points: list[PointRecord] = []

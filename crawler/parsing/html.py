@@ -10,6 +10,7 @@ import re
 
 import lxml.html
 from lxml.etree import ParserError, _Element
+from w3lib.encoding import html_body_declared_encoding
 
 from crawler.parsing.records import BadPageError
 
@@ -19,6 +20,7 @@ BLOCK_TAGS = frozenset(
 )
 DROPPED_TAGS = ("script", "style", "noscript", "template")
 SPACE = re.compile(r"\s+")
+XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 
 # The Wayback Machine's own pages when it has no usable capture.
 ARCHIVE_ERROR_MARKERS = (
@@ -36,12 +38,25 @@ def squash(text: str) -> str:
     return SPACE.sub(" ", text.replace("\xa0", " ")).strip()
 
 
+def decode(body: bytes) -> str:
+    """Bytes to text by the page's declared charset (HTML5 `<meta charset>` included), else UTF-8, else cp1252."""
+    for encoding in (html_body_declared_encoding(body), "utf-8", "cp1252"):
+        if not encoding:
+            continue
+        try:
+            return body.decode(encoding)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return body.decode("utf-8", "replace")
+
+
 def load_html(html: str | bytes) -> _Element:
     """Parse a page; an empty or unparsable one is a bad page, not a crash."""
-    if not html or not (html.strip() if isinstance(html, str) else html.strip()):
+    text = decode(html) if isinstance(html, bytes) else html
+    if not text.strip():
         raise BadPageError("empty_page")
     try:
-        root = lxml.html.fromstring(html)
+        root = lxml.html.fromstring(XML_DECLARATION.sub("", text, count=1))
     except (ParserError, ValueError) as error:
         raise BadPageError("unparsable_html", str(error)) from None
     for element in root.iter(*DROPPED_TAGS):

@@ -26,6 +26,8 @@ from crawler.parsing.html import (
 from crawler.parsing.records import DebateRecord, PointRecord, SideName
 
 SITE = "procon"
+DEBATE_URL = re.compile(r"^https?://[^/]*procon\.org/view\.(?:answers|resource)\.php\?.*(?:questionID|resourceID)=\d+")
+ARCHIVE_PATTERNS = ("*.procon.org/view.answers.php*", "*.procon.org/view.resource.php*")
 QUOTE_MARKS = "\"“”'‘’ "
 
 

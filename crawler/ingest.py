@@ -1,0 +1,185 @@
+"""Ingest a parsed debate into the corpus, in one transaction, with its provenance.
+
+Motion → Claim; each point's headline → a crawled Perspective in a one-member candidate cluster
+with the site's side; the cleaned body → Evidence linked to that cluster. An unchanged debate
+changes nothing; a changed one keeps its old points (no longer current) and adds the new ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+
+from corpus.models import (
+    Claim,
+    ClusterEvidence,
+    ClusterMember,
+    Evidence,
+    Origin,
+    Perspective,
+    PerspectiveCluster,
+    Status,
+)
+from corpus.services import allocate_ids
+from crawler.models import Debate, PageVersion, Point
+from crawler.parsing import DebateRecord, PointRecord
+
+
+@dataclass(frozen=True)
+class PreparedPoint:
+    """A point with what cleaning decided: its evidence text and any quality flag on its headline."""
+
+    point: PointRecord
+    evidence: str
+    quality_flag: str = ""
+
+
+@dataclass
+class IngestResult:
+    debate_id: int
+    outcome: str  # created | updated | unchanged
+    new_points: int = 0
+    retired_points: int = 0
+    claim_id: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def fingerprint(record: DebateRecord) -> str:
+    """sha256 of what the debate says: two crawls of an unchanged debate give the same value."""
+    content = {
+        "motion": record.motion,
+        "intro": record.intro,
+        "theme": record.theme,
+        "points": [
+            [p.side, p.site_point_id, p.headline, p.body, p.counterpoint, p.references] for p in record.points
+        ],
+    }
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+def is_unchanged(record: DebateRecord) -> bool:
+    """True when this exact debate is already ingested (same URL, same content)."""
+    return Debate.objects.filter(url=record.url, fingerprint=fingerprint(record)).exists()
+
+
+def ingest_debate(
+    record: DebateRecord, points: list[PreparedPoint], version_id: int, run_id: int | None
+) -> IngestResult:
+    """Write one debate and its points into the corpus; all or nothing."""
+    digest = fingerprint(record)
+    version = PageVersion.objects.get(pk=version_id)
+    with transaction.atomic():
+        debate = Debate.objects.select_for_update().filter(url=record.url).first()
+        if debate is not None and debate.fingerprint == digest:
+            Debate.objects.filter(pk=debate.pk).update(last_run_id=run_id)
+            return IngestResult(debate.pk, "unchanged", claim_id=debate.claim_id)
+        if debate is None:
+            claim = _create_claim(record)
+            debate = Debate(url=record.url, site=record.site, claim=claim, first_run_id=run_id)
+            outcome = "created"
+        else:
+            outcome = "updated"
+        _copy_fields(debate, record, version, digest, run_id)
+        debate.save()
+        new, retired = _sync_points(debate, points, version)
+    return IngestResult(debate.pk, outcome, new_points=new, retired_points=retired, claim_id=debate.claim_id)
+
+
+def _create_claim(record: DebateRecord) -> Claim:
+    (cid,) = allocate_ids(Claim, 1)
+    return Claim.objects.create(
+        cid=cid,
+        text=record.motion,
+        source=record.site,
+        source_url=record.url,
+        original_title=record.motion,
+    )
+
+
+def _copy_fields(debate: Debate, record: DebateRecord, version: PageVersion, digest: str, run_id: int | None) -> None:
+    debate.page_id = version.page_id
+    debate.version = version
+    debate.fingerprint = digest
+    debate.site_debate_id = record.site_debate_id
+    debate.layout = record.layout
+    debate.motion = record.motion
+    debate.intro = record.intro
+    debate.theme = record.theme
+    debate.published = record.published
+    debate.modified = record.modified
+    debate.bibliography = record.bibliography
+    debate.last_run_id = run_id
+
+
+def _point_key(point: PointRecord | Point) -> tuple[str, str]:
+    return (point.side, point.site_point_id or point.headline)
+
+
+def _same_point(old: Point, new: PointRecord) -> bool:
+    return (old.headline, old.body, old.counterpoint) == (new.headline, new.body, new.counterpoint)
+
+
+def _sync_points(debate: Debate, prepared: list[PreparedPoint], version: PageVersion) -> tuple[int, int]:
+    """Keep unchanged current points, retire changed or vanished ones, add new ones. Returns (new, retired)."""
+    current = {_point_key(p): p for p in debate.points.filter(current=True)}
+    keep: set[int] = set()
+    to_add: list[tuple[int, PreparedPoint]] = []
+    for position, item in enumerate(prepared):
+        old = current.get(_point_key(item.point))
+        if old is not None and _same_point(old, item.point):
+            keep.add(old.pk)
+            if old.position != position:
+                Point.objects.filter(pk=old.pk).update(position=position)
+        else:
+            to_add.append((position, item))
+    retired = debate.points.filter(current=True).exclude(pk__in=keep).update(current=False)
+    if to_add:
+        _add_points(debate, to_add, version)
+    return len(to_add), retired
+
+
+def _add_points(debate: Debate, items: list[tuple[int, PreparedPoint]], version: PageVersion) -> None:
+    claim = debate.claim
+    assert claim is not None, "a crawled debate always has its claim"
+    pids = allocate_ids(Perspective, len(items))
+    eids = allocate_ids(Evidence, sum(1 for _, item in items if item.evidence))
+    next_position = (claim.clusters.aggregate(top=Max("position"))["top"] or -1) + 1
+    for (position, item), pid in zip(items, pids, strict=True):
+        point = item.point
+        perspective = Perspective.objects.create(
+            pid=pid,
+            text=point.headline,
+            origin=Origin.CRAWLED,
+            source=debate.site,
+            source_url=debate.url,
+            quality_flag=item.quality_flag[:200],
+        )
+        cluster = PerspectiveCluster.objects.create(
+            claim=claim, position=next_position, status=Status.CANDIDATE, source_side=point.side
+        )
+        next_position += 1
+        ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+        evidence = None
+        if item.evidence:
+            evidence = Evidence.objects.create(
+                eid=eids.pop(0), text=item.evidence, source=debate.site, source_url=debate.url
+            )
+            ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0)
+        Point.objects.create(
+            debate=debate,
+            version=version,
+            side=point.side,
+            position=position,
+            site_point_id=point.site_point_id,
+            headline=point.headline,
+            body=point.body,
+            counterpoint=point.counterpoint,
+            references=point.references,
+            cluster=cluster,
+            perspective=perspective,
+            evidence=evidence,
+        )

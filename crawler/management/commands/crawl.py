@@ -1,0 +1,42 @@
+"""`manage.py crawl <site> [--archive FROM:TO] [--limit N]`: run one spider in this process, to the end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from crawler import services
+from crawler.crawling import run_spider
+from crawler.models import CrawlRun
+from crawler.parsing import SITES
+
+
+class Command(BaseCommand):
+    help = "Crawl a debate site (live, or as the Wayback Machine stored it) into the corpus."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("site", choices=SITES)
+        parser.add_argument("--archive", default="", metavar="FROM:TO", help="crawl Wayback snapshots, e.g. 2012:2019")
+        parser.add_argument("--limit", type=int, default=None, help="stop after N debates")
+        parser.add_argument("--start-url", action="append", default=[], help="listing or debate URL to start from")
+        parser.add_argument("--run", type=int, default=None, help="id of a queued CrawlRun (the admin's)")
+        parser.add_argument("--no-resume", action="store_true", help="forget the saved crawl state first")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            if options["run"] is not None:
+                run = CrawlRun.objects.get(pk=options["run"])
+            else:
+                run = services.create_run(
+                    options["site"], archive=options["archive"], limit=options["limit"], start_urls=options["start_url"]
+                )
+        except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
+            raise CommandError(str(error)) from None
+        outcome = run_spider(run, resume=not options["no_resume"])
+        run.refresh_from_db()
+        self.stdout.write(
+            f"crawl {run.pk} {run.site}: {run.status}; pages {run.pages}, debates ingested {run.items}, "
+            f"drops {run.drops}, errors {run.errors}"
+            + (f"; {outcome}" if outcome else "")
+        )

@@ -1,0 +1,134 @@
+"""Item pipelines, one concern each, in order: store page → clean → validate → dedupe → ingest.
+
+Each is thin: it calls a pure function or a service. Drops carry a reason, are counted in the crawl
+stats (stancework/drop/<reason>) and recorded as Drop rows of the run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scrapy import Spider
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
+from scrapy.statscollectors import StatsCollector
+
+from crawler import ingest, services
+from crawler.items import DebateItem, ListingItem
+from crawler.parsing.cleaning import clean_evidence, headline_flag
+
+# Sites whose headlines are often just the body's first words (SPEC §7).
+HEADLINE_FILTER_SITES = frozenset({"debatewise"})
+
+
+class _Pipeline:
+    def __init__(self, stats: StatsCollector) -> None:
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Any:
+        assert crawler.stats is not None
+        return cls(crawler.stats)
+
+    def drop(self, item: DebateItem, spider: Spider, reason: str, detail: str = "") -> DropItem:
+        self.stats.inc_value(f"stancework/drop/{reason}")
+        services.record_drop(getattr(spider, "run_id", None), item.url, reason, detail)
+        return DropItem(f"{reason}: {item.url} {detail}".strip())
+
+
+class StorePagePipeline(_Pipeline):
+    """Every fetched page, debate or listing, stored once by canonical URL and content hash."""
+
+    def process_item(self, item: Any, spider: Spider) -> Any:
+        if not isinstance(item, DebateItem | ListingItem):
+            return item
+        page = item.page
+        url = item.url if isinstance(item, DebateItem) else page.url
+        stored = services.store_page(
+            getattr(spider, "run_id", None),
+            page.site,
+            url,
+            page.body,
+            page.fetched_url,
+            page.status,
+            page.archive_timestamp,
+        )
+        self.stats.inc_value("stancework/pages_new" if stored.created else "stancework/pages_unchanged")
+        if isinstance(item, ListingItem):
+            return item
+        item.version_id = stored.version_id
+        return item
+
+
+class CleanPipeline(_Pipeline):
+    """Evidence text from each point's body; the headline filter's flag where the site needs it."""
+
+    def process_item(self, item: Any, spider: Spider) -> Any:
+        if not isinstance(item, DebateItem) or item.record is None:
+            return item
+        filtered = item.record.site in HEADLINE_FILTER_SITES
+        item.prepared = [
+            ingest.PreparedPoint(
+                point=point,
+                evidence=clean_evidence(point.body),
+                quality_flag=(
+                    "point has no headline"
+                    if not point.headline
+                    else headline_flag(point.headline, point.body)
+                    if filtered
+                    else ""
+                ),
+            )
+            for point in item.record.points
+        ]
+        return item
+
+
+class ValidatePipeline(_Pipeline):
+    """Refuse pages that are not debates, and debates with nothing to ingest."""
+
+    def process_item(self, item: Any, spider: Spider) -> Any:
+        if not isinstance(item, DebateItem):
+            return item
+        if item.error:
+            raise self.drop(item, spider, item.error, item.error_detail)
+        record = item.record
+        if record is None or not record.motion.strip():
+            raise self.drop(item, spider, "no_title")
+        if not record.points:
+            raise self.drop(item, spider, "no_points")
+        if not any(p.evidence for p in item.prepared):
+            raise self.drop(item, spider, "no_evidence", "every point body cleaned to nothing")
+        return item
+
+
+class DedupePipeline(_Pipeline):
+    """Drop a debate already ingested with the same content, or seen earlier in this crawl."""
+
+    def __init__(self, stats: StatsCollector) -> None:
+        super().__init__(stats)
+        self.seen: set[str] = set()
+
+    def process_item(self, item: Any, spider: Spider) -> Any:
+        if not isinstance(item, DebateItem) or item.record is None:
+            return item
+        fingerprint = ingest.fingerprint(item.record)
+        if fingerprint in self.seen:
+            raise self.drop(item, spider, "duplicate_in_run")
+        self.seen.add(fingerprint)
+        if ingest.is_unchanged(item.record):
+            raise self.drop(item, spider, "unchanged")
+        return item
+
+
+class IngestPipeline(_Pipeline):
+    """Write the debate into the corpus in one transaction."""
+
+    def process_item(self, item: Any, spider: Spider) -> Any:
+        if not isinstance(item, DebateItem) or item.record is None or item.version_id is None:
+            return item
+        result = ingest.ingest_debate(item.record, item.prepared, item.version_id, getattr(spider, "run_id", None))
+        self.stats.inc_value("stancework/ingested")
+        self.stats.inc_value(f"stancework/debates_{result.outcome}")
+        self.stats.inc_value("stancework/points_new", result.new_points)
+        return item

@@ -1,0 +1,63 @@
+"""Scrapy settings for the Stancework spiders; `manage.py crawl` layers Django settings and options on top.
+
+`scrapy.cfg` points here, so `scrapy check` / `scrapy list` work from the repository root.
+"""
+
+from __future__ import annotations
+
+import os
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# The pipelines write through Django's ORM; `scrapy` run on its own must configure Django first.
+django.setup()
+
+from django.conf import settings as django_settings  # noqa: E402
+
+BOT_NAME = "stancework"
+SPIDER_MODULES = ["crawler.spiders"]
+NEWSPIDER_MODULE = "crawler.spiders"
+
+USER_AGENT = django_settings.CRAWLER_USER_AGENT
+ROBOTSTXT_OBEY = True
+# One request at a time per site, with a delay at least the site's Crawl-delay; AutoThrottle
+# stretches it further when the server slows down.
+CONCURRENT_REQUESTS = 4
+CONCURRENT_REQUESTS_PER_DOMAIN = 1
+DOWNLOAD_DELAY = django_settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000
+RANDOMIZE_DOWNLOAD_DELAY = True
+AUTOTHROTTLE_ENABLED = django_settings.CRAWLER_AUTOTHROTTLE
+AUTOTHROTTLE_START_DELAY = max(DOWNLOAD_DELAY, 1.0)
+AUTOTHROTTLE_MAX_DELAY = 60.0
+AUTOTHROTTLE_TARGET_CONCURRENCY = 1.0
+
+HTTPCACHE_ENABLED = django_settings.CRAWLER_HTTPCACHE
+HTTPCACHE_DIR = str(django_settings.CRAWLER_DIR / "httpcache")
+HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
+HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
+
+RETRY_ENABLED = True
+RETRY_TIMES = 3
+RETRY_HTTP_CODES = [408, 429, 500, 502, 503, 504, 522, 524]
+DOWNLOAD_TIMEOUT = 60
+REDIRECT_MAX_TIMES = 5
+
+# Django's ORM is synchronous; the asyncio reactor would run pipelines inside an event loop,
+# which Django refuses. The default Twisted reactor keeps them plain synchronous code.
+TWISTED_REACTOR = "twisted.internet.epollreactor.EPollReactor"
+
+DOWNLOADER_MIDDLEWARES = {"crawler.middlewares.ForbiddenLinksMiddleware": 50}
+ITEM_PIPELINES = {
+    "crawler.pipelines.StorePagePipeline": 100,
+    "crawler.pipelines.CleanPipeline": 200,
+    "crawler.pipelines.ValidatePipeline": 300,
+    "crawler.pipelines.DedupePipeline": 400,
+    "crawler.pipelines.IngestPipeline": 500,
+}
+EXTENSIONS = {"crawler.extensions.RunProgress": 500}
+SPIDER_CONTRACTS = {"crawler.contracts.FixtureContract": 5}
+STANCEWORK_PROGRESS_SECONDS = django_settings.CRAWLER_PROGRESS_SECONDS
+
+LOG_LEVEL = "INFO"
+FEED_EXPORT_ENCODING = "utf-8"

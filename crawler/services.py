@@ -1,0 +1,193 @@
+"""Crawl services: runs and their progress, the page store, drops, and starting a crawl process.
+
+Scrapy never runs in the web or Celery process: `launch_crawl` starts `manage.py crawl` as a
+child process, which reports back through the CrawlRun row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from crawler.models import CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
+from crawler.parsing import SITES
+
+log = logging.getLogger(__name__)
+
+
+class CrawlRequestError(ValueError):
+    """A crawl was asked for with arguments that cannot work."""
+
+
+@dataclass(frozen=True)
+class StoredPage:
+    version_id: int
+    page_id: int
+    created: bool
+
+
+def content_hash(body: bytes) -> str:
+    return hashlib.sha256(body).hexdigest()
+
+
+def parse_archive_range(value: str) -> tuple[str, str]:
+    """'2012:2019' → ('2012', '2019'): Wayback timestamp prefixes (yyyy[mm[dd…]])."""
+    start, sep, end = value.partition(":")
+    if not sep or not (start.isdigit() and end.isdigit()) or not (4 <= len(start) <= 14 and 4 <= len(end) <= 14):
+        raise CrawlRequestError(f"--archive wants FROM:TO as Wayback timestamps (e.g. 2012:2019), not {value!r}")
+    if start[:4] > end[:4]:
+        raise CrawlRequestError(f"archive range {value!r} ends before it starts")
+    return start, end
+
+
+def create_run(
+    site: str,
+    archive: str = "",
+    limit: int | None = None,
+    start_urls: list[str] | None = None,
+    user_id: int | None = None,
+) -> CrawlRun:
+    """A queued CrawlRun; the crawl process picks it up by id."""
+    if site not in SITES:
+        raise CrawlRequestError(f"unknown site {site!r}; known: {', '.join(SITES)}")
+    if limit is not None and limit < 1:
+        raise CrawlRequestError("--limit must be at least 1")
+    start, end = parse_archive_range(archive) if archive else ("", "")
+    return CrawlRun.objects.create(
+        site=site,
+        mode=CrawlMode.ARCHIVE if archive else CrawlMode.LIVE,
+        archive_from=start,
+        archive_to=end,
+        limit=limit,
+        start_urls=list(start_urls or []),
+        requested_by_id=user_id,
+    )
+
+
+def request_crawl(site: str, archive: str = "", limit: int | None = None, user_id: int | None = None) -> CrawlRun:
+    """Create a run and start its crawl process through Celery once the run is committed."""
+    from crawler.tasks import launch_crawl_task
+
+    with transaction.atomic():
+        run = create_run(site, archive=archive, limit=limit, user_id=user_id)
+        launch_crawl_task.delay_on_commit(run.pk)
+    return run
+
+
+def crawl_command(run: CrawlRun) -> list[str]:
+    return [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "crawl", run.site, "--run", str(run.pk)]
+
+
+def launch_crawl(run_id: int) -> int:
+    """Start the crawl of a queued run as its own process; returns the pid. Never runs Scrapy here."""
+    run = CrawlRun.objects.get(pk=run_id)
+    if run.status != RunStatus.QUEUED:
+        raise CrawlRequestError(f"run {run_id} is {run.status}, not queued")
+    log_dir = Path(settings.CRAWLER_DIR) / "logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    with open(log_dir / f"run-{run_id}.log", "ab") as log_file:
+        process = subprocess.Popen(
+            crawl_command(run),
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=settings.BASE_DIR,
+            # Its own session: the crawl outlives the worker task that started it.
+            start_new_session=True,
+        )
+    CrawlRun.objects.filter(pk=run_id).update(pid=process.pid)
+    return process.pid
+
+
+def stop_crawl(run_id: int) -> bool:
+    """Ask a running crawl to stop gracefully (SIGTERM: Scrapy finishes in-flight requests, JOBDIR resumes)."""
+    run = CrawlRun.objects.get(pk=run_id)
+    if run.status not in RunStatus.active() or not run.pid:
+        return False
+    try:
+        os.kill(run.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        finish_run(run_id, RunStatus.FAILED, message="process was gone when asked to stop")
+        return False
+    return True
+
+
+def start_run(run_id: int, pid: int) -> None:
+    CrawlRun.objects.filter(pk=run_id).update(status=RunStatus.RUNNING, pid=pid, started=timezone.now())
+
+
+def save_progress(run_id: int, stats: dict[str, Any]) -> None:
+    """Store a snapshot of the crawl's stats so the admin can show progress while it runs."""
+    CrawlRun.objects.filter(pk=run_id).update(stats=_jsonable(stats), **progress_counts(stats))
+
+
+def finish_run(run_id: int, status: str, stats: dict[str, Any] | None = None, message: str = "") -> None:
+    fields: dict[str, Any] = {"status": status, "finished": timezone.now(), "message": message}
+    if stats is not None:
+        fields.update(stats=_jsonable(stats), **progress_counts(stats))
+    CrawlRun.objects.filter(pk=run_id).update(**fields)
+
+
+def progress_counts(stats: dict[str, Any]) -> dict[str, int]:
+    """The four figures shown while a crawl runs: pages, items, drops, errors."""
+    errors = sum(v for k, v in stats.items() if k.startswith(("spider_exceptions/", "downloader/exception_count")))
+    return {
+        "pages": int(stats.get("response_received_count", 0)),
+        "items": int(stats.get("stancework/ingested", 0)),
+        "drops": int(sum(v for k, v in stats.items() if k.startswith("stancework/drop/"))),
+        "errors": int(errors + stats.get("log_count/ERROR", 0)),
+    }
+
+
+def _jsonable(stats: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in stats.items()}
+
+
+def store_page(
+    run_id: int | None,
+    site: str,
+    canonical_url: str,
+    body: bytes,
+    fetched_url: str,
+    http_status: int = 200,
+    archive_timestamp: str = "",
+) -> StoredPage:
+    """Store a fetched page once: by canonical URL, and a new version only when its content changed."""
+    digest = content_hash(body)
+    with transaction.atomic():
+        page, _ = Page.objects.get_or_create(canonical_url=canonical_url, defaults={"site": site})
+        version, created = PageVersion.objects.get_or_create(
+            page=page,
+            content_hash=digest,
+            defaults={
+                "body": body,
+                "fetched_url": fetched_url,
+                "http_status": http_status,
+                "archive_timestamp": archive_timestamp,
+                "first_run_id": run_id,
+                "last_run_id": run_id,
+            },
+        )
+        if not created:
+            PageVersion.objects.filter(pk=version.pk).update(last_run_id=run_id, last_seen=timezone.now())
+        Page.objects.filter(pk=page.pk).update(last_seen=timezone.now())
+    return StoredPage(version_id=version.pk, page_id=page.pk, created=created)
+
+
+def record_drop(run_id: int | None, url: str, reason: str, detail: str = "") -> None:
+    log.warning("dropped %s: %s %s", url, reason, detail)
+    if run_id is None:
+        return
+    Drop.objects.create(run_id=run_id, url=url[:2000], reason=reason[:64], detail=detail)
+

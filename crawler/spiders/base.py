@@ -1,0 +1,108 @@
+"""The shared spider: discover debates from listing pages (live) or from the Wayback CDX (archive).
+
+Site spiders only name their site, start pages and delay; extraction is the pure parser's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, ClassVar
+
+import scrapy
+from scrapy.http import Response
+
+from crawler.items import DebateItem, FetchedPage, ListingItem
+from crawler.linkrules import forbidden_reason
+from crawler.parsing import BadPageError, archive_patterns, is_debate_url, listing_links, parse_debate
+from crawler.webarchive import CdxError, cdx_query, parse_cdx, snapshot_url, strip_archive_markup
+
+
+class DebateSpider(scrapy.Spider):
+    site: ClassVar[str] = ""
+    live_start_urls: ClassVar[tuple[str, ...]] = ()
+    # Seconds between requests to the site; robots.txt's Crawl-delay, when larger, should be set here.
+    download_delay: float = 2.0
+
+    def __init__(
+        self,
+        run_id: int | str | None = None,
+        archive: str = "",
+        start_urls: str | list[str] = "",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.run_id = int(run_id) if run_id not in (None, "") else None
+        self.archive = archive.split(":", 1) if archive else []
+        urls = start_urls.split(",") if isinstance(start_urls, str) else list(start_urls)
+        self.start_urls = [u.strip() for u in urls if u.strip()] or list(self.live_start_urls)
+
+    async def start(self) -> AsyncIterator[scrapy.Request]:
+        for request in self.start_requests():
+            yield request
+
+    def start_requests(self) -> Iterator[scrapy.Request]:
+        if self.archive:
+            start, end = self.archive
+            for pattern in archive_patterns(self.site):
+                yield scrapy.Request(
+                    cdx_query(pattern, start, end), callback=self.parse_cdx, cb_kwargs={"pattern": pattern}
+                )
+            return
+        for url in self.start_urls:
+            callback = self.parse_debate if is_debate_url(self.site, url) else self.parse_listing
+            yield scrapy.Request(url, callback=callback, dont_filter=True)
+
+    def _page(self, response: Response) -> FetchedPage:
+        original = response.meta.get("original_url", response.url)
+        body = strip_archive_markup(response.body) if response.meta.get("archive_timestamp") else response.body
+        return FetchedPage(
+            site=self.site,
+            url=original,
+            fetched_url=response.url,
+            body=body,
+            status=response.status,
+            archive_timestamp=response.meta.get("archive_timestamp", ""),
+        )
+
+    def parse_listing(self, response: Response) -> Iterator[Any]:
+        page = self._page(response)
+        yield ListingItem(page=page)
+        debates, listings = listing_links(self.site, page.body, page.url)
+        for url in debates:
+            if not forbidden_reason(url):
+                yield response.follow(url, callback=self.parse_debate)
+        for url in listings:
+            if not forbidden_reason(url):
+                yield response.follow(url, callback=self.parse_listing)
+
+    def parse_debate(self, response: Response) -> Iterator[DebateItem]:
+        page = self._page(response)
+        try:
+            record = parse_debate(self.site, page.body, page.url)
+        except BadPageError as error:
+            yield DebateItem(page=page, error=error.reason, error_detail=error.detail)
+            return
+        for warning in record.warnings:
+            self.logger.info("%s: %s", page.url, warning)
+        yield DebateItem(page=page, record=record)
+
+    def parse_cdx(self, response: Response, pattern: str) -> Iterator[scrapy.Request]:
+        try:
+            captures, resume_key = parse_cdx(response.text)
+        except CdxError as error:
+            self.logger.error("CDX answer for %s unusable: %s", pattern, error)
+            return
+        for capture in captures:
+            if is_debate_url(self.site, capture.original) and not forbidden_reason(capture.original):
+                yield scrapy.Request(
+                    snapshot_url(capture.timestamp, capture.original),
+                    callback=self.parse_debate,
+                    meta={"original_url": capture.original, "archive_timestamp": capture.timestamp},
+                )
+        if resume_key:
+            start, end = self.archive
+            yield scrapy.Request(
+                cdx_query(pattern, start, end, resume_key=resume_key),
+                callback=self.parse_cdx,
+                cb_kwargs={"pattern": pattern},
+            )

@@ -1,0 +1,36 @@
+"""procon.org per-topic sites (until ~2019; since 2020 they redirect to Britannica): crawl them archived."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from scrapy.http import Response
+
+from crawler.items import DebateItem
+from crawler.spiders.base import DebateSpider
+
+
+class ProconSpider(DebateSpider):
+    name = "procon"
+    site = "procon"
+    allowed_domains = ["procon.org", "web.archive.org", "127.0.0.1", "localhost"]
+    live_start_urls = ("https://www.procon.org/",)
+    download_delay = 3.0
+
+    def parse_listing(self, response: Response) -> Iterator[Any]:
+        """A topic site's page: links to its Pro & Con Quotes pages.
+
+        @fixture tests/fixtures/crawler/procon/topic-home.html
+        @returns requests 2 2
+        """
+        yield from super().parse_listing(response)
+
+    def parse_debate(self, response: Response) -> Iterator[DebateItem]:
+        """A 2015 "Pro & Con Quotes" page (saved from medicalmarijuana.procon.org).
+
+        @fixture ../shared/fixtures/procon/medicalmarijuana-view-answers-001325-2015-07.html
+        @returns items 1 1
+        @scrapes page record
+        """
+        yield from super().parse_debate(response)
