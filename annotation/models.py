@@ -287,3 +287,7 @@ class Authorship(models.Model):
 
     def __str__(self) -> str:
         return f"p{self.perspective_id} written by {self.worker}"
+
+
+# The money ledger (issue 6) lives in its own module; importing it here registers its models.
+from annotation.ledger import LedgerEntry, ReconciliationIssue  # noqa: E402, F401
