@@ -47,7 +47,8 @@ class Aggregate:
 
 
 class LabelModel(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def fit(self, responses: Responses) -> Aggregate: ...
 

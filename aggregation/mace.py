@@ -91,6 +91,7 @@ class MACE:
         answered = responses.responses_per_worker()
         known = np.bincount(w, weights=knowing, minlength=responses.n_workers)
         theta = (known + self.smoothing) / (answered + 2 * self.smoothing)
-        spam = np.bincount(w * k + responses.label, weights=1.0 - knowing, minlength=responses.n_workers * k)
-        spam = spam.reshape(responses.n_workers, k) + self.smoothing
+        cell = w * k + responses.label
+        spammed = np.bincount(cell, weights=1.0 - knowing, minlength=responses.n_workers * k)
+        spam = spammed.reshape(responses.n_workers, k) + self.smoothing
         return theta, spam / spam.sum(axis=1, keepdims=True)
