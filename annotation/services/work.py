@@ -94,8 +94,11 @@ def can_retry_quiz(worker: Worker, job: Job) -> bool:
 
 def check_can_work(job: Job, worker: Worker) -> None:
     """Raise NoWorkError with a reason the worker can read, or return when they may work."""
+    worker.refresh_from_db(fields=["blocked"])
     if worker.blocked:
         raise NoWorkError("Your account can no longer take work here.")
+    # Read the state afresh: a page or a crowd loop may hold the job from before a pause.
+    job.refresh_from_db(fields=["state"])
     if job.state not in JobState.open():
         raise NoWorkError("This job is not taking work at the moment.")
     found = qualification(worker, job.task_type)
@@ -242,7 +245,6 @@ class ServiceQueue:
         return grade_quiz(worker, self.job, answers).passed
 
     def next_assignment(self, worker: Worker) -> Assignment | None:
-        self.job.refresh_from_db(fields=["state"])
         try:
             return next_assignment(self.job, worker)
         except NoWorkError:

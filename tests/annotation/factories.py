@@ -1,0 +1,63 @@
+"""Small corpora for annotation tests."""
+
+from __future__ import annotations
+
+import factory
+
+from corpus.models import (
+    Claim,
+    ClusterMember,
+    Perspective,
+    PerspectiveCluster,
+    Side,
+    Stance3,
+    Stance5,
+    Status,
+)
+
+STANCES = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
+
+
+class ClaimFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Claim
+
+    cid = factory.Sequence(lambda n: n + 1)
+    text = factory.Sequence(lambda n: f"Claim number {n} should be debated")
+    source = "idebate"
+
+
+class PerspectiveFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Perspective
+
+    pid = factory.Sequence(lambda n: n + 1)
+    text = factory.Sequence(lambda n: f"Perspective number {n} gives a reason")
+    source = "idebate"
+
+
+def make_cluster(
+    claim: Claim, position: int, stance: str, status: str = Status.CANDIDATE
+) -> PerspectiveCluster:
+    side = Side.PRO if stance in (Stance5.SUPPORT, Stance5.MILDLY_SUPPORT) else Side.CON
+    cluster = PerspectiveCluster.objects.create(
+        claim=claim,
+        position=position,
+        stance_5=stance,
+        stance_3=Stance3.SUPPORT if side == Side.PRO else Stance3.UNDERMINE,
+        status=status,
+        source_side=side,
+    )
+    ClusterMember.objects.create(cluster=cluster, perspective=PerspectiveFactory(), position=0)
+    return cluster
+
+
+def make_corpus(claims: int = 3, perspectives: int = 4, status: str = Status.CANDIDATE) -> list[Claim]:
+    """`claims` claims with `perspectives` one-member clusters each, stances known."""
+    made = []
+    for _ in range(claims):
+        claim = ClaimFactory()
+        for position in range(perspectives):
+            make_cluster(claim, position, STANCES[position % len(STANCES)], status)
+        made.append(claim)
+    return made
