@@ -63,7 +63,9 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
     if note:
         log.info("%s", note)
     archive = f"{run.archive_from}:{run.archive_to}" if run.archive_from else ""
-    process = CrawlerProcess(scrapy_settings(run, jobdir), install_root_handler=True)
+    process = CrawlerProcess(scrapy_settings(run, jobdir), install_root_handler=False)
+    # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
+    logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
     process.crawl(spiders[run.site], run_id=run.pk, archive=archive, start_urls=list(run.start_urls))
     try:
         process.start()

@@ -15,7 +15,7 @@ class FetchedPage:
     site: str
     url: str
     fetched_url: str
-    body: bytes
+    body: bytes = field(repr=False)
     status: int = 200
     archive_timestamp: str = ""
 
@@ -30,13 +30,13 @@ class ListingItem:
 @dataclass
 class DebateItem:
     page: FetchedPage
-    record: DebateRecord | None = None
+    record: DebateRecord | None = field(default=None, repr=False)
     # Set by the spider when the page is not a debate (BadPageError's reason and detail).
     error: str = ""
     error_detail: str = ""
     # Filled by the pipelines.
     version_id: int | None = None
-    prepared: list[Any] = field(default_factory=list)
+    prepared: list[Any] = field(default_factory=list, repr=False)
 
     @property
     def url(self) -> str:

@@ -49,8 +49,7 @@ class DebateSpider(scrapy.Spider):
                 )
             return
         for url in self.start_urls:
-            callback = self.parse_debate if is_debate_url(self.site, url) else self.parse_listing
-            yield scrapy.Request(url, callback=callback, dont_filter=True)
+            yield scrapy.Request(url, callback=self.parse_start, dont_filter=True)
 
     def _page(self, response: Response) -> FetchedPage:
         original = response.meta.get("original_url", response.url)
@@ -63,6 +62,19 @@ class DebateSpider(scrapy.Spider):
             status=response.status,
             archive_timestamp=response.meta.get("archive_timestamp", ""),
         )
+
+    def parse_start(self, response: Response) -> Iterator[Any]:
+        """A start page is a debate when it has a debate title, else a listing."""
+        page = self._page(response)
+        try:
+            record = parse_debate(self.site, page.body, page.url)
+        except BadPageError as error:
+            if error.reason == "no_title":
+                yield from self.parse_listing(response)
+            else:
+                yield DebateItem(page=page, error=error.reason, error_detail=error.detail)
+            return
+        yield DebateItem(page=page, record=record)
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         page = self._page(response)

@@ -1,0 +1,130 @@
+"""Crawl admin: start a crawl (through Celery, as its own process), watch its progress, browse provenance."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+
+from crawler import services
+from crawler.models import CrawlRun, Debate, Drop, Page, PageVersion, Point
+from crawler.parsing import SITES
+
+
+class StartCrawlForm(forms.Form):
+    site = forms.ChoiceField(choices=[(s, s) for s in SITES])
+    archive = forms.CharField(
+        required=False, help_text="FROM:TO Wayback timestamps (e.g. 2012:2019) to crawl archived snapshots"
+    )
+    limit = forms.IntegerField(required=False, min_value=1, help_text="stop after this many debates")
+
+    def clean_archive(self) -> str:
+        value = self.cleaned_data["archive"].strip()
+        if value:
+            try:
+                services.parse_archive_range(value)
+            except services.CrawlRequestError as error:
+                raise forms.ValidationError(str(error)) from None
+        return value
+
+
+class DropInline(admin.TabularInline):
+    model = Drop
+    fields = ("reason", "url", "detail", "created")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    max_num = 0
+
+
+@admin.register(CrawlRun)
+class CrawlRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "site", "mode", "status", "pages", "items", "drops", "errors", "created", "finished")
+    list_filter = ("site", "status", "mode")
+    readonly_fields = [f.name for f in CrawlRun._meta.fields]
+    inlines = [DropInline]
+    actions = ["stop_crawls", "crawl_again"]
+    change_list_template = "crawler/crawlrun_change_list.html"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def get_urls(self) -> list[URLPattern]:
+        start = path("start/", self.admin_site.admin_view(self.start_view), name="crawler_crawlrun_start")
+        return [start, *super().get_urls()]
+
+    def start_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_change_permission(request):
+            return HttpResponseRedirect(reverse("admin:index"))
+        form = StartCrawlForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            run = services.request_crawl(
+                form.cleaned_data["site"],
+                archive=form.cleaned_data["archive"],
+                limit=form.cleaned_data["limit"],
+                user_id=request.user.pk,
+            )
+            self.message_user(request, f"Crawl {run.pk} of {run.site} queued; it runs in its own process.")
+            return HttpResponseRedirect(reverse("admin:crawler_crawlrun_change", args=[run.pk]))
+        context: dict[str, Any] = {**self.admin_site.each_context(request), "form": form, "title": "Start a crawl"}
+        return TemplateResponse(request, "crawler/start_crawl.html", context)
+
+    @admin.action(description="Stop the selected crawls (gracefully; they can resume)")
+    def stop_crawls(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
+        stopped = sum(services.stop_crawl(run.pk) for run in queryset)
+        self.message_user(request, f"Asked {stopped} crawl(s) to stop.")
+
+    @admin.action(description="Crawl the selected sites again")
+    def crawl_again(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
+        for run in queryset:
+            archive = f"{run.archive_from}:{run.archive_to}" if run.archive_from else ""
+            new = services.request_crawl(run.site, archive=archive, limit=run.limit, user_id=request.user.pk)
+            self.message_user(request, f"Crawl {new.pk} of {new.site} queued.", messages.SUCCESS)
+
+
+class PointInline(admin.TabularInline):
+    model = Point
+    fields = ("current", "side", "position", "site_point_id", "headline", "cluster", "perspective", "evidence")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    max_num = 0
+
+
+@admin.register(Debate)
+class DebateAdmin(admin.ModelAdmin):
+    list_display = ("motion", "site", "theme", "claim", "updated")
+    list_filter = ("site", "layout")
+    search_fields = ("motion", "url")
+    readonly_fields = [f.name for f in Debate._meta.fields]
+    inlines = [PointInline]
+
+
+class PageVersionInline(admin.TabularInline):
+    model = PageVersion
+    fields = ("content_hash", "fetched_url", "http_status", "archive_timestamp", "fetched", "last_seen")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    max_num = 0
+
+
+@admin.register(Page)
+class PageAdmin(admin.ModelAdmin):
+    list_display = ("canonical_url", "site", "first_seen", "last_seen")
+    list_filter = ("site",)
+    search_fields = ("canonical_url",)
+    readonly_fields = ("canonical_url", "site", "first_seen", "last_seen")
+    inlines = [PageVersionInline]
+
+
+@admin.register(Drop)
+class DropAdmin(admin.ModelAdmin):
+    list_display = ("reason", "url", "run", "created")
+    list_filter = ("reason",)
+    readonly_fields = ("run", "url", "reason", "detail", "created")
