@@ -94,7 +94,7 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
     task_type = get_task_type(job.task_type)
     if not services.can_retry_quiz(visitor.worker, job):
         return HttpResponseRedirect(_url("job", job.pk, visitor))
-    form = QuizForm(task_type.quiz, request.POST or None)
+    form = QuizForm(task_type.quiz, request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         result = services.grade_quiz(visitor.worker, job, form.answers())
         if result.passed:
@@ -147,7 +147,11 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such assignment for you")
     if assignment.state != "accepted":
         return _after_submit(request, assignment, visitor)
-    form = HitForm(get_task_type(job.task_type), services.items_of(assignment), request.POST or None)
+    form = HitForm(
+        get_task_type(job.task_type),
+        services.items_of(assignment),
+        request.POST if request.method == "POST" else None,
+    )
     if request.method == "POST" and form.is_valid():
         try:
             services.submit_assignment(assignment.pk, form.answers())

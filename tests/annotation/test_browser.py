@@ -1,0 +1,89 @@
+"""Done-when: a stance job over 20 claims, by an in-house annotator in real Chromium (quiz, task, submit)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+
+from annotation import services
+from annotation.models import Assignment, Response
+from annotation.task_types import get_task_type
+from tests.annotation.factories import make_corpus
+
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the test makes
+    # around it are still synchronous and safe.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        try:
+            yield browser.new_page()
+        finally:
+            browser.close()
+
+
+def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
+    make_corpus(claims=20, perspectives=2)
+    job = services.publish_job(services.create_job("stance", {}, provider="inhouse").pk)
+    User.objects.create_user("annotator", password="a-long-test-password")
+
+    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
+    page.fill("input[name=username]", "annotator")
+    page.fill("input[name=password]", "a-long-test-password")
+    page.click("button[type=submit]")
+    page.click("text=Take the qualification quiz")
+    for question in get_task_type("stance").quiz:
+        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
+    page.click("#submit-quiz")
+    page.click("text=Start working")
+
+    # Keyboard only: the first item has focus; "1" answers Supports and moves to the next item.
+    page.wait_for_selector("fieldset.item")
+    items = page.locator("fieldset.item").count()
+    for _ in range(items):
+        page.keyboard.press("1")
+    page.click("#submit-hit")
+    page.wait_for_selector("text=your answers are saved")
+
+    assignment = Assignment.objects.get()
+    assert items == 20  # ten claims with both their perspectives
+    assert assignment.state == "submitted" and assignment.work_seconds > 0
+    assert Response.objects.filter(assignment=assignment, label="SUPPORT").count() == 20
+
+
+def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, page: Any) -> None:
+    make_corpus(claims=1, perspectives=1)
+    job = services.publish_job(services.create_job("stance", {}, provider="inhouse").pk)
+    User.objects.create_user("annotator", password="a-long-test-password")
+
+    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
+    page.fill("input[name=username]", "annotator")
+    page.fill("input[name=password]", "a-long-test-password")
+    page.click("button[type=submit]")
+    page.click("text=Take the qualification quiz")
+    for question in get_task_type("stance").quiz:
+        page.check(f"fieldset[data-question={question.key}] input[value=MILDLY_SUPPORT]")
+    page.click("#submit-quiz")
+
+    assert "cannot offer you this work" in page.text_content("#message")
+    assert not Assignment.objects.exists()
