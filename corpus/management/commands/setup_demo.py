@@ -1,0 +1,52 @@
+"""Everything `make run` needs after migrating: the release imported and a staff login printed."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from corpus.models import Claim
+
+STAFF_USERNAME = "admin"
+
+
+class Command(BaseCommand):
+    help = "Import the PERSPECTRUM release (downloading it when not on disk) and create a staff login."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--username", default=STAFF_USERNAME)
+
+    def handle(self, *args: Any, username: str, **options: Any) -> None:
+        release_dir = settings.PERSPECTRUM_DIR
+        if (release_dir / "perspectrum_with_answers_v1.0.json").exists():
+            call_command("import_perspectrum", str(release_dir), stdout=self.stdout)
+        elif not Claim.objects.filter(text_missing=False).exists():
+            target = settings.DATA_DIR / "perspectrum"
+            self.stdout.write(f"{release_dir} has no release; downloading it into {target}")
+            try:
+                call_command("import_perspectrum", str(target), download=True, stdout=self.stdout)
+            except CommandError as error:
+                self.stderr.write(f"The release was not imported: {error}")
+        self._print_login(username)
+
+    def _print_login(self, username: str) -> None:
+        password_file = settings.VAR_DIR / "staff_password"
+        user = User.objects.filter(username=username).first()
+        if user is None or not password_file.exists():
+            password = secrets.token_urlsafe(12)
+            user = user or User(username=username, email=f"{username}@localhost")
+            user.is_staff = user.is_superuser = True
+            user.set_password(password)
+            user.save()
+            settings.VAR_DIR.mkdir(parents=True, exist_ok=True)
+            password_file.write_text(password)
+            password_file.chmod(0o600)
+        self.stdout.write(
+            f"Staff login for http://127.0.0.1:8000/admin/ : {username} / {password_file.read_text().strip()}"
+            f"  (stored in {password_file})"
+        )
