@@ -16,6 +16,8 @@ REFERENCE_START = re.compile(
     r"^\s*(?:\[\s*(?:\d{1,3}|[ivxlc]{1,6})\s*\]|\(\s*\d{1,3}\s*\)|\d{1,3}\s*\.?\s*(?=[A-Z“\"‘'h])|\d{1,3}\s*$)",
     re.I,
 )
+# Footnotes that share the paragraph's last line break ("…productivity1. 1 USA Today, 15 Jul 11, …").
+TRAILING_NOTES = re.compile(r"(?<=[.!?”\"’)\]\d])\s+((?:\[\s*\d{1,3}\s*\]|\d{1,2})\s*[A-Z“\"‘][^\n]*)$")
 SOURCE_HINT = re.compile(r"https?://|www\.|accessed|retrieved|\b(?:1[89]|20)\d\d\b|\bp\.?\s?\d", re.I)
 SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
 TOKEN = re.compile(r"\w+(?:['’]\w+)*")
@@ -37,8 +39,25 @@ def is_reference_line(line: str) -> bool:
     return bool(REFERENCE_START.match(line)) and (bool(SOURCE_HINT.search(line)) or len(tokens(line)) <= 25)
 
 
+def split_notes(paragraph: str) -> tuple[str, str]:
+    """(text, trailing footnotes) of a paragraph whose notes follow its last sentence on the same line."""
+    match = TRAILING_NOTES.search(paragraph)
+    if match and is_reference_line(match.group(1)):
+        return paragraph[: match.start()].rstrip(), match.group(1)
+    return paragraph, ""
+
+
 def reference_lines(paragraphs: list[str]) -> list[str]:
-    return [p for p in paragraphs if is_reference_line(p)]
+    """Footnote and bibliography lines: whole reference paragraphs and notes trailing a paragraph."""
+    found = []
+    for paragraph in paragraphs:
+        if is_reference_line(paragraph):
+            found.append(paragraph)
+        else:
+            notes = split_notes(paragraph)[1]
+            if notes:
+                found.append(notes)
+    return found
 
 
 def split_sentences(text: str) -> list[str]:
@@ -54,6 +73,7 @@ def clean_evidence(paragraphs: list[str], min_tokens: int = 6) -> str:
     for paragraph in paragraphs:
         if is_reference_line(paragraph):
             continue
+        paragraph = split_notes(paragraph)[0]
         kept = [
             cleaned
             for sentence in split_sentences(paragraph)

@@ -53,6 +53,8 @@ def parse_debate(html: str | bytes, url: str) -> DebateRecord:
         record.intro, record.points = _marker_points(root)
     if not record.motion:
         raise missing(root, "no_title")
+    if not record.points:
+        raise missing(root, "no_points")
     return record
 
 
