@@ -73,7 +73,13 @@ def known_stance(cluster: PerspectiveCluster) -> str | None:
     """The stance a simulated crowd answers from: the cluster's 5-way label, else the crawled side."""
     if cluster.stance_5 in SIDE:
         return cluster.stance_5
-    return FROM_CRAWLED_SIDE.get(Side(cluster.source_side)) if cluster.source_side else None
+    if cluster.source_side:
+        return FROM_CRAWLED_SIDE.get(Side(cluster.source_side))
+    votes = list(cluster.voter_counts or [])
+    if len(votes) == len(LABELS) and sum(votes) > 0:
+        # No majority in the release: the most voted label, ties to the first in the release's order.
+        return LABELS[votes.index(max(votes))][0]
+    return None
 
 
 class StanceTaskType(TaskType):
