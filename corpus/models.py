@@ -77,7 +77,9 @@ class Claim(models.Model):
     source_url = models.URLField(max_length=2000, blank=True)
     original_title = models.TextField(blank=True)
     split = models.CharField(max_length=8, choices=Split.choices, blank=True, db_index=True)
-    topics = models.ManyToManyField(Topic, through="ClaimTopic", related_name="claims", blank=True)
+    topics: models.ManyToManyField[Topic, ClaimTopic] = models.ManyToManyField(
+        Topic, through="ClaimTopic", related_name="claims", blank=True
+    )
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -170,8 +172,10 @@ class PerspectiveCluster(models.Model):
     rule = models.CharField(
         max_length=200, blank=True, help_text="The rule and threshold that decided the status."
     )
-    perspectives = models.ManyToManyField(Perspective, through="ClusterMember", related_name="clusters")
-    evidence = models.ManyToManyField(
+    perspectives: models.ManyToManyField[Perspective, ClusterMember] = models.ManyToManyField(
+        Perspective, through="ClusterMember", related_name="clusters"
+    )
+    evidence: models.ManyToManyField[Evidence, ClusterEvidence] = models.ManyToManyField(
         Evidence, through="ClusterEvidence", related_name="clusters", blank=True
     )
     updated = models.DateTimeField(auto_now=True)

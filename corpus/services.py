@@ -38,8 +38,8 @@ def allocate_ids(model: type[models.Model], count: int) -> list[int]:
     """
     field_name = PUBLIC_ID[model]
     with transaction.atomic():
-        list(model.objects.select_for_update().order_by(f"-{field_name}").values_list("pk")[:1])
-        top = model.objects.aggregate(top=Max(field_name))["top"] or 0
+        list(model._default_manager.select_for_update().order_by(f"-{field_name}").values_list("pk")[:1])
+        top = model._default_manager.aggregate(top=Max(field_name))["top"] or 0
     return list(range(top + 1, top + 1 + count))
 
 
@@ -89,7 +89,7 @@ def _sync_rows(
 ) -> dict[int, int]:
     """Create missing rows and update changed ones; returns public id → pk."""
     fields = sorted({name for row in desired.values() for name in row})
-    existing = {row[key]: row for row in model.objects.values("pk", key, *fields)}
+    existing = {row[key]: row for row in model._default_manager.values("pk", key, *fields)}
     to_create, to_update = [], []
     for public_id, values in desired.items():
         row = existing.get(public_id)
@@ -103,12 +103,12 @@ def _sync_rows(
             to_update.append(model(pk=row["pk"], **{key: public_id}, **values))
         else:
             report.unchanged[kind] += 1
-    model.objects.bulk_create(to_create, batch_size=BATCH)
+    model._default_manager.bulk_create(to_create, batch_size=BATCH)
     if to_update:
-        model.objects.bulk_update(to_update, fields, batch_size=BATCH)
+        model._default_manager.bulk_update(to_update, fields, batch_size=BATCH)
     report.created[kind] += len(to_create)
     report.updated[kind] += len(to_update)
-    return dict(model.objects.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
+    return dict(model._default_manager.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
 
 
 def _sync_claims(release: Release, report: ImportReport) -> dict[int, int]:
