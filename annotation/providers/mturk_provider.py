@@ -1,0 +1,175 @@
+"""MTurk behind the provider interface: every HIT, review and bonus goes through the money ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import ClassVar
+
+from django.conf import settings
+
+from annotation import payments
+from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+from annotation.providers.base import (
+    AssignmentReport,
+    ExternalIdentity,
+    Provider,
+    ProviderError,
+    PublishedHit,
+    SyncReport,
+    WorkQueue,
+)
+from annotation.providers.market_clients import mturk_client
+from annotation.providers.market_errors import MarketError
+from annotation.providers.market_pages import task_url
+from annotation.providers.mturk_spec import (
+    DEFAULT_FEE_RATE,
+    HitTypeSpec,
+    QualificationPolicy,
+    check_assignments,
+)
+from annotation.worker_identity import MTURK, MarketIds, external_submit_url, market_ids
+
+STATES = {
+    "Submitted": AssignmentState.SUBMITTED,
+    "Approved": AssignmentState.APPROVED,
+    "Rejected": AssignmentState.REJECTED,
+}
+MTURK_PARAMS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
+# UpdateExpirationForHIT with a time in the past expires the HIT at once.
+PAST = dt.datetime(2015, 1, 1, tzinfo=dt.UTC)
+
+
+def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
+    """Settings give the defaults (the paper's crowd); a job's params may override each one."""
+    return QualificationPolicy(
+        locales=tuple(params.get("mturk_locales", settings.MTURK_LOCALES)),  # type: ignore[arg-type]
+        min_approved_hits=params.get("mturk_min_approved_hits", settings.MTURK_MIN_APPROVED_HITS),  # type: ignore[arg-type]
+        min_approval_rate=params.get("mturk_min_approval_rate", settings.MTURK_MIN_APPROVAL_RATE),  # type: ignore[arg-type]
+        quiz_qualification_id=settings.MTURK_QUIZ_QUALIFICATION_ID or None,
+        soft_block_qualification_id=settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID or None,
+    )
+
+
+def confirmed(entry: LedgerEntry) -> LedgerEntry:
+    """Run the row's call now and insist it ended confirmed."""
+    entry = payments.execute(entry.pk)
+    if entry.state != LedgerState.CONFIRMED:
+        raise ProviderError(
+            f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
+        )
+    return entry
+
+
+class MTurkProvider(Provider):
+    name = "mturk"
+    fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
+
+    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
+        if not hits:
+            return []
+        client = mturk_client()
+        for hit in hits:
+            check_assignments(hit.assignments_wanted)
+        fee = Decimal(str(job.params.get("fee_rate", self.fee_rate)))
+        cost = payments.worst_case(job.params, [(h.reward, h.assignments_wanted) for h in hits], fee)
+        try:
+            payments.check_funds(cost, job.budget, client.get_account_balance())
+        except MarketError as exc:
+            raise ProviderError(str(exc)) from exc
+        url = task_url(job.pk)
+        hit_types: dict[Decimal, str] = {}
+        published = []
+        for hit in hits:
+            if hit.reward not in hit_types:
+                hit_types[hit.reward] = client.create_hit_type(self._hit_type(job, hit.reward))
+            entry = payments.record(
+                LedgerKind.CREATE_HIT,
+                self.name,
+                [f"job:{job.pk}", f"hit:{hit.pk}"],
+                job_id=job.pk,
+                hit_id=hit.pk,
+                amount=hit.reward * hit.assignments_wanted,
+                params={
+                    "hit_type_id": hit_types[hit.reward],
+                    "task_url": url,
+                    "max_assignments": hit.assignments_wanted,
+                    "lifetime": int(job.params.get("lifetime_seconds", 7 * 86400)),
+                },
+            )
+            if entry.state != LedgerState.CONFIRMED:
+                entry = confirmed(entry)
+            published.append(PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=url))
+        return published
+
+    def _hit_type(self, job: Job, reward: Decimal) -> HitTypeSpec:
+        params = job.params
+        return HitTypeSpec(
+            title=str(params.get("title") or job.name or job.task_type)[:128],
+            description=str(params.get("description") or f"{job.task_type} annotation")[:2000],
+            reward=reward,
+            assignment_duration=dt.timedelta(seconds=int(params.get("assignment_seconds", 3600))),
+            keywords=tuple(params.get("keywords", ("annotation", "stance"))),
+            qualifications=qualification_policy(params),
+        )
+
+    def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
+        client = mturk_client()
+        reports = []
+        for hit in job.hits.exclude(external_id="").order_by("position"):
+            for found in client.list_assignments(hit.external_id):
+                reports.append(
+                    AssignmentReport(
+                        hit_external_id=hit.external_id,
+                        assignment_external_id=found.assignment_id,
+                        worker_external_id=found.worker_id,
+                        state=STATES.get(found.status, AssignmentState.SUBMITTED),
+                        submitted_at=found.submit_time,
+                    )
+                )
+        return SyncReport(assignments=reports)
+
+    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
+        confirmed(payments.review_intent(assignment, approve=True, feedback=feedback))
+
+    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
+        confirmed(payments.review_intent(assignment, approve=False, feedback=reason))
+
+    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
+        confirmed(payments.bonus_intent(assignment, amount, reason, idempotency_token))
+
+    def expire(self, hit: Hit) -> None:
+        mturk_client().update_expiration(hit.external_id, PAST)
+
+    def block(self, worker: Worker, reason: str) -> None:
+        """A soft block: our own qualification, which our HITs require to be absent."""
+        if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
+            mturk_client().grant_qualification(settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id)
+
+    def identity_from_params(self, params: Mapping[str, str]) -> ExternalIdentity | None:
+        ids = market_ids(params)
+        if ids is None or ids.market != MTURK:
+            return None
+        return ExternalIdentity(
+            provider=self.name,
+            worker_id=ids.worker_id,
+            hit_id=ids.hit_id,
+            assignment_id=ids.assignment_id,
+            extra={name: params[name] for name in MTURK_PARAMS if params.get(name)},
+            preview=ids.preview,
+        )
+
+    def after_submit_url(self, assignment: Assignment, identity: ExternalIdentity | None) -> str:
+        """MTurk's externalSubmit; the page posts assignmentId there after we have saved."""
+        if identity is None:
+            return ""
+        ids = MarketIds(
+            MTURK,
+            identity.worker_id,
+            identity.hit_id,
+            identity.assignment_id,
+            identity.extra.get("turkSubmitTo", ""),
+        )
+        return f"{external_submit_url(ids)}?assignmentId={identity.assignment_id}"
