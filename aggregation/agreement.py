@@ -13,6 +13,7 @@ import numpy.typing as npt
 
 from aggregation.labels import NO_MAJORITY
 from aggregation.responses import Responses, SingleRaterError
+from aggregation.rowwise import row_argmax, row_max, row_sum
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -33,9 +34,9 @@ def rho(counts: npt.ArrayLike) -> FloatArray:
     (m − 1)/(n − 1)). With fewer than two ratings there is no pair, so ρ is NaN, never a guess.
     """
     matrix = _as_counts(counts)
-    n = matrix.sum(axis=1)
+    n = row_sum(matrix)
     pairs = n * (n - 1)
-    agreeing = (matrix * (matrix - 1)).sum(axis=1)
+    agreeing = row_sum(matrix * (matrix - 1))
     result = np.full(matrix.shape[0], np.nan)
     np.divide(agreeing, pairs, out=result, where=pairs > 0)
     return result
@@ -48,9 +49,11 @@ def majority(counts: npt.ArrayLike) -> IntArray:
     with no ratings at all have no majority either.
     """
     matrix = _as_counts(counts)
-    top = matrix.max(axis=1, initial=0)
-    winners = (matrix == top[:, None]).sum(axis=1)
-    labels = matrix.argmax(axis=1).astype(np.intp)
+    if matrix.shape[1] == 0:
+        return np.full(matrix.shape[0], NO_MAJORITY, dtype=np.intp)
+    top = row_max(matrix)
+    winners = row_sum(matrix == top[:, None])
+    labels = row_argmax(matrix)
     labels[(winners != 1) | (top == 0)] = NO_MAJORITY
     return labels
 
@@ -63,7 +66,7 @@ def fleiss_kappa(counts: npt.ArrayLike) -> float:
     usual generalisation (each item's ρ weighted equally, p_j pooled over ratings).
     """
     matrix = _as_counts(counts)
-    rated = matrix[matrix.sum(axis=1) >= 2]
+    rated = matrix[row_sum(matrix) >= 2]
     if rated.shape[0] == 0:
         raise SingleRaterError("Fleiss' κ needs at least one item with two ratings")
     observed = float(np.mean(rho(rated)))
@@ -78,7 +81,7 @@ def fleiss_kappa(counts: npt.ArrayLike) -> float:
 def krippendorff_alpha(counts: npt.ArrayLike) -> float:
     """Nominal Krippendorff's α from a count matrix, computed by the ``krippendorff`` package."""
     matrix = _as_counts(counts)
-    rated = matrix[matrix.sum(axis=1) >= 2]
+    rated = matrix[row_sum(matrix) >= 2]
     if rated.shape[0] == 0:
         raise SingleRaterError("Krippendorff's α needs at least one item with two ratings")
     if np.count_nonzero(rated.sum(axis=0)) < 2:

@@ -12,10 +12,12 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+from scipy import sparse
 
 from aggregation.agreement import majority, worker_agreement_with_majority
 from aggregation.labels import NO_MAJORITY, LabelSet
 from aggregation.responses import Responses
+from aggregation.rowwise import row_argmax, row_max, row_sum
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -60,7 +62,7 @@ class MajorityVote:
 
     def fit(self, responses: Responses) -> Aggregate:
         counts = responses.counts()
-        totals = counts.sum(axis=1, keepdims=True)
+        totals = row_sum(counts)[:, None]
         return Aggregate(
             model=self.name,
             items=responses.items,
@@ -75,34 +77,62 @@ class MajorityVote:
 def vote_shares(responses: Responses) -> FloatArray:
     """Each item's label shares: the soft majority vote that EM models start from."""
     counts = responses.counts().astype(np.float64)
-    return counts / counts.sum(axis=1, keepdims=True)
+    return counts / row_sum(counts)[:, None]
 
 
-def sum_per_item(responses: Responses, per_response: FloatArray) -> FloatArray:
-    """Sum an (responses × classes) array into (items × classes), one bincount per class."""
-    return np.stack(
-        [
-            np.bincount(responses.item_index, weights=per_response[:, c], minlength=responses.n_items)
-            for c in range(per_response.shape[1])
-        ],
-        axis=1,
-    )
+@dataclass(frozen=True)
+class Incidence:
+    """Responses as a sparse (items × worker-label cells) count matrix, cell = worker·K + label.
+
+    Both EM models only ever need, per iteration, the items' sums over a per-cell table (E-step)
+    and the cells' sums over a per-item table (M-step): two sparse products with one non-zero per
+    response. That is why scipy.sparse is used rather than per-class ``bincount`` loops (about 10×
+    slower on 100k responses).
+    """
+
+    item_by_cell: sparse.csr_matrix
+    cell_by_item: sparse.csr_matrix
+    n_workers: int
+    n_labels: int
+
+    @classmethod
+    def of(cls, responses: Responses) -> Incidence:
+        k = responses.n_labels
+        cell = responses.worker_index * k + responses.label
+        ones = np.ones(len(responses))
+        shape = (responses.n_items, responses.n_workers * k)
+        item_by_cell = sparse.csr_matrix((ones, (responses.item_index, cell)), shape=shape)
+        return cls(item_by_cell, item_by_cell.T.tocsr(), responses.n_workers, k)
+
+    def per_item(self, per_cell: FloatArray) -> FloatArray:
+        """(items × classes): Σ over an item's responses of their cell's row of ``per_cell``."""
+        return np.asarray(self.item_by_cell @ per_cell)
+
+    def per_cell(self, per_item: FloatArray) -> FloatArray:
+        """(workers × given labels × classes): Σ over a cell's responses of their item's row."""
+        summed = np.asarray(self.cell_by_item @ per_item)
+        return summed.reshape(self.n_workers, self.n_labels, per_item.shape[1])
+
+    def responses_per_cell(self) -> FloatArray:
+        """(workers × given labels): how many responses each worker gave with each label."""
+        counted = np.asarray(self.cell_by_item.sum(axis=1)).ravel()
+        return counted.reshape(self.n_workers, self.n_labels)
 
 
 def normalise_log(log_joint: FloatArray) -> tuple[FloatArray, float]:
     """Posterior rows from unnormalised log joints, and the total log-likelihood (log-sum-exp)."""
-    peak = log_joint.max(axis=1, keepdims=True)
+    peak = row_max(log_joint)[:, None]
     weights = np.exp(log_joint - peak)
-    totals = weights.sum(axis=1, keepdims=True)
+    totals = row_sum(weights)[:, None]
     log_likelihood = float(np.sum(np.log(totals) + peak))
     return weights / totals, log_likelihood
 
 
 def decide(posteriors: FloatArray) -> IntArray:
     """Most probable class per item; an exact tie (e.g. an item nobody could inform) → NO_MAJORITY."""
-    labels = posteriors.argmax(axis=1).astype(np.intp)
-    top = posteriors.max(axis=1, keepdims=True)
-    labels[np.isclose(posteriors, top, rtol=0.0, atol=1e-12).sum(axis=1) > 1] = NO_MAJORITY
+    labels = row_argmax(posteriors)
+    top = row_max(posteriors)[:, None]
+    labels[row_sum(np.abs(posteriors - top) <= 1e-12) > 1] = NO_MAJORITY
     return labels
 
 

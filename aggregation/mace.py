@@ -15,10 +15,10 @@ import numpy as np
 from aggregation.label_models import (
     Aggregate,
     FloatArray,
+    Incidence,
     decide,
     has_converged,
     normalise_log,
-    sum_per_item,
     vote_shares,
 )
 from aggregation.responses import Responses
@@ -38,16 +38,16 @@ class MACE:
     name: str = "mace"
 
     def fit(self, responses: Responses) -> Aggregate:
+        incidence = Incidence.of(responses)
+        answered = incidence.responses_per_cell()
         posteriors = vote_shares(responses)
         # Start as if every response agreeing with the soft majority was a known answer.
-        knowing = posteriors[responses.item_index, responses.label]
-        theta, spam = self._maximise(responses, knowing)
+        theta, spam = self._maximise(incidence, answered, posteriors, np.ones_like(answered))
         log_likelihood = float("-inf")
         iterations, converged = 0, False
         for iterations in range(1, self.max_iter + 1):  # noqa: B007 — the count is reported
-            posteriors, current = self._expect(responses, theta, spam)
-            knowing = self._knowing(responses, posteriors, theta, spam)
-            theta, spam = self._maximise(responses, knowing)
+            posteriors, current = self._expect(incidence, theta, spam)
+            theta, spam = self._maximise(incidence, answered, posteriors, self._knowing_share(theta, spam))
             if has_converged(log_likelihood, current, self.tol):
                 log_likelihood, converged = current, True
                 break
@@ -65,33 +65,30 @@ class MACE:
             log_likelihood=log_likelihood,
         )
 
-    def _answer_probability(self, responses: Responses, theta: FloatArray, spam: FloatArray) -> FloatArray:
-        """P(given label | true class c) for every response and class: θ·[l = c] + (1 − θ)·ξ[l]."""
-        w, given = responses.worker_index, responses.label
-        spammed = ((1.0 - theta[w]) * spam[w, given])[:, None]
-        probability = np.repeat(spammed, responses.n_labels, axis=1)
-        probability[np.arange(len(responses)), given] += theta[w]
-        return probability
+    def _expect(self, incidence: Incidence, theta: FloatArray, spam: FloatArray) -> tuple[FloatArray, float]:
+        """Posteriors from P(given l | true c) = θ·[l = c] + (1 − θ)·ξ[l], tabulated per (worker, l, c)."""
+        k = incidence.n_labels
+        answer = np.repeat(((1.0 - theta)[:, None] * spam)[:, :, None], k, axis=2)
+        answer[:, np.arange(k), np.arange(k)] += theta[:, None]
+        log_prior = -np.log(k)
+        return normalise_log(log_prior + incidence.per_item(np.log(answer).reshape(-1, k)))
 
-    def _expect(self, responses: Responses, theta: FloatArray, spam: FloatArray) -> tuple[FloatArray, float]:
-        per_response = np.log(self._answer_probability(responses, theta, spam))
-        log_prior = -np.log(responses.n_labels)
-        return normalise_log(log_prior + sum_per_item(responses, per_response))
+    @staticmethod
+    def _knowing_share(theta: FloatArray, spam: FloatArray) -> FloatArray:
+        """Per (worker, given label): P(knew | answer matches the truth) = θ / (θ + (1 − θ)·ξ[l])."""
+        return theta[:, None] / (theta[:, None] + (1.0 - theta[:, None]) * spam)
 
-    def _knowing(
-        self, responses: Responses, posteriors: FloatArray, theta: FloatArray, spam: FloatArray
-    ) -> FloatArray:
-        """E[worker knew the answer] per response: T[i, l]·θ / (θ + (1 − θ)·ξ[l])."""
-        w, given = responses.worker_index, responses.label
-        matched = theta[w] + (1.0 - theta[w]) * spam[w, given]
-        return posteriors[responses.item_index, given] * theta[w] / matched
+    def _maximise(
+        self, incidence: Incidence, answered: FloatArray, posteriors: FloatArray, knowing_share: FloatArray
+    ) -> tuple[FloatArray, FloatArray]:
+        """θ and ξ from expected knowing/spamming counts.
 
-    def _maximise(self, responses: Responses, knowing: FloatArray) -> tuple[FloatArray, FloatArray]:
-        w, k = responses.worker_index, responses.n_labels
-        answered = responses.responses_per_worker()
-        known = np.bincount(w, weights=knowing, minlength=responses.n_workers)
-        theta = (known + self.smoothing) / (answered + 2 * self.smoothing)
-        cell = w * k + responses.label
-        spammed = np.bincount(cell, weights=1.0 - knowing, minlength=responses.n_workers * k)
-        spam = spammed.reshape(responses.n_workers, k) + self.smoothing
+        A response with label l is known with expectation T[i, l]·share[w, l]; summed per cell that is
+        share[w, l] times the cell's total posterior mass on l.
+        """
+        k = incidence.n_labels
+        on_given = incidence.per_cell(posteriors)[:, np.arange(k), np.arange(k)]
+        known = knowing_share * on_given
+        theta = (known.sum(axis=1) + self.smoothing) / (answered.sum(axis=1) + 2 * self.smoothing)
+        spam = answered - known + self.smoothing
         return theta, spam / spam.sum(axis=1, keepdims=True)

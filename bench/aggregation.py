@@ -1,0 +1,132 @@
+"""Aggregation core against its targets (issue 5, item 8) and against crowd-kit on the same labels.
+
+Targets: ρ + majority over 1M labels ≤ 1 s; Dawid–Skene and MACE over 100k labels much faster than
+crowd-kit. The crowd is simulated (20% spammers answering one label); figures are wall-clock seconds,
+ours best of 3, crowd-kit's one run. crowd-kit is a dev dependency: without it those lines say so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from aggregation.dawid_skene import DawidSkene
+from aggregation.label_models import Aggregate, LabelModel, MajorityVote
+from aggregation.labels import STANCE_5, LabelSet
+from aggregation.mace import MACE
+from aggregation.responses import Responses
+from aggregation.rules import stance_outcome
+
+SEED = 2019
+
+
+def simulated_labels(
+    n_items: int, per_item: int, n_workers: int, n_labels: int, spam_share: float = 0.2
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """items, workers, labels (long format) and the true label per item."""
+    rng = np.random.default_rng(SEED)
+    truth = rng.integers(0, n_labels, n_items)
+    accuracy = rng.uniform(0.6, 0.95, n_workers)
+    spammer = rng.random(n_workers) < spam_share
+    items = np.repeat(np.arange(n_items), per_item)
+    # Distinct workers per item: an offset walk over a random permutation of the pool.
+    pool = rng.permutation(n_workers)
+    start = rng.integers(0, n_workers, n_items)
+    workers = pool[(np.repeat(start, per_item) + np.tile(np.arange(per_item), n_items)) % n_workers]
+    wrong = (truth[items] + rng.integers(1, n_labels, len(items))) % n_labels
+    labels = np.where(rng.random(len(items)) < accuracy[workers], truth[items], wrong)
+    labels = np.where(spammer[workers], 0, labels)
+    return items, workers, labels, truth
+
+
+def best_of(runs: int, work: Callable[[], Any]) -> tuple[float, Any]:
+    best, result = float("inf"), None
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = work()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def bench_rho_and_majority() -> None:
+    items, workers, labels, _ = simulated_labels(200_000, 5, 5_000, len(STANCE_5))
+    encode_s, responses = best_of(3, lambda: Responses.from_codes(items, workers, labels, STANCE_5))
+    rule_s, outcome = best_of(3, lambda: stance_outcome(responses))
+    total = encode_s + rule_s
+    kept = int(outcome.kept.sum())
+    print(
+        f"aggregation rho+majority 1M labels: encode_s={encode_s:.3f} rule_s={rule_s:.3f} "
+        f"total_s={total:.3f} (target <= 1 s) kept={kept}/{len(outcome.items)}",
+        flush=True,
+    )
+
+
+def accuracy(result: Aggregate, truth: npt.NDArray[np.int64]) -> float:
+    return float(np.mean(result.labels == truth[result.items.astype(np.int64)]))
+
+
+def bench_label_models() -> None:
+    label_set = LabelSet("bench-3", ("a", "b", "c"))
+    items, workers, labels, truth = simulated_labels(20_000, 5, 500, len(label_set))
+    responses = Responses.from_codes(items, workers, labels, label_set)
+    worker_mean = float(np.mean(labels == truth[items]))
+    print(f"aggregation 100k labels: average simulated worker accuracy={worker_mean:.3f}", flush=True)
+    ours: dict[str, float] = {}
+    models: list[LabelModel] = [MajorityVote(), DawidSkene(), MACE()]
+    for model in models:
+        seconds, result = best_of(3, partial(model.fit, responses))
+        ours[model.name] = seconds
+        print(
+            f"aggregation ours {model.name} 100k labels: s={seconds:.3f} "
+            f"accuracy={accuracy(result, truth):.3f} iterations={result.iterations}",
+            flush=True,
+        )
+    bench_crowdkit(items, workers, labels, truth, ours)
+
+
+def bench_crowdkit(
+    items: npt.NDArray[np.int64],
+    workers: npt.NDArray[np.int64],
+    labels: npt.NDArray[np.int64],
+    truth: npt.NDArray[np.int64],
+    ours: dict[str, float],
+) -> None:
+    try:
+        import pandas as pd
+        from crowdkit.aggregation import MACE as CrowdKitMACE
+        from crowdkit.aggregation import DawidSkene as CrowdKitDawidSkene
+        from crowdkit.aggregation import MajorityVote as CrowdKitMajorityVote
+    except ImportError:
+        print("aggregation crowd-kit: not installed (pip install -r requirements-dev.txt); no comparison")
+        return
+    frame = pd.DataFrame({"task": items, "worker": workers, "label": labels})
+    # crowd-kit's MACE defaults (10 restarts × 50 iterations of variational inference).
+    references = {
+        "majority_vote": CrowdKitMajorityVote(),
+        "dawid_skene": CrowdKitDawidSkene(n_iter=100),
+        "mace": CrowdKitMACE(random_state=0),
+    }
+    for name, model in references.items():
+        started = time.perf_counter()
+        predicted = model.fit_predict(frame).sort_index()
+        seconds = time.perf_counter() - started
+        correct = float(np.mean(predicted.to_numpy(dtype=np.int64) == truth[predicted.index.to_numpy()]))
+        print(
+            f"aggregation crowd-kit {name} 100k labels: s={seconds:.3f} accuracy={correct:.3f} "
+            f"ours_speedup=x{seconds / ours[name]:.0f}",
+            flush=True,
+        )
+
+
+def main() -> None:
+    bench_rho_and_majority()
+    bench_label_models()
+
+
+if __name__ == "__main__":
+    main()
