@@ -105,11 +105,14 @@ class StanceTaskType(TaskType):
             members,
             key=lambda m: (clusters[m.cluster_id].claim.cid, clusters[m.cluster_id].position, m.position),
         )
+        seen: set[tuple[int, int]] = set()
         for member in ordered:
             cluster, perspective = clusters[member.cluster_id], member.perspective
-            if perspective.quality_flag:
-                continue
             claim = cluster.claim
+            # A release may list one perspective in two clusters of a claim: it is one pair to judge.
+            if perspective.quality_flag or (claim.pk, perspective.pk) in seen:
+                continue
+            seen.add((claim.pk, perspective.pk))
             yield ItemSpec(
                 key=f"c{claim.cid}-p{perspective.pid}",
                 group=f"c{claim.cid}",

@@ -1,4 +1,4 @@
-"""Done-when, on the real release: a stance job over 20 PERSPECTRUM claims completed by the simulated crowd."""
+"""Done-when on the real release: a stance job over 20 claims completed by the simulated crowd."""
 
 from __future__ import annotations
 
