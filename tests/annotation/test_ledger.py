@@ -1,0 +1,363 @@
+"""The money ledger over MTurk: rows before calls, one call per row, reads before reviews, sweeps."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ReadTimeoutError
+from botocore.stub import ANY, Stubber
+from django.db import OperationalError, connection, transaction
+from django.utils import timezone
+
+from annotation import payments
+from annotation.idempotency import idempotency_token
+from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+from annotation.providers import get_provider
+from annotation.providers.base import ProviderError
+from annotation.providers.market_clients import market_clients
+from annotation.providers.mturk import MarketAssignment, MTurkClient, Outcome
+
+HIT_ID = "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV"
+ASG = "3PWWM24LHSX369EBUXKO681UQPO82A"
+WORKER = "A2Z8QB6XQFTQ1D"
+NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
+
+
+def make_job(budget: Decimal | None = None, hits: int = 1, external: bool = True) -> Job:
+    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"), budget=budget)
+    for position in range(hits):
+        Hit.objects.create(
+            job=job,
+            position=position,
+            assignments_wanted=3,
+            reward=Decimal("1.50"),
+            external_id=HIT_ID if external and position == 0 else "",
+        )
+    return job
+
+
+def make_assignment(job: Job, state: str = AssignmentState.SUBMITTED, ext: str = ASG) -> Assignment:
+    worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=WORKER)
+    return Assignment.objects.create(
+        job=job, hit=job.hits.first(), worker=worker, state=state, external_id=ext, accepted_at=timezone.now()
+    )
+
+
+def market_assignment(status: str, asg: str = ASG) -> dict[str, Any]:
+    return {"AssignmentId": asg, "WorkerId": WORKER, "HITId": HIT_ID, "AssignmentStatus": status}
+
+
+@pytest.fixture
+def boto_client() -> Any:
+    return boto3.client("mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+
+
+@pytest.fixture
+def stub(boto_client: Any) -> Iterator[Stubber]:
+    with Stubber(boto_client) as stubber:
+        yield stubber
+        stubber.assert_no_pending_responses()
+
+
+@pytest.fixture
+def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
+    client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
+    with market_clients(mturk=client):
+        yield client
+
+
+def bonus_params(entry: LedgerEntry) -> dict[str, Any]:
+    return {
+        "WorkerId": WORKER,
+        "AssignmentId": ASG,
+        "BonusAmount": "0.50",
+        "Reason": "All gold right",
+        "UniqueRequestToken": entry.token,
+    }
+
+
+@pytest.mark.django_db
+def test_a_bonus_row_is_sent_before_the_market_hears_of_it(
+    boto_client: Any, mturk: MTurkClient, stub: Stubber
+) -> None:
+    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    seen: list[str] = []
+
+    def check_row(params: dict[str, Any], **kwargs: Any) -> None:
+        seen.append(LedgerEntry.objects.get(token=params["UniqueRequestToken"]).state)
+
+    boto_client.meta.events.register("provide-client-params.mturk.SendBonus", check_row)
+    stub.add_response("get_assignment", {"Assignment": market_assignment("Approved")}, {"AssignmentId": ASG})
+    stub.add_response("send_bonus", {}, bonus_params(entry))
+
+    done = payments.execute(entry.pk)
+
+    assert seen == [LedgerState.SENT]
+    assert (done.state, done.attempts, len(done.token) <= 64) == (LedgerState.CONFIRMED, 1, True)
+
+
+@pytest.mark.django_db
+def test_the_same_intent_is_one_row(mturk: MTurkClient) -> None:
+    assignment = make_assignment(make_job())
+
+    first = payments.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
+    again = payments.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
+    other = payments.bonus_intent(assignment, Decimal("0.5"), "Second batch", "rule:batch-2")
+
+    assert first.pk == again.pk != other.pk
+    assert first.token == idempotency_token("bonus", "mturk", f"asg:{ASG}", "rule:gold")
+
+
+@pytest.mark.django_db
+def test_work_the_market_does_not_report_as_submitted_is_never_paid(
+    mturk: MTurkClient, stub: Stubber
+) -> None:
+    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    stub.add_response("get_assignment", {"Assignment": market_assignment("Rejected")})
+
+    done = payments.execute(entry.pk)
+
+    assert done.state == LedgerState.FAILED
+    assert "Rejected" in done.error
+
+
+@pytest.mark.django_db
+def test_approval_reads_the_market_first_and_confirms_an_already_approved_assignment(
+    mturk: MTurkClient, stub: Stubber
+) -> None:
+    assignment = make_assignment(make_job())
+    stub.add_response("get_assignment", {"Assignment": market_assignment("Approved")}, {"AssignmentId": ASG})
+
+    get_provider("mturk").approve(assignment, "Thanks", "ignored-token")
+
+    entry = LedgerEntry.objects.get(kind=LedgerKind.APPROVE)
+    assert (entry.state, entry.market_ref) == (LedgerState.CONFIRMED, ASG)
+
+
+@pytest.mark.django_db
+def test_a_rejection_goes_through_the_ledger_with_feedback(mturk: MTurkClient, stub: Stubber) -> None:
+    assignment = make_assignment(make_job())
+    stub.add_response("get_assignment", {"Assignment": market_assignment("Submitted")})
+    stub.add_response(
+        "reject_assignment", {}, {"AssignmentId": ASG, "RequesterFeedback": "Failed the checks"}
+    )
+
+    get_provider("mturk").reject(assignment, "Failed the checks", "ignored-token")
+
+    assert LedgerEntry.objects.get(kind=LedgerKind.REJECT).state == LedgerState.CONFIRMED
+
+
+@pytest.mark.django_db
+def test_a_timeout_after_the_market_paid_is_retried_with_the_same_token_and_pays_once(
+    boto_client: Any, mturk: MTurkClient, stub: Stubber
+) -> None:
+    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    paid: list[str] = []
+
+    def lose_the_reply(http_response: Any, **kwargs: Any) -> None:
+        if http_response.status_code == 200 and not paid:
+            paid.append("once")
+            raise ReadTimeoutError(endpoint_url="https://mturk-requester-sandbox.us-east-1.amazonaws.com")
+
+    boto_client.meta.events.register("after-call.mturk.SendBonus", lose_the_reply)
+    stub.add_response("get_assignment", {"Assignment": market_assignment("Approved")})
+    stub.add_response("send_bonus", {}, bonus_params(entry))
+    stub.add_response("get_assignment", {"Assignment": market_assignment("Approved")})
+    stub.add_client_error(
+        "send_bonus",
+        "RequestError",
+        "This request has already been processed.",
+        expected_params=bonus_params(entry),
+    )
+    bonus = {"WorkerId": WORKER, "BonusAmount": "0.50", "AssignmentId": ASG, "Reason": "x", "GrantTime": NOW}
+    stub.add_response(
+        "list_bonus_payments", {"BonusPayments": [bonus]}, {"AssignmentId": ASG, "MaxResults": 100}
+    )
+
+    first = payments.execute(entry.pk)
+    second = payments.execute(entry.pk)
+
+    assert first.state == LedgerState.REQUESTED and "unreachable" in first.error
+    assert (second.state, second.attempts) == (LedgerState.CONFIRMED, 2)
+    assert "replayed" in second.response_excerpt
+    assert paid == ["once"]
+    assert LedgerEntry.objects.count() == 1
+
+
+class CountingMarket:
+    """A market that pays every SendBonus it receives, counting them (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.bonuses: list[str] = []
+
+    def get_assignment(self, assignment_id: str) -> MarketAssignment:
+        return MarketAssignment(assignment_id, WORKER, HIT_ID, "Approved", NOW, "")
+
+    def send_bonus(
+        self, worker_id: str, assignment_id: str, amount: Decimal, reason: str, token: str
+    ) -> Outcome:
+        with self.lock:
+            self.bonuses.append(token)
+        return Outcome(assignment_id)
+
+
+def deliver_concurrently(entry_id: int, market: CountingMarket, deliveries: int = 50) -> list[BaseException]:
+    """`deliveries` threads run the payment task for one row at the same moment."""
+    start = threading.Barrier(deliveries)
+    errors: list[BaseException] = []
+
+    def deliver() -> None:
+        try:
+            start.wait()
+            if connection.vendor != "sqlite":
+                payments.execute(entry_id)
+                return
+            # SQLite's shared in-memory test database locks whole tables, even for readers, so a
+            # delivery runs in one IMMEDIATE transaction and is redelivered when it cannot start,
+            # as a queue would. PostgreSQL (the marked variant) runs them truly side by side.
+            for _ in range(1000):
+                try:
+                    with transaction.atomic():
+                        payments.execute(entry_id)
+                    return
+                except OperationalError as exc:
+                    if "locked" not in str(exc):
+                        raise
+                    time.sleep(0.002)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    with market_clients(mturk=market):
+        threads = [threading.Thread(target=deliver) for _ in range(deliveries)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    return errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fifty_concurrent_deliveries_of_one_payment_make_one_market_call() -> None:
+    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    market = CountingMarket()
+
+    errors = deliver_concurrently(entry.pk, market)
+
+    assert errors == []
+    assert market.bonuses == [entry.token]
+    assert LedgerEntry.objects.get(pk=entry.pk).state == LedgerState.CONFIRMED
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_fifty_concurrent_deliveries_make_one_call_on_postgresql() -> None:
+    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    market = CountingMarket()
+
+    assert deliver_concurrently(entry.pk, market) == []
+    assert market.bonuses == [entry.token]
+
+
+@pytest.mark.django_db
+def test_the_sweeper_requeues_what_is_safe_and_marks_the_rest_unclear(mturk: MTurkClient) -> None:
+    job = make_job()
+    assignment = make_assignment(job)
+    long_ago = timezone.now() - dt.timedelta(hours=1)
+    claimed = payments.review_intent(assignment, approve=True, feedback="")
+    sent_bonus = payments.bonus_intent(assignment, Decimal("1"), "r", "rule:a")
+    sent_pay = payments.record(LedgerKind.PAY, "prolific", ["bulk-1"], job_id=job.pk, market_ref="bulk-1")
+    old_bonus = payments.bonus_intent(assignment, Decimal("1"), "r", "rule:old")
+    LedgerEntry.objects.filter(pk=claimed.pk).update(state=LedgerState.CLAIMED, claimed_at=long_ago)
+    LedgerEntry.objects.filter(pk__in=[sent_bonus.pk, sent_pay.pk, old_bonus.pk]).update(
+        state=LedgerState.SENT, sent_at=long_ago
+    )
+    LedgerEntry.objects.filter(pk=old_bonus.pk).update(requested_at=timezone.now() - dt.timedelta(hours=30))
+
+    report = payments.sweep_stale(stale=dt.timedelta(minutes=10))
+
+    assert sorted(report.requeued) == sorted([claimed.pk, sent_bonus.pk])
+    assert sorted(report.unclear) == sorted([sent_pay.pk, old_bonus.pk])
+    assert LedgerEntry.objects.get(pk=sent_pay.pk).state == LedgerState.UNCLEAR
+
+
+@pytest.mark.django_db
+def test_an_unclear_mturk_bonus_is_resolved_from_the_bonus_listing(mturk: MTurkClient, stub: Stubber) -> None:
+    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "r", "rule:gold")
+    LedgerEntry.objects.filter(pk=entry.pk).update(state=LedgerState.UNCLEAR)
+    bonus = {"WorkerId": WORKER, "BonusAmount": "0.50", "AssignmentId": ASG, "Reason": "r", "GrantTime": NOW}
+    stub.add_response(
+        "list_bonus_payments", {"BonusPayments": [bonus]}, {"AssignmentId": ASG, "MaxResults": 100}
+    )
+
+    assert payments.resolve(entry.pk).state == LedgerState.CONFIRMED
+
+
+@pytest.mark.django_db
+def test_publishing_is_refused_when_the_worst_case_exceeds_the_balance(
+    mturk: MTurkClient, stub: Stubber, settings: Any
+) -> None:
+    settings.MARKET_PUBLIC_URL = "https://sw.example"
+    job = make_job(hits=2, external=False)
+    job.params = {"bonus_cap": "5.00"}
+    job.save()
+    # (1.50 × 3 × 2 + 5.00) × 1.2 = 16.80 > 16.79
+    stub.add_response("get_account_balance", {"AvailableBalance": "16.79"})
+
+    with pytest.raises(ProviderError, match=r"16\.80 exceeds the market balance"):
+        get_provider("mturk").publish(job, list(job.hits.all()), "t")
+
+    assert not LedgerEntry.objects.exists()
+
+
+@pytest.mark.django_db
+def test_publishing_is_refused_when_the_worst_case_exceeds_the_budget(
+    mturk: MTurkClient, stub: Stubber
+) -> None:
+    job = make_job(budget=Decimal("5.00"), external=False)
+    stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
+
+    with pytest.raises(ProviderError, match="budget"):
+        get_provider("mturk").publish(job, list(job.hits.all()), "t")
+
+
+@pytest.mark.django_db
+def test_publishing_writes_one_create_hit_row_per_hit(
+    mturk: MTurkClient, stub: Stubber, settings: Any
+) -> None:
+    settings.MARKET_PUBLIC_URL = "https://sw.example"
+    job = make_job(hits=2, external=False)
+    hits = list(job.hits.all())
+    stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
+    stub.add_response("create_hit_type", {"HITTypeId": "TYPE1"})
+    for n, hit in enumerate(hits):
+        token = idempotency_token("create_hit", "mturk", f"job:{job.pk}", f"hit:{hit.pk}")
+        stub.add_response(
+            "create_hit_with_hit_type",
+            {"HIT": {"HITId": f"HIT{n}"}},
+            {
+                "HITTypeId": "TYPE1",
+                "MaxAssignments": 3,
+                "LifetimeInSeconds": ANY,
+                "Question": ANY,
+                "RequesterAnnotation": token,
+                "UniqueRequestToken": token,
+            },
+        )
+
+    published = get_provider("mturk").publish(job, hits, "t")
+
+    assert [p.external_id for p in published] == ["HIT0", "HIT1"]
+    assert published[0].url == f"https://sw.example/annotate/jobs/{job.pk}/"
+    rows = LedgerEntry.objects.filter(kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED)
+    assert rows.count() == 2
