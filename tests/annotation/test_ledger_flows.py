@@ -1,0 +1,263 @@
+"""Whole money flows: Prolific's two-call bonus, an MTurk job end to end, and reconciliation."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import boto3
+import pytest
+import requests
+from botocore.stub import ANY, Stubber
+from django.utils import timezone
+
+from annotation import payments
+from annotation.idempotency import idempotency_token
+from annotation.ledger import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
+from annotation.providers import get_provider
+from annotation.providers.market_clients import market_clients
+from annotation.providers.mturk import MTurkClient
+from annotation.providers.prolific import ProlificClient
+from annotation.reconciliation import reconcile_job
+from annotation.services import publish_job, review_assignment, sync_job
+from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER
+from tests.annotation.test_prolific import BULK, STUDY, SUBMISSION, RecordedProlific
+
+PID = "60bf9310e8dec401be6e9615"
+PAY_PATH = f"/api/v1/bulk-bonus-payments/{BULK}/pay/"
+SUBMISSION_PATH = f"/api/v1/submissions/{SUBMISSION}/"
+
+
+@pytest.fixture
+def market() -> Iterator[RecordedProlific]:
+    recorded = RecordedProlific()
+    session = requests.Session()
+    session.mount("https://", recorded)
+    with market_clients(prolific=ProlificClient("token", session=session, sleep=lambda s: None)):
+        yield recorded
+
+
+@pytest.fixture
+def boto_client() -> Any:
+    return boto3.client("mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+
+
+@pytest.fixture
+def stub(boto_client: Any) -> Iterator[Stubber]:
+    with Stubber(boto_client) as stubber:
+        yield stubber
+        stubber.assert_no_pending_responses()
+
+
+@pytest.fixture
+def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
+    client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
+    with market_clients(mturk=client):
+        yield client
+
+
+def prolific_assignment() -> Assignment:
+    job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
+    hit = Hit.objects.create(
+        job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=STUDY
+    )
+    worker = Worker.objects.create(provider="prolific", external_id=PID)
+    return Assignment.objects.create(
+        job=job,
+        hit=hit,
+        worker=worker,
+        state=AssignmentState.APPROVED,
+        external_id=SUBMISSION,
+        accepted_at=timezone.now(),
+    )
+
+
+@pytest.mark.django_db
+def test_a_prolific_bonus_is_set_up_then_paid_once(market: RecordedProlific) -> None:
+    assignment = prolific_assignment()
+    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # precheck: APPROVED
+    market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
+    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # snapshot before paying
+    market.add("POST", PAY_PATH, (202, "bonus_paid.json"))
+
+    get_provider("prolific").bonus(assignment, Decimal("0.25"), "Gold right", "rule:gold")
+
+    setup, pay = LedgerEntry.objects.order_by("pk")
+    assert (setup.kind, setup.state, setup.result_ref) == (LedgerKind.BONUS, LedgerState.CONFIRMED, BULK)
+    assert (pay.kind, pay.state, pay.market_ref, pay.params["paid_before"]) == (
+        LedgerKind.PAY,
+        LedgerState.CONFIRMED,
+        BULK,
+        0,
+    )
+    assert market.calls("POST", PAY_PATH) == 1
+
+
+@pytest.mark.django_db
+def test_an_unclear_prolific_pay_is_resolved_by_reading_and_never_paid_again(
+    market: RecordedProlific,
+) -> None:
+    assignment = prolific_assignment()
+    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))
+    market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
+    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))
+    market.add("POST", PAY_PATH, requests.ReadTimeout("the reply was lost"))
+    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # not paid yet
+    market.add("GET", SUBMISSION_PATH, (200, "submission_with_bonus.json"))  # paid, minutes later
+
+    setup = payments.execute(payments.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold").pk)
+    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    swept = payments.sweep_stale(now=timezone.now() + dt.timedelta(days=1))
+    again = payments.execute(pay.pk)
+    still = payments.resolve(pay.pk)
+    settled = payments.resolve(pay.pk)
+
+    assert setup.state == LedgerState.CONFIRMED
+    assert pay.state == LedgerState.UNCLEAR
+    assert pay.pk not in swept.requeued and pay.pk in swept.unclear
+    assert (again.state, still.state, settled.state) == (
+        LedgerState.UNCLEAR,
+        LedgerState.UNCLEAR,
+        LedgerState.CONFIRMED,
+    )
+    assert market.calls("POST", PAY_PATH) == 1
+
+
+@pytest.mark.django_db
+def test_prolific_approval_is_refused_for_a_submission_the_market_has_not_received(
+    market: RecordedProlific,
+) -> None:
+    assignment = prolific_assignment()
+    market.add("GET", "/api/v1/submissions/60d9aadeb86739de712faee0/", (200, "submission_rejected.json"))
+
+    entry = payments.execute(payments.review_intent(assignment, approve=True, feedback="").pk)
+
+    assert entry.state == LedgerState.FAILED and "REJECTED" in entry.error
+    assert market.calls("POST", f"/api/v1/submissions/{SUBMISSION}/transition/") == 0
+
+
+def listed(status: str) -> dict[str, Any]:
+    return {
+        "Assignments": [
+            {
+                "AssignmentId": ASG,
+                "WorkerId": WORKER,
+                "HITId": HIT_ID,
+                "AssignmentStatus": status,
+                "SubmitTime": NOW,
+            }
+        ],
+        "NumResults": 1,
+    }
+
+
+def bonuses(*amounts: str) -> dict[str, Any]:
+    rows = [
+        {"WorkerId": WORKER, "BonusAmount": a, "AssignmentId": ASG, "Reason": "r", "GrantTime": NOW}
+        for a in amounts
+    ]
+    return {"BonusPayments": rows, "NumResults": len(rows)}
+
+
+@pytest.mark.django_db
+def test_an_mturk_job_from_publish_to_a_clean_reconciliation(
+    mturk: MTurkClient, stub: Stubber, settings: Any
+) -> None:
+    settings.MARKET_PUBLIC_URL = "https://sw.example"
+    job = Job.objects.create(
+        task_type="stance", provider="mturk", reward=Decimal("1.50"), budget=Decimal("20")
+    )
+    hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"))
+    token = idempotency_token("create_hit", "mturk", f"job:{job.pk}", f"hit:{hit.pk}")
+    stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
+    stub.add_response("create_hit_type", {"HITTypeId": "TYPE1"})
+    stub.add_response(
+        "create_hit_with_hit_type",
+        {"HIT": {"HITId": HIT_ID}},
+        {
+            "HITTypeId": "TYPE1",
+            "MaxAssignments": 3,
+            "LifetimeInSeconds": ANY,
+            "Question": ANY,
+            "RequesterAnnotation": token,
+            "UniqueRequestToken": token,
+        },
+    )
+    publish_job(job.pk)
+    # A worker does the HIT at our page and submits it (the worker pages write this row).
+    worker = Worker.objects.create(provider="mturk", external_id=WORKER)
+    assignment = Assignment.objects.create(
+        job=job,
+        hit=Hit.objects.get(pk=hit.pk),
+        worker=worker,
+        state=AssignmentState.ACCEPTED,
+        external_id=ASG,
+        accepted_at=timezone.now(),
+    )
+    stub.add_response("list_assignments_for_hit", listed("Submitted"), {"HITId": HIT_ID, "MaxResults": 100})
+    sync_job(job.pk)
+    stub.add_response("get_assignment", {"Assignment": listed("Submitted")["Assignments"][0]})
+    stub.add_response("approve_assignment", {}, {"AssignmentId": ASG, "RequesterFeedback": "Thanks"})
+    review_assignment(assignment.pk, approve=True, feedback="Thanks")
+    stub.add_response("get_assignment", {"Assignment": listed("Approved")["Assignments"][0]})
+    bonus_call = {**dict.fromkeys(["WorkerId", "AssignmentId", "Reason", "UniqueRequestToken"], ANY)}
+    stub.add_response("send_bonus", {}, {**bonus_call, "BonusAmount": "0.50"})
+    get_provider("mturk").bonus(assignment, Decimal("0.50"), "Gold right", "rule:gold")
+    stub.add_response("list_assignments_for_hit", listed("Approved"))
+    stub.add_response("list_bonus_payments", bonuses("0.50"), {"HITId": HIT_ID, "MaxResults": 100})
+
+    issues = reconcile_job(job.pk)
+
+    assert Job.objects.get(pk=job.pk).state in (JobState.PUBLISHED, JobState.COLLECTING)
+    assert Assignment.objects.get(pk=assignment.pk).state == AssignmentState.APPROVED
+    assert issues == []
+    assert set(LedgerEntry.objects.values_list("kind", "state")) == {
+        (LedgerKind.CREATE_HIT, LedgerState.CONFIRMED),
+        (LedgerKind.APPROVE, LedgerState.CONFIRMED),
+        (LedgerKind.BONUS, LedgerState.CONFIRMED),
+    }
+
+
+@pytest.mark.django_db
+def test_reconciliation_flags_every_mismatch(mturk: MTurkClient, stub: Stubber) -> None:
+    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+    hit = Hit.objects.create(
+        job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=HIT_ID
+    )
+    worker = Worker.objects.create(provider="mturk", external_id=WORKER)
+    ours = Assignment.objects.create(
+        job=job,
+        hit=hit,
+        worker=worker,
+        state=AssignmentState.APPROVED,
+        external_id=ASG,
+        accepted_at=timezone.now(),
+    )
+    approve = payments.review_intent(ours, approve=True, feedback="")
+    LedgerEntry.objects.filter(pk=approve.pk).update(state=LedgerState.CONFIRMED)
+    payments.bonus_intent(ours, Decimal("1.00"), "r", "rule:stuck")  # requested, never sent
+    other = {"AssignmentId": "A" * 30, "WorkerId": "AOTHER", "HITId": HIT_ID, "AssignmentStatus": "Approved"}
+    page = listed("Submitted")
+    stub.add_response(
+        "list_assignments_for_hit",
+        {"Assignments": page["Assignments"], "NextToken": "p2", "NumResults": 1},
+        {"HITId": HIT_ID, "MaxResults": 100},
+    )
+    second = {"HITId": HIT_ID, "MaxResults": 100, "NextToken": "p2"}
+    stub.add_response("list_assignments_for_hit", {"Assignments": [other], "NumResults": 1}, second)
+    stub.add_response("list_bonus_payments", bonuses("0.25"))
+
+    reconcile_job(job.pk)
+
+    found = {(i.kind, i.ref) for i in ReconciliationIssue.objects.filter(job=job)}
+    assert found == {
+        (IssueKind.STATE, ASG),  # ours approved, MTurk says Submitted
+        (IssueKind.APPROVAL, ASG),  # approval confirmed in the ledger, not at MTurk
+        (IssueKind.STATE, "A" * 30),  # an assignment we never saw
+        (IssueKind.APPROVAL, "A" * 30),  # approved at MTurk without a ledger row
+        (IssueKind.BONUS, ASG),  # 0.25 paid at MTurk, none confirmed here
+        (IssueKind.OPEN_ENTRY, ASG),  # the bonus row still requested
+    }
