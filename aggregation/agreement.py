@@ -7,6 +7,8 @@ here is vectorised over items so that a million responses take well under a seco
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import krippendorff
 import numpy as np
 import numpy.typing as npt
@@ -111,3 +113,27 @@ def worker_agreement_with_majority(responses: Responses, *, exclude_self: bool =
     result = np.full(responses.n_workers, np.nan)
     np.divide(per_worker_agrees, per_worker_countable, out=result, where=per_worker_countable > 0)
     return result
+
+
+@dataclass(frozen=True)
+class DatasetAgreement:
+    """The dataset-level figures a job reports (and a release's datasheet records)."""
+
+    items: int
+    ratings: int
+    mean_rho: float
+    fleiss_kappa: float
+    krippendorff_alpha: float
+
+
+def dataset_agreement(counts: npt.ArrayLike) -> DatasetAgreement:
+    """κ, α and mean ρ over the items with at least two ratings."""
+    matrix = _as_counts(counts)
+    rated = matrix[row_sum(matrix) >= 2]
+    return DatasetAgreement(
+        items=int(rated.shape[0]),
+        ratings=int(rated.sum()),
+        mean_rho=float(np.mean(rho(rated))) if rated.shape[0] else float("nan"),
+        fleiss_kappa=fleiss_kappa(matrix),
+        krippendorff_alpha=krippendorff_alpha(matrix),
+    )

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from aggregation.agreement import (
+    dataset_agreement,
     fleiss_kappa,
     krippendorff_alpha,
     majority,
@@ -102,3 +103,11 @@ def test_own_vote_can_be_counted_in_the_majority_when_asked():
     rows = [("a", "w1", "SUPPORT"), ("a", "w2", "SUPPORT"), ("a", "w3", "UNDERMINE")]
     responses = Responses.from_rows(rows, STANCE_3)
     assert worker_agreement_with_majority(responses, exclude_self=False).tolist() == [1.0, 1.0, 0.0]
+
+
+def test_dataset_agreement_reports_kappa_alpha_and_mean_rho_over_rated_items():
+    report = dataset_agreement([*FLEISS_1971, [0, 0, 1, 0, 0]])  # the single-rating item is left out
+    assert (report.items, report.ratings) == (30, 180)
+    assert report.fleiss_kappa == pytest.approx(fleiss_kappa(FLEISS_1971))
+    assert report.krippendorff_alpha == pytest.approx(krippendorff_alpha(FLEISS_1971))
+    assert report.mean_rho == pytest.approx(float(np.mean(rho(FLEISS_1971))))
