@@ -130,3 +130,9 @@ def test_the_release_labels_follow_from_its_voter_counts(perspectrum_dir: Path):
             for j in twins
         ), (cid, cluster)
     assert len(unexplained) == 19
+
+
+def test_an_item_with_a_single_rating_has_no_agreement_and_is_rejected():
+    outcome = stance_outcome(stance_rows({"a": ["SUPPORT", "SUPPORT"], "b": ["SUPPORT"]}))
+    lone = list(outcome.rows())[1]
+    assert (lone.item, lone.label, lone.agreement, lone.status) == ("b", "SUPPORT", None, "rejected")
