@@ -14,6 +14,8 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = env_path("STANCEWORK_VAR_DIR", BASE_DIR / "var")
 DATA_DIR = env_path("STANCEWORK_DATA_DIR", VAR_DIR / "data")
 RELEASES_DIR = env_path("STANCEWORK_RELEASES_DIR", VAR_DIR / "releases")
+# The code version recorded in release manifests; unset, it is the checkout's git commit.
+STANCEWORK_CODE_VERSION = env_str("STANCEWORK_CODE_VERSION")
 # The original PERSPECTRUM release, imported by `make run` when present.
 PERSPECTRUM_DIR = env_path("PERSPECTRUM_DIR", BASE_DIR.parent / "shared" / "perspectrum")
 SHARED_FIXTURES_DIR = env_path("STANCEWORK_FIXTURES_DIR", BASE_DIR.parent / "shared" / "fixtures")

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
 from corpus.models import (
     Claim,
@@ -15,7 +22,36 @@ from corpus.models import (
     PerspectiveCluster,
     Status,
 )
-from export.perspectrum import CLAIMS, EVIDENCE, POOL, SPLIT, TOPIC, dumps, file_names
+from export import provenance
+from export.archive import write_zip
+from export.datasheet import build_datasheet, count_workers, known_issues, render_markdown
+from export.diff import ReleaseDiff, diff
+from export.jsonl import dumps_lines, jsonl_files
+from export.manifest import (
+    MANIFEST,
+    SCHEMAS,
+    build_manifest,
+    canonical_json,
+    file_entries,
+    release_paths,
+    sha256_of,
+)
+from export.models import Release
+from export.perspectrum import (
+    CLAIMS,
+    EVIDENCE,
+    POOL,
+    SCHEMA_DIR,
+    SPLIT,
+    TOPIC,
+    dumps,
+    file_names,
+    read_release,
+)
+from export.splits import SPLITS, SplitPlan, split_claims, split_report
+from export.statistics import release_statistics
+
+DATASHEET = "datasheet.md"
 
 
 def perspectrum_records(released: tuple[str, ...] = tuple(Status.released())) -> dict[str, Any]:
@@ -107,3 +143,162 @@ def export_perspectrum(version: str, out_dir: Path | str) -> dict[str, Path]:
         path.write_bytes(dumps(records[kind]))
         written[kind] = path
     return written
+
+
+# Releases ------------------------------------------------------------------------------------------
+
+
+class ReleaseVersionError(ValueError):
+    """A version string that cannot name a release directory and its files."""
+
+
+class ReleaseExistsError(RuntimeError):
+    """The version is already released (or its directory is taken): releases are never rebuilt."""
+
+
+VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def exported_topics() -> dict[int, list[str]]:
+    """cId → topic slugs in annotator order, for every claim the release files carry (text known)."""
+    topics: dict[int, list[str]] = {
+        cid: [] for cid in Claim.objects.filter(text_missing=False).values_list("cid", flat=True)
+    }
+    for cid, slug in (
+        ClaimTopic.objects.filter(claim__text_missing=False)
+        .order_by("claim__cid", "position")
+        .values_list("claim__cid", "topic__slug")
+    ):
+        topics[cid].append(slug)
+    return topics
+
+
+def assign_claim_splits(plan: SplitPlan) -> dict[str, Any]:
+    """Split the exportable claims by `plan` into `Claim.split`; returns the split report.
+
+    Only claims whose split changes are written (and touched), so re-running the same plan leaves
+    the database state, and hence the next release, unchanged.
+    """
+    topics = exported_topics()
+    result = split_claims(topics, plan)
+    current = dict(Claim.objects.filter(cid__in=list(topics)).values_list("cid", "split"))
+    with transaction.atomic():
+        for name in SPLITS:
+            moved = [
+                cid for cid, split in result.assignment.items() if split == name and current[cid] != name
+            ]
+            for start in range(0, len(moved), 500):
+                Claim.objects.filter(cid__in=moved[start : start + 500]).update(
+                    split=name, updated=timezone.now()
+                )
+    return result.report(topics)
+
+
+def stored_split_report() -> dict[str, Any]:
+    """The report of the split as it stands in `Claim.split` (e.g. an imported release's own)."""
+    topics = exported_topics()
+    stored = dict(Claim.objects.filter(cid__in=list(topics)).exclude(split="").values_list("cid", "split"))
+    return {"grouping": "as stored", **split_report(stored, topics)}
+
+
+def write_release_files(
+    version: str, directory: Path, key: bytes, code: str, split: dict[str, Any]
+) -> dict[str, Any]:
+    """Write every file of a release into `directory` (empty or new); returns the manifest written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    records = perspectrum_records()
+    for kind, name in file_names(version).items():
+        (directory / name).write_bytes(dumps(records[kind]))
+    annotations = provenance.annotation_rows(key)
+    for path, rows in jsonl_files(records, annotations).items():
+        (directory / path).parent.mkdir(exist_ok=True)
+        (directory / path).write_bytes(dumps_lines(rows))
+    (directory / SCHEMAS).mkdir(exist_ok=True)
+    for schema_file in sorted(SCHEMA_DIR.glob("*.schema.json")):
+        shutil.copyfile(schema_file, directory / SCHEMAS / schema_file.name)
+    statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
+    jobs = provenance.jobs_record(key)
+    simulated = any(job["simulated"] for job in jobs) or any(row["simulated"] for row in annotations)
+    cited = {eid for claim in records[CLAIMS] for c in claim["perspectives"] for eid in c["evidence"]}
+    missing = len(cited - {e["eId"] for e in records[EVIDENCE]})
+    issues = known_issues(records[CLAIMS], records[POOL], missing, split, simulated)
+    sheet = build_datasheet(
+        version, statistics, provenance.crawl_record(), jobs, count_workers(annotations), issues
+    )
+    (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
+    facts = {
+        "version": version,
+        "state_time": provenance.state_time(),
+        "code_version": code,
+        "split": split,
+        "job_ids": [job["id"] for job in jobs],
+        "jobs": jobs,
+        "rules": provenance.rules_record(),
+        "agreement": provenance.agreement_record(jobs),
+        "statistics": statistics,
+        "datasheet": sheet,
+        "pseudonyms": {
+            "scheme": "w_ + first 20 hex digits of HMAC-SHA256(key, provider + 0x1F + worker id)",
+            "key": "per release, derived from the platform's WORKER_PSEUDONYM_KEY; kept in the platform "
+            "database (export.Release), never in the release",
+        },
+        "simulated": simulated,
+    }
+    manifest = build_manifest(directory, facts)
+    (directory / MANIFEST).write_bytes(canonical_json(manifest))
+    return manifest
+
+
+def build_release(version: str, *, split_plan: SplitPlan | None = None, notes: str = "") -> Release:
+    """Build, store and record release `version`: refused if the version exists; never overwrites.
+
+    With `split_plan`, the claims are re-split first (and `Claim.split` updated); without it the
+    stored split is released as it stands. Files are written to a scratch directory beside the
+    release's and renamed into place, so a failed build leaves no half release behind.
+    """
+    if not VERSION.fullmatch(version):
+        raise ReleaseVersionError(f"{version!r}: use letters, digits, '.', '_' or '-' (at most 64)")
+    root = Path(settings.RELEASES_DIR)
+    final = root / version
+    if Release.objects.filter(version=version).exists() or final.exists():
+        raise ReleaseExistsError(f"release {version} exists ({final}); releases are never rebuilt")
+    split = assign_claim_splits(split_plan) if split_plan else stored_split_report()
+    key = provenance.release_key(version)
+    root.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".building-{version}-", dir=root))
+    scratch.chmod(0o755)
+    try:
+        manifest = write_release_files(version, scratch, key, provenance.code_version(), split)
+        for path in scratch.rglob("*"):
+            if path.is_file():
+                path.chmod(0o444)  # a release's files are read-only on disk too
+        try:
+            scratch.rename(final)  # fails when another build took the name meanwhile
+        except OSError as error:
+            raise ReleaseExistsError(f"release {version}: {final} appeared during the build") from error
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch, onerror=_make_writable)
+    zip_path = root / f"{version}.zip"
+    write_zip(final, zip_path, f"stancework-{version}", manifest["state_time"])
+    entries = file_entries(final, [MANIFEST, *release_paths(final)])
+    return Release.objects.create(
+        version=version,
+        code_version=manifest["code_version"],
+        directory=version,
+        files=entries,
+        manifest=manifest,
+        zip_sha256=sha256_of(zip_path),
+        pseudonym_key=key.hex(),
+        notes=notes,
+    )
+
+
+def _make_writable(function: Any, path: str, _info: Any) -> None:
+    Path(path).chmod(0o644)
+    function(path)
+
+
+def diff_releases(before: Release, after: Release) -> ReleaseDiff:
+    """What changed from one stored release to another."""
+    return diff(read_release(before.path, before.version), read_release(after.path, after.version))

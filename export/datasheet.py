@@ -1,0 +1,233 @@
+"""The release's datasheet (after Gebru et al., "Datasheets for Datasets"): how it was collected and
+annotated, by how many workers, for what pay, and its known issues. Pure: facts in, a dict and a
+Markdown rendering out.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+PERSPECTRUM_CONSTRUCTION = (
+    "PERSPECTRUM v1.0 (Chen et al., NAACL 2019; CC BY-SA 4.0) was built on Amazon Mechanical Turk: "
+    "claims and perspectives crawled from idebate, debatewise and procon; stance verification by 3 "
+    "workers on 5 labels ($1.50-2.00 per HIT of 10 claims), kept when agreement rho >= 0.5 and the "
+    "majority is support or undermine; 2 paraphrases written per perspective ($1.50 per HIT of 15) and "
+    "verified ($1.00 per HIT of 24); web perspectives from search results annotated as in stance "
+    "verification; an expert merged clusters and copied perspectives across the 350 most similar claim "
+    "pairs; evidence verified by at least 4 workers ($1.00 per HIT of 20 paragraphs x 8 perspectives); "
+    "topics tagged by 2 workers. Workers: US, GB, CA, NZ, AU; > 1000 approved HITs; >= 95% approval. "
+    "Experts agreed with the crowd on 94% of a stance sample and 87.7% of an evidence sample."
+)
+
+
+def known_issues(
+    claims: Sequence[Mapping[str, Any]],
+    pool: Sequence[Mapping[str, Any]],
+    evidence_missing: int,
+    split: Mapping[str, Any],
+    simulated: bool,
+) -> list[str]:
+    """Problems a user of the files should know about, counted from the records themselves."""
+    issues = []
+    if simulated:
+        issues.append(
+            "Contains labels from a SIMULATED crowd (modelled workers answering from known labels): "
+            "for demonstrations and tests only, not for research results."
+        )
+    contradicting = sum(1 for claim in claims for cluster in claim["perspectives"] if _contradicts(cluster))
+    if contradicting:
+        issues.append(
+            f"{contradicting} clusters have a 3-way label that contradicts their voter_counts (in "
+            "PERSPECTRUM v1.0: stance-flipped copies whose counts were reversed, not swapped); "
+            "trust stance_label_3/5 for these."
+        )
+    text_of = {p["pId"]: p["text"] for p in pool}
+    duplicated = [
+        claim["cId"]
+        for claim in claims
+        if _has_duplicate_texts([text_of.get(pid) for c in claim["perspectives"] for pid in c["pids"]])
+    ]
+    if duplicated:
+        shown = ", ".join(map(str, duplicated[:8]))
+        issues.append(
+            f"{len(duplicated)} claims hold different pIds with identical text (e.g. claims {shown})."
+        )
+    if evidence_missing:
+        issues.append(
+            f"{evidence_missing} evidence ids cited by clusters have no text here (the PERSPECTRUM v1.0 "
+            "evidence pool was not available); their ids are kept, their texts are not invented."
+        )
+    untopical = sum(1 for claim in claims if not claim["topics"])
+    if untopical:
+        issues.append(f"{untopical} claims have no topic; each was split on its own.")
+    bare = sum(1 for claim in claims if not claim["perspectives"])
+    if bare:
+        issues.append(f"{bare} claims have no released perspective cluster.")
+    leakage = split.get("leakage", {})
+    if leakage.get("topic_sharing_pairs_across_splits"):
+        issues.append(
+            f"{leakage['topic_sharing_pairs_across_splits']} of {leakage['topic_sharing_pairs']} claim "
+            f"pairs that share a topic fall in different splits (split grouping: "
+            f"{split.get('grouping', 'as stored')}); see manifest split.leakage."
+        )
+    return issues
+
+
+def _contradicts(cluster: Mapping[str, Any]) -> bool:
+    votes = cluster["voter_counts"]
+    if len(votes) != 5:
+        return False
+    support, undermine = votes[0] + votes[1], votes[2] + votes[3]
+    label = cluster["stance_label_3"]
+    return (label == "SUPPORT" and undermine > support) or (label == "UNDERMINE" and support > undermine)
+
+
+def _has_duplicate_texts(texts: Sequence[str | None]) -> bool:
+    known = [t for t in texts if t is not None]
+    return len(set(known)) < len(known)
+
+
+def build_datasheet(
+    version: str,
+    statistics: Mapping[str, Any],
+    crawl: Mapping[str, Any],
+    jobs: Sequence[Mapping[str, Any]],
+    workers: Mapping[str, int],
+    issues: Sequence[str],
+) -> dict[str, Any]:
+    table_2 = statistics["table_2"]
+    total = sum((Decimal(job["pay"]["rewards"]) + Decimal(job["pay"]["bonuses"]) for job in jobs), Decimal(0))
+    imported = crawl.get("claims_without_crawl_record", 0)
+    return {
+        "title": f"Stancework release {version}",
+        "motivation": "Claims, perspectives and evidence from debate websites, verified by a crowd, "
+        "for research on perspective discovery and stance (after PERSPECTRUM, NAACL 2019).",
+        "composition": {
+            "claims": table_2["claims"]["count"],
+            "perspectives": table_2["perspectives"]["count"],
+            "perspective_clusters": table_2["perspectives"]["with_stances"],
+            "evidence": table_2["evidence"]["count"],
+            "split": statistics["split"],
+        },
+        "collection": {
+            "crawl_runs": len(crawl.get("runs", [])),
+            "debates_by_site": crawl.get("debates_by_site", {}),
+            "claims_with_crawl_record": crawl.get("claims_with_crawl_record", 0),
+            "claims_without_crawl_record": imported,
+            "imported": PERSPECTRUM_CONSTRUCTION if imported else "",
+        },
+        "annotation_steps": [
+            {
+                "job_id": job["id"],
+                "task_type": job["task_type"],
+                "provider": job["provider"],
+                "simulated": job["simulated"],
+                "items": job["items"],
+                "workers_per_item": job["workers_per_item"],
+                "reward_per_hit": job["reward_per_hit"],
+                "hits": job["hits"],
+                "workers": job["workers"],
+                "quiz_pass_mark": job["params"].get("quiz_pass_mark"),
+            }
+            for job in jobs
+        ],
+        "pay": {"total": str(total), "currency": "USD", "by_job": {str(j["id"]): j["pay"] for j in jobs}},
+        "workers": dict(workers),
+        "worker_identities": "Keyed pseudonyms only (HMAC-SHA256 with a per-release key kept out of "
+        "the release); raw worker ids never leave the platform's database.",
+        "known_issues": list(issues),
+    }
+
+
+def render_markdown(sheet: Mapping[str, Any], statistics: Mapping[str, Any]) -> str:
+    """The datasheet as Markdown, with the paper-shaped statistics tables."""
+    lines = [f"# Datasheet: {sheet['title']}", "", sheet["motivation"], "", "## Composition", ""]
+    lines += [f"- {key.replace('_', ' ')}: {_plain(value)}" for key, value in sheet["composition"].items()]
+    collection = sheet["collection"]
+    lines += ["", "## Collection", ""]
+    lines += [
+        f"- {key.replace('_', ' ')}: {_plain(value)}"
+        for key, value in collection.items()
+        if key != "imported"
+    ]
+    if collection["imported"]:
+        lines += ["", "Claims without a crawl record were imported. " + collection["imported"]]
+    lines += ["", "## Annotation steps", ""]
+    if sheet["annotation_steps"]:
+        lines += _table(
+            [
+                "job",
+                "task type",
+                "provider",
+                "simulated",
+                "items",
+                "workers/item",
+                "reward/HIT",
+                "HITs",
+                "workers",
+            ],
+            [
+                [
+                    s["job_id"],
+                    s["task_type"],
+                    s["provider"],
+                    s["simulated"],
+                    s["items"],
+                    s["workers_per_item"],
+                    s["reward_per_hit"],
+                    s["hits"],
+                    s["workers"],
+                ]
+                for s in sheet["annotation_steps"]
+            ],
+        )
+    else:
+        lines.append("No crowd jobs were run on this platform.")
+    lines += ["", "## Pay", "", f"Total paid: {sheet['pay']['total']} {sheet['pay']['currency']}."]
+    lines += ["", "## Workers", ""]
+    lines += [f"- {key}: {value}" for key, value in sheet["workers"].items()]
+    lines += ["", sheet["worker_identities"], "", "## Statistics (paper Table 2)", ""]
+    lines += _table(["statistic", "value"], _flatten(statistics["table_2"]))
+    lines += ["", "## Statistics by site and step (paper Table 4)", ""]
+    lines += _table(["statistic", "value"], _flatten(statistics["table_4"]))
+    lines += ["", "## Known issues", ""]
+    lines += [f"- {issue}" for issue in sheet["known_issues"]] or ["None recorded."]
+    return "\n".join(lines) + "\n"
+
+
+def _plain(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key} {count}" for key, count in value.items()) or "none"
+    return str(value)
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> list[list[Any]]:
+    rows: list[list[Any]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}".replace("_", " ")
+        if isinstance(value, Mapping):
+            rows += _flatten(value, f"{prefix}{key} / ")
+        else:
+            rows.append([name, value])
+    return rows
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+        *("| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in rows),
+    ]
+
+
+def count_workers(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Distinct workers in the annotation rows, people and simulated apart."""
+    kinds = Counter()  # type: Counter[bool]
+    seen: dict[str, bool] = {}
+    for row in rows:
+        seen[row["worker"]] = bool(row["simulated"])
+    kinds.update(seen.values())
+    return {"distinct": len(seen), "people": kinds[False], "simulated": kinds[True]}

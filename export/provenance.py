@@ -1,0 +1,268 @@
+"""What the database knows about how the corpus was made, in the release's terms: the state's time,
+the code version, the crawls, the crowd jobs with their pay, workers and agreement, and every response
+with the worker as a keyed pseudonym. Read-only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import subprocess
+from collections import Counter
+from decimal import Decimal
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Count, Max, Sum
+
+from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
+from aggregation.labels import STANCE_5_TO_3
+from aggregation.responses import Responses, ResponsesError
+from aggregation.rules import EVIDENCE_RULE, PARAPHRASE_RULE, STANCE_RULE, AgreementRule, apply_rule_to_counts
+from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.models import Assignment, AssignmentState, Job, Response
+from annotation.pseudonyms import pseudonym
+from annotation.services.records import pseudonym_key
+from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
+from crawler.models import CrawlRun, Debate
+
+RULES: dict[str, AgreementRule] = {
+    "stance": STANCE_RULE,
+    "evidence_verification": EVIDENCE_RULE,
+    "paraphrase_verification": PARAPHRASE_RULE,
+}
+LIBRARIES = ("numpy", "krippendorff", "scipy", "jsonschema", "Django")
+
+
+def release_key(version: str) -> bytes:
+    """The per-release pseudonym key: derived from the platform's key and the version.
+
+    Derived rather than random so that two builds of the same state are byte-identical, and per
+    release so that pseudonyms cannot be joined across releases by anyone without the platform key.
+    """
+    return hmac.new(pseudonym_key(), f"stancework release {version}".encode(), hashlib.sha256).digest()
+
+
+def code_version() -> str:
+    """`STANCEWORK_CODE_VERSION` when set (deployments without .git), else the checkout's commit."""
+    configured = getattr(settings, "STANCEWORK_CODE_VERSION", "")
+    if configured:
+        return str(configured)
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def state_time() -> str | None:
+    """The latest change to anything a release is made of: the one time a release may carry."""
+    latest = [
+        Claim.objects.aggregate(t=Max("updated"))["t"],
+        Perspective.objects.aggregate(t=Max("updated"))["t"],
+        Evidence.objects.aggregate(t=Max("updated"))["t"],
+        PerspectiveCluster.objects.aggregate(t=Max("updated"))["t"],
+        Job.objects.aggregate(t=Max("updated"))["t"],
+        Response.objects.aggregate(t=Max("created"))["t"],
+    ]
+    known = [t for t in latest if t is not None]
+    return max(known).isoformat() if known else None
+
+
+def library_versions() -> dict[str, str]:
+    return {name: metadata.version(name) for name in LIBRARIES}
+
+
+def _number(value: float | None, digits: int = 6) -> float | None:
+    """JSON has no NaN: an undefined figure is null."""
+    return None if value is None or math.isnan(value) else round(float(value), digits)
+
+
+def crawl_record() -> dict[str, Any]:
+    runs = [
+        {
+            "id": run.pk,
+            "site": run.site,
+            "mode": run.mode,
+            "archive_from": run.archive_from,
+            "archive_to": run.archive_to,
+            "status": run.status,
+            "pages": run.pages,
+            "items": run.items,
+            "drops": run.drops,
+        }
+        for run in CrawlRun.objects.order_by("pk")
+    ]
+    crawled = Claim.objects.filter(text_missing=False, debates__isnull=False).distinct().count()
+    total = Claim.objects.filter(text_missing=False).count()
+    return {
+        "runs": runs,
+        "debates_by_site": dict(
+            sorted(Counter(Debate.objects.values_list("site", flat=True)).items())  # type: ignore[arg-type]
+        ),
+        "claims_with_crawl_record": crawled,
+        "claims_without_crawl_record": total - crawled,
+    }
+
+
+def annotation_rows(key: bytes) -> list[dict[str, Any]]:
+    """Every response, ordered by job, item and pseudonym; workers only as pseudonyms under `key`."""
+    rows = []
+    for response in Response.objects.select_related(
+        "job", "item", "worker", "item__claim", "item__perspective", "item__evidence"
+    ).order_by("job_id", "item__key", "pk"):
+        item = response.item
+        rows.append(
+            {
+                "job_id": response.job_id,
+                "task_type": response.job.task_type,
+                "item": item.key,
+                "claim_id": item.claim.cid if item.claim else None,
+                "perspective_id": item.perspective.pid if item.perspective else None,
+                "evidence_id": item.evidence.eid if item.evidence else None,
+                "worker": pseudonym(response.worker.provider, response.worker.external_id, key),
+                "label": response.label,
+                "value": response.value,
+                "gold": response.is_gold,
+                "simulated": response.simulated,
+            }
+        )
+    rows.sort(key=lambda row: (row["job_id"], row["item"], row["worker"]))
+    return rows
+
+
+def jobs_record(key: bytes) -> list[dict[str, Any]]:
+    """Per job: what it asked, of whom, for what pay, and how much the workers agreed."""
+    return [_job(job, key) for job in Job.objects.order_by("pk")]
+
+
+def _job(job: Job, key: bytes) -> dict[str, Any]:
+    done = Assignment.objects.filter(job=job, state__in=AssignmentState.done())
+    paid = done.filter(state__in=AssignmentState.payable())
+    rewards = paid.aggregate(total=Sum("hit__reward"))["total"] or Decimal("0")
+    bonuses = LedgerEntry.objects.filter(
+        job=job, kind=LedgerKind.BONUS, state=LedgerState.CONFIRMED
+    ).aggregate(total=Sum("amount"))["total"] or Decimal("0")
+    responses = Response.objects.filter(job=job)
+    simulated = job.provider == "simulated" or responses.filter(simulated=True).exists()
+    return {
+        "id": job.pk,
+        "name": job.name,
+        "task_type": job.task_type,
+        "provider": job.provider,
+        "simulated": simulated,
+        "state": job.state,
+        "params": job.params,
+        "filters": job.filters,
+        "workers_per_item": job.workers_per_item,
+        "reward_per_hit": str(job.reward),
+        "items": job.items.count(),
+        "hits": job.hits.count(),
+        "assignments_done": done.count(),
+        "responses": responses.count(),
+        "workers": responses.aggregate(n=Count("worker", distinct=True))["n"],
+        "pay": {"rewards": str(rewards), "bonuses": str(bonuses), "currency": "USD"},
+        "agreement": job_agreement(job, key),
+    }
+
+
+def job_agreement(job: Job, key: bytes) -> dict[str, Any] | None:
+    """ρ, Fleiss' κ, Krippendorff's α and per-worker agreement for a job with categorical answers."""
+    rule = RULES.get(job.task_type)
+    if rule is None:
+        return None  # free-text or multi-label answers (paraphrase writing, topics): no label agreement
+    rows = list(
+        Response.objects.filter(job=job, is_gold=False)
+        .order_by("item_id", "worker_id")
+        .values_list("item_id", "worker__provider", "worker__external_id", "label")
+    )
+    if not rows:
+        return {"rule": rule.as_dict(), "responses": 0, "note": "no responses yet"}
+    items = [row[0] for row in rows]
+    workers = [pseudonym(provider, external, key) for _, provider, external, _ in rows]
+    try:
+        responses = Responses.from_columns(
+            items, workers, [row[3] for row in rows], rule.answer_set, require_overlap=False
+        )
+    except ResponsesError as error:
+        return {"rule": rule.as_dict(), "responses": len(rows), "note": str(error)}
+    return {"rule": rule.as_dict(), **count_agreement(responses.counts(), rule), **_workers(responses)}
+
+
+def count_agreement(counts: Any, rule: AgreementRule) -> dict[str, Any]:
+    """Agreement figures of an (items × answer labels) count matrix under `rule`."""
+    matrix = np.asarray(counts, dtype=np.int64)
+    decided = rule.collapse.counts(matrix) if rule.collapse is not None else matrix
+    rated = decided[decided.sum(axis=1) >= 2]
+    outcome = apply_rule_to_counts(np.arange(len(matrix)), matrix, rule)
+    figures: dict[str, Any] = {
+        "items": len(matrix),
+        "items_with_two_ratings": len(rated),
+        **outcome.summary(),
+    }
+    if len(rated):
+        figures["mean_rho"] = _number(float(np.mean(rho(rated))))
+        figures["fleiss_kappa"] = _number(fleiss_kappa(rated))
+        figures["krippendorff_alpha"] = _number(krippendorff_alpha(rated))
+    return figures
+
+
+def _workers(responses: Responses) -> dict[str, Any]:
+    agreement = worker_agreement_with_majority(responses)
+    answered = responses.responses_per_worker()
+    return {
+        "workers": [
+            {
+                "worker": str(worker),
+                "responses": int(answered[i]),
+                "agreement_with_majority": _number(agreement[i]),
+            }
+            for i, worker in enumerate(responses.workers.tolist())
+        ]
+    }
+
+
+def cluster_agreement() -> dict[str, Any]:
+    """Agreement over the released clusters' stored voter counts (e.g. an imported release's)."""
+    counts = [
+        votes
+        for votes in PerspectiveCluster.objects.filter(status__in=Status.released())
+        .order_by("claim__cid", "position")
+        .values_list("voter_counts", flat=True)
+        if isinstance(votes, list) and len(votes) == len(STANCE_RULE.answer_set) and sum(votes) > 0
+    ]
+    if not counts:
+        return {"clusters": 0}
+    return {"clusters": len(counts), "rule": STANCE_RULE.as_dict(), **count_agreement(counts, STANCE_RULE)}
+
+
+def agreement_record(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "library_versions": library_versions(),
+        "label_maps": {"stance-5 to stance-3": STANCE_5_TO_3},
+        "released_clusters_voter_counts": cluster_agreement(),
+        "jobs": [{"job_id": job["id"], **job["agreement"]} for job in jobs if job["agreement"]],
+        # Crowd label vs adjudicated label on an adjudicated sample, and model-based worker quality
+        # (Dawid–Skene, MACE): not recorded in the database yet, so these lists stay empty.
+        "adjudication_samples": [],
+        "label_models": [],
+    }
+
+
+def rules_record() -> dict[str, Any]:
+    applied = (
+        PerspectiveCluster.objects.exclude(rule="")
+        .values("rule")
+        .annotate(clusters=Count("pk"))
+        .order_by("rule")
+    )
+    return {
+        "defaults": {task: rule.as_dict() for task, rule in sorted(RULES.items())},
+        "released_statuses": sorted(Status.released()),
+        "applied": [{"rule": row["rule"], "clusters": row["clusters"]} for row in applied],
+    }
