@@ -10,4 +10,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("annotate/", include("annotation.urls")),
+    path("releases/", include("export.urls")),
 ]

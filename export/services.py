@@ -44,6 +44,7 @@ from export.perspectrum import (
     SCHEMA_DIR,
     SPLIT,
     TOPIC,
+    VOTER_ORDER,
     dumps,
     file_names,
     read_release,
@@ -125,7 +126,9 @@ def _clusters_by_claim(released: tuple[str, ...]) -> dict[int, list[dict[str, An
                 "pids": pids.get(pk, []),
                 "stance_label_3": s3,
                 "stance_label_5": s5,
-                "voter_counts": votes,
+                # A cluster nobody voted on (kept by an expert, or not yet annotated) has zero
+                # votes; the format's five slots are always there.
+                "voter_counts": votes or [0] * len(VOTER_ORDER),
                 "evidence": eids.get(pk, []),
             }
         )

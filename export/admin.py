@@ -1,0 +1,42 @@
+"""Releases in the admin: read-only (a release is never changed), linked to the releases page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from export.models import Release
+
+
+@admin.register(Release)
+class ReleaseAdmin(admin.ModelAdmin):
+    list_display = ["version", "created", "code_version", "file_count", "simulated", "page"]
+    search_fields = ["version", "notes"]
+    # The pseudonym key is deliberately absent: it is never shown, only kept.
+    fields = ["version", "created", "code_version", "directory", "zip_sha256", "notes", "files", "manifest"]
+    readonly_fields = fields
+
+    @admin.display(description="files")
+    def file_count(self, release: Release) -> int:
+        return len(release.files)
+
+    @admin.display(description="simulated crowd", boolean=True)
+    def simulated(self, release: Release) -> bool:
+        return bool(release.manifest.get("simulated"))
+
+    @admin.display(description="page")
+    def page(self, release: Release) -> str:
+        return format_html('<a href="{}">open</a>', reverse("export:release", args=[release.version]))
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # built by `manage.py build_release`, which validates and writes the files
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from export.commands import ReleaseVersionCommand
+from export.services import ReleaseExistsError, ReleaseVersionError, build_release
+from export.splits import Grouping, SplitPlan, SplitPlanError
+
+
+class Command(ReleaseVersionCommand):
+    help = (
+        "Build release VERSION under RELEASES_DIR: PERSPECTRUM files, JSONL, schemas, datasheet and a "
+        "manifest; record it. Refused when the version exists. --split-seed re-splits the claims first."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--version", required=True, help="release version, e.g. 1.1")
+        parser.add_argument("--split-seed", type=int, help="re-split claims 60/15/25 with this seed first")
+        parser.add_argument(
+            "--split-ratios",
+            type=float,
+            nargs=3,
+            metavar=("TRAIN", "DEV", "TEST"),
+            default=(0.60, 0.15, 0.25),
+        )
+        parser.add_argument(
+            "--split-grouping", choices=[g.value for g in Grouping], default=Grouping.PRIMARY_TOPIC.value
+        )
+        parser.add_argument("--notes", default="", help="a note kept with the release record")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        plan = None
+        try:
+            if options["split_seed"] is not None:
+                plan = SplitPlan(
+                    ratios=tuple(options["split_ratios"]),  # type: ignore[arg-type]
+                    seed=options["split_seed"],
+                    grouping=Grouping(options["split_grouping"]),
+                )
+            release = build_release(options["version"], split_plan=plan, notes=options["notes"])
+        except (ReleaseExistsError, ReleaseVersionError, SplitPlanError) as error:
+            raise CommandError(str(error)) from None
+        split = release.manifest["split"]
+        self.stdout.write(f"release {release.version} at {release.path} ({len(release.files)} files)")
+        self.stdout.write(f"split ({split.get('grouping')}): {split['counts']} shares {split['shares']}")
+        self.stdout.write(f"zip: {release.zip_path} sha256 {release.zip_sha256}")

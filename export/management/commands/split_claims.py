@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from export.services import assign_claim_splits
+from export.splits import Grouping, SplitPlan, SplitPlanError
+
+
+class Command(BaseCommand):
+    help = "Split the claims into train/dev/test (seeded; claims sharing a primary topic stay together)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument(
+            "--ratios", type=float, nargs=3, metavar=("TRAIN", "DEV", "TEST"), default=(0.60, 0.15, 0.25)
+        )
+        parser.add_argument(
+            "--grouping", choices=[g.value for g in Grouping], default=Grouping.PRIMARY_TOPIC.value
+        )
+
+    def handle(self, *args: Any, seed: int, ratios: list[float], grouping: str, **options: Any) -> None:
+        try:
+            plan = SplitPlan(ratios=tuple(ratios), seed=seed, grouping=Grouping(grouping))  # type: ignore[arg-type]
+        except SplitPlanError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(json.dumps(assign_claim_splits(plan), indent=2, sort_keys=True))

@@ -1,0 +1,13 @@
+from django.urls import path
+
+from export import views
+
+app_name = "export"
+
+urlpatterns = [
+    path("", views.releases, name="releases"),
+    path("diff/", views.release_diff, name="diff"),
+    path("<str:version>/", views.release, name="release"),
+    path("<str:version>/zip", views.release_zip, name="zip"),
+    path("<str:version>/files/<path:name>", views.release_file, name="file"),
+]
