@@ -46,6 +46,8 @@ def scrapy_settings(run: CrawlRun, jobdir: Path) -> Settings:
     values = Settings()
     values.setmodule("crawler.scrapy_settings", priority="project")
     values.set("JOBDIR", str(jobdir), priority="cmdline")
+    if settings.CRAWLER_DOWNLOAD_DELAY_MS >= 0:
+        values.set("DOWNLOAD_DELAY", settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000, priority="cmdline")
     if run.limit:
         values.set("CLOSESPIDER_ITEMCOUNT", run.limit, priority="cmdline")
     return values
@@ -66,11 +68,17 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
     process = CrawlerProcess(scrapy_settings(run, jobdir), install_root_handler=False)
     # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
-    process.crawl(spiders[run.site], run_id=run.pk, archive=archive, start_urls=list(run.start_urls))
+    crawler = process.create_crawler(spiders[run.site])
+    process.crawl(crawler, run_id=run.pk, archive=archive, start_urls=list(run.start_urls))
     try:
         process.start()
     except Exception as error:
         # The crawl process is ending anyway: record why on the run before the traceback surfaces.
         services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
         raise
+    reason = crawler.stats.get_value("finish_reason") if crawler.stats else None
+    if reason == "finished" and jobdir.exists():
+        # A crawl that ran to its end leaves nothing to resume; its seen-requests would make the
+        # next crawl of the site skip every page.
+        shutil.rmtree(jobdir)
     return note

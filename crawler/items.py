@@ -34,10 +34,11 @@ class DebateItem:
     # Set by the spider when the page is not a debate (BadPageError's reason and detail).
     error: str = ""
     error_detail: str = ""
+    canonical_url: str = ""
     # Filled by the pipelines.
     version_id: int | None = None
     prepared: list[Any] = field(default_factory=list, repr=False)
 
     @property
     def url(self) -> str:
-        return self.record.url if self.record else self.page.url
+        return self.record.url if self.record else (self.canonical_url or self.page.url)

@@ -25,7 +25,8 @@ ROBOTSTXT_OBEY = True
 # stretches it further when the server slows down.
 CONCURRENT_REQUESTS = 4
 CONCURRENT_REQUESTS_PER_DOMAIN = 1
-DOWNLOAD_DELAY = django_settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000
+# The default; each spider sets its site's own delay in custom_settings.
+DOWNLOAD_DELAY = 2.0
 RANDOMIZE_DOWNLOAD_DELAY = True
 AUTOTHROTTLE_ENABLED = django_settings.CRAWLER_AUTOTHROTTLE
 AUTOTHROTTLE_START_DELAY = max(DOWNLOAD_DELAY, 1.0)

@@ -39,7 +39,7 @@ def parse_debate(site: str, html: str | bytes, url: str) -> DebateRecord:
         raise UnknownSiteError(f"unknown site {site!r}; known: {', '.join(SITES)}") from None
     record = parser(html, url)
     if not record.points:
-        raise BadPageError("no_points", record.url)
+        raise BadPageError("no_points", record.url, url=record.url)
     return record
 
 

@@ -15,10 +15,12 @@ SideName = Literal["pro", "con"]
 class BadPageError(ValueError):
     """A fetched page holds no usable debate. `reason` is a short stable code counted in crawl stats."""
 
-    def __init__(self, reason: str, detail: str = "") -> None:
+    def __init__(self, reason: str, detail: str = "", url: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
+        # The page's canonical URL when the parser got that far.
+        self.url = url
 
 
 @dataclass

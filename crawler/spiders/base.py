@@ -20,8 +20,6 @@ from crawler.webarchive import CdxError, cdx_query, parse_cdx, snapshot_url, str
 class DebateSpider(scrapy.Spider):
     site: ClassVar[str] = ""
     live_start_urls: ClassVar[tuple[str, ...]] = ()
-    # Seconds between requests to the site; robots.txt's Crawl-delay, when larger, should be set here.
-    download_delay: float = 2.0
 
     def __init__(
         self,
@@ -72,7 +70,7 @@ class DebateSpider(scrapy.Spider):
             if error.reason == "no_title":
                 yield from self.parse_listing(response)
             else:
-                yield DebateItem(page=page, error=error.reason, error_detail=error.detail)
+                yield DebateItem(page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url)
             return
         yield DebateItem(page=page, record=record)
 
@@ -92,7 +90,7 @@ class DebateSpider(scrapy.Spider):
         try:
             record = parse_debate(self.site, page.body, page.url)
         except BadPageError as error:
-            yield DebateItem(page=page, error=error.reason, error_detail=error.detail)
+            yield DebateItem(page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url)
             return
         for warning in record.warnings:
             self.logger.info("%s: %s", page.url, warning)

@@ -16,7 +16,8 @@ class DebatewiseSpider(DebateSpider):
     site = "debatewise"
     allowed_domains = ["debatewise.org", "web.archive.org", "127.0.0.1", "localhost"]
     live_start_urls = ("https://debatewise.org/page/1/",)
-    download_delay = 3.0
+    # Seconds between requests; raise it to the site's robots.txt Crawl-delay if that is larger.
+    custom_settings = {"DOWNLOAD_DELAY": 3.0}
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         """The home index: debates under `.hometitle`, older ones on `/page/N/`.

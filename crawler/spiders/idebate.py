@@ -16,7 +16,8 @@ class IdebateSpider(DebateSpider):
     site = "idebate"
     allowed_domains = ["idebate.org", "idebate.net", "web.archive.org", "127.0.0.1", "localhost"]
     live_start_urls = ("https://idebate.net/debatabase/",)
-    download_delay = 2.0
+    # Seconds between requests; raise it to the site's robots.txt Crawl-delay if that is larger.
+    custom_settings = {"DOWNLOAD_DELAY": 2.0}
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         """A theme listing: its debates and its next pages, never its vote or login links.

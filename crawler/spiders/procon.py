@@ -16,7 +16,8 @@ class ProconSpider(DebateSpider):
     site = "procon"
     allowed_domains = ["procon.org", "web.archive.org", "127.0.0.1", "localhost"]
     live_start_urls = ("https://www.procon.org/",)
-    download_delay = 3.0
+    # Seconds between requests; raise it to the site's robots.txt Crawl-delay if that is larger.
+    custom_settings = {"DOWNLOAD_DELAY": 3.0}
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         """A topic site's page: links to its Pro & Con Quotes pages.

@@ -1,0 +1,88 @@
+"""A local copy of the idebate Debatabase served from 127.0.0.1, for end-to-end crawls.
+
+The 49 debate pages are the real saved ones; the theme listings around them are generated in the
+Drupal listing structure of SPEC §7 (`div.debatabase-theme-listing-title a`, pager `?page=N` from 0),
+with vote and login links that the crawler must never request.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROBOTS = b"User-agent: *\nDisallow: /private/\n"
+
+
+def listing_page(links: list[str], page: int, last: int) -> bytes:
+    items = "\n".join(
+        f'<div class="debatabase-theme-listing-title"><a href="{href}">{href.rsplit("/", 1)[-1]}</a></div>'
+        f'<a class="rate-button" href="{href}?rate=vote{page}">FOR</a>'
+        for href in links
+    )
+    pager = f'<li class="pager-next"><a href="/debatabase/all?page={page + 1}">next</a></li>' if page < last else ""
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Debatabase</title></head><body>"
+        f"{items}<a href='/user/login?destination=debatabase'>Log in</a>"
+        f"<a href='/private/secret'>members only</a><ul class='pager'>{pager}</ul></body></html>"
+    ).encode()
+
+
+@dataclass
+class LocalSite:
+    routes: dict[str, bytes]
+    delay: float = 0.0
+    requested: list[str] = field(default_factory=list)
+    url: str = ""
+
+    @classmethod
+    def idebate(cls, pages: Path, per_listing: int = 20, extra: dict[str, bytes] | None = None) -> LocalSite:
+        routes: dict[str, bytes] = {"/robots.txt": ROBOTS}
+        hrefs = []
+        for path in sorted(pages.glob("*.html")):
+            href = f"/debatabase/theme/{path.stem}"
+            routes[href] = path.read_bytes()
+            hrefs.append(href)
+        for href, body in (extra or {}).items():
+            routes[href] = body
+            hrefs.append(href)
+        chunks = [hrefs[i : i + per_listing] for i in range(0, len(hrefs), per_listing)]
+        for number, chunk in enumerate(chunks):
+            routes[f"/debatabase/all?page={number}"] = listing_page(chunk, number, len(chunks) - 1)
+        routes["/debatabase/all"] = routes["/debatabase/all?page=0"]
+        return cls(routes)
+
+    @contextmanager
+    def serve(self) -> Iterator[LocalSite]:
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                site.requested.append(self.path)
+                parts = urlsplit(self.path)
+                key = parts.path + (f"?{parts.query}" if parts.query else "")
+                body = site.routes.get(key)
+                if site.delay and key.startswith("/debatabase/theme/"):
+                    time.sleep(site.delay)
+                self.send_response(200 if body is not None else 404)
+                self.send_header("Content-Type", "text/html; charset=utf-8" if not key.endswith(".txt") else "text/plain")
+                self.end_headers()
+                self.wfile.write(body or b"not found")
+
+            def log_message(self, format: str, *args: object) -> None:
+                return
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{server.server_address[1]}"
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            server.shutdown()
+            server.server_close()

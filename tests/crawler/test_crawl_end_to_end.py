@@ -1,0 +1,142 @@
+"""End-to-end: `manage.py crawl` in its own process against the fixtures served from 127.0.0.1.
+
+The crawl runs as a subprocess (as it does in production) on a SQLite file of its own; the test
+reads the results back with sqlite3.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from crawler.parsing import BadPageError, parse_debate
+from tests.crawler.conftest import BUILT, IDEBATE_PAGES, REPO
+from tests.crawler.site_server import LocalSite
+
+# 49 pages: 7 have no points, and two are the same debate (node 2148) saved under two themes.
+DEBATES = 41
+
+
+@pytest.fixture(scope="module")
+def migrated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("crawl-db") / "template.sqlite3"
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=REPO,
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{path}"},
+        check=True,
+    )
+    return path
+
+
+@pytest.fixture
+def crawl_env(tmp_path: Path, migrated_db: Path) -> dict[str, str]:
+    db = tmp_path / "db.sqlite3"
+    shutil.copy(migrated_db, db)
+    return {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{db}",
+        "CRAWLER_DIR": str(tmp_path / "crawler"),
+        "CRAWLER_DOWNLOAD_DELAY_MS": "0",
+        "CRAWLER_AUTOTHROTTLE": "0",
+        "CRAWLER_PROGRESS_SECONDS": "1",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def points_on_fixture_pages() -> int:
+    """Points of the distinct debates among the fixture pages, as the parser sees them."""
+    by_url: dict[str, int] = {}
+    for path in IDEBATE_PAGES.glob("*.html"):
+        try:
+            record = parse_debate("idebate", path.read_bytes(), "x")
+        except BadPageError:
+            continue
+        by_url[record.url] = len(record.points)
+    return sum(by_url.values())
+
+
+def crawl_args(site: LocalSite, *extra: str) -> list[str]:
+    return [sys.executable, "manage.py", "crawl", "idebate", "--start-url", f"{site.url}/debatabase/all", *extra]
+
+
+def query(env: dict[str, str], sql: str) -> list[tuple]:
+    with sqlite3.connect(env["DATABASE_URL"].removeprefix("sqlite:///")) as db:
+        return db.execute(sql).fetchall()
+
+
+def count(env: dict[str, str], table: str) -> int:
+    return query(env, f"SELECT COUNT(*) FROM {table}")[0][0]
+
+
+def test_a_local_crawl_fills_the_corpus(crawl_env: dict[str, str]) -> None:
+    bad = {
+        "/debatabase/theme/members-only": (BUILT / "bad" / "login-wall.html").read_bytes(),
+        "/debatabase/theme/truncated": (IDEBATE_PAGES.glob("*.html").__next__()).read_bytes()[:20000],
+    }
+    site = LocalSite.idebate(IDEBATE_PAGES, extra=bad)
+    with site.serve():
+        done = subprocess.run(crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert count(crawl_env, "crawler_debate") == DEBATES
+    assert count(crawl_env, "corpus_claim") == DEBATES
+    assert query(crawl_env, "SELECT DISTINCT source FROM corpus_claim") == [("idebate",)]
+    points = count(crawl_env, "crawler_point")
+    assert points == points_on_fixture_pages()
+    assert count(crawl_env, "corpus_perspectivecluster") == points
+    assert query(crawl_env, "SELECT DISTINCT status FROM corpus_perspectivecluster") == [("candidate",)]
+    # 48 canonical debate URLs (one with two versions) + 2 bad pages + 3 listings (all, ?page=1, ?page=2).
+    assert count(crawl_env, "crawler_page") == 53
+    assert count(crawl_env, "crawler_pageversion") == 54
+    drops = dict(query(crawl_env, "SELECT reason, COUNT(*) FROM crawler_drop GROUP BY reason"))
+    assert drops == {"no_points": 7, "login_wall": 1, "truncated_html": 1, "duplicate_in_run": 1}
+    status, pages, items, dropped = query(crawl_env, "SELECT status, pages, items, drops FROM crawler_crawlrun")[0]
+    assert (status, items, dropped) == ("finished", DEBATES, 10)
+    assert pages >= 54
+    # Never a vote, a login page or a robots.txt-disallowed page.
+    assert not [p for p in site.requested if "rate=" in p or "/user/login" in p or p.startswith("/private/")]
+
+
+def test_crawling_again_adds_no_duplicates(crawl_env: dict[str, str]) -> None:
+    site = LocalSite.idebate(IDEBATE_PAGES)
+    with site.serve():
+        for _ in range(2):
+            done = subprocess.run(crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180)
+            assert done.returncode == 0, done.stderr[-3000:]
+    assert count(crawl_env, "crawler_debate") == DEBATES
+    assert count(crawl_env, "corpus_claim") == DEBATES
+    assert count(crawl_env, "crawler_pageversion") == 52
+    second = query(crawl_env, "SELECT stats FROM crawler_crawlrun ORDER BY id DESC LIMIT 1")[0][0]
+    assert '"stancework/drop/unchanged": 41' in second
+
+
+def test_a_crawl_killed_midway_and_run_again_finishes_without_duplicates(crawl_env: dict[str, str]) -> None:
+    site = LocalSite.idebate(IDEBATE_PAGES)
+    site.delay = 0.1
+    with site.serve():
+        process = subprocess.Popen(
+            crawl_args(site), cwd=REPO, env=crawl_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and count(crawl_env, "crawler_debate") < 10:
+            time.sleep(0.1)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        killed_at = count(crawl_env, "crawler_debate")
+        assert 10 <= killed_at < DEBATES
+        site.delay = 0.0
+        done = subprocess.run(crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert count(crawl_env, "crawler_debate") == DEBATES
+    assert count(crawl_env, "corpus_claim") == DEBATES
+    assert query(crawl_env, "SELECT COUNT(*), COUNT(DISTINCT canonical_url) FROM crawler_page")[0] == (51, 51)
+    assert count(crawl_env, "crawler_pageversion") == 52
+    assert query(crawl_env, "SELECT COUNT(*) - COUNT(DISTINCT text) FROM corpus_claim")[0][0] == 0
