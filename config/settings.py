@@ -146,7 +146,8 @@ CRAWLER_CONTACT = env_str("CRAWLER_CONTACT", "crawler@stancework.invalid")
 CRAWLER_USER_AGENT = env_str("CRAWLER_USER_AGENT", f"Stancework research crawler (+mailto:{CRAWLER_CONTACT})")
 CRAWLER_DIR = env_path("CRAWLER_DIR", VAR_DIR / "crawler")  # JOBDIRs and the HTTP cache
 CRAWLER_HTTPCACHE = env_bool("CRAWLER_HTTPCACHE", default=True)
-CRAWLER_DOWNLOAD_DELAY_MS = env_int("CRAWLER_DOWNLOAD_DELAY_MS", 2000)
+# Overrides every spider's own per-site delay when set (>= 0); -1 keeps the per-site delays.
+CRAWLER_DOWNLOAD_DELAY_MS = env_int("CRAWLER_DOWNLOAD_DELAY_MS", -1)
 CRAWLER_AUTOTHROTTLE = env_bool("CRAWLER_AUTOTHROTTLE", default=True)
 CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5)
 
