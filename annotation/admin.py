@@ -58,8 +58,7 @@ def _each(action_name: str, service: Any, label: str) -> Any:
 
 class HitInline(admin.TabularInline):
     model = Hit
-    fields = ["position", "assignments_wanted", "reward", "external_id", "expired"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "assignments_wanted", "reward", "external_id", "expired")
     extra = 0
     can_delete = False
     show_change_link = True
@@ -120,8 +119,7 @@ class JobAdmin(admin.ModelAdmin):
 
 class AssignmentInline(admin.TabularInline):
     model = Assignment
-    fields = ["worker", "state", "accepted_at", "submitted_at", "work_seconds", "simulated"]
-    readonly_fields = fields
+    fields = readonly_fields = ("worker", "state", "accepted_at", "submitted_at", "work_seconds", "simulated")
     extra = 0
     can_delete = False
     show_change_link = True
@@ -155,8 +153,7 @@ class AssignmentAdmin(admin.ModelAdmin):
 
 class ResponseInline(admin.TabularInline):
     model = Response
-    fields = ["worker", "label", "value", "correct", "simulated", "created"]
-    readonly_fields = fields
+    fields = readonly_fields = ("worker", "label", "value", "correct", "simulated", "created")
     extra = 0
     can_delete = False
 
@@ -186,8 +183,7 @@ class ResponseAdmin(admin.ModelAdmin):
 
 class QualificationInline(admin.TabularInline):
     model = Qualification
-    fields = ["task_type", "passed", "score", "attempts", "updated"]
-    readonly_fields = fields
+    fields = readonly_fields = ("task_type", "passed", "score", "attempts", "updated")
     extra = 0
 
 

@@ -127,7 +127,9 @@ class Hit(models.Model):
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="hits")
     position = models.PositiveIntegerField()
-    items = models.ManyToManyField(Item, through="HitItem", related_name="hits")
+    items: models.ManyToManyField[Item, HitItem] = models.ManyToManyField(
+        Item, through="HitItem", related_name="hits"
+    )
     assignments_wanted = models.PositiveSmallIntegerField()
     reward = models.DecimalField(max_digits=8, decimal_places=2)
     external_id = models.CharField(max_length=128, blank=True, db_index=True)

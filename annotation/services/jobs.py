@@ -130,7 +130,7 @@ def _store_hits(job: Job, items: list[Item], gold: list[Item], params: Mapping[s
     )
     HitItem.objects.bulk_create(
         [
-            HitItem(hit=hit, item_id=item_pk, position=place)
+            HitItem(hit=hit, item_id=int(item_pk), position=place)  # type: ignore[call-overload]
             for hit, pks in zip(hits, bundles, strict=True)
             for place, item_pk in enumerate(pks)
         ],
@@ -209,6 +209,11 @@ def settle_job(job_id: int) -> Job:
         else:
             return job
         job.save(update_fields=["state", "completed_at", "updated"])
+        if job.state == JobState.COMPLETE:
+            # Imported here: aggregation builds on annotation, not the other way round.
+            from aggregation.tasks import request_aggregation
+
+            request_aggregation(job.pk)
     return job
 
 
@@ -261,10 +266,10 @@ def request_publish(job: Job) -> None:
     """Publish in the background once the current transaction commits."""
     from annotation.tasks import publish_job_task
 
-    publish_job_task.delay_on_commit(job.pk)
+    publish_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
 
 
 def request_sync(job: Job) -> None:
     from annotation.tasks import sync_job_task
 
-    sync_job_task.delay_on_commit(job.pk)
+    sync_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
