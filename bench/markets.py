@@ -1,0 +1,96 @@
+"""Crowd-market plumbing: worker-page tokens, and the money ledger against a counting fake market.
+
+The ledger runs on a throwaway file SQLite database (WAL, as deployed without PostgreSQL) in a
+child process; the concurrent figure delivers every payment task 10 times from 8 threads and
+counts the market calls, which must equal the number of rows.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = """
+import threading, time, django
+django.setup()
+from decimal import Decimal
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+call_command("migrate", verbosity=0)
+from annotation import payments
+from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+from annotation.providers.market_clients import market_clients
+from annotation.providers.mturk import MarketAssignment, Outcome
+
+class Market:
+    def __init__(self):
+        self.lock, self.calls = threading.Lock(), 0
+    def get_assignment(self, ref):
+        return MarketAssignment(ref, "W", "H", "Approved", None, "")
+    def send_bonus(self, worker, ref, amount, reason, token):
+        with self.lock:
+            self.calls += 1
+        return Outcome(ref)
+
+job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id="H")
+worker = Worker.objects.create(provider="mturk", external_id="W")
+asg = Assignment.objects.create(job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED,
+                                external_id="A", accepted_at=timezone.now())
+
+def rows(n, tag):
+    return [payments.bonus_intent(asg, Decimal("0.10"), "bench", f"{tag}:{i}").pk for i in range(n)]
+
+market = Market()
+with market_clients(mturk=market):
+    t = time.perf_counter(); ids = rows(1000, "seq"); recorded = time.perf_counter() - t
+    t = time.perf_counter()
+    for pk in ids:
+        payments.execute(pk)
+    sequential = time.perf_counter() - t
+    sequential_calls = market.calls
+    ids = rows(200, "conc")
+    market.calls = 0
+    def deliver(chunk):
+        for pk in chunk:
+            payments.execute(pk)
+        connection.close()
+    work = ids * 10
+    chunks = [work[i::8] for i in range(8)]
+    t = time.perf_counter()
+    threads = [threading.Thread(target=deliver, args=(c,)) for c in chunks]
+    [th.start() for th in threads]; [th.join() for th in threads]
+    concurrent = time.perf_counter() - t
+print(f"record_rows_per_s={1000 / recorded:.0f} execute_rows_per_s={1000 / sequential:.0f} "
+      f"calls={sequential_calls}/1000 concurrent_deliveries_per_s={len(work) / concurrent:.0f} "
+      f"concurrent_calls={market.calls}/200 for {len(work)} deliveries")
+"""
+
+
+def tokens() -> str:
+    from annotation.worker_identity import MarketIds, issue_token, verify_token
+
+    ids = MarketIds(
+        "mturk", "A2Z8QB6XQFTQ1D", "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV", "3PWW", "https://www.mturk.com"
+    )
+    items = list(range(40))
+    started = time.perf_counter()
+    for _ in range(2000):
+        verify_token(issue_token(ids, 7, items), ids, 7, items)
+    elapsed = time.perf_counter() - started
+    return f"worker page tokens issued+verified per s (40 items): {2000 / elapsed:.0f}"
+
+
+def main() -> None:
+    print(f"markets {tokens()}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3", "STANCEWORK_VAR_DIR": tmp}
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False
+        )
+    figure = done.stdout.strip().splitlines()[-1] if done.returncode == 0 else f"failed: {done.stderr[-400:]}"
+    print(f"markets ledger on file SQLite: {figure}", flush=True)
