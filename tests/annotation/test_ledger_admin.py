@@ -55,4 +55,4 @@ def test_the_sweep_action_reports_what_it_did(staff: Client) -> None:
         follow=True,
     )
 
-    assert b"requeued 0, unclear 1" in response.content
+    assert b"Requeued 0, unclear 1" in response.content  # the admin capitalises messages
