@@ -196,7 +196,8 @@ def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     debates = [
         urljoin(url, a.get("href", "")) for a in root.cssselect("div.debatabase-theme-listing-title a")
     ]
-    listings: list[str] = []
+    # Drupal's pager: ?page=N links of the same listing.
+    listings = [urljoin(url, a.get("href", "")) for a in root.cssselect(".pager a[href*='page=']")]
     for a in root.cssselect("a[href]"):
         href = urljoin(url, a.get("href", ""))
         path = urlsplit(href).path
