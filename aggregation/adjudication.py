@@ -1,0 +1,153 @@
+"""Experts overruling the crowd: the queue of contested items, the final label written to the corpus
+(recorded with who and when), and the random sample that measures crowd-vs-expert accuracy."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from aggregation import writeback
+from aggregation.labels import LabelSet
+from aggregation.models import Adjudication, ItemOutcome
+from aggregation.policy import CATEGORICAL_RULES
+from aggregation.rules import AgreementRule
+from annotation.models import Job
+from corpus.models import PerspectiveCluster, Status
+
+
+class AdjudicationError(ValueError):
+    """A final label the item's task does not offer, or an item that cannot be adjudicated."""
+
+
+@dataclass(frozen=True)
+class SampleAccuracy:
+    """Crowd label vs expert label on a job's adjudicated random sample (the paper: 94% stance)."""
+
+    adjudicated: int
+    agreeing: int
+    sampled: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.agreeing / self.adjudicated if self.adjudicated else None
+
+
+def rule_of(job: Job) -> AgreementRule:
+    if job.task_type not in CATEGORICAL_RULES:
+        raise AdjudicationError(f"{job.task_type} items are not adjudicated one label at a time")
+    return CATEGORICAL_RULES[job.task_type][0]
+
+
+def answer_labels(job: Job) -> LabelSet:
+    """The labels an expert chooses from: the workers' own (5-way for stance)."""
+    return rule_of(job).answer_set
+
+
+def adjudication_queue(job: Job | None = None) -> QuerySet[ItemOutcome]:
+    """Outcomes waiting for an expert: contested, or drawn for the sample, and not adjudicated yet."""
+    decided = Adjudication.objects.filter(outcome=OuterRef("pk"))
+    outcomes = ItemOutcome.objects.filter(Q(contested=True) | Q(sampled=True)).exclude(Exists(decided))
+    if job is not None:
+        outcomes = outcomes.filter(job=job)
+    return outcomes.select_related("item", "job").order_by("job_id", "agreement", "item_id")
+
+
+def current_label(outcome: ItemOutcome) -> str:
+    """The label the corpus holds now: the last expert's, else the crowd's."""
+    last = outcome.adjudications.order_by("-decided_at", "-pk").first()
+    return last.new_label if last else outcome.fine_label
+
+
+def adjudicate(outcome_id: int, label: str, *, user: Any, note: str = "") -> Adjudication:
+    """Set an item's final label, write it to the corpus, and record who decided, when, and over what."""
+    with transaction.atomic():
+        outcome = ItemOutcome.objects.select_for_update().select_related("item", "job").get(pk=outcome_id)
+        rule = rule_of(outcome.job)
+        if label not in rule.answer_set.labels:
+            raise AdjudicationError(f"{label!r} is not one of {list(rule.answer_set.labels)}")
+        decided = rule.collapse.mapping[label] if rule.collapse is not None else label
+        kept = decided in rule.keep
+        stamp = timezone.now()
+        record = Adjudication(
+            outcome=outcome, job=outcome.job, cluster_id=outcome.item.cluster_id,
+            crowd_label=outcome.label, old_label=current_label(outcome), new_label=label,
+            decided_label=decided, old_status=_status_now(outcome), sampled=outcome.sampled,
+            new_status=Status.ADJUDICATED if kept else Status.REJECTED, note=note, decided_by=user,
+            decided_at=stamp,
+        )  # fmt: skip
+        _write(outcome, label, decided, kept, f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC")
+        record.save()
+    return record
+
+
+def _status_now(outcome: ItemOutcome) -> str:
+    last = outcome.adjudications.order_by("-decided_at", "-pk").first()
+    if last is not None:
+        return last.new_status
+    if outcome.job.task_type == "stance" and outcome.item.cluster_id:
+        return PerspectiveCluster.objects.filter(pk=outcome.item.cluster_id).values_list("status", flat=True)[
+            0
+        ]
+    return outcome.status
+
+
+def _write(outcome: ItemOutcome, label: str, decided: str, kept: bool, rule: str) -> None:
+    item = outcome.item
+    if item.is_gold:
+        return  # gold items check workers; their corpus rows are not the job's to change
+    task = outcome.job.task_type
+    if task == "stance" and item.cluster_id:
+        PerspectiveCluster.objects.filter(pk=item.cluster_id).update(
+            stance_5=label,
+            stance_3=decided,
+            status=Status.ADJUDICATED if kept else Status.REJECTED,
+            rule=rule[:200],
+            updated=timezone.now(),
+        )
+        return
+    decision = writeback.Decision(
+        item_id=item.pk, label=decided, fine_label=label, counts=list(outcome.counts),
+        agreement=outcome.agreement, kept=kept, cluster_id=item.cluster_id,
+        perspective_id=item.perspective_id, evidence_id=item.evidence_id,
+    )  # fmt: skip
+    if task == "evidence_verification":
+        writeback.write_evidence([decision])
+    elif task == "paraphrase_verification":
+        writeback.write_paraphrases([decision])
+
+
+def draw_sample(job_id: int, size: int, *, seed: int = 0) -> int:
+    """Mark a seeded random sample of the job's (non-gold) items for expert checking, up to ``size`` in
+    all; drawing again with the same size adds nothing. Returns how many are now sampled."""
+    if size < 1:
+        raise AdjudicationError("a sample needs at least one item")
+    with transaction.atomic():
+        outcomes = ItemOutcome.objects.select_for_update().filter(job_id=job_id, item__is_gold=False)
+        already = outcomes.filter(sampled=True).count()
+        pool = sorted(outcomes.filter(sampled=False).values_list("pk", flat=True))
+        chosen = random.Random(f"{seed}-{job_id}").sample(pool, k=min(max(size - already, 0), len(pool)))
+        ItemOutcome.objects.filter(pk__in=chosen).update(sampled=True)
+    return already + len(chosen)
+
+
+def sample_accuracy(job: Job) -> SampleAccuracy:
+    """The first expert decision on each sampled item, against the crowd label it met."""
+    first: dict[int, bool] = {}
+    for outcome_id, agrees in _sampled_rows(job):
+        first.setdefault(outcome_id, agrees)
+    sampled = ItemOutcome.objects.filter(job=job, sampled=True).count()
+    return SampleAccuracy(len(first), sum(first.values()), sampled)
+
+
+def _sampled_rows(job: Job) -> list[tuple[int, bool]]:
+    rows = (
+        Adjudication.objects.filter(job=job, sampled=True)
+        .order_by("decided_at", "pk")
+        .values_list("outcome_id", "crowd_label", "decided_label")
+    )
+    return [(outcome_id, crowd == decided) for outcome_id, crowd, decided in rows]

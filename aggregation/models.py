@@ -1,0 +1,167 @@
+"""What aggregating a job leaves behind: the run record, each item's outcome, each worker's quality,
+and the experts' adjudications.
+
+The corpus (``corpus.models.PerspectiveCluster`` and its links) holds the *result*; these rows hold
+the *evidence for it*: which rule and threshold decided, the agreement figures, who overruled the
+crowd and when. Worker blocks use annotation's own ``Worker.blocked`` (a soft block at the market).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from annotation.models import Item, Job, Worker
+from corpus.models import PerspectiveCluster
+
+
+class RunTrigger(models.TextChoices):
+    COMPLETION = "completion"
+    MANUAL = "manual"
+    COMMAND = "command"
+
+
+class RunState(models.TextChoices):
+    DONE = "done"
+    FAILED = "failed"
+
+
+class ContestReason(models.TextChoices):
+    """Why an item is in the adjudication queue."""
+
+    LOW_AGREEMENT = "low_agreement"
+    NO_MAJORITY = "no_majority"
+    GOLD = "gold"
+    MODEL = "model"
+
+    @classmethod
+    def describe(cls, reasons: list[str]) -> str:
+        return ", ".join(cls(reason).label for reason in reasons)
+
+
+class WorkerFlagReason(models.TextChoices):
+    LOW_AGREEMENT = "low_agreement"
+    LOW_RELIABILITY = "low_reliability"
+    LOW_GOLD_ACCURACY = "low_gold_accuracy"
+
+
+class AggregationRun(models.Model):
+    """One aggregation of a job: the rule, thresholds, label model, figures and library versions."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="aggregation_runs")
+    trigger = models.CharField(max_length=16, choices=RunTrigger.choices, default=RunTrigger.MANUAL)
+    state = models.CharField(max_length=16, choices=RunState.choices, default=RunState.DONE)
+    error = models.TextField(blank=True)
+    task_type = models.CharField(max_length=64)
+    rule = models.CharField(max_length=200, blank=True, help_text="The rule as recorded on each result.")
+    # Everything a re-run needs to decide the same way: rule as data, label model, flag thresholds.
+    policy = models.JSONField(default=dict, blank=True)
+    label_model = models.CharField(max_length=32, blank=True)
+    items = models.PositiveIntegerField(default=0)
+    responses = models.PositiveIntegerField(default=0)
+    workers = models.PositiveIntegerField(default=0)
+    kept = models.PositiveIntegerField(default=0)
+    rejected = models.PositiveIntegerField(default=0)
+    no_majority = models.PositiveIntegerField(default=0)
+    adjudicated = models.PositiveIntegerField(default=0, help_text="Items left as the experts set them.")
+    mean_rho = models.FloatField(null=True, blank=True)
+    fleiss_kappa = models.FloatField(null=True, blank=True)
+    krippendorff_alpha = models.FloatField(null=True, blank=True)
+    flagged_workers = models.PositiveIntegerField(default=0)
+    versions = models.JSONField(default=dict, blank=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+
+    def __str__(self) -> str:
+        return f"aggregation {self.pk} of job {self.job_id} ({self.state})"
+
+
+class ItemOutcome(models.Model):
+    """An item's latest aggregate: counts, labels, ρ, the label model's view, and whether it is contested."""
+
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome")
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="item_outcomes")
+    run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes")
+    counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
+    label = models.CharField(max_length=64, blank=True, help_text="Majority over the rule's label set.")
+    fine_label = models.CharField(max_length=64, blank=True, help_text="Majority over the answer labels.")
+    agreement = models.FloatField(null=True, blank=True, help_text="ρ")
+    status = models.CharField(max_length=16, blank=True)
+    model_label = models.CharField(max_length=64, blank=True)
+    model_confidence = models.FloatField(null=True, blank=True)
+    reference_label = models.CharField(max_length=64, blank=True, help_text="The gold or crawled answer.")
+    contested = models.BooleanField(default=False, db_index=True)
+    reasons = models.JSONField(default=list, blank=True)
+    # Drawn for the random-sample accuracy check (crowd vs expert), whether contested or not.
+    sampled = models.BooleanField(default=False, db_index=True)
+
+    class Meta:
+        ordering = ["job", "item"]
+
+    def __str__(self) -> str:
+        return f"{self.item.key}: {self.label or '-'}"
+
+
+class WorkerQuality(models.Model):
+    """A worker's quality in one job, as of its latest aggregation."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="worker_qualities")
+    worker = models.ForeignKey(Worker, on_delete=models.CASCADE, related_name="qualities")
+    run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="worker_qualities")
+    responses = models.PositiveIntegerField(default=0)
+    agreement = models.FloatField(null=True, blank=True, help_text="Agreement with the others' majority.")
+    reliability = models.FloatField(null=True, blank=True, help_text="The label model's estimate.")
+    gold_answered = models.PositiveIntegerField(default=0)
+    gold_correct = models.PositiveIntegerField(default=0)
+    flags = models.JSONField(default=list, blank=True)
+    flagged = models.BooleanField(default=False, db_index=True)
+
+    class Meta:
+        ordering = ["job", "worker"]
+        constraints = [models.UniqueConstraint(fields=["job", "worker"], name="workerquality_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.worker} in job {self.job_id}"
+
+    @property
+    def gold_accuracy(self) -> float | None:
+        return self.gold_correct / self.gold_answered if self.gold_answered else None
+
+
+class Adjudication(models.Model):
+    """An expert's final label for an item, with the crowd's label it replaced: never edited, only added."""
+
+    outcome = models.ForeignKey(ItemOutcome, on_delete=models.CASCADE, related_name="adjudications")
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="adjudications")
+    cluster = models.ForeignKey(
+        PerspectiveCluster, null=True, blank=True, on_delete=models.SET_NULL, related_name="adjudications"
+    )
+    crowd_label = models.CharField(
+        max_length=64, blank=True, help_text="The crowd's label on the rule's set."
+    )
+    old_label = models.CharField(max_length=64, blank=True, help_text="The label before this decision.")
+    new_label = models.CharField(max_length=64, help_text="The expert's label, in the answer labels.")
+    decided_label = models.CharField(max_length=64, blank=True, help_text="new_label on the rule's set.")
+    old_status = models.CharField(max_length=16, blank=True)
+    new_status = models.CharField(max_length=16)
+    sampled = models.BooleanField(default=False, help_text="Part of the random accuracy sample.")
+    note = models.TextField(blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="adjudications"
+    )
+    decided_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-decided_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.outcome.item.key}: {self.old_label or '-'} → {self.new_label}"
+
+    @property
+    def crowd_agrees(self) -> bool:
+        return self.crowd_label == self.decided_label

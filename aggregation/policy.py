@@ -1,0 +1,145 @@
+"""How a job is aggregated, as data: the rule per task type and its threshold, the label model, and the
+thresholds that contest items and flag workers. Pure module: no Django.
+
+A policy is recorded with every aggregation run (``as_dict``) and read back for the next one, so a
+job re-aggregated on demand decides exactly as it did before unless someone changes a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from aggregation.dawid_skene import DawidSkene
+from aggregation.label_models import LabelModel, MajorityVote
+from aggregation.labels import NO_MAJORITY, LabelSetError
+from aggregation.mace import MACE
+from aggregation.rules import EVIDENCE_RULE, PARAPHRASE_RULE, STANCE_RULE, AgreementRule, Comparison
+
+# The annotation task types whose answers are one categorical label, with the rule that decides them
+# and how their form values are spelled in the rule's answer set (the forms use lower case).
+CATEGORICAL_RULES: dict[str, tuple[AgreementRule, Callable[[str], str]]] = {
+    "stance": (STANCE_RULE, str),
+    "evidence_verification": (EVIDENCE_RULE, str.upper),
+    "paraphrase_verification": (PARAPHRASE_RULE, str.upper),
+}
+TOPIC_TASK = "topic_tagging"
+
+LABEL_MODELS: dict[str, Callable[[], LabelModel]] = {
+    "dawid_skene": DawidSkene,
+    "mace": MACE,
+    "majority_vote": MajorityVote,
+}
+
+LOW_AGREEMENT, NO_MAJORITY_REASON, GOLD, MODEL = "low_agreement", "no_majority", "gold", "model"
+LOW_WORKER_AGREEMENT, LOW_RELIABILITY, LOW_GOLD = "low_agreement", "low_reliability", "low_gold_accuracy"
+
+
+class PolicyError(ValueError):
+    """A policy names an unknown label model or comparison, or a threshold out of range."""
+
+
+@dataclass(frozen=True)
+class AggregationPolicy:
+    """Every number that decides an aggregation. ``threshold=None`` keeps the rule's own default."""
+
+    threshold: float | None = None
+    comparison: str | None = None
+    label_model: str = "dawid_skene"
+    # Worker flags: judged only once a worker has given `min_worker_responses` answers in the job.
+    min_worker_agreement: float = 0.6
+    min_worker_reliability: float = 0.6
+    min_worker_responses: int = 10
+    min_gold_accuracy: float = 0.7
+    min_gold_answered: int = 3
+    topic_min_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.label_model not in LABEL_MODELS:
+            raise PolicyError(f"unknown label model {self.label_model!r}; known: {sorted(LABEL_MODELS)}")
+        if self.comparison is not None and self.comparison not in {c.value for c in Comparison}:
+            raise PolicyError(f"comparison must be one of {[c.value for c in Comparison]}")
+        shares = [self.min_worker_agreement, self.min_worker_reliability, self.min_gold_accuracy]
+        if self.threshold is not None:
+            shares.append(self.threshold)
+        if not all(0.0 <= share <= 1.0 for share in [*shares, self.topic_min_share]):
+            raise PolicyError("thresholds and shares must lie between 0 and 1")
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any] | None) -> AggregationPolicy:
+        """A policy from recorded or user-given values; unknown names are refused, not ignored."""
+        values = dict(values or {})
+        known = {f.name for f in fields(cls)}
+        unknown = set(values) - known
+        if unknown:
+            raise PolicyError(f"unknown policy setting(s) {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**values)
+
+    def merged(self, overrides: Mapping[str, Any] | None) -> AggregationPolicy:
+        given = {name: value for name, value in dict(overrides or {}).items() if value is not None}
+        return AggregationPolicy.from_mapping({**asdict(self), **given})
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def rule_for(self, task_type: str) -> AgreementRule:
+        """The task type's rule with this policy's threshold and comparison applied."""
+        if task_type not in CATEGORICAL_RULES:
+            raise LabelSetError(f"no categorical rule for task type {task_type!r}")
+        rule = CATEGORICAL_RULES[task_type][0]
+        if rule.threshold is None and self.threshold is not None:
+            return rule  # a majority-only rule (paraphrase) has no agreement threshold to move
+        threshold = self.threshold if self.threshold is not None else rule.threshold
+        comparison = Comparison(self.comparison) if self.comparison else None
+        return rule.with_threshold(threshold, comparison)
+
+    def model(self) -> LabelModel:
+        return LABEL_MODELS[self.label_model]()
+
+
+def contest_reasons(
+    rule: AgreementRule,
+    agreement: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.intp],
+    model_labels: npt.NDArray[np.intp],
+    reference: npt.NDArray[np.intp],
+) -> list[list[str]]:
+    """Per item, why an expert should look at it: ρ fails the rule, no majority, the majority disagrees
+    with a gold/crawled answer (``reference`` ≥ 0 where known), or the label model disagrees with it."""
+    low = (
+        ~rule.comparison.passes(agreement, rule.threshold)
+        if rule.threshold is not None
+        else np.zeros(len(labels), dtype=bool)
+    )
+    tied = labels == NO_MAJORITY
+    gold = (reference >= 0) & ~tied & (labels != reference)
+    model = ~tied & (model_labels != NO_MAJORITY) & (model_labels != labels)
+    columns = ((LOW_AGREEMENT, low), (NO_MAJORITY_REASON, tied), (GOLD, gold), (MODEL, model))
+    return [[name for name, column in columns if column[i]] for i in range(len(labels))]
+
+
+def worker_flags(
+    policy: AggregationPolicy,
+    responses: npt.NDArray[np.int64],
+    agreement: npt.NDArray[np.float64],
+    reliability: npt.NDArray[np.float64],
+    gold_answered: npt.NDArray[np.int64],
+    gold_correct: npt.NDArray[np.int64],
+) -> list[list[str]]:
+    """Per worker, the quality checks they fail. NaN (nothing to judge by) never fails a check."""
+    enough = responses >= policy.min_worker_responses
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low_agreement = enough & (agreement < policy.min_worker_agreement)
+        low_reliability = enough & (reliability < policy.min_worker_reliability)
+        gold_share = np.where(gold_answered > 0, gold_correct / np.maximum(gold_answered, 1), np.nan)
+        low_gold = (gold_answered >= policy.min_gold_answered) & (gold_share < policy.min_gold_accuracy)
+    columns = (
+        (LOW_WORKER_AGREEMENT, low_agreement),
+        (LOW_RELIABILITY, low_reliability),
+        (LOW_GOLD, low_gold),
+    )
+    return [[name for name, column in columns if column[w]] for w in range(len(responses))]

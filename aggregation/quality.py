@@ -1,0 +1,74 @@
+"""Worker quality per job: agreement with the majority, the label model's reliability, gold accuracy,
+the flags they raise, and staff's soft block (annotation's own ``block_worker``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from aggregation.models import AggregationRun, WorkerFlagReason, WorkerQuality
+from aggregation.policy import AggregationPolicy, worker_flags
+from aggregation.responses import Responses
+from annotation.models import Job, Worker
+from annotation.services import block_worker, gold_accuracy
+
+
+def record_worker_quality(
+    job: Job,
+    run: AggregationRun,
+    policy: AggregationPolicy,
+    responses: Responses,
+    agreement: npt.NDArray[np.float64],
+    reliability: npt.NDArray[np.float64],
+) -> int:
+    """Replace the job's worker quality rows with this run's; returns how many workers are flagged."""
+    gold = gold_accuracy(job)
+    worker_ids = [int(w) for w in responses.workers.tolist()]
+    answered = np.array([gold.get(w, (0, 0))[0] for w in worker_ids], dtype=np.int64)
+    correct = np.array([gold.get(w, (0, 0))[1] for w in worker_ids], dtype=np.int64)
+    given = responses.responses_per_worker()
+    flags = worker_flags(policy, given, agreement, reliability, answered, correct)
+    WorkerQuality.objects.filter(job=job).delete()
+    WorkerQuality.objects.bulk_create(
+        [
+            WorkerQuality(
+                job=job,
+                worker_id=worker,
+                run=run,
+                responses=int(given[w]),
+                agreement=_number(agreement[w]),
+                reliability=_number(reliability[w]),
+                gold_answered=int(answered[w]),
+                gold_correct=int(correct[w]),
+                flags=flags[w],
+                flagged=bool(flags[w]),
+            )
+            for w, worker in enumerate(worker_ids)
+        ],
+        batch_size=1000,
+    )
+    return sum(1 for flagged in flags if flagged)
+
+
+def soft_block(qualities: Iterable[WorkerQuality], *, by: Any = None) -> list[Worker]:
+    """Keep the workers of these quality rows from future jobs (here and at their market)."""
+    blocked = []
+    for quality in qualities:
+        reasons = WorkerFlagReason  # labels read better in the worker's record than codes
+        why = ", ".join(str(reasons(flag).label) for flag in quality.flags) or "staff decision"
+        who = f" by {by}" if by is not None else ""
+        blocked.append(block_worker(quality.worker_id, f"job {quality.job_id}: {why}{who}"))
+    return blocked
+
+
+def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
+    """Soft-block every worker the job's latest aggregation flagged and who is not blocked yet."""
+    flagged = WorkerQuality.objects.filter(job_id=job_id, flagged=True, worker__blocked=False)
+    return soft_block(flagged, by=by)
+
+
+def _number(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None

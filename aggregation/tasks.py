@@ -1,0 +1,28 @@
+"""Celery tasks: thin, by id. Aggregation is idempotent, so a task run twice leaves the same corpus."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+
+from aggregation import services
+from aggregation.models import RunTrigger
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(name="aggregation.aggregate_job", soft_time_limit=20 * 60, time_limit=25 * 60)
+def aggregate_job_task(job_id: int, trigger: str = RunTrigger.MANUAL) -> int | None:
+    """Aggregate a job; a job that cannot be aggregated is recorded as a failed run, not retried."""
+    try:
+        return services.aggregate_job(job_id, trigger=trigger).run_id
+    except services.AggregationError as error:
+        # Retrying cannot help (the data is what it is); the failed run row tells staff why.
+        log.warning("aggregation of job %s failed: %s", job_id, error)
+        return None
+
+
+def request_aggregation(job_id: int, trigger: str = RunTrigger.COMPLETION) -> None:
+    """Aggregate once the current transaction commits (a job's completion, a staff request)."""
+    aggregate_job_task.delay_on_commit(job_id, trigger)  # type: ignore[attr-defined]  # not in celery-types
