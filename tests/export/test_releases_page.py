@@ -1,0 +1,125 @@
+"""The releases page: list, files and zip to download, and a diff of two releases."""
+
+from __future__ import annotations
+
+import zipfile
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from corpus.models import Claim, PerspectiveCluster, Stance3, Stance5, Status
+from export.models import Release
+from export.services import build_release, diff_releases
+from tests.annotation.factories import ClaimFactory, make_cluster
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(client: Client) -> Client:
+    client.force_login(User.objects.create_user("editor", password="x-unused-0", is_staff=True))
+    return client
+
+
+@pytest.fixture
+def two_releases(small_corpus: list[Claim], releases_dir: Path) -> tuple[Release, Release]:
+    """1.0, then: one cluster relabelled, one rejected, one claim with a new cluster added → 1.1."""
+    first = build_release("1.0")
+    relabelled = PerspectiveCluster.objects.get(claim=small_corpus[0], position=0)
+    relabelled.stance_3, relabelled.stance_5 = Stance3.UNDERMINE, Stance5.MILDLY_UNDERMINE
+    relabelled.save()
+    rejected = PerspectiveCluster.objects.get(claim=small_corpus[1], position=1)
+    rejected.status = Status.REJECTED
+    rejected.save()
+    make_cluster(ClaimFactory(), 0, Stance5.SUPPORT, Status.KEPT)
+    return first, build_release("1.1")
+
+
+def test_the_diff_names_added_removed_and_relabelled_claims_and_perspectives(
+    small_corpus: list[Claim], two_releases: tuple[Release, Release]
+) -> None:
+    changes = diff_releases(*two_releases)
+
+    new_claim = Claim.objects.order_by("-cid").first()
+    assert new_claim is not None
+    assert changes.claims_added == [new_claim.cid]
+    new_pid = new_claim.clusters.get().members.get().perspective.pid
+    assert changes.perspectives_added == [new_pid]
+    assert changes.pairs_added == [(new_claim.cid, new_pid)]
+    rejected_pid = (
+        PerspectiveCluster.objects.get(claim=small_corpus[1], position=1).members.get().perspective.pid
+    )
+    assert changes.pairs_removed == [(small_corpus[1].cid, rejected_pid)]
+    assert changes.perspectives_removed == []  # the perspective stays in the pool
+    [relabel] = changes.relabelled
+    assert relabel.claim_id == small_corpus[0].cid
+    assert relabel.before == ("SUPPORT", "SUPPORT") and relabel.after == ("UNDERMINE", "MILDLY_UNDERMINE")
+
+
+def test_the_diff_page_shows_the_changes(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    response = staff.get("/releases/diff/", {"a": "1.0", "b": "1.1"})
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "Relabelled" in text and "MILDLY_UNDERMINE" in text and "Claims added" in text
+
+
+def test_the_list_links_every_release(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    text = staff.get("/releases/").content.decode()
+    assert 'href="/releases/1.0/"' in text and 'href="/releases/1.1/"' in text
+    assert "Compare two releases" in text
+
+
+def test_the_release_page_lists_its_files_with_hashes(
+    staff: Client, two_releases: tuple[Release, Release]
+) -> None:
+    release = two_releases[0]
+    text = staff.get("/releases/1.0/").content.decode()
+    for entry in release.files:
+        assert entry["sha256"] in text
+    assert "Datasheet" in text
+
+
+def test_a_listed_file_downloads_byte_for_byte(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    release = two_releases[0]
+    response = staff.get("/releases/1.0/files/jsonl/perspectives.jsonl")
+    assert response.status_code == 200
+    assert (
+        b"".join(response.streaming_content) == (release.path / "jsonl" / "perspectives.jsonl").read_bytes()
+    )
+    assert "attachment" in response["Content-Disposition"]
+
+
+@pytest.mark.parametrize("name", ["../1.1/topic.json", "nothing.json", "%2e%2e/%2e%2e/etc/passwd"])
+def test_only_listed_files_are_served(
+    staff: Client, two_releases: tuple[Release, Release], name: str
+) -> None:
+    assert staff.get(f"/releases/1.0/files/{name}").status_code == 404
+
+
+def test_the_zip_downloads(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    response = staff.get("/releases/1.1/zip")
+    archive = zipfile.ZipFile(BytesIO(b"".join(response.streaming_content)))
+    assert "stancework-1.1/manifest.json" in archive.namelist()
+
+
+def test_the_pages_need_a_staff_login(client: Client, two_releases: tuple[Release, Release]) -> None:
+    for url in ("/releases/", "/releases/1.0/", "/releases/1.0/zip", "/releases/1.0/files/topic.json"):
+        response = client.get(url)
+        assert response.status_code == 302 and "/admin/login/" in response["Location"], url
+
+
+def test_an_unknown_release_is_not_found(staff: Client, releases_dir: Path) -> None:
+    assert staff.get("/releases/9.9/").status_code == 404
+    assert staff.get("/releases/diff/", {"a": "9.8", "b": "9.9"}).status_code == 404
+
+
+def test_the_admin_shows_releases_read_only(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    User.objects.filter(username="editor").update(is_superuser=True)
+    listing = staff.get("/admin/export/release/")
+    assert listing.status_code == 200 and "1.1" in listing.content.decode()
+    page = staff.get(f"/admin/export/release/{two_releases[0].pk}/change/").content.decode()
+    assert two_releases[0].pseudonym_key not in page
+    assert staff.get("/admin/export/release/add/").status_code == 403
