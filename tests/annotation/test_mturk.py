@@ -410,3 +410,36 @@ def test_sandbox_and_production_endpoints_come_from_the_flag() -> None:
 def test_closure_warning_names_the_date() -> None:
     assert "closes on 2026-09-30" in mturk_closure_warning(dt.date(2026, 1, 1))
     assert "closed on 2026-09-30" in mturk_closure_warning(dt.date(2026, 10, 1))
+
+
+def test_mturk_configured_is_a_system_check_warning(settings: Any) -> None:
+    from django.core.checks import run_checks
+
+    settings.MTURK_ENABLED = True
+    warned = [m.id for m in run_checks(tags=["compatibility"])]
+    settings.MTURK_ENABLED = False
+    quiet = [m.id for m in run_checks(tags=["compatibility"])]
+
+    assert "annotation.W001" in warned
+    assert "annotation.W001" not in quiet
+
+
+def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> None:
+    from annotation.providers import get_provider
+
+    provider = get_provider("mturk")
+    params = {
+        "assignmentId": "ASG1",
+        "hitId": HIT_ID,
+        "workerId": WORKER_ID,
+        "turkSubmitTo": "https://www.mturk.com",
+    }
+    identity = provider.identity_from_params(params)
+    preview = provider.identity_from_params({"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": HIT_ID})
+
+    assert identity is not None and (identity.worker_id, identity.assignment_id) == (WORKER_ID, "ASG1")
+    assert preview is not None and preview.preview
+    assert provider.after_submit_url(None, identity) == (  # type: ignore[arg-type]
+        "https://www.mturk.com/mturk/externalSubmit?assignmentId=ASG1"
+    )
+    assert provider.identity_from_params({"PROLIFIC_PID": "p", "STUDY_ID": "s", "SESSION_ID": "x"}) is None
