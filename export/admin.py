@@ -17,7 +17,7 @@ class ReleaseAdmin(admin.ModelAdmin):
     list_display = ["version", "created", "code_version", "file_count", "simulated", "page"]
     search_fields = ["version", "notes"]
     # The pseudonym key is deliberately absent: it is never shown, only kept.
-    fields = ["version", "created", "code_version", "directory", "zip_sha256", "notes", "files", "manifest"]
+    fields = ("version", "created", "code_version", "directory", "zip_sha256", "notes", "files", "manifest")
     readonly_fields = fields
 
     @admin.display(description="files")

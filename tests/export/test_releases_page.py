@@ -34,7 +34,8 @@ def two_releases(small_corpus: list[Claim], releases_dir: Path) -> tuple[Release
     rejected = PerspectiveCluster.objects.get(claim=small_corpus[1], position=1)
     rejected.status = Status.REJECTED
     rejected.save()
-    make_cluster(ClaimFactory(), 0, Stance5.SUPPORT, Status.KEPT)
+    added = Claim.objects.get(pk=ClaimFactory().pk)
+    make_cluster(added, 0, Stance5.SUPPORT, Status.KEPT)
     return first, build_release("1.1")
 
 
@@ -86,9 +87,7 @@ def test_a_listed_file_downloads_byte_for_byte(staff: Client, two_releases: tupl
     release = two_releases[0]
     response = staff.get("/releases/1.0/files/jsonl/perspectives.jsonl")
     assert response.status_code == 200
-    assert (
-        b"".join(response.streaming_content) == (release.path / "jsonl" / "perspectives.jsonl").read_bytes()
-    )
+    assert response.getvalue() == (release.path / "jsonl" / "perspectives.jsonl").read_bytes()
     assert "attachment" in response["Content-Disposition"]
 
 
@@ -101,7 +100,7 @@ def test_only_listed_files_are_served(
 
 def test_the_zip_downloads(staff: Client, two_releases: tuple[Release, Release]) -> None:
     response = staff.get("/releases/1.1/zip")
-    archive = zipfile.ZipFile(BytesIO(b"".join(response.streaming_content)))
+    archive = zipfile.ZipFile(BytesIO(response.getvalue()))
     assert "stancework-1.1/manifest.json" in archive.namelist()
 
 
