@@ -34,8 +34,7 @@ def two_releases(small_corpus: list[Claim], releases_dir: Path) -> tuple[Release
     rejected = PerspectiveCluster.objects.get(claim=small_corpus[1], position=1)
     rejected.status = Status.REJECTED
     rejected.save()
-    added = Claim.objects.get(pk=ClaimFactory().pk)
-    make_cluster(added, 0, Stance5.SUPPORT, Status.KEPT)
+    make_cluster(ClaimFactory.create(), 0, Stance5.SUPPORT, Status.KEPT)
     return first, build_release("1.1")
 
 
