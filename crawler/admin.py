@@ -44,7 +44,18 @@ class DropInline(admin.TabularInline):
 
 @admin.register(CrawlRun)
 class CrawlRunAdmin(admin.ModelAdmin):
-    list_display = ("id", "site", "mode", "status", "pages", "items", "drops", "errors", "created", "finished")
+    list_display = (
+        "id",
+        "site",
+        "mode",
+        "status",
+        "pages",
+        "items",
+        "drops",
+        "errors",
+        "created",
+        "finished",
+    )
     list_filter = ("site", "status", "mode")
     readonly_fields = [f.name for f in CrawlRun._meta.fields]
     inlines = [DropInline]
@@ -71,7 +82,11 @@ class CrawlRunAdmin(admin.ModelAdmin):
             )
             self.message_user(request, f"Crawl {run.pk} of {run.site} queued; it runs in its own process.")
             return HttpResponseRedirect(reverse("admin:crawler_crawlrun_change", args=[run.pk]))
-        context: dict[str, Any] = {**self.admin_site.each_context(request), "form": form, "title": "Start a crawl"}
+        context: dict[str, Any] = {
+            **self.admin_site.each_context(request),
+            "form": form,
+            "title": "Start a crawl",
+        }
         return TemplateResponse(request, "crawler/start_crawl.html", context)
 
     @admin.action(description="Stop the selected crawls (gracefully; they can resume)")
@@ -89,7 +104,16 @@ class CrawlRunAdmin(admin.ModelAdmin):
 
 class PointInline(admin.TabularInline):
     model = Point
-    fields = ("current", "side", "position", "site_point_id", "headline", "cluster", "perspective", "evidence")
+    fields = (
+        "current",
+        "side",
+        "position",
+        "site_point_id",
+        "headline",
+        "cluster",
+        "perspective",
+        "evidence",
+    )
     readonly_fields = fields
     extra = 0
     can_delete = False

@@ -1,7 +1,8 @@
 """A spider contract that serves a saved page, so `scrapy check` runs offline.
 
-`@fixture <path>` (relative to the repository root) replaces `@url`: the callback is tested on the
-saved page through Scrapy's file:// handler, never on the live site.
+`@fixture <path>` replaces `@url`: the callback is tested on the saved page through Scrapy's file://
+handler, never on the live site. The path is relative to the repository root, or with `shared:` to
+the shared fixtures folder (settings.SHARED_FIXTURES_DIR).
 """
 
 from __future__ import annotations
@@ -17,6 +18,11 @@ class FixtureContract(Contract):
     name = "fixture"
 
     def adjust_request_args(self, args: dict[str, Any]) -> dict[str, Any]:
-        path = (Path(settings.BASE_DIR) / self.args[0]).resolve()
+        name = self.args[0]
+        if name.startswith("shared:"):
+            path = Path(settings.SHARED_FIXTURES_DIR) / name.removeprefix("shared:")
+        else:
+            path = Path(settings.BASE_DIR) / name
+        path = path.resolve()
         args["url"] = path.as_uri()
         return args

@@ -100,7 +100,9 @@ def _create_claim(record: DebateRecord) -> Claim:
     )
 
 
-def _copy_fields(debate: Debate, record: DebateRecord, version: PageVersion, digest: str, run_id: int | None) -> None:
+def _copy_fields(
+    debate: Debate, record: DebateRecord, version: PageVersion, digest: str, run_id: int | None
+) -> None:
     debate.page_id = version.page_id
     debate.version = version
     debate.fingerprint = digest
@@ -124,7 +126,7 @@ def _same_point(old: Point, new: PointRecord) -> bool:
 
 
 def _sync_points(debate: Debate, prepared: list[PreparedPoint], version: PageVersion) -> tuple[int, int]:
-    """Keep unchanged current points, retire changed or vanished ones, add new ones. Returns (new, retired)."""
+    """Keep unchanged points, retire changed or vanished ones, add new ones; returns (new, retired)."""
     current = {_point_key(p): p for p in debate.points.filter(current=True)}
     keep: set[int] = set()
     to_add: list[tuple[int, PreparedPoint]] = []

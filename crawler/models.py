@@ -30,11 +30,15 @@ class CrawlMode(models.TextChoices):
 class CrawlRun(models.Model):
     site = models.CharField(max_length=32, db_index=True)
     mode = models.CharField(max_length=16, choices=CrawlMode.choices, default=CrawlMode.LIVE)
-    archive_from = models.CharField(max_length=14, blank=True, help_text="Wayback timestamp prefix, e.g. 2015")
+    archive_from = models.CharField(
+        max_length=14, blank=True, help_text="Wayback timestamp prefix, e.g. 2015"
+    )
     archive_to = models.CharField(max_length=14, blank=True)
     limit = models.PositiveIntegerField(null=True, blank=True, help_text="Stop after this many debates.")
     start_urls = models.JSONField(default=list, blank=True)
-    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
+    )
     pid = models.PositiveIntegerField(null=True, blank=True)
     # Scrapy's own stats plus ours (stancework/...), saved every few seconds while the crawl runs.
     stats = models.JSONField(default=dict, blank=True)
@@ -75,7 +79,9 @@ class PageVersion(models.Model):
     page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="versions")
     content_hash = models.CharField(max_length=64, help_text="sha256 of the body as fetched")
     body = models.BinaryField()
-    fetched_url = models.URLField(max_length=2000, help_text="What was requested (an archive URL in archive mode)")
+    fetched_url = models.URLField(
+        max_length=2000, help_text="What was requested (an archive URL in archive mode)"
+    )
     http_status = models.PositiveSmallIntegerField(default=200)
     archive_timestamp = models.CharField(max_length=14, blank=True)
     first_run = models.ForeignKey(CrawlRun, null=True, on_delete=models.SET_NULL, related_name="new_pages")
@@ -136,7 +142,9 @@ class Point(models.Model):
     cluster = models.ForeignKey(
         "corpus.PerspectiveCluster", null=True, on_delete=models.SET_NULL, related_name="crawled_points"
     )
-    perspective = models.ForeignKey("corpus.Perspective", null=True, on_delete=models.SET_NULL, related_name="+")
+    perspective = models.ForeignKey(
+        "corpus.Perspective", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
     evidence = models.ForeignKey("corpus.Evidence", null=True, on_delete=models.SET_NULL, related_name="+")
 
     class Meta:

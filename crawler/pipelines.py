@@ -127,7 +127,9 @@ class IngestPipeline(_Pipeline):
     def process_item(self, item: Any, spider: Spider) -> Any:
         if not isinstance(item, DebateItem) or item.record is None or item.version_id is None:
             return item
-        result = ingest.ingest_debate(item.record, item.prepared, item.version_id, getattr(spider, "run_id", None))
+        result = ingest.ingest_debate(
+            item.record, item.prepared, item.version_id, getattr(spider, "run_id", None)
+        )
         self.stats.inc_value("stancework/ingested")
         self.stats.inc_value(f"stancework/debates_{result.outcome}")
         self.stats.inc_value("stancework/points_new", result.new_points)

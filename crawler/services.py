@@ -44,8 +44,14 @@ def content_hash(body: bytes) -> str:
 def parse_archive_range(value: str) -> tuple[str, str]:
     """'2012:2019' → ('2012', '2019'): Wayback timestamp prefixes (yyyy[mm[dd…]])."""
     start, sep, end = value.partition(":")
-    if not sep or not (start.isdigit() and end.isdigit()) or not (4 <= len(start) <= 14 and 4 <= len(end) <= 14):
-        raise CrawlRequestError(f"--archive wants FROM:TO as Wayback timestamps (e.g. 2012:2019), not {value!r}")
+    if (
+        not sep
+        or not (start.isdigit() and end.isdigit())
+        or not (4 <= len(start) <= 14 and 4 <= len(end) <= 14)
+    ):
+        raise CrawlRequestError(
+            f"--archive wants FROM:TO as Wayback timestamps (e.g. 2012:2019), not {value!r}"
+        )
     if start[:4] > end[:4]:
         raise CrawlRequestError(f"archive range {value!r} ends before it starts")
     return start, end
@@ -75,18 +81,28 @@ def create_run(
     )
 
 
-def request_crawl(site: str, archive: str = "", limit: int | None = None, user_id: int | None = None) -> CrawlRun:
+def request_crawl(
+    site: str, archive: str = "", limit: int | None = None, user_id: int | None = None
+) -> CrawlRun:
     """Create a run and start its crawl process through Celery once the run is committed."""
     from crawler.tasks import launch_crawl_task
 
     with transaction.atomic():
         run = create_run(site, archive=archive, limit=limit, user_id=user_id)
-        launch_crawl_task.delay_on_commit(run.pk)
+        # Enqueue after commit: the worker must find the run. (celery-types lacks delay_on_commit.)
+        launch_crawl_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]
     return run
 
 
 def crawl_command(run: CrawlRun) -> list[str]:
-    return [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "crawl", run.site, "--run", str(run.pk)]
+    return [
+        sys.executable,
+        str(Path(settings.BASE_DIR) / "manage.py"),
+        "crawl",
+        run.site,
+        "--run",
+        str(run.pk),
+    ]
 
 
 def launch_crawl(run_id: int) -> int:
@@ -111,7 +127,7 @@ def launch_crawl(run_id: int) -> int:
 
 
 def stop_crawl(run_id: int) -> bool:
-    """Ask a running crawl to stop gracefully (SIGTERM: Scrapy finishes in-flight requests, JOBDIR resumes)."""
+    """Ask a running crawl to stop gracefully: on SIGTERM Scrapy finishes what is in flight."""
     run = CrawlRun.objects.get(pk=run_id)
     if run.status not in RunStatus.active() or not run.pid:
         return False
@@ -141,7 +157,9 @@ def finish_run(run_id: int, status: str, stats: dict[str, Any] | None = None, me
 
 def progress_counts(stats: dict[str, Any]) -> dict[str, int]:
     """The four figures shown while a crawl runs: pages, items, drops, errors."""
-    errors = sum(v for k, v in stats.items() if k.startswith(("spider_exceptions/", "downloader/exception_count")))
+    errors = sum(
+        v for k, v in stats.items() if k.startswith(("spider_exceptions/", "downloader/exception_count"))
+    )
     return {
         "pages": int(stats.get("response_received_count", 0)),
         "items": int(stats.get("stancework/ingested", 0)),
@@ -190,4 +208,3 @@ def record_drop(run_id: int | None, url: str, reason: str, detail: str = "") -> 
     if run_id is None:
         return
     Drop.objects.create(run_id=run_id, url=url[:2000], reason=reason[:64], detail=detail)
-

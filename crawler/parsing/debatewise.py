@@ -1,4 +1,4 @@
-"""debatewise.org: the wiki layout (until ~2018, `/debates/<id>-<slug>/`) and the current one (`/<id>-<slug>/`).
+"""debatewise.org: the wiki layout (until ~2018, `/debates/<id>-<slug>/`) and today's (`/<id>-<slug>/`).
 
 No saved page of either era exists; the selectors follow SPEC §7's description of the layouts.
 """
@@ -20,6 +20,7 @@ from crawler.parsing.html import (
     meta_content,
     missing,
     paragraphs,
+    select,
     text_of,
 )
 from crawler.parsing.records import DebateRecord, PointRecord, SideName
@@ -60,7 +61,7 @@ def parse_debate(html: str | bytes, url: str) -> DebateRecord:
 
 def _wiki_points(root: _Element) -> list[PointRecord]:
     points = []
-    for link in root.cssselect(".pointTitles a[href^='#']"):
+    for link in select(root, ".pointTitles a[href^='#']"):
         anchor = link.get("href", "")[1:]
         side: SideName = "pro" if anchor.lower().startswith("yes") else "con"
         target = _anchor_target(root, anchor)
@@ -85,13 +86,13 @@ def _anchor_target(root: _Element, anchor: str) -> _Element | None:
 
 def _argument_after(target: _Element) -> _Element | None:
     """The `.pointArgument` inside the anchor's element, or the first one after it."""
-    inside = target.cssselect(".pointArgument")
+    inside = select(target, ".pointArgument")
     if inside:
         return inside[0]
     for following in target.itersiblings():
         if "pointArgument" in (following.get("class") or "").split():
             return following
-        nested = following.cssselect(".pointArgument")
+        nested = select(following, ".pointArgument")
         if nested:
             return nested[0]
     return None
@@ -100,7 +101,11 @@ def _argument_after(target: _Element) -> _Element | None:
 def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
     """Paragraphs opening "Yes because…"/"No because…" start a point; its first sentence is the headline."""
     content = next(
-        (found for found in (first(root, s) for s in (".entry-content", "article", "body")) if found is not None),
+        (
+            found
+            for found in (first(root, s) for s in (".entry-content", "article", "body"))
+            if found is not None
+        ),
         root,
     )
     blocks = [p for p in paragraphs(content) if p]
@@ -114,9 +119,7 @@ def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
             sentences = split_sentences(rest)
             headline = sentences[0] if sentences else rest
             remainder = rest[len(headline) :].strip()
-            points.append(
-                PointRecord(side=side, headline=headline, body=[remainder] if remainder else [])
-            )
+            points.append(PointRecord(side=side, headline=headline, body=[remainder] if remainder else []))
             points[-1].site_point_id = f"{side}-{sum(1 for p in points if p.side == side)}"
         elif points:
             points[-1].body.append(block)
@@ -130,11 +133,10 @@ def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
 def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     """(debate URLs, further index pages) from the home page index `/page/N/`."""
     root = load_html(html)
-    debates = [urljoin(url, a.get("href", "")) for a in root.cssselect(".hometitle a")]
+    debates = [urljoin(url, a.get("href", "")) for a in select(root, ".hometitle a")]
     listings = []
-    for a in root.cssselect("a[href]"):
+    for a in select(root, "a[href]"):
         href = urljoin(url, a.get("href", ""))
         if re.search(r"/page/\d+/?$", urlsplit(href).path):
             listings.append(href)
     return list(dict.fromkeys(debates)), list(dict.fromkeys(listings))
-

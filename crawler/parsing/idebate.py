@@ -11,6 +11,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import _Element
 
+from crawler.parsing.cleaning import reference_lines
 from crawler.parsing.html import (
     canonical_url,
     check_page,
@@ -20,10 +21,10 @@ from crawler.parsing.html import (
     meta_content,
     missing,
     paragraphs,
+    select,
     text_of,
 )
 from crawler.parsing.records import DebateRecord, PointRecord, SideName
-from crawler.parsing.cleaning import reference_lines
 
 SITE = "idebate"
 # "improve this": a link to the login page that Drupal appends to every text field.
@@ -31,7 +32,9 @@ LOGIN_PARAGRAPH = "p:has(a[href*='user/login'])"
 NET_DEBATE = re.compile(r"~b(\d+)/?$")
 NET_CATEGORY = re.compile(r"/debatabase/[^/]+~c\d+/?$")
 # A Drupal debate is /debatabase/<theme>/<slug>; an idebate.net one ends in ~b<id>/.
-DEBATE_URL = re.compile(r"^https?://[^/]*idebate\.(?:org|net)/(?:debatabase/[^/?#]+/[^/?#]+/?|[^/?#]+~b\d+/?)$")
+DEBATE_URL = re.compile(
+    r"^https?://[^/]*idebate\.(?:org|net)/(?:debatabase/[^/?#]+/[^/?#]+/?|[^/?#]+~b\d+/?)$"
+)
 ARCHIVE_PATTERNS = ("idebate.org/debatabase/*",)
 
 
@@ -91,7 +94,7 @@ def _parse_drupal(root: _Element, url: str) -> DebateRecord:
         layout="drupal",
     )
     for side in DRUPAL_SIDES:
-        for element in root.cssselect(side.points):
+        for element in select(root, side.points):
             point = _drupal_point(element, side)
             if point.body:
                 record.points.append(point)
@@ -122,7 +125,7 @@ def _field_paragraphs(field: _Element | None) -> list[str]:
     Only the trailing one is the site's footer; the same words pasted inside a text are content.
     """
     found = paragraphs(field)
-    links = field.cssselect(LOGIN_PARAGRAPH) if field is not None else []
+    links = select(field, LOGIN_PARAGRAPH) if field is not None else []
     if found and links and found[-1] == text_of(links[-1]):
         found.pop()
     return found
@@ -162,8 +165,8 @@ def _parse_net(root: _Element, url: str) -> DebateRecord:
         accordion = _next_accordion(vote) if vote is not None else None
         if accordion is None:
             continue
-        for position, item in enumerate(accordion.cssselect("div.accordion__item")):
-            body = [text_of(p) for p in item.cssselect("div.accordion__body p")]
+        for position, item in enumerate(select(accordion, "div.accordion__item")):
+            body = [text_of(p) for p in select(item, "div.accordion__body p")]
             point = PointRecord(
                 side=side,  # type: ignore[arg-type]
                 headline=text_of(first(item, "h4.accordion__subtitle")),
@@ -183,7 +186,7 @@ def _next_accordion(element: _Element) -> _Element | None:
     for following in element.itersiblings():
         if following.tag == "div" and "accordion" in (following.get("class") or "").split():
             return following
-        nested = following.cssselect("div.accordion")
+        nested = select(following, "div.accordion")
         if nested:
             return nested[0]
     parent = element.getparent()
@@ -193,19 +196,15 @@ def _next_accordion(element: _Element) -> _Element | None:
 def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     """(debate URLs, further listing pages) linked from a theme or category listing page."""
     root = load_html(html)
-    debates = [
-        urljoin(url, a.get("href", "")) for a in root.cssselect("div.debatabase-theme-listing-title a")
-    ]
+    debates = [urljoin(url, a.get("href", "")) for a in select(root, "div.debatabase-theme-listing-title a")]
     # Drupal's pager: ?page=N links of the same listing.
-    listings = [urljoin(url, a.get("href", "")) for a in root.cssselect(".pager a[href*='page=']")]
-    for a in root.cssselect("a[href]"):
+    listings = [urljoin(url, a.get("href", "")) for a in select(root, ".pager a[href*='page=']")]
+    for a in select(root, "a[href]"):
         href = urljoin(url, a.get("href", ""))
         path = urlsplit(href).path
         if NET_DEBATE.search(path):
             debates.append(href)
-        elif "page=" in urlsplit(href).query and path == urlsplit(url).path:
-            listings.append(href)
-        elif NET_CATEGORY.search(path):
+        elif ("page=" in urlsplit(href).query and path == urlsplit(url).path) or NET_CATEGORY.search(path):
             listings.append(href)
     return _unique(debates), _unique(listings)
 

@@ -20,13 +20,16 @@ from crawler.parsing.html import (
     load_html,
     missing,
     paragraphs,
+    select,
     squash,
     text_of,
 )
 from crawler.parsing.records import DebateRecord, PointRecord, SideName
 
 SITE = "procon"
-DEBATE_URL = re.compile(r"^https?://[^/]*procon\.org/view\.(?:answers|resource)\.php\?.*(?:questionID|resourceID)=\d+")
+DEBATE_URL = re.compile(
+    r"^https?://[^/]*procon\.org/view\.(?:answers|resource)\.php\?.*(?:questionID|resourceID)=\d+"
+)
 ARCHIVE_PATTERNS = ("*.procon.org/view.answers.php*", "*.procon.org/view.resource.php*")
 QUOTE_MARKS = "\"“”'‘’ "
 
@@ -35,7 +38,7 @@ def parse_debate(html: str | bytes, url: str) -> DebateRecord:
     """Extract one debate from either procon layout; BadPageError when there is none."""
     root = load_html(html)
     check_page(html, root)
-    if root.cssselect(".newblue-pro-quote-box, .newblue-con-quote-box"):
+    if select(root, ".newblue-pro-quote-box, .newblue-con-quote-box"):
         return _parse_newblue(root, url)
     header = _pro_header(root)
     if header is None:
@@ -62,7 +65,7 @@ def parse_debate(html: str | bytes, url: str) -> DebateRecord:
 
 
 def _pro_header(root: _Element) -> _Element | None:
-    for cell in root.cssselect("td"):
+    for cell in select(root, "td"):
         if squash(cell.text_content()).upper().startswith("PRO (YES)"):
             return cell
     return None
@@ -96,7 +99,7 @@ def _quotes(cell: _Element, side: SideName) -> list[PointRecord]:
 
 def _source_line(blockquote: _Element) -> str:
     """The date and source under a quote: the blockquote's last span (earlier ones are editor's notes)."""
-    spans = blockquote.cssselect("span")
+    spans = select(blockquote, "span")
     return text_of(spans[-1]) if spans else ""
 
 
@@ -124,7 +127,7 @@ def _parse_newblue(root: _Element, url: str) -> DebateRecord:
         layout="newblue",
     )
     for side in ("pro", "con"):
-        for position, box in enumerate(root.cssselect(f".newblue-{side}-quote-box"), start=1):
+        for position, box in enumerate(select(root, f".newblue-{side}-quote-box"), start=1):
             headline = first(box, ".newblue-arguments-bolded-intro")
             head_text = text_of(headline)
             body = paragraphs(box)
@@ -149,11 +152,10 @@ def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     """(debate pages, further listing pages) linked from a procon topic site's page."""
     root = load_html(html)
     debates: list[str] = []
-    for a in root.cssselect("a[href]"):
+    for a in select(root, "a[href]"):
         href = urljoin(url, a.get("href", ""))
         path = urlsplit(href).path
-        if path.endswith("view.answers.php") and "questionID=" in href:
-            debates.append(href)
-        elif path.endswith("view.resource.php") and "resourceID=" in href:
+        answers = path.endswith("view.answers.php") and "questionID=" in href
+        if answers or (path.endswith("view.resource.php") and "resourceID=" in href):
             debates.append(href)
     return list(dict.fromkeys(debates)), []

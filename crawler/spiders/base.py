@@ -29,7 +29,7 @@ class DebateSpider(scrapy.Spider):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self.run_id = int(run_id) if run_id not in (None, "") else None
+        self.run_id = int(run_id) if run_id is not None and run_id != "" else None
         self.archive = archive.split(":", 1) if archive else []
         urls = start_urls.split(",") if isinstance(start_urls, str) else list(start_urls)
         self.start_urls = [u.strip() for u in urls if u.strip()] or list(self.live_start_urls)
@@ -51,7 +51,9 @@ class DebateSpider(scrapy.Spider):
 
     def _page(self, response: Response) -> FetchedPage:
         original = response.meta.get("original_url", response.url)
-        body = strip_archive_markup(response.body) if response.meta.get("archive_timestamp") else response.body
+        body = (
+            strip_archive_markup(response.body) if response.meta.get("archive_timestamp") else response.body
+        )
         return FetchedPage(
             site=self.site,
             url=original,
@@ -70,7 +72,9 @@ class DebateSpider(scrapy.Spider):
             if error.reason == "no_title":
                 yield from self.parse_listing(response)
             else:
-                yield DebateItem(page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url)
+                yield DebateItem(
+                    page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url
+                )
             return
         yield DebateItem(page=page, record=record)
 
@@ -90,7 +94,9 @@ class DebateSpider(scrapy.Spider):
         try:
             record = parse_debate(self.site, page.body, page.url)
         except BadPageError as error:
-            yield DebateItem(page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url)
+            yield DebateItem(
+                page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url
+            )
             return
         for warning in record.warnings:
             self.logger.info("%s: %s", page.url, warning)

@@ -31,7 +31,7 @@ class IdebateSpider(DebateSpider):
     def parse_debate(self, response: Response) -> Iterator[DebateItem]:
         """A Drupal Debatabase page (saved from idebate.org in 2018).
 
-        @fixture ../shared/fixtures/idebate/pages/addiction-health-general-healthcare-house-would-deny-smokers-access-state.html
+        @fixture shared:idebate/pages/debate-media-and-good-government-house-would-regulate-press.html
         @returns items 1 1
         @returns requests 0 0
         @scrapes page record

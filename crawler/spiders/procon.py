@@ -30,7 +30,7 @@ class ProconSpider(DebateSpider):
     def parse_debate(self, response: Response) -> Iterator[DebateItem]:
         """A 2015 "Pro & Con Quotes" page (saved from medicalmarijuana.procon.org).
 
-        @fixture ../shared/fixtures/procon/medicalmarijuana-view-answers-001325-2015-07.html
+        @fixture shared:procon/medicalmarijuana-view-answers-001325-2015-07.html
         @returns items 1 1
         @scrapes page record
         """

@@ -25,7 +25,11 @@ def listing_page(links: list[str], page: int, last: int) -> bytes:
         f'<a class="rate-button" href="{href}?rate=vote{page}">FOR</a>'
         for href in links
     )
-    pager = f'<li class="pager-next"><a href="/debatabase/all?page={page + 1}">next</a></li>' if page < last else ""
+    pager = (
+        f'<li class="pager-next"><a href="/debatabase/all?page={page + 1}">next</a></li>'
+        if page < last
+        else ""
+    )
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Debatabase</title></head><body>"
         f"{items}<a href='/user/login?destination=debatabase'>Log in</a>"
@@ -70,7 +74,9 @@ class LocalSite:
                 if site.delay and key.startswith("/debatabase/theme/"):
                     time.sleep(site.delay)
                 self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8" if not key.endswith(".txt") else "text/plain")
+                self.send_header(
+                    "Content-Type", "text/html; charset=utf-8" if not key.endswith(".txt") else "text/plain"
+                )
                 self.end_headers()
                 self.wfile.write(body or b"not found")
 

@@ -25,8 +25,13 @@ def test_staff_start_a_crawl_that_is_launched_after_commit(
     staff_client: Client, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
 ) -> None:
     launched: list[int] = []
+
+    def launch(run_id: int) -> int:
+        launched.append(run_id)
+        return 1
+
     # Launching spawns `manage.py crawl`; here we only check the admin asks for it, once committed.
-    monkeypatch.setattr(services, "launch_crawl", lambda run_id: launched.append(run_id) or 1)
+    monkeypatch.setattr(services, "launch_crawl", launch)
     with django_capture_on_commit_callbacks(execute=True):
         response = staff_client.post(
             reverse("admin:crawler_crawlrun_start"), {"site": "procon", "archive": "2015:2019", "limit": "20"}
@@ -38,7 +43,9 @@ def test_staff_start_a_crawl_that_is_launched_after_commit(
 
 
 def test_a_bad_archive_range_is_refused_by_the_form(staff_client: Client) -> None:
-    response = staff_client.post(reverse("admin:crawler_crawlrun_start"), {"site": "idebate", "archive": "yesterday"})
+    response = staff_client.post(
+        reverse("admin:crawler_crawlrun_start"), {"site": "idebate", "archive": "yesterday"}
+    )
     assert response.status_code == 200
     assert CrawlRun.objects.count() == 0
 

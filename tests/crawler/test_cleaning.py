@@ -33,9 +33,9 @@ def test_footnote_numbers_glued_to_words_and_trailing_notes_go() -> None:
 
 
 def test_paragraphs_stay_apart_and_an_all_reference_body_cleans_to_nothing() -> None:
-    assert clean_evidence(["First paragraph has more than five tokens in it.", "Second one also has six tokens."]) == (
-        "First paragraph has more than five tokens in it.\n\nSecond one also has six tokens."
-    )
+    assert clean_evidence(
+        ["First paragraph has more than five tokens in it.", "Second one also has six tokens."]
+    ) == ("First paragraph has more than five tokens in it.\n\nSecond one also has six tokens.")
     assert clean_evidence(["[1] Source, 2010.", "2. Another source, accessed 2011"]) == ""
 
 
@@ -47,7 +47,9 @@ def test_reference_lines_need_a_marker() -> None:
 
 
 def test_short_headlines_are_flagged() -> None:
-    assert headline_flag("Homework", ["Homework widens the gap between pupils."]).startswith("headline has 1 token")
+    assert headline_flag("Homework", ["Homework widens the gap between pupils."]).startswith(
+        "headline has 1 token"
+    )
 
 
 def test_headlines_repeating_the_bodys_opening_are_flagged() -> None:
@@ -59,7 +61,10 @@ def test_headlines_repeating_the_bodys_opening_are_flagged() -> None:
 
 
 def test_a_real_headline_is_not_flagged() -> None:
-    assert headline_flag(
-        "Homework takes away time children need for play and rest",
-        ["Children who spend their evenings on worksheets lose unstructured play."],
-    ) == ""
+    assert (
+        headline_flag(
+            "Homework takes away time children need for play and rest",
+            ["Children who spend their evenings on worksheets lose unstructured play."],
+        )
+        == ""
+    )

@@ -19,7 +19,11 @@ SMOKERS = IDEBATE_PAGES / "addiction-health-general-healthcare-house-would-deny-
 def test_parse_page_prints_one_json_debate_per_line_without_a_database() -> None:
     # No django_db mark: any database query here would fail the test.
     out, err = StringIO(), StringIO()
-    files = [str(SMOKERS), str(BUILT / "bad" / "idebate-no-points.html"), str(BUILT / "idebate" / "net-debate.html")]
+    files = [
+        str(SMOKERS),
+        str(BUILT / "bad" / "idebate-no-points.html"),
+        str(BUILT / "idebate" / "net-debate.html"),
+    ]
     call_command("parse_page", "idebate", *files, stdout=out, stderr=err)
     lines = out.getvalue().splitlines()
     assert len(lines) == 2
@@ -34,7 +38,13 @@ def test_parse_page_prints_one_json_debate_per_line_without_a_database() -> None
 
 def test_parse_page_fails_when_no_page_holds_a_debate() -> None:
     with pytest.raises(CommandError):
-        call_command("parse_page", "idebate", str(BUILT / "bad" / "login-wall.html"), stdout=StringIO(), stderr=StringIO())
+        call_command(
+            "parse_page",
+            "idebate",
+            str(BUILT / "bad" / "login-wall.html"),
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
 
 
 def test_scrapy_check_runs_every_spiders_contracts_offline() -> None:

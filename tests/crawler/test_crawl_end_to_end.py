@@ -65,7 +65,15 @@ def points_on_fixture_pages() -> int:
 
 
 def crawl_args(site: LocalSite, *extra: str) -> list[str]:
-    return [sys.executable, "manage.py", "crawl", "idebate", "--start-url", f"{site.url}/debatabase/all", *extra]
+    return [
+        sys.executable,
+        "manage.py",
+        "crawl",
+        "idebate",
+        "--start-url",
+        f"{site.url}/debatabase/all",
+        *extra,
+    ]
 
 
 def query(env: dict[str, str], sql: str) -> list[tuple]:
@@ -84,7 +92,9 @@ def test_a_local_crawl_fills_the_corpus(crawl_env: dict[str, str]) -> None:
     }
     site = LocalSite.idebate(IDEBATE_PAGES, extra=bad)
     with site.serve():
-        done = subprocess.run(crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     assert count(crawl_env, "crawler_debate") == DEBATES
     assert count(crawl_env, "corpus_claim") == DEBATES
@@ -98,7 +108,9 @@ def test_a_local_crawl_fills_the_corpus(crawl_env: dict[str, str]) -> None:
     assert count(crawl_env, "crawler_pageversion") == 54
     drops = dict(query(crawl_env, "SELECT reason, COUNT(*) FROM crawler_drop GROUP BY reason"))
     assert drops == {"no_points": 7, "login_wall": 1, "truncated_html": 1, "duplicate_in_run": 1}
-    status, pages, items, dropped = query(crawl_env, "SELECT status, pages, items, drops FROM crawler_crawlrun")[0]
+    status, pages, items, dropped = query(
+        crawl_env, "SELECT status, pages, items, drops FROM crawler_crawlrun"
+    )[0]
     assert (status, items, dropped) == ("finished", DEBATES, 10)
     assert pages >= 54
     # Never a vote, a login page or a robots.txt-disallowed page.
@@ -109,7 +121,9 @@ def test_crawling_again_adds_no_duplicates(crawl_env: dict[str, str]) -> None:
     site = LocalSite.idebate(IDEBATE_PAGES)
     with site.serve():
         for _ in range(2):
-            done = subprocess.run(crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180)
+            done = subprocess.run(
+                crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180
+            )
             assert done.returncode == 0, done.stderr[-3000:]
     assert count(crawl_env, "crawler_debate") == DEBATES
     assert count(crawl_env, "corpus_claim") == DEBATES
@@ -133,7 +147,9 @@ def test_a_crawl_killed_midway_and_run_again_finishes_without_duplicates(crawl_e
         killed_at = count(crawl_env, "crawler_debate")
         assert 10 <= killed_at < DEBATES
         site.delay = 0.0
-        done = subprocess.run(crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=180
+        )
     assert done.returncode == 0, done.stderr[-3000:]
     assert count(crawl_env, "crawler_debate") == DEBATES
     assert count(crawl_env, "corpus_claim") == DEBATES

@@ -23,7 +23,9 @@ def prepared(record: DebateRecord, flag: bool = False) -> list[ingest.PreparedPo
     ]
 
 
-def ingest_page(html: bytes, site: str = "idebate", url: str = "https://idebate.org/x") -> ingest.IngestResult:
+def ingest_page(
+    html: bytes, site: str = "idebate", url: str = "https://idebate.org/x"
+) -> ingest.IngestResult:
     record = parse_debate(site, html, url)
     stored = services.store_page(None, site, record.url, html, url)
     return ingest.ingest_debate(record, prepared(record, flag=site == "debatewise"), stored.version_id, None)
@@ -66,7 +68,9 @@ def test_ingesting_the_same_debate_again_changes_nothing() -> None:
 def test_a_changed_point_gets_new_rows_and_the_old_ones_stay() -> None:
     html = SMOKERS.read_bytes()
     ingest_page(html)
-    changed = html.replace(b"Smokers are a drain on economic resources", b"Smokers drain scarce public resources")
+    changed = html.replace(
+        b"Smokers are a drain on economic resources", b"Smokers drain scarce public resources"
+    )
     result = ingest_page(changed)
     assert (result.outcome, result.new_points, result.retired_points) == ("updated", 1, 1)
     debate = Debate.objects.get()
@@ -103,7 +107,12 @@ def test_a_failure_midway_leaves_no_half_written_debate(monkeypatch: pytest.Monk
     monkeypatch.setattr(Point.objects, "create", fail_on_third)
     with pytest.raises(IntegrityError):
         ingest.ingest_debate(record, prepared(record), stored.version_id, None)
-    assert (Claim.objects.count(), Perspective.objects.count(), Debate.objects.count(), Point.objects.count()) == (
+    assert (
+        Claim.objects.count(),
+        Perspective.objects.count(),
+        Debate.objects.count(),
+        Point.objects.count(),
+    ) == (
         0,
         0,
         0,

@@ -29,13 +29,20 @@ def expected_debate(folder: Path) -> tuple[str, list[tuple[str, str, list[str], 
     """(motion, [(side, headline, body paragraphs, counterpoint paragraphs)]) from ArguAna's files."""
     points = []
     for side in ("pro", "con"):
-        numbers = sorted({f.name[3:5] for f in (folder / side).glob("*.txt")}) if (folder / side).is_dir() else []
+        numbers = (
+            sorted({f.name[3:5] for f in (folder / side).glob("*.txt")}) if (folder / side).is_dir() else []
+        )
         for number in numbers:
             headline, *body = (folder / side / f"{side}{number}a-point.txt").read_text().split("\n\n")
             counter_file = folder / side / f"{side}{number}b-counter.txt"
             counter = counter_file.read_text().split("\n\n") if counter_file.exists() else []
             points.append(
-                (side, norm(headline), [norm(p) for p in body if norm(p)], [norm(p) for p in counter if norm(p)])
+                (
+                    side,
+                    norm(headline),
+                    [norm(p) for p in body if norm(p)],
+                    [norm(p) for p in counter if norm(p)],
+                )
             )
     return norm((folder / "thesis.txt").read_text()), points
 
@@ -48,7 +55,10 @@ def test_there_are_49_fixture_pages() -> None:
 def test_page_extracts_as_the_corpus_authors_did(slug: str) -> None:
     motion, points = expected_debate(IDEBATE_EXPECTED / slug)
     record = parse_idebate((IDEBATE_PAGES / f"{slug}.html").read_bytes(), "https://idebate.org/")
-    got = [(p.side, norm(p.headline), [norm(b) for b in p.body], [norm(c) for c in p.counterpoint]) for p in record.points]
+    got = [
+        (p.side, norm(p.headline), [norm(b) for b in p.body], [norm(c) for c in p.counterpoint])
+        for p in record.points
+    ]
     assert norm(record.motion) == motion
     assert got == points
 
@@ -85,16 +95,24 @@ def test_a_title_without_a_body_is_left_out_and_noted() -> None:
 
 def test_idebate_net_layout_is_parsed() -> None:
     # Built from SPEC §7's documented structure: no saved idebate.net page exists.
-    record = parse_debate("idebate", (BUILT / "idebate" / "net-debate.html").read_bytes(), "https://idebate.net/x")
+    record = parse_debate(
+        "idebate", (BUILT / "idebate" / "net-debate.html").read_bytes(), "https://idebate.net/x"
+    )
     assert record.layout == "idebate.net"
     assert record.motion == "This House would ban smoking in public places"
-    assert [(p.side, p.site_point_id) for p in record.points] == [("pro", "9001"), ("pro", "9002"), ("con", "9003")]
+    assert [(p.side, p.site_point_id) for p in record.points] == [
+        ("pro", "9001"),
+        ("pro", "9002"),
+        ("con", "9003"),
+    ]
     assert record.points[0].body[0].endswith("heart disease and cancer in non-smokers.[1]")
 
 
 def test_listing_yields_debates_and_next_pages_but_no_vote_or_login_links() -> None:
     url = "https://idebate.org/debatabase/health"
-    debates, listings = listing_links("idebate", (BUILT / "idebate" / "listing-health.html").read_bytes(), url)
+    debates, listings = listing_links(
+        "idebate", (BUILT / "idebate" / "listing-health.html").read_bytes(), url
+    )
     assert debates == [
         "https://idebate.org/debatabase/health-addiction-health-general-healthcare/house-would-deny-smokers-access-state",
         "https://idebate.org/debatabase/health/house-would-ban-junk-food-advertising",

@@ -32,9 +32,14 @@ def test_debatewise_wiki_sides_follow_the_yes_and_no_anchors() -> None:
 def test_debatewise_markers_layout_splits_points_at_yes_because_and_no_because() -> None:
     record = parse_debate("debatewise", (BUILT / "debatewise" / "markers-debate.html").read_bytes(), "x")
     assert record.layout == "markers"
-    assert record.intro == ["Australia and Belgium fine citizens who do not vote; most democracies leave it to choice."]
+    assert record.intro == [
+        "Australia and Belgium fine citizens who do not vote; most democracies leave it to choice."
+    ]
     pro, con = record.points
-    assert (pro.side, pro.headline) == ("pro", "Compulsory voting gives governments a mandate from the whole people.")
+    assert (pro.side, pro.headline) == (
+        "pro",
+        "Compulsory voting gives governments a mandate from the whole people.",
+    )
     assert pro.body[-1] == "Turnout in Australia has stayed above ninety percent since fines were introduced."
     assert con.side == "con" and con.headline.startswith("Forcing people to vote")
 

@@ -15,9 +15,15 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_page_is_stored_once_and_a_changed_page_gets_a_new_version() -> None:
-    first = services.store_page(None, "idebate", "https://idebate.org/a", b"<html>1</html>", "https://idebate.org/a")
-    same = services.store_page(None, "idebate", "https://idebate.org/a", b"<html>1</html>", "http://127.0.0.1/a")
-    changed = services.store_page(None, "idebate", "https://idebate.org/a", b"<html>2</html>", "https://idebate.org/a")
+    first = services.store_page(
+        None, "idebate", "https://idebate.org/a", b"<html>1</html>", "https://idebate.org/a"
+    )
+    same = services.store_page(
+        None, "idebate", "https://idebate.org/a", b"<html>1</html>", "http://127.0.0.1/a"
+    )
+    changed = services.store_page(
+        None, "idebate", "https://idebate.org/a", b"<html>2</html>", "https://idebate.org/a"
+    )
     assert (first.created, same.created, changed.created) == (True, False, True)
     assert first.version_id == same.version_id
     assert Page.objects.count() == 1
@@ -59,7 +65,9 @@ def test_requesting_a_crawl_starts_a_separate_process_through_celery(
     marker = tmp_path / "started"
     # Stand in for `manage.py crawl`: the point is that a child process starts, not what it crawls.
     monkeypatch.setattr(
-        services, "crawl_command", lambda run: [sys.executable, "-c", f"open({str(marker)!r}, 'w').write('{run.pk}')"]
+        services,
+        "crawl_command",
+        lambda run: [sys.executable, "-c", f"open({str(marker)!r}, 'w').write('{run.pk}')"],
     )
     with override_settings(CRAWLER_DIR=tmp_path), django_capture_on_commit_callbacks(execute=True):
         run = services.request_crawl("idebate", limit=3)

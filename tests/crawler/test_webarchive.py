@@ -7,7 +7,14 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from crawler.linkrules import forbidden_reason
-from crawler.webarchive import CdxError, cdx_query, original_url, parse_cdx, snapshot_url, strip_archive_markup
+from crawler.webarchive import (
+    CdxError,
+    cdx_query,
+    original_url,
+    parse_cdx,
+    snapshot_url,
+    strip_archive_markup,
+)
 from tests.crawler.conftest import BUILT
 
 
@@ -24,7 +31,9 @@ def test_cdx_answer_gives_captures_and_the_resume_key() -> None:
     captures, resume = parse_cdx((BUILT / "archive" / "cdx-idebate.json").read_text())
     assert [c.timestamp for c in captures] == ["20160311120000", "20170102080910", "20171105101010"]
     assert resume == "idebate.org/debatabase/health/zzz 20171105101010"
-    assert captures[0].snapshot_url.startswith("https://web.archive.org/web/20160311120000id_/https://idebate.org/")
+    assert captures[0].snapshot_url.startswith(
+        "https://web.archive.org/web/20160311120000id_/https://idebate.org/"
+    )
 
 
 def test_a_cdx_error_page_is_an_error_not_a_crash() -> None:
@@ -34,13 +43,17 @@ def test_a_cdx_error_page_is_an_error_not_a_crash() -> None:
 
 
 def test_archive_urls_map_back_to_the_original() -> None:
-    assert original_url(snapshot_url("20150101", "http://idebate.org/a")) == ("http://idebate.org/a", "20150101")
+    assert original_url(snapshot_url("20150101", "http://idebate.org/a")) == (
+        "http://idebate.org/a",
+        "20150101",
+    )
     assert original_url("/web/2015im_/idebate.org/b") == ("http://idebate.org/b", "2015")
     assert original_url("https://idebate.org/c") == ("https://idebate.org/c", "")
 
 
 def test_the_archive_toolbar_is_removed() -> None:
-    body = b"<html><!-- BEGIN WAYBACK TOOLBAR INSERT --><div>toolbar</div><!-- END WAYBACK TOOLBAR INSERT --><p>x</p></html>"
+    toolbar = b"<!-- BEGIN WAYBACK TOOLBAR INSERT --><div>toolbar</div><!-- END WAYBACK TOOLBAR INSERT -->"
+    body = b"<html>" + toolbar + b"<p>x</p></html>"
     assert strip_archive_markup(body) == b"<html><p>x</p></html>"
 
 

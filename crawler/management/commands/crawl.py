@@ -17,9 +17,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("site", choices=SITES)
-        parser.add_argument("--archive", default="", metavar="FROM:TO", help="crawl Wayback snapshots, e.g. 2012:2019")
+        parser.add_argument(
+            "--archive", default="", metavar="FROM:TO", help="crawl Wayback snapshots, e.g. 2012:2019"
+        )
         parser.add_argument("--limit", type=int, default=None, help="stop after N debates")
-        parser.add_argument("--start-url", action="append", default=[], help="listing or debate URL to start from")
+        parser.add_argument(
+            "--start-url", action="append", default=[], help="listing or debate URL to start from"
+        )
         parser.add_argument("--run", type=int, default=None, help="id of a queued CrawlRun (the admin's)")
         parser.add_argument("--no-resume", action="store_true", help="forget the saved crawl state first")
 
@@ -29,7 +33,10 @@ class Command(BaseCommand):
                 run = CrawlRun.objects.get(pk=options["run"])
             else:
                 run = services.create_run(
-                    options["site"], archive=options["archive"], limit=options["limit"], start_urls=options["start_url"]
+                    options["site"],
+                    archive=options["archive"],
+                    limit=options["limit"],
+                    start_urls=options["start_url"],
                 )
         except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
             raise CommandError(str(error)) from None
@@ -37,6 +44,5 @@ class Command(BaseCommand):
         run.refresh_from_db()
         self.stdout.write(
             f"crawl {run.pk} {run.site}: {run.status}; pages {run.pages}, debates ingested {run.items}, "
-            f"drops {run.drops}, errors {run.errors}"
-            + (f"; {outcome}" if outcome else "")
+            f"drops {run.drops}, errors {run.errors}" + (f"; {outcome}" if outcome else "")
         )
