@@ -149,6 +149,7 @@ def _store_outcomes(
     reference = np.array([_reference_code(info[pk], job.task_type, rule) for pk in outcome.items.tolist()])
     reasons = contest_reasons(rule, outcome.agreement, outcome.labels, model_labels, reference)
     model_names = rule.label_set.names_of(model_labels)
+    reference_names = ["" if code < 0 else rule.label_set.name_of(int(code)) for code in reference]
     existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
     adjudicated = set(
         ItemOutcome.objects.filter(job=job, adjudications__isnull=False).values_list("item_id", flat=True)
@@ -156,24 +157,21 @@ def _store_outcomes(
     changed, decisions = [], []
     for index, row in enumerate(outcome.rows()):
         record = existing.get(row.item) or ItemOutcome(item_id=row.item, job=job)
-        record.run, record.counts, record.label, record.fine_label = (
+        record.run, record.counts, record.agreement, record.status = (
             run,
             row.counts,
-            row.label,
-            row.fine_label,
+            row.agreement,
+            row.status,
         )
-        record.agreement, record.status, record.reasons = row.agreement, row.status, reasons[index]
-        record.model_label, record.contested = model_names[index], bool(reasons[index])
+        record.label, record.fine_label, record.model_label = row.label, row.fine_label, model_names[index]
+        record.reasons, record.contested = reasons[index], bool(reasons[index])
         record.model_confidence = float(np.max(probabilities[index]))
-        record.reference_label = (
-            rule.label_set.name_of(int(reference[index])) if reference[index] >= 0 else ""
-        )
+        record.reference_label = reference_names[index]
         changed.append(record)
         item = info[row.item]
         if not item["is_gold"] and row.item not in adjudicated:
             decisions.append(_decision(row, item))
-    ItemOutcome.objects.bulk_update([r for r in changed if r.pk], OUTCOME_FIELDS, batch_size=1000)
-    ItemOutcome.objects.bulk_create([r for r in changed if not r.pk], batch_size=1000)
+    _save_outcomes(job, changed, adjudicated)
     _write_back(job.task_type, decisions, rule.describe())
     return adjudicated
 
@@ -192,6 +190,21 @@ OUTCOME_FIELDS = [
     "model_label", "contested", "model_confidence", "reference_label",
 ]  # fmt: skip
 CRAWLED_SIDE = {"pro": "SUPPORT", "con": "UNDERMINE"}
+
+
+def _save_outcomes(job: Job, outcomes: list[ItemOutcome], adjudicated: set[int]) -> None:
+    """Replace the job's outcomes, keeping the rows that carry adjudications (and every sample mark).
+
+    Deleting and re-creating is much faster than ``bulk_update`` over a dozen fields; the rows experts
+    decided on stay, so their adjudications stay attached.
+    """
+    kept = [outcome for outcome in outcomes if outcome.pk and outcome.item_id in adjudicated]
+    ItemOutcome.objects.filter(job=job).exclude(item_id__in=adjudicated).delete()
+    ItemOutcome.objects.bulk_update(kept, OUTCOME_FIELDS, batch_size=500)
+    fresh = [outcome for outcome in outcomes if outcome.item_id not in adjudicated]
+    for outcome in fresh:
+        outcome.pk = None
+    ItemOutcome.objects.bulk_create(fresh, batch_size=1000)
 
 
 def _reference_code(item: Mapping[str, Any], task_type: str, rule: Any) -> int:
