@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
 
@@ -13,10 +14,12 @@ log = logging.getLogger(__name__)
 
 
 @shared_task(name="aggregation.aggregate_job", soft_time_limit=20 * 60, time_limit=25 * 60)
-def aggregate_job_task(job_id: int, trigger: str = RunTrigger.MANUAL) -> int | None:
+def aggregate_job_task(
+    job_id: int, trigger: str = RunTrigger.MANUAL, overrides: dict[str, Any] | None = None
+) -> int | None:
     """Aggregate a job; a job that cannot be aggregated is recorded as a failed run, not retried."""
     try:
-        return services.aggregate_job(job_id, trigger=trigger).run_id
+        return services.aggregate_job(job_id, trigger=trigger, overrides=overrides).run_id
     except services.AggregationError as error:
         # Retrying cannot help (the data is what it is); the failed run row tells staff why.
         log.warning("aggregation of job %s failed: %s", job_id, error)

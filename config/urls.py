@@ -10,5 +10,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("annotate/", include("annotation.urls")),
+    path("aggregation/", include("aggregation.urls")),
     path("releases/", include("export.urls")),
 ]

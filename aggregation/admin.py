@@ -1,0 +1,221 @@
+"""Admin: the adjudication queue (contested and sampled items, every response with its worker's
+reliability, the current aggregate, the expert's final label), worker quality with soft blocks, runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from aggregation.adjudication import AdjudicationError, adjudicate, answer_labels, current_label
+from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
+from aggregation.quality import soft_block
+from aggregation.tasks import request_aggregation
+from annotation.models import Response
+
+
+class QueueFilter(admin.SimpleListFilter):
+    title = "queue"
+    parameter_name = "queue"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("waiting", "waiting for an expert"), ("adjudicated", "adjudicated")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        decided = Exists(Adjudication.objects.filter(outcome=OuterRef("pk")))
+        if self.value() == "waiting":
+            return queryset.filter(Q(contested=True) | Q(sampled=True)).exclude(decided)
+        if self.value() == "adjudicated":
+            return queryset.filter(decided)
+        return queryset
+
+
+class FinalLabelForm(forms.ModelForm):
+    final_label = forms.ChoiceField(help_text="Recorded as adjudicated, with your name and the time.")
+    note = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+
+    class Meta:
+        model = ItemOutcome
+        fields: list[str] = []
+
+
+@admin.register(ItemOutcome)
+class AdjudicationQueueAdmin(admin.ModelAdmin):
+    form = FinalLabelForm
+    list_display = (
+        "item_key",
+        "job",
+        "label",
+        "fine_label",
+        "agreement",
+        "reasons_text",
+        "sampled",
+        "decided",
+    )
+    list_filter = (QueueFilter, "contested", "sampled", "status", "job")
+    search_fields = ("item__key",)
+    list_select_related = ("item", "job")
+    readonly_fields = ("item_shown", "aggregate", "responses_table", "history")
+    fields = ("item_shown", "aggregate", "responses_table", "history", "final_label", "note")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description="item")
+    def item_key(self, obj: ItemOutcome) -> str:
+        return obj.item.key
+
+    @admin.display(description="why contested")
+    def reasons_text(self, obj: ItemOutcome) -> str:
+        return ", ".join(obj.reasons)
+
+    @admin.display(description="adjudicated", boolean=True)
+    def decided(self, obj: ItemOutcome) -> bool:
+        return obj.adjudications.exists()
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is not None:
+            try:
+                labels = answer_labels(obj.job).labels
+            except AdjudicationError:
+                labels = ()
+            form.base_fields["final_label"].choices = [(label, label) for label in labels]
+            form.base_fields["final_label"].initial = current_label(obj)
+        return form
+
+    def save_model(self, request: HttpRequest, obj: ItemOutcome, form: Any, change: bool) -> None:
+        try:
+            adjudicate(
+                obj.pk, form.cleaned_data["final_label"], user=request.user, note=form.cleaned_data["note"]
+            )
+        except AdjudicationError as error:
+            self.message_user(request, str(error), messages.ERROR)
+
+    @admin.display(description="item")
+    def item_shown(self, obj: ItemOutcome) -> SafeString:
+        rows = format_html_join("", "<tr><th>{}</th><td>{}</td></tr>", sorted(obj.item.payload.items()))
+        gold = (
+            format_html("<p>Gold item; known answer {}</p>", obj.item.known_answer)
+            if obj.item.is_gold
+            else ""
+        )
+        return format_html("<table>{}</table>{}", rows, gold)
+
+    @admin.display(description="current aggregate")
+    def aggregate(self, obj: ItemOutcome) -> SafeString:
+        rho = "n/a" if obj.agreement is None else f"{obj.agreement:.3f}"
+        return format_html(
+            "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
+            "reference {}; contested: {}; now in the corpus: <strong>{}</strong>",
+            obj.label, obj.fine_label, obj.counts, rho, obj.status, obj.model_label or "-",
+            f"{obj.model_confidence or 0.0:.0%}", obj.reference_label or "none", ", ".join(obj.reasons) or "no",
+            current_label(obj),
+        )  # fmt: skip
+
+    @admin.display(description="responses")
+    def responses_table(self, obj: ItemOutcome) -> SafeString:
+        quality = {q.worker_id: q for q in WorkerQuality.objects.filter(job=obj.job_id)}
+        rows = []
+        for response in Response.objects.filter(item=obj.item).select_related("worker").order_by("worker_id"):
+            q = quality.get(response.worker_id)
+            rows.append((
+                str(response.worker), response.label,
+                _share(q.reliability if q else None), _share(q.agreement if q else None),
+                ", ".join(q.flags) if q and q.flags else "", "blocked" if response.worker.blocked else "",
+            ))  # fmt: skip
+        body = format_html_join(
+            "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows
+        )
+        head = format_html_join("", "<th>{}</th>", [(h,) for h in RESPONSE_COLUMNS])
+        return format_html("<table><tr>{}</tr>{}</table>", head, body)
+
+    @admin.display(description="adjudications")
+    def history(self, obj: ItemOutcome) -> SafeString:
+        rows = [
+            (a.decided_at.strftime("%Y-%m-%d %H:%M"), str(a.decided_by), a.old_label, a.new_label, a.note)
+            for a in obj.adjudications.select_related("decided_by").order_by("decided_at")
+        ]
+        if not rows:
+            return SafeString("none yet")
+        return format_html_join("", "<p>{} {}: {} → {} {}</p>", rows)
+
+
+RESPONSE_COLUMNS = ("worker", "label", "reliability", "agreement", "flags", "")
+
+
+def _share(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+@admin.register(WorkerQuality)
+class WorkerQualityAdmin(admin.ModelAdmin):
+    list_display = ("worker", "job", "responses", "agreement", "reliability", "gold", "flags", "blocked")
+    list_filter = ("flagged", "worker__blocked", "job")
+    list_select_related = ("worker", "job")
+    actions = ["soft_block_workers"]
+    readonly_fields = [f.name for f in WorkerQuality._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="gold")
+    def gold(self, obj: WorkerQuality) -> str:
+        return f"{obj.gold_correct}/{obj.gold_answered}" if obj.gold_answered else "-"
+
+    @admin.display(description="blocked", boolean=True)
+    def blocked(self, obj: WorkerQuality) -> bool:
+        return obj.worker.blocked
+
+    @admin.action(description="Soft-block the chosen workers from future jobs")
+    def soft_block_workers(self, request: HttpRequest, queryset: QuerySet[WorkerQuality]) -> None:
+        blocked = soft_block(queryset.filter(worker__blocked=False), by=request.user)
+        self.message_user(request, f"Soft-blocked {len(blocked)} worker(s).")
+
+
+@admin.register(AggregationRun)
+class AggregationRunAdmin(admin.ModelAdmin):
+    list_display = ("pk", "job", "created", "trigger", "state", "rule", "fleiss_kappa", "krippendorff_alpha",
+                    "kept", "rejected", "no_majority", "dashboard")  # fmt: skip
+    list_filter = ("state", "trigger", "task_type")
+    readonly_fields = [f.name for f in AggregationRun._meta.fields]
+    actions = ["aggregate_again"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="dashboard")
+    def dashboard(self, obj: AggregationRun) -> SafeString:
+        return format_html(
+            '<a href="{}">job {}</a>', reverse("aggregation:dashboard", args=[obj.job_id]), obj.job_id
+        )
+
+    @admin.action(description="Aggregate the chosen runs' jobs again (same policy)")
+    def aggregate_again(self, request: HttpRequest, queryset: QuerySet[AggregationRun]) -> None:
+        jobs = sorted(set(queryset.values_list("job_id", flat=True)))
+        for job_id in jobs:
+            request_aggregation(job_id, "manual")
+        self.message_user(request, f"Aggregation requested for {len(jobs)} job(s).")
+
+
+@admin.register(Adjudication)
+class AdjudicationAdmin(admin.ModelAdmin):
+    list_display = ("outcome", "job", "crowd_label", "old_label", "new_label", "new_status", "sampled",
+                    "decided_by", "decided_at")  # fmt: skip
+    list_filter = ("sampled", "new_status", "job")
+    readonly_fields = [f.name for f in Adjudication._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

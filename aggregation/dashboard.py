@@ -1,0 +1,66 @@
+"""What a job's dashboard shows: progress, agreement figures, charts, flagged workers, sample accuracy."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from aggregation import charts
+from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
+from aggregation.models import AggregationRun, ItemOutcome, WorkerQuality
+from annotation.models import Job
+from annotation.services import Progress, job_progress
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    job: Job
+    progress: Progress
+    run: AggregationRun | None
+    runs: list[AggregationRun]
+    waiting: int
+    accuracy: SampleAccuracy
+    flagged: list[dict[str, Any]]
+    rho_chart: str
+    label_chart: str
+    worker_chart: str
+
+
+def job_dashboard(job: Job) -> Dashboard:
+    runs = list(job.aggregation_runs.order_by("-created", "-pk")[:10])
+    done = [run for run in runs if run.state == "done"]
+    outcomes = list(ItemOutcome.objects.filter(job=job).values_list("agreement", "label"))
+    qualities = list(WorkerQuality.objects.filter(job=job).select_related("worker").order_by("agreement"))
+    threshold = done[0].policy.get("threshold") if done else None
+    if done and threshold is None:
+        threshold = 0.5 if job.task_type in ("stance", "evidence_verification") else None
+    has_data = bool(outcomes)
+    return Dashboard(
+        job=job,
+        progress=job_progress(job),
+        run=done[0] if done else None,
+        runs=runs,
+        waiting=adjudication_queue(job).count(),
+        accuracy=sample_accuracy(job),
+        flagged=[
+            {
+                "quality": quality,
+                "pseudonym": str(quality.worker),
+                "flags": ", ".join(quality.flags),
+            }
+            for quality in qualities
+            if quality.flagged
+        ],
+        rho_chart=charts.rho_histogram([a for a, _ in outcomes], threshold) if has_data else "",
+        label_chart=charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
+        if has_data
+        else "",
+        worker_chart=charts.worker_agreement(
+            [q.agreement for q in qualities],
+            [q.reliability for q in qualities],
+            [q.flagged for q in qualities],
+        )
+        if qualities
+        else "",
+    )

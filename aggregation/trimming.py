@@ -1,0 +1,138 @@
+"""Expert trimming (PERSPECTRUM step 2d): merge and split a claim's clusters, and copy clusters to a
+similar claim, flipping the stance when the two claims oppose each other."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from aggregation.labels import STANCE_FLIP
+from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
+
+
+class TrimmingError(ValueError):
+    """A merge, split or copy that makes no sense (clusters of other claims, the original split off …)."""
+
+
+def merge_clusters(cluster_ids: Sequence[int], *, user: Any = None) -> PerspectiveCluster:
+    """Fold clusters of one claim into the first of them (by position): members and evidence move over."""
+    with transaction.atomic():
+        clusters = list(PerspectiveCluster.objects.select_for_update().filter(pk__in=cluster_ids))
+        if len(clusters) < 2 or len({c.claim_id for c in clusters}) != 1:
+            raise TrimmingError("merge two or more clusters of the same claim")
+        clusters.sort(key=lambda c: c.position)
+        target, others = clusters[0], clusters[1:]
+        members = list(
+            ClusterMember.objects.filter(cluster__in=others).order_by("cluster__position", "position")
+        )
+        links = list(
+            ClusterEvidence.objects.filter(cluster__in=others).order_by("cluster__position", "position")
+        )
+        perspectives = [m.perspective_id for m in members]
+        evidence = [link.evidence_id for link in links]
+        PerspectiveCluster.objects.filter(pk__in=[c.pk for c in others]).delete()
+        _append_members(target, perspectives)
+        _append_evidence(target, evidence)
+        target.rule = f"merged with {len(others)} cluster(s) by {user}"[:200]
+        target.save(update_fields=["rule", "updated"])
+    return target
+
+
+def split_cluster(cluster_id: int, perspective_ids: Sequence[int], *, user: Any = None) -> PerspectiveCluster:
+    """Move some members (never the original) into a new cluster of the same claim with the same stance."""
+    with transaction.atomic():
+        cluster = PerspectiveCluster.objects.select_for_update().get(pk=cluster_id)
+        moving = list(cluster.members.filter(perspective_id__in=perspective_ids).order_by("position"))
+        if not moving or len(moving) != len(set(perspective_ids)):
+            raise TrimmingError("choose members of the cluster to split off")
+        if any(member.position == 0 for member in moving):
+            raise TrimmingError("the original perspective stays in its cluster; split off the others")
+        ClusterMember.objects.filter(pk__in=[m.pk for m in moving]).delete()
+        new = _new_cluster(
+            cluster.claim, cluster, flip=False, rule=f"split from cluster {cluster.position} by {user}"
+        )
+        _append_members(new, [m.perspective_id for m in moving])
+    return new
+
+
+def copy_clusters(
+    cluster_ids: Sequence[int], to_claim_id: int, *, oppose: bool, user: Any = None
+) -> list[PerspectiveCluster]:
+    """Copy clusters (members and evidence) to another claim; with ``oppose`` the stance is flipped.
+
+    A cluster whose original perspective already opens one of the target's clusters is not copied again.
+    """
+    with transaction.atomic():
+        target = Claim.objects.select_for_update().get(pk=to_claim_id)
+        sources = list(PerspectiveCluster.objects.filter(pk__in=cluster_ids).select_related("claim"))
+        if any(source.claim_id == target.pk for source in sources):
+            raise TrimmingError("copy clusters to a different claim")
+        present = set(
+            ClusterMember.objects.filter(cluster__claim=target, position=0).values_list(
+                "perspective_id", flat=True
+            )
+        )
+        copied = []
+        for source in sorted(sources, key=lambda c: (c.claim.cid, c.position)):
+            members = list(source.members.order_by("position").values_list("perspective_id", flat=True))
+            if not members or members[0] in present:
+                continue
+            flipped = " (stance flipped)" if oppose else ""
+            rule = f"copied from c{source.claim.cid} cluster {source.position} by {user}{flipped}"
+            new = _new_cluster(target, source, flip=oppose, rule=rule)
+            _append_members(new, members)
+            _append_evidence(
+                new, list(source.evidence_links.order_by("position").values_list("evidence_id", flat=True))
+            )
+            present.add(members[0])
+            copied.append(new)
+    return copied
+
+
+def flip_votes(votes: Sequence[int]) -> list[int]:
+    """[S, MS, MU, U, NV] of the opposite claim: the sides swap, the intensities and NOT_VALID stay."""
+    if len(votes) != 5:
+        return list(votes)
+    support, mild_support, mild_undermine, undermine, not_valid = votes
+    return [undermine, mild_undermine, mild_support, support, not_valid]
+
+
+def _new_cluster(claim: Claim, like: PerspectiveCluster, *, flip: bool, rule: str) -> PerspectiveCluster:
+    last = claim.clusters.aggregate(last=Max("position"))["last"]
+    swap = STANCE_FLIP if flip else {}
+    return PerspectiveCluster.objects.create(
+        claim=claim,
+        position=0 if last is None else last + 1,
+        stance_3=swap.get(like.stance_3, like.stance_3),
+        stance_5=swap.get(like.stance_5, like.stance_5),
+        voter_counts=flip_votes(like.voter_counts) if flip else list(like.voter_counts),
+        agreement=like.agreement,
+        # An expert put it there: released like the original, or adjudicated when that was a candidate.
+        status=like.status if like.status in Status.released() else Status.ADJUDICATED,
+        rule=rule[:200],
+    )
+
+
+def _append_members(cluster: PerspectiveCluster, perspective_ids: Sequence[int]) -> None:
+    present = set(cluster.members.values_list("perspective_id", flat=True))
+    last = cluster.members.aggregate(last=Max("position"))["last"]
+    position = -1 if last is None else last
+    for perspective_id in perspective_ids:
+        if perspective_id not in present:
+            position += 1
+            ClusterMember.objects.create(cluster=cluster, perspective_id=perspective_id, position=position)
+            present.add(perspective_id)
+
+
+def _append_evidence(cluster: PerspectiveCluster, evidence_ids: Sequence[int]) -> None:
+    present = set(cluster.evidence_links.values_list("evidence_id", flat=True))
+    last = cluster.evidence_links.aggregate(last=Max("position"))["last"]
+    position = -1 if last is None else last
+    for evidence_id in evidence_ids:
+        if evidence_id not in present:
+            position += 1
+            ClusterEvidence.objects.create(cluster=cluster, evidence_id=evidence_id, position=position)
+            present.add(evidence_id)

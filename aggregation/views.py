@@ -1,0 +1,102 @@
+"""Staff pages: a job's dashboard, a claim's clusters (merge, split), two claims side by side (copy)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods
+
+from aggregation import trimming
+from aggregation.adjudication import draw_sample
+from aggregation.dashboard import job_dashboard
+from aggregation.forms import AggregateForm, CopyForm, MergeForm, SampleForm, SplitForm
+from aggregation.quality import block_flagged_workers
+from aggregation.tasks import aggregate_job_task
+from annotation.models import Job
+from corpus.models import Claim, PerspectiveCluster
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def dashboard(request: HttpRequest, job_id: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=job_id)
+    if request.method == "POST":
+        _dashboard_action(request, job)
+        return redirect("aggregation:dashboard", job_id=job.pk)
+    context = {"board": job_dashboard(job), "aggregate_form": AggregateForm(), "sample_form": SampleForm()}
+    return render(request, "aggregation/dashboard.html", context)
+
+
+def _dashboard_action(request: HttpRequest, job: Job) -> None:
+    action = request.POST.get("action")
+    if action == "aggregate" and (form := AggregateForm(request.POST)).is_valid():
+        overrides = {name: value for name, value in form.cleaned_data.items() if value not in (None, "")}
+        aggregate_job_task.delay_on_commit(job.pk, "manual", overrides)  # type: ignore[attr-defined]
+        messages.info(request, "Aggregation requested.")
+    elif action == "sample" and (sample := SampleForm(request.POST)).is_valid():
+        total = draw_sample(job.pk, sample.cleaned_data["size"], seed=sample.cleaned_data["seed"])
+        messages.info(request, f"{total} items are in the accuracy sample.")
+    elif action == "block":
+        blocked = block_flagged_workers(job.pk, by=request.user)
+        messages.info(request, f"Soft-blocked {len(blocked)} flagged worker(s).")
+    else:
+        messages.error(request, "Nothing done: the form was not valid.")
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def claim_clusters(request: HttpRequest, cid: int) -> HttpResponse:
+    claim = get_object_or_404(Claim, cid=cid)
+    clusters = list(claim.clusters.prefetch_related("members__perspective").order_by("position"))
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "merge":
+                merge = MergeForm(request.POST)
+                merge.fields["clusters"].choices = [(c.pk, c.pk) for c in clusters]
+                if merge.is_valid():
+                    trimming.merge_clusters(merge.cleaned_data["clusters"], user=request.user)
+                    messages.info(request, "Clusters merged.")
+            elif request.POST.get("action") == "split":
+                split = SplitForm(request.POST)
+                split.fields["perspectives"].choices = [
+                    (m.perspective_id, m.perspective_id) for c in clusters for m in c.members.all()
+                ]
+                if split.is_valid():
+                    data = split.cleaned_data
+                    trimming.split_cluster(data["cluster"], data["perspectives"], user=request.user)
+                    messages.info(request, "Cluster split.")
+        except trimming.TrimmingError as error:
+            messages.error(request, str(error))
+        return redirect("aggregation:claim_clusters", cid=cid)
+    return render(request, "aggregation/claim_clusters.html", {"claim": claim, "clusters": clusters})
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def compare_claims(request: HttpRequest, cid: int, other_cid: int) -> HttpResponse:
+    claim = get_object_or_404(Claim, cid=cid)
+    other = get_object_or_404(Claim, cid=other_cid)
+    if request.method == "POST":
+        form = CopyForm(request.POST)
+        form.fields["clusters"].choices = [(pk, pk) for pk in claim.clusters.values_list("pk", flat=True)]
+        if form.is_valid():
+            try:
+                copied = trimming.copy_clusters(
+                    form.cleaned_data["clusters"],
+                    other.pk,
+                    oppose=form.cleaned_data["oppose"],
+                    user=request.user,
+                )
+                messages.info(request, f"Copied {len(copied)} cluster(s) to c{other.cid}.")
+            except trimming.TrimmingError as error:
+                messages.error(request, str(error))
+        return redirect("aggregation:compare_claims", cid=cid, other_cid=other_cid)
+    sides = [
+        (c, list(PerspectiveCluster.objects.filter(claim=c).prefetch_related("members__perspective")))
+        for c in (claim, other)
+    ]
+    return render(
+        request, "aggregation/compare_claims.html", {"sides": sides, "claim": claim, "other": other}
+    )
