@@ -16,9 +16,6 @@ from decimal import Decimal
 
 from django.db import models
 
-# Registers the MTurk-closure system check; this module is imported whenever the app's models are.
-from annotation import market_checks  # noqa: F401
-
 
 class LedgerKind(models.TextChoices):
     CREATE_HIT = "create_hit"

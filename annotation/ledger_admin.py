@@ -6,8 +6,6 @@ still goes requested → claimed → sent → confirmed | failed | unclear throu
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -15,9 +13,10 @@ from django.http import HttpRequest
 from annotation import payments
 from annotation.ledger import LedgerEntry, LedgerState, ReconciliationIssue
 from annotation.models import Job
-from annotation.providers import get_provider
+from annotation.providers.base import ProviderError
 from annotation.providers.market_errors import MarketError
 from annotation.reconciliation import reconcile_job
+from annotation.services.jobs import estimate_cost
 
 
 @admin.register(LedgerEntry)
@@ -91,12 +90,20 @@ class ReconciliationIssueAdmin(admin.ModelAdmin):
 @admin.action(description="Show the worst-case market cost of the selected jobs")
 def show_market_cost(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> None:
     for job in queryset:
-        provider = get_provider(job.provider)
-        fee = Decimal(str(job.params.get("fee_rate", provider.fee_rate)))
-        rewards = [(hit.reward, hit.assignments_wanted) for hit in job.hits.all()]
-        cost = payments.worst_case(job.params, rewards, fee)
-        budget = f"budget {job.budget}" if job.budget is not None else "no budget set"
-        modeladmin.message_user(request, f"{job}: worst case {cost} with fee {fee:%} and bonus cap; {budget}")
+        try:
+            estimate = estimate_cost(job)
+        except ProviderError as exc:
+            modeladmin.message_user(request, f"{job}: {exc}", messages.WARNING)
+            continue
+        budget = f"budget {estimate.budget}" if estimate.budget is not None else "no budget set"
+        balance = f"balance {estimate.balance}" if estimate.balance is not None else "no market balance"
+        verdict = estimate.refusal or "within budget and balance"
+        modeladmin.message_user(
+            request,
+            f"{job}: worst case {estimate.worst_case} (fee {estimate.fee_rate:%}, bonus cap "
+            f"{estimate.bonus_cap}); {budget}; {balance}: {verdict}",
+            messages.WARNING if estimate.refusal else messages.INFO,
+        )
 
 
 @admin.action(description="Reconcile the selected jobs with their market")

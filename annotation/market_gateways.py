@@ -143,6 +143,9 @@ class ProlificGateway(Gateway):
                 LedgerEntry.objects.filter(pk=entry.pk).update(result_ref=study_id)
             study = client.publish_study(study_id)
             return Finish(LedgerState.CONFIRMED, study.study_id, study.status)
+        if entry.kind == LedgerKind.EXTEND:
+            study = client.set_places(entry.market_ref, int(p["places"]))
+            return Finish(LedgerState.CONFIRMED, study.study_id, f"{study.places} places")
         if entry.kind == LedgerKind.APPROVE:
             return Finish(LedgerState.CONFIRMED, client.approve_submission(entry.market_ref).submission_id)
         if entry.kind == LedgerKind.REJECT:

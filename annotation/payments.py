@@ -260,24 +260,3 @@ def request_execution(entry: LedgerEntry) -> None:
     from annotation.ledger_tasks import execute_ledger_entry_task
 
     execute_ledger_entry_task.delay_on_commit(entry.pk)  # type: ignore[attr-defined]
-
-
-class InsufficientFundsError(MarketError):
-    """Publishing could cost more than the job's budget or the market account's balance."""
-
-
-def worst_case(
-    job_params: dict[str, Any], rewards: Sequence[tuple[Decimal, int]], fee_rate: Decimal
-) -> Decimal:
-    """(Σ reward × assignments + bonus cap) × (1 + fee): every HIT done, every bonus paid."""
-    base = sum((Decimal(reward) * count for reward, count in rewards), Decimal(0))
-    bonus_cap = Decimal(str(job_params.get("bonus_cap", 0)))
-    return ((base + bonus_cap) * (1 + fee_rate)).quantize(Decimal("0.01"), rounding="ROUND_CEILING")
-
-
-def check_funds(cost: Decimal, budget: Decimal | None, balance: Decimal) -> None:
-    """Refuse before any HIT exists when the worst case exceeds the budget or the balance."""
-    if budget is not None and cost > budget:
-        raise InsufficientFundsError(f"worst-case cost {cost} exceeds the job budget {budget}")
-    if cost > balance:
-        raise InsufficientFundsError(f"worst-case cost {cost} exceeds the market balance {balance}")

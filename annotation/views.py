@@ -1,7 +1,13 @@
-"""Worker pages: queue → instructions → qualification quiz → task → next. Thin: services do the work."""
+"""Worker pages: queue → instructions → qualification quiz → task → next. Thin: services do the work.
+
+The four job pages are `@worker_page`s: market workers reach them inside MTurk's iframe (or from
+Prolific) with the market's parameters, get a signed page token with every page, and must bring it
+back with every POST (`annotation.identity`). In-house annotators use the same pages logged in.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
@@ -13,10 +19,24 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation import services
 from annotation.forms import HitForm, QuizForm
-from annotation.identity import LoginRequiredError, Visitor, resolve_visitor
-from annotation.models import Assignment, Job, JobState
+from annotation.identity import (
+    LoginRequiredError,
+    Visitor,
+    check_page_token,
+    granted_identity,
+    page_token,
+    resolve_visitor,
+)
+from annotation.models import Assignment, AssignmentState, Job, JobState
 from annotation.providers import get_provider
 from annotation.task_types import get_task_type
+from annotation.worker_identity import (
+    MTURK,
+    ExpiredTokenError,
+    Grant,
+    WorkerIdentityError,
+    worker_page,
+)
 
 
 def _url(name: str, pk: int, visitor: Visitor) -> str:
@@ -29,12 +49,27 @@ def _visitor(request: HttpRequest, job: Job) -> Visitor | HttpResponse:
         return resolve_visitor(request, job)
     except LoginRequiredError:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
+    except WorkerIdentityError as error:
+        return _message(request, job, "This link is not valid", str(error), status=400)
 
 
 def _message(request: HttpRequest, job: Job | None, title: str, text: str, status: int = 200) -> HttpResponse:
     return render(
         request, "annotation/message.html", {"job": job, "title": title, "text": text}, status=status
     )
+
+
+def _checked(
+    request: HttpRequest, visitor: Visitor, job: Job, item_ids: Sequence[int] = ()
+) -> Grant | HttpResponse | None:
+    """The POST's page token verified (a Grant; None for in-house visitors), or the refusal to show."""
+    try:
+        return check_page_token(request, visitor, job, item_ids)
+    except ExpiredTokenError:
+        text = "This page is too old to submit. Reload the task from the market and try again."
+        return _message(request, job, "Page expired", text, status=403)
+    except WorkerIdentityError as error:
+        return _message(request, job, "Not accepted", f"Nothing was saved: {error}.", status=403)
 
 
 def _page(request: HttpRequest, job: Job, page: str, context: dict[str, Any]) -> HttpResponse:
@@ -53,6 +88,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     return render(request, "annotation/queue.html", {"rows": rows})
 
 
+@worker_page
 def job_home(request: HttpRequest, pk: int) -> HttpResponse:
     """Instructions, and what the visitor can do next: preview, take the quiz, or start work."""
     job = get_object_or_404(Job, pk=pk)
@@ -69,6 +105,7 @@ def job_home(request: HttpRequest, pk: int) -> HttpResponse:
         "quiz_url": _url("quiz", job.pk, visitor),
         "start_url": _url("start", job.pk, visitor),
         "blocked": visitor.worker.blocked,
+        "page_token": page_token(visitor, job),
     }
     return _page(request, job, "job", context)
 
@@ -83,6 +120,7 @@ def preview(request: HttpRequest, job: Job, visitor: Visitor) -> HttpResponse:
     return _page(request, job, "preview", {"visitor": visitor, "form": form, "rows": form.rows()})
 
 
+@worker_page
 @require_http_methods(["GET", "POST"])
 def quiz(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(Job, pk=pk)
@@ -95,6 +133,10 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
     if not services.can_retry_quiz(visitor.worker, job):
         return HttpResponseRedirect(_url("job", job.pk, visitor))
     form = QuizForm(task_type.quiz, request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        grant = _checked(request, visitor, job)
+        if isinstance(grant, HttpResponse):
+            return grant
     if request.method == "POST" and form.is_valid():
         result = services.grade_quiz(visitor.worker, job, form.answers())
         if result.passed:
@@ -108,13 +150,11 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
             "We cannot offer you this work. Thank you for your time.",
             status=403,
         )
-    return render(
-        request,
-        "annotation/quiz.html",
-        {"job": job, "task_type": task_type, "form": form, "visitor": visitor},
-    )
+    context = {"job": job, "task_type": task_type, "form": form, "visitor": visitor}
+    return render(request, "annotation/quiz.html", {**context, "page_token": page_token(visitor, job)})
 
 
+@worker_page
 @require_POST
 def start(request: HttpRequest, pk: int) -> HttpResponse:
     """Hand the worker their next HIT (or their open one) and send them to it."""
@@ -124,10 +164,19 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         return visitor
     if visitor.worker is None:
         return _message(request, job, "Preview", "Accept the task to start working.", status=403)
-    external = visitor.external
+    grant = _checked(request, visitor, job)
+    if isinstance(grant, HttpResponse):
+        return grant
+    ids = visitor.ids
+    hit = None
+    if ids is not None and ids.market == MTURK:
+        # An MTurk worker accepted one particular HIT: that one is theirs, no other.
+        hit = services.market_hit(job, ids.hit_id)
+        if hit is None:
+            return _message(request, job, "No such HIT", "This HIT is not part of this job.", status=404)
     try:
         assignment = services.next_assignment(
-            job, visitor.worker, external_id=external.assignment_id if external else ""
+            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else ""
         )
     except services.NoWorkError as error:
         status = 403 if isinstance(error, services.NotQualifiedError) else 200
@@ -135,6 +184,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
     return HttpResponseRedirect(_url("assignment", assignment.pk, visitor))
 
 
+@worker_page
 @require_http_methods(["GET", "POST"])
 def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     """The HIT's items; on POST, save them all in one transaction (a second POST stores nothing new)."""
@@ -145,27 +195,48 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
         return visitor
     if visitor.worker is None or visitor.worker.pk != assignment.worker_id:
         raise Http404("no such assignment for you")
-    if assignment.state != "accepted":
-        return _after_submit(request, assignment, visitor)
-    form = HitForm(
-        get_task_type(job.task_type),
-        services.items_of(assignment),
-        request.POST if request.method == "POST" else None,
-    )
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.submit_assignment(assignment.pk, form.answers())
-        except services.AssignmentStateError as error:
-            return _message(request, job, "Not saved", str(error), status=409)
-        return _after_submit(request, assignment, visitor)
-    context = {"visitor": visitor, "assignment": assignment, "form": form, "rows": form.rows()}
+    if visitor.ids is not None and visitor.ids.assignment_id != assignment.external_id:
+        raise Http404("no such assignment for you")
+    if assignment.state in AssignmentState.done():
+        return _after_submit(request, assignment, visitor, None)
+    if assignment.state != AssignmentState.ACCEPTED:
+        return _message(request, job, "Closed", f"This assignment was {assignment.state}.", status=409)
+    items = services.items_of(assignment)
+    item_ids = [item.pk for item in items]
+    form = HitForm(get_task_type(job.task_type), items, request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        grant = _checked(request, visitor, job, item_ids)
+        if isinstance(grant, HttpResponse):
+            return grant
+        if form.is_valid():
+            try:
+                services.submit_assignment(assignment.pk, form.answers())
+            except services.AssignmentStateError as error:
+                return _message(request, job, "Not saved", str(error), status=409)
+            return _after_submit(request, assignment, visitor, grant)
+    context = {
+        "visitor": visitor,
+        "assignment": assignment,
+        "form": form,
+        "rows": form.rows(),
+        "page_token": page_token(visitor, job, item_ids),
+    }
     return _page(request, job, "task", context)
 
 
-def _after_submit(request: HttpRequest, assignment: Assignment, visitor: Visitor) -> HttpResponse:
-    target = get_provider(assignment.job.provider).after_submit_url(assignment, visitor.external)
-    if target:
-        return HttpResponseRedirect(target)
+def _after_submit(
+    request: HttpRequest, assignment: Assignment, visitor: Visitor, grant: Grant | None
+) -> HttpResponse:
+    """Saved already; now send the worker back to the market (MTurk by POST, Prolific by redirect)."""
+    provider = get_provider(assignment.job.provider)
+    try:
+        handoff = provider.after_submit(assignment, granted_identity(visitor, grant))
+    except WorkerIdentityError as error:
+        return _message(request, assignment.job, "Saved", f"Your work is saved, but {error}.", status=400)
+    if handoff is not None and handoff.fields:
+        return render(request, "annotation/external_submit.html", {"handoff": handoff, "job": assignment.job})
+    if handoff is not None:
+        return HttpResponseRedirect(handoff.url)
     return render(
         request,
         "annotation/submitted.html",

@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core import signing
 from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
@@ -68,6 +69,10 @@ class TokenMismatchError(WorkerIdentityError):
     """A genuine token presented with other ids or other items than it was issued for."""
 
 
+class MissingTokenError(WorkerIdentityError):
+    """A market worker's submission without the token of the page it came from."""
+
+
 @dataclass(frozen=True)
 class MarketIds:
     """The market's names for the worker, the unit of work and the session."""
@@ -86,6 +91,16 @@ class MarketIds:
         return [self.market, self.worker_id, self.hit_id, self.assignment_id]
 
 
+MTURK_PARAMS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
+PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+MARKET_PARAMS = MTURK_PARAMS + PROLIFIC_PARAMS
+
+
+def from_market(params: Mapping[str, str]) -> bool:
+    """Whether a request names any market parameter (complete or not: `market_ids` judges that)."""
+    return any(params.get(name) for name in MARKET_PARAMS)
+
+
 def market_ids(params: Mapping[str, str]) -> MarketIds | None:
     """The market identity in a request's parameters; None when no market parameters are present."""
     return _mturk(params) or _prolific(params)
@@ -96,7 +111,7 @@ def _present(params: Mapping[str, str], names: Sequence[str]) -> list[str]:
 
 
 def _mturk(params: Mapping[str, str]) -> MarketIds | None:
-    names = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
+    names = MTURK_PARAMS
     present = _present(params, names)
     if not present:
         return None
@@ -115,7 +130,7 @@ def _mturk(params: Mapping[str, str]) -> MarketIds | None:
 
 
 def _prolific(params: Mapping[str, str]) -> MarketIds | None:
-    names = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")
+    names = PROLIFIC_PARAMS
     present = _present(params, names)
     if not present:
         return None
@@ -212,20 +227,28 @@ View = Callable[..., HttpResponse]
 
 
 def worker_page(view: View) -> View:
-    """Mark a view as a worker page: framable by the markets' worker sites only, and CSRF-exempt.
+    """Mark a view as a worker page: framable by the markets' worker sites only, CSRF by token.
 
-    CSRF cookies do not survive inside a third-party iframe; the signed page token, bound to the
-    worker and the items, is what authenticates a submission instead.
+    A request carrying market parameters (MTurk's, even in preview, or Prolific's) is answered
+    framable by WORKER_FRAME_ANCESTORS and is exempt from Django's CSRF check: CSRF cookies do not
+    survive inside a third-party iframe, so the signed page token, bound to the worker and the
+    items, authenticates its submissions instead. Any other request (an in-house annotator logged
+    in by session cookie) keeps the usual CSRF check and is never framable.
     """
+    csrf = CsrfViewMiddleware(lambda request: HttpResponse())
 
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not from_market({**request.GET.dict(), **request.POST.dict()}):
+            refused = csrf.process_view(request, view, args, kwargs)
+            return refused if refused is not None else view(request, *args, **kwargs)
         response = view(request, *args, **kwargs)
         setattr(response, WORKER_PAGE_ATTR, True)
         response.xframe_options_exempt = True  # type: ignore[attr-defined]
         response["Content-Security-Policy"] = frame_ancestors()
         return response
 
+    wrapped.worker_page = True  # type: ignore[attr-defined]  # read by the URL sweep test
     return csrf_exempt(wrapped)
 
 

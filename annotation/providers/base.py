@@ -66,6 +66,14 @@ class AssignmentReport:
 
 
 @dataclass(frozen=True)
+class Handoff:
+    """Where a worker goes once their work is saved: a plain redirect, or a POST of `fields` to `url`."""
+
+    url: str
+    fields: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class SyncReport:
     assignments: Sequence[AssignmentReport] = ()
     notes: Sequence[str] = ()
@@ -90,6 +98,8 @@ class Provider(ABC):
     simulated: ClassVar[bool] = False
     # Market fee on top of rewards, for the worst-case cost check before publishing.
     fee_rate: ClassVar[Decimal] = Decimal("0")
+    # Whether `bonus` pays anybody (the markets); the others refuse bonuses.
+    pays_bonuses: ClassVar[bool] = False
 
     @abstractmethod
     def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
@@ -108,6 +118,21 @@ class Provider(ABC):
     def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
         raise ProviderError(f"the {self.name} provider pays no bonuses")
 
+    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:  # noqa: B027 - no market to tell
+        """Offer `count` more assignments on each HIT (the caller then raises `assignments_wanted`)."""
+
+    def balance(self) -> Decimal | None:
+        """What the market account can still spend; None where nothing is paid through a market."""
+        return None
+
+    def fee(self, job: Job) -> Decimal:
+        """The market fee rate for this job: the job's `fee_rate` parameter, else the provider's."""
+        return Decimal(str(job.params.get("fee_rate", self.fee_rate)))
+
+    def reward_lines(self, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
+        """(reward, assignments) per HIT as the market charges them, with `extra` more assignments each."""
+        return [(hit.reward, hit.assignments_wanted + extra) for hit in hits]
+
     def expire(self, hit: Hit) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Stop offering the HIT; work already accepted may still be submitted."""
 
@@ -118,6 +143,6 @@ class Provider(ABC):
         """The worker named in the URL parameters, or None when this provider uses none."""
         return None
 
-    def after_submit_url(self, assignment: Assignment, identity: ExternalIdentity | None) -> str:
-        """Where the worker goes once we have saved their work (market's submit or completion URL)."""
-        return ""
+    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+        """Where the worker goes once we have saved their work; None: stay on our pages."""
+        return None

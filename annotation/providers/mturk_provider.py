@@ -15,6 +15,7 @@ from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
 from annotation.providers.base import (
     AssignmentReport,
     ExternalIdentity,
+    Handoff,
     Provider,
     ProviderError,
     PublishedHit,
@@ -22,7 +23,6 @@ from annotation.providers.base import (
     WorkQueue,
 )
 from annotation.providers.market_clients import mturk_client
-from annotation.providers.market_errors import MarketError
 from annotation.providers.market_pages import task_url
 from annotation.providers.mturk_spec import (
     DEFAULT_FEE_RATE,
@@ -65,6 +65,7 @@ def confirmed(entry: LedgerEntry) -> LedgerEntry:
 
 class MTurkProvider(Provider):
     name = "mturk"
+    pays_bonuses: ClassVar[bool] = True
     fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
 
     def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
@@ -73,12 +74,7 @@ class MTurkProvider(Provider):
         client = mturk_client()
         for hit in hits:
             check_assignments(hit.assignments_wanted)
-        fee = Decimal(str(job.params.get("fee_rate", self.fee_rate)))
-        cost = payments.worst_case(job.params, [(h.reward, h.assignments_wanted) for h in hits], fee)
-        try:
-            payments.check_funds(cost, job.budget, client.get_account_balance())
-        except MarketError as exc:
-            raise ProviderError(str(exc)) from exc
+        # The worst-case cost was checked against budget and balance by the caller (services.jobs).
         url = task_url(job.pk)
         hit_types: dict[Decimal, str] = {}
         published = []
@@ -140,6 +136,31 @@ class MTurkProvider(Provider):
     def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
         confirmed(payments.bonus_intent(assignment, amount, reason, idempotency_token))
 
+    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:
+        """More assignments on each HIT, one EXTEND row each; an expired HIT is offered again."""
+        client = mturk_client()
+        lifetime = dt.timedelta(seconds=int(job.params.get("lifetime_seconds", 7 * 86400)))
+        for hit in hits:
+            check_assignments(count, already=hit.assignments_wanted)
+            entry = payments.record(
+                LedgerKind.EXTEND,
+                self.name,
+                [f"job:{job.pk}", f"hit:{hit.pk}", f"to:{hit.assignments_wanted + count}"],
+                job_id=job.pk,
+                hit_id=hit.pk,
+                market_ref=hit.external_id,
+                amount=hit.reward * count,
+                params={"count": count},
+            )
+            if entry.state != LedgerState.CONFIRMED:
+                confirmed(entry)
+            if hit.expired:
+                # Not a paying call: it only lets workers find the HIT again.
+                client.update_expiration(hit.external_id, dt.datetime.now(dt.UTC) + lifetime)
+
+    def balance(self) -> Decimal | None:
+        return mturk_client().get_account_balance()
+
     def expire(self, hit: Hit) -> None:
         mturk_client().update_expiration(hit.external_id, PAST)
 
@@ -161,10 +182,10 @@ class MTurkProvider(Provider):
             preview=ids.preview,
         )
 
-    def after_submit_url(self, assignment: Assignment, identity: ExternalIdentity | None) -> str:
-        """MTurk's externalSubmit; the page posts assignmentId there after we have saved."""
+    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+        """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""
         if identity is None:
-            return ""
+            return None
         ids = MarketIds(
             MTURK,
             identity.worker_id,
@@ -172,4 +193,4 @@ class MTurkProvider(Provider):
             identity.assignment_id,
             identity.extra.get("turkSubmitTo", ""),
         )
-        return f"{external_submit_url(ids)}?assignmentId={identity.assignment_id}"
+        return Handoff(external_submit_url(ids), {"assignmentId": identity.assignment_id})

@@ -182,6 +182,13 @@ class ProlificClient:
     def publish_study(self, study_id: str) -> Study:
         return self.transition_study(study_id, "PUBLISH")
 
+    def set_places(self, study_id: str, places: int) -> Study:
+        """Set a study's total places. A total, not a delta, so sending it twice changes nothing."""
+        if places < 1:
+            raise MarketRejectedError(f"a study needs at least one place, got {places}")
+        body = {"total_available_places": places}
+        return _study(self._send("PATCH", f"/api/v1/studies/{study_id}/", json=body))
+
     def pause_study(self, study_id: str) -> Study:
         return self.transition_study(study_id, "PAUSE")
 

@@ -16,6 +16,7 @@ from annotation.models import Assignment, AssignmentState, Hit, Job
 from annotation.providers.base import (
     AssignmentReport,
     ExternalIdentity,
+    Handoff,
     Provider,
     ProviderError,
     PublishedHit,
@@ -23,7 +24,6 @@ from annotation.providers.base import (
     WorkQueue,
 )
 from annotation.providers.market_clients import prolific_client
-from annotation.providers.market_errors import MarketError
 from annotation.providers.market_pages import task_url
 from annotation.providers.mturk_provider import confirmed
 from annotation.providers.prolific import StudySpec, completion_redirect
@@ -54,21 +54,15 @@ def completion_code(job: Job) -> str:
 class ProlificProvider(Provider):
     name = "prolific"
     # Prolific's platform fee on rewards and bonuses (33.3%); a job may set params["fee_rate"].
+    pays_bonuses: ClassVar[bool] = True
     fee_rate: ClassVar[Decimal] = Decimal("0.3334")
 
     def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
         if not hits:
             return []
-        client = prolific_client()
+        # The worst-case cost was checked against budget and balance by the caller (services.jobs).
         reward = max(hit.reward for hit in hits)
         places = sum(hit.assignments_wanted for hit in hits)
-        fee = Decimal(str(job.params.get("fee_rate", self.fee_rate)))
-        cost = payments.worst_case(job.params, [(reward, places)], fee)
-        try:
-            balance = client.get_balance(settings.PROLIFIC_WORKSPACE_ID)
-            payments.check_funds(cost, job.budget, Decimal(balance.available_cents) / 100)
-        except MarketError as exc:
-            raise ProviderError(str(exc)) from exc
         spec = StudySpec(
             name=str(job.params.get("title") or job.name or job.task_type)[:120],
             internal_name=f"stancework job {job.pk}",
@@ -121,6 +115,36 @@ class ProlificProvider(Provider):
         if pay.state != LedgerState.CONFIRMED:
             raise ProviderError(f"Prolific bonus payment is {pay.state}: {pay.error or 'resolve by reading'}")
 
+    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:
+        """More places on the job's study: one EXTEND row naming the new total (idempotent to set)."""
+        studies = {hit.external_id for hit in hits}
+        if len(studies) != 1:
+            raise ProviderError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
+        study_id = studies.pop()
+        places = sum(hit.assignments_wanted for hit in job.hits.all()) + count * len(hits)
+        entry = payments.record(
+            LedgerKind.EXTEND,
+            self.name,
+            [f"job:{job.pk}", f"study:{study_id}", f"places:{places}"],
+            job_id=job.pk,
+            market_ref=study_id,
+            amount=max(hit.reward for hit in hits) * count * len(hits),
+            currency=str(job.params.get("currency", "GBP")),
+            params={"places": places},
+        )
+        if entry.state != LedgerState.CONFIRMED:
+            confirmed(entry)
+
+    def balance(self) -> Decimal | None:
+        balance = prolific_client().get_balance(settings.PROLIFIC_WORKSPACE_ID)
+        return Decimal(balance.available_cents) / 100
+
+    def reward_lines(self, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
+        """One study for the batch: every place is paid the highest reward of its HITs."""
+        if not hits:
+            return []
+        return [(max(hit.reward for hit in hits), sum(hit.assignments_wanted + extra for hit in hits))]
+
     def expire(self, hit: Hit) -> None:
         client = prolific_client()
         if client.get_study(hit.external_id).status not in FINISHED_STUDY:
@@ -138,5 +162,7 @@ class ProlificProvider(Provider):
             extra={name: params[name] for name in PROLIFIC_PARAMS},
         )
 
-    def after_submit_url(self, assignment: Assignment, identity: ExternalIdentity | None) -> str:
-        return completion_redirect(completion_code(assignment.job))
+    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+        if identity is None:
+            return None
+        return Handoff(completion_redirect(completion_code(assignment.job)))

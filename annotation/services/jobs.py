@@ -8,9 +8,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
+from annotation import costs
 from annotation.bundling import Grouped, bundle, mix_gold
 from annotation.models import (
     Assignment,
@@ -24,6 +25,8 @@ from annotation.models import (
     WorkerItemReason,
 )
 from annotation.providers import get_provider
+from annotation.providers.base import Provider, ProviderError
+from annotation.providers.market_errors import MarketError
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, gold_filters
 
@@ -151,26 +154,70 @@ def _fence_authors(specs: list[ItemSpec], items: Mapping[str, Item]) -> None:
     )
 
 
-def worst_case_cost(job: Job, fee_rate: Decimal) -> Decimal:
-    """Every HIT done by all its workers, plus the market fee."""
-    total = job.hits.aggregate(total=Sum(F("reward") * F("assignments_wanted")))["total"] or Decimal("0")
-    return (Decimal(total) * (1 + fee_rate)).quantize(Decimal("0.01"))
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a publication (or an extension by `extra` assignments per HIT) can cost at most."""
+
+    worst_case: Decimal  # the whole job: every assignment, every allowed bonus, the market fee
+    spend: Decimal  # what this step adds (the whole worst case when publishing)
+    fee_rate: Decimal
+    bonus_cap: Decimal
+    budget: Decimal | None
+    balance: Decimal | None  # None where no market account pays
+
+    @property
+    def refusal(self) -> str:
+        """Why this may not be spent, or "": the job budget caps the whole, the balance this step."""
+        return costs.refusal(self.worst_case, self.budget, None) or costs.refusal(
+            self.spend, None, self.balance
+        )
+
+
+def estimate_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
+    """The worst case for the job's HITs with `extra` more assignments each, and the market balance."""
+    provider = provider or get_provider(job.provider)
+    hits = list(job.hits.order_by("position"))
+    fee = provider.fee(job)
+    bonus_cap = Decimal(str(job.params.get("bonus_cap", 0)))
+    whole = costs.worst_case(provider.reward_lines(hits, extra), fee, bonus_cap)
+    if extra:
+        before = costs.worst_case(provider.reward_lines(hits), fee, Decimal(0))
+        spend = costs.worst_case(provider.reward_lines(hits, extra), fee, Decimal(0)) - before
+    else:
+        spend = whole
+    try:
+        balance = provider.balance()
+    except MarketError as error:
+        raise ProviderError(f"cannot read the {provider.name} balance: {error}") from error
+    return CostEstimate(whole, spend, fee, bonus_cap, job.budget, balance)
+
+
+def check_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
+    """The one place of the rule: refuse when the worst case exceeds the job budget or the balance."""
+    estimate = estimate_cost(job, provider, extra=extra)
+    if estimate.refusal:
+        raise BudgetError(estimate.refusal)
+    return estimate
 
 
 def publish_job(job_id: int) -> Job:
-    """Advertise a draft job's HITs through its provider. Safe to call twice: a published job is left be."""
+    """Advertise a draft job's HITs through its provider. Safe to call twice: a published job is left be.
+
+    No transaction is open while the market is called: the provider commits each HIT's ledger row
+    before its call, and a caller racing this one finds the same rows, so no HIT is created twice.
+    """
+    job = Job.objects.get(pk=job_id)
+    if job.state != JobState.DRAFT:
+        return job
+    provider = get_provider(job.provider)
+    check_cost(job, provider)
+    pending = list(job.hits.filter(external_id="").order_by("position"))
+    published = {entry.hit_pk: entry for entry in provider.publish(job, pending, f"job-{job.pk}-publish")}
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.state != JobState.DRAFT:
             return job
-        provider = get_provider(job.provider)
-        if job.budget is not None:
-            cost = worst_case_cost(job, provider.fee_rate)
-            if cost > job.budget:
-                raise BudgetError(f"worst-case cost {cost} exceeds the budget {job.budget}")
-        pending = list(job.hits.filter(external_id="").order_by("position"))
         now = timezone.now()
-        published = {entry.hit_pk: entry for entry in provider.publish(job, pending, f"job-{job.pk}-publish")}
         for hit in pending:
             if hit.pk in published:
                 hit.external_id, hit.published_at = published[hit.pk].external_id, now
@@ -243,11 +290,20 @@ def resume_job(job_id: int) -> Job:
 def cancel_job(job_id: int) -> Job:
     """Cancel a job that is not finished, and expire its HITs at the provider."""
     job = _move(job_id, [JobState.DRAFT, JobState.PAUSED, *JobState.open()], JobState.CANCELLED)
-    provider = get_provider(job.provider)
-    for hit in job.hits.filter(expired=False).exclude(external_id=""):
-        provider.expire(hit)
-    job.hits.update(expired=True)
+    expire_hits(job)
     return job
+
+
+def expire_hits(job: Job) -> int:
+    """Stop the market offering the job's HITs (outside any transaction: expiring pays nobody)."""
+    provider = get_provider(job.provider)
+    told: set[str] = set()
+    for hit in job.hits.filter(expired=False).exclude(external_id="").order_by("position"):
+        # A Prolific study carries every HIT of the job: stop it once.
+        if hit.external_id not in told:
+            provider.expire(hit)
+            told.add(hit.external_id)
+    return job.hits.filter(expired=False).update(expired=True)
 
 
 def _move(job_id: int, allowed: list[str], target: str) -> Job:

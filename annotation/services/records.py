@@ -48,32 +48,48 @@ def worker_pseudonym(worker: Worker) -> str:
     return pseudonym(worker.provider, worker.external_id, pseudonym_key())
 
 
+class ReviewError(ValueError):
+    """A review (approval, rejection, bonus) that the assignment's state does not allow."""
+
+
 def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") -> Assignment:
-    """Approve or reject submitted work, at the provider and here. Reviewing twice changes nothing."""
+    """Approve or reject submitted work, at the provider and here. Reviewing twice changes nothing.
+
+    The market call is made with no transaction open: the provider commits the ledger row first,
+    then calls, then records the outcome; only then is the assignment's new state saved here.
+    """
+    target = AssignmentState.APPROVED if approve else AssignmentState.REJECTED
+    assignment = Assignment.objects.select_related("job", "worker", "hit").get(pk=assignment_id)
+    if assignment.state == target:
+        return assignment
+    if assignment.state != AssignmentState.SUBMITTED:
+        raise ReviewError(f"only submitted work can be reviewed, not {assignment.state} work")
+    provider = get_provider(assignment.job.provider)
+    token = f"assignment-{assignment.pk}-{target}"
+    if approve:
+        provider.approve(assignment, feedback, token)
+    else:
+        provider.reject(assignment, feedback, token)
     with transaction.atomic():
         assignment = Assignment.objects.select_for_update().select_related("job").get(pk=assignment_id)
-        target = AssignmentState.APPROVED if approve else AssignmentState.REJECTED
-        if assignment.state == target:
-            return assignment
-        if assignment.state != AssignmentState.SUBMITTED:
-            raise ValueError(f"only submitted work can be reviewed, not {assignment.state} work")
-        provider = get_provider(assignment.job.provider)
-        token = f"assignment-{assignment.pk}-{target}"
-        if approve:
-            provider.approve(assignment, feedback, token)
-        else:
-            provider.reject(assignment, feedback, token)
-        assignment.state, assignment.feedback, assignment.reviewed_at = target, feedback, timezone.now()
-        assignment.save(update_fields=["state", "feedback", "reviewed_at"])
+        if assignment.state == AssignmentState.SUBMITTED:
+            assignment.state, assignment.feedback, assignment.reviewed_at = target, feedback, timezone.now()
+            assignment.save(update_fields=["state", "feedback", "reviewed_at"])
+        elif assignment.state != target:
+            # A concurrent opposite review won locally; the market (read before each call) decided.
+            raise ReviewError(f"assignment {assignment.pk} was {assignment.state} meanwhile")
     return assignment
 
 
 def block_worker(worker_id: int, reason: str) -> Worker:
     """Block a worker here and on their market; their open assignments are returned."""
+    worker = Worker.objects.get(pk=worker_id)
+    if not worker.blocked:
+        # Before the lock, not under it: a soft block at the market is safe to repeat.
+        get_provider(worker.provider).block(worker, reason)
     with transaction.atomic():
         worker = Worker.objects.select_for_update().get(pk=worker_id)
         if not worker.blocked:
-            get_provider(worker.provider).block(worker, reason)
             worker.blocked, worker.blocked_reason = True, reason[:200]
             worker.save(update_fields=["blocked", "blocked_reason"])
             for assignment in worker.assignments.filter(state=AssignmentState.ACCEPTED):

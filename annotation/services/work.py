@@ -118,9 +118,21 @@ def next_assignment(job: Job, worker: Worker, *, hit: Hit | None = None, externa
     worker) and a HIT's slots are counted under a row lock, so concurrent requests cannot give a
     worker an item twice nor a HIT more workers than it wants.
     """
+    if external_id:
+        # The market's assignment we already hold: the worker reloaded the page, or came back.
+        mine = job.assignments.filter(worker=worker, external_id=external_id).first()
+        if mine is not None:
+            return mine
     check_can_work(job, worker)
-    open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).order_by("pk").first()
+    open_ones = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED)
+    if hit is not None:
+        open_ones = open_ones.filter(hit=hit)
+    open_one = open_ones.order_by("pk").first()
     if open_one is not None:
+        if external_id and open_one.external_id != external_id:
+            # The worker returned the HIT at the market and accepted it again: a new assignment id there.
+            open_one.external_id = external_id
+            open_one.save(update_fields=["external_id"])
         return open_one
     seen = WorkerItem.objects.filter(worker=worker, item__job=job).values("item_id")
     candidates = (
@@ -226,6 +238,11 @@ def _store_responses(assignment: Assignment, items: list[Item], answers: Mapping
             gold_answered=F("gold_answered") + len(gold),
             gold_correct=F("gold_correct") + sum(1 for row in gold if row.correct),
         )
+
+
+def market_hit(job: Job, hit_external_id: str) -> Hit | None:
+    """The job's HIT the market names (MTurk's hitId); None when the job has no such HIT."""
+    return job.hits.filter(external_id=hit_external_id).first() if hit_external_id else None
 
 
 def items_of(assignment: Assignment) -> list[Item]:

@@ -43,5 +43,5 @@ def test_publish_job_refuses_a_job_over_budget() -> None:
     make_corpus(claims=2)
     run("create_job", "stance", "--budget", "1.00")
 
-    with pytest.raises(CommandError, match="exceeds the budget"):
+    with pytest.raises(CommandError, match="exceeds the job budget"):
         run("publish_job", str(Job.objects.get().pk))

@@ -19,11 +19,11 @@ from django.utils import timezone
 from annotation import payments
 from annotation.idempotency import idempotency_token
 from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
-from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.providers import get_provider
-from annotation.providers.base import ProviderError
 from annotation.providers.market_clients import market_clients
 from annotation.providers.mturk import MarketAssignment, MTurkClient, Outcome
+from annotation.services import BudgetError, publish_job
 
 HIT_ID = "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV"
 ASG = "3PWWM24LHSX369EBUXKO681UQPO82A"
@@ -314,10 +314,11 @@ def test_publishing_is_refused_when_the_worst_case_exceeds_the_balance(
     # (1.50 × 3 × 2 + 5.00) × 1.2 = 16.80 > 16.79
     stub.add_response("get_account_balance", {"AvailableBalance": "16.79"})
 
-    with pytest.raises(ProviderError, match=r"16\.80 exceeds the market balance"):
-        get_provider("mturk").publish(job, list(job.hits.all()), "t")
+    with pytest.raises(BudgetError, match=r"16\.80 exceeds the market balance"):
+        publish_job(job.pk)
 
     assert not LedgerEntry.objects.exists()
+    assert Job.objects.get(pk=job.pk).state == JobState.DRAFT
 
 
 @pytest.mark.django_db
@@ -327,8 +328,10 @@ def test_publishing_is_refused_when_the_worst_case_exceeds_the_budget(
     job = make_job(budget=Decimal("5.00"), external=False)
     stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
 
-    with pytest.raises(ProviderError, match="budget"):
-        get_provider("mturk").publish(job, list(job.hits.all()), "t")
+    with pytest.raises(BudgetError, match=r"5\.40 exceeds the job budget 5\.00"):
+        publish_job(job.pk)
+
+    assert not LedgerEntry.objects.exists()
 
 
 @pytest.mark.django_db
@@ -338,7 +341,6 @@ def test_publishing_writes_one_create_hit_row_per_hit(
     settings.MARKET_PUBLIC_URL = "https://sw.example"
     job = make_job(hits=2, external=False)
     hits = list(job.hits.all())
-    stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
     stub.add_response("create_hit_type", {"HITTypeId": "TYPE1"})
     for n, hit in enumerate(hits):
         token = idempotency_token("create_hit", "mturk", f"job:{job.pk}", f"hit:{hit.pk}")

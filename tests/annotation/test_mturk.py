@@ -439,7 +439,10 @@ def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> 
 
     assert identity is not None and (identity.worker_id, identity.assignment_id) == (WORKER_ID, "ASG1")
     assert preview is not None and preview.preview
-    assert provider.after_submit_url(None, identity) == (  # type: ignore[arg-type]
-        "https://www.mturk.com/mturk/externalSubmit?assignmentId=ASG1"
+    handoff = provider.after_submit(None, identity)  # type: ignore[arg-type]
+    assert handoff is not None
+    assert (handoff.url, dict(handoff.fields)) == (
+        "https://www.mturk.com/mturk/externalSubmit",
+        {"assignmentId": "ASG1"},
     )
     assert provider.identity_from_params({"PROLIFIC_PID": "p", "STUDY_ID": "s", "SESSION_ID": "x"}) is None

@@ -157,7 +157,7 @@ def page(request: HttpRequest) -> HttpResponse:
 
 
 def test_a_worker_page_may_be_framed_by_the_markets_only() -> None:
-    response = worker_page(page)(RequestFactory().post("/annotate/jobs/1/"))
+    response = worker_page(page)(RequestFactory().post("/annotate/jobs/1/", MTURK_PARAMS))
 
     policy = response["Content-Security-Policy"]
     assert policy.startswith("frame-ancestors 'self' ")
