@@ -118,8 +118,8 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
             "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
             "reference {}; contested: {}; now in the corpus: <strong>{}</strong>",
             obj.label, obj.fine_label, obj.counts, rho, obj.status, obj.model_label or "-",
-            f"{obj.model_confidence or 0.0:.0%}", obj.reference_label or "none", ", ".join(obj.reasons) or "no",
-            current_label(obj),
+            f"{obj.model_confidence or 0.0:.0%}", obj.reference_label or "none",
+            ", ".join(obj.reasons) or "no", current_label(obj),
         )  # fmt: skip
 
     @admin.display(description="responses")
