@@ -46,6 +46,24 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"  {count} skipped: {reason}")
 
 
+@pytest.fixture(autouse=True)
+def eager_celery(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Tasks run in-process in tests about services; tests marked `redis` are about delivery and
+    use a real broker and worker, so they keep the configured (non-eager) mode."""
+    from config.celery import app
+
+    if request.node.get_closest_marker("redis"):
+        yield
+        return
+    # With a CELERY settings namespace, the namespaced key is the one Celery reads back.
+    saved = app.conf.CELERY_TASK_ALWAYS_EAGER
+    app.conf.CELERY_TASK_ALWAYS_EAGER = True
+    try:
+        yield
+    finally:
+        app.conf.CELERY_TASK_ALWAYS_EAGER = saved
+
+
 def _perspectrum_dir() -> Path:
     if not (PERSPECTRUM / "perspectrum_with_answers_v1.0.json").exists():
         pytest.fail(f"the PERSPECTRUM release is expected at {PERSPECTRUM} (../shared beside the checkout)")
