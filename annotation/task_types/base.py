@@ -63,6 +63,28 @@ class QuizQuestion:
     explanation: str = ""
 
 
+# Job parameters every task type accepts: how the job is offered and paid on a crowd market.
+# Absent, the provider's defaults apply (annotation/providers/*_provider.py, services.jobs for costs).
+MARKET_PARAMS = frozenset(
+    {
+        "bonus_cap",  # the most all bonuses of the job may total (before fees); 0 allows no bonus
+        "fee_rate",  # the market's fee on rewards and bonuses, when it differs from the provider's
+        "currency",
+        "title",
+        "description",
+        "keywords",
+        "lifetime_seconds",  # MTurk: how long a HIT is offered
+        "assignment_seconds",  # MTurk: how long a worker has for one HIT
+        "minutes",  # Prolific: estimated completion time
+        "completion_code",  # Prolific
+        "rejection_category",  # Prolific
+        "mturk_locales",
+        "mturk_min_approved_hits",
+        "mturk_min_approval_rate",
+    }
+)
+
+
 @dataclass(frozen=True)
 class Defaults:
     groups_per_hit: int
@@ -105,7 +127,7 @@ class TaskType:
     def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with a job's overrides; unknown names are refused so typos do not pass silently."""
         merged = self.defaults.as_params()
-        unknown = set(overrides or {}) - set(merged)
+        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS
         if unknown:
             raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
         merged.update(overrides or {})

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+from urllib.parse import urlencode
+
 import pytest
 from django.http import HttpRequest, HttpResponse
 from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
 
+from annotation.models import Assignment, Worker
 from annotation.worker_identity import (
     PREVIEW_ASSIGNMENT,
     ExpiredTokenError,
@@ -17,6 +22,7 @@ from annotation.worker_identity import (
     SubmitOriginError,
     TokenMismatchError,
     external_submit_url,
+    frame_ancestors,
     issue_token,
     market_ids,
     verify_token,
@@ -165,32 +171,54 @@ def test_a_worker_page_may_be_framed_by_the_markets_only() -> None:
     assert "*" not in policy
 
 
-def all_paths(patterns: list[URLPattern | URLResolver], prefix: str = "") -> list[str]:
-    """Every URL of the project, with 1 in place of each path argument."""
-    paths: list[str] = []
+def all_routes(patterns: list[URLPattern | URLResolver], prefix: str = "") -> list[tuple[str, Any]]:
+    """Every URL of the project as (path with {pk} for a path argument, view)."""
+    routes: list[tuple[str, Any]] = []
     for entry in patterns:
         route = prefix + str(entry.pattern)
         for converter in ("<int:pk>", "<int:id>", "<int:job_id>", "<pk>"):
-            route = route.replace(converter, "1")
+            route = route.replace(converter, "{pk}")
         if isinstance(entry, URLResolver):
-            paths += all_paths(list(entry.url_patterns), route)
+            routes += all_routes(list(entry.url_patterns), route)
         elif "<" not in route and "(?P" not in route and "^" not in route:
-            paths.append("/" + route)
-    return paths
+            routes.append(("/" + route, entry.callback))
+    return routes
+
+
+def assert_denied(response: HttpResponse, path: str) -> None:
+    assert response["X-Frame-Options"] == "DENY", path
+    assert "frame-ancestors 'none'" in response.get("Content-Security-Policy", ""), path
 
 
 @pytest.mark.django_db
-def test_every_url_except_worker_pages_denies_framing() -> None:
-    client = Client()
-    swept = 0
-    for path in all_paths(list(get_resolver().url_patterns)):
-        response = client.get(path)
-        policy = response.get("Content-Security-Policy", "")
-        if "mturk.com" in policy:
-            assert "X-Frame-Options" not in response, path
-            continue
-        assert response["X-Frame-Options"] == "DENY", path
-        assert "frame-ancestors 'none'" in policy, path
-        swept += 1
+def test_worker_pages_may_be_framed_by_the_markets_and_every_other_url_denies_framing() -> None:
+    from tests.annotation.test_market_pages import HIT_ID, market_job
 
-    assert swept >= 3
+    job = market_job("mturk", HIT_ID)
+    worker = Worker.objects.create(provider="mturk", external_id=MTURK_PARAMS["workerId"])
+    assignment = Assignment.objects.create(
+        job=job,
+        hit=job.hits.get(),
+        worker=worker,
+        external_id=MTURK_PARAMS["assignmentId"],
+        accepted_at=timezone.now(),
+    )
+    client = Client()
+    framable, denied = [], []
+    for route, view in all_routes(list(get_resolver().url_patterns)):
+        if not getattr(view, "worker_page", False):
+            path = route.format(pk=1)
+            assert_denied(client.get(path), path)
+            denied.append(path)
+            continue
+        path = route.format(pk=assignment.pk if "assignments" in route else job.pk)
+        # Without the market's parameters a worker page is an in-house page: never framed.
+        assert_denied(client.get(path), path)
+        response = client.get(path + "?" + urlencode({**MTURK_PARAMS, "hitId": HIT_ID}))
+        assert response["Content-Security-Policy"] == frame_ancestors(), path
+        assert "X-Frame-Options" not in response, path
+        assert "*" not in response["Content-Security-Policy"], path
+        framable.append((path, response.status_code))
+
+    assert len(denied) >= 5
+    assert sorted(code for _, code in framable) == [200, 200, 200, 405]  # start is POST only
