@@ -35,3 +35,12 @@ def sweep_ledger_task() -> dict[str, int]:
 @shared_task(name="annotation.reconcile_job")
 def reconcile_job_task(job_id: int) -> int:
     return len(reconciliation.reconcile_job(job_id))
+
+
+@shared_task(name="annotation.reconcile_market_jobs")
+def reconcile_market_jobs_task() -> int:
+    """On the beat schedule: one reconciliation task per active market job."""
+    job_ids = reconciliation.jobs_to_reconcile()
+    for job_id in job_ids:
+        reconcile_job_task.delay(job_id)
+    return len(job_ids)

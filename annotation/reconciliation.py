@@ -7,15 +7,18 @@ and changes nothing else: deciding what to do about a mismatch is a person's job
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from annotation.ledger import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
 from annotation.market_gateways import cents
-from annotation.models import Assignment, Job
+from annotation.models import Assignment, Job, JobState
 from annotation.providers.market_clients import mturk_client, prolific_client
 from annotation.providers.mturk_provider import STATES as MTURK_STATES
 from annotation.providers.prolific_provider import STATES as PROLIFIC_STATES
@@ -24,6 +27,17 @@ MARKET_REVIEW = {
     "mturk": {LedgerKind.APPROVE: "Approved", LedgerKind.REJECT: "Rejected"},
     "prolific": {LedgerKind.APPROVE: "APPROVED", LedgerKind.REJECT: "REJECTED"},
 }
+
+
+RECENT = dt.timedelta(days=30)
+
+
+def jobs_to_reconcile(*, now: dt.datetime | None = None) -> list[int]:
+    """Market jobs worth a scheduled look: published and not finished, or finished within 30 days."""
+    now = now or timezone.now()
+    jobs = Job.objects.filter(provider__in=sorted(MARKET_REVIEW)).exclude(state=JobState.DRAFT)
+    active = Q(state__in=[*JobState.open(), JobState.PAUSED]) | Q(updated__gte=now - RECENT)
+    return list(jobs.filter(active).order_by("pk").values_list("pk", flat=True))
 
 
 def reconcile_job(job_id: int) -> list[ReconciliationIssue]:

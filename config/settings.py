@@ -128,6 +128,10 @@ if not DEBUG:
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 30)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# HSTS preload stays off unless asked for: once on the browsers' preload list, every subdomain of
+# the domain must serve HTTPS for months, even after removal. That is the domain owner's call, not
+# this app's, so the deploy check that asks for it (W021) is silenced until SECURE_HSTS_PRELOAD=1.
+SILENCED_SYSTEM_CHECKS = [] if env_bool("SECURE_HSTS_PRELOAD", default=False) else ["security.W021"]
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
@@ -175,3 +179,15 @@ WORKER_FRAME_ANCESTORS = env_list(
 )
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
 CELERY_IMPORTS = ["annotation.ledger_tasks"]
+# Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
+# market about unclear ones; reconciliation compares every active market job with its market.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-ledger": {
+        "task": "annotation.sweep_ledger",
+        "schedule": float(env_int("LEDGER_SWEEP_SECONDS", 5 * 60)),
+    },
+    "reconcile-market-jobs": {
+        "task": "annotation.reconcile_market_jobs",
+        "schedule": float(env_int("RECONCILE_SECONDS", 60 * 60)),
+    },
+}
