@@ -154,6 +154,7 @@ CRAWLER_HTTPCACHE = env_bool("CRAWLER_HTTPCACHE", default=True)
 CRAWLER_DOWNLOAD_DELAY_MS = env_int("CRAWLER_DOWNLOAD_DELAY_MS", -1)
 CRAWLER_AUTOTHROTTLE = env_bool("CRAWLER_AUTOTHROTTLE", default=True)
 CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5)
+CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")  # CDX API and snapshots
 
 # Crowd markets (annotation/providers/mturk.py, prolific.py, annotation/ledger.py; issue 6).
 # AWS announced that MTurk closes on 2026-09-30: with MTURK_ENABLED the system checks warn.

@@ -48,8 +48,6 @@ def scrapy_settings(run: CrawlRun, jobdir: Path) -> Settings:
     values.set("JOBDIR", str(jobdir), priority="cmdline")
     if settings.CRAWLER_DOWNLOAD_DELAY_MS >= 0:
         values.set("DOWNLOAD_DELAY", settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000, priority="cmdline")
-    if run.limit:
-        values.set("CLOSESPIDER_ITEMCOUNT", run.limit, priority="cmdline")
     return values
 
 
@@ -69,7 +67,7 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
     # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
     crawler = process.create_crawler(spiders[run.site])
-    process.crawl(crawler, run_id=run.pk, archive=archive, start_urls=list(run.start_urls))
+    process.crawl(crawler, run_id=run.pk, archive=archive, start_urls=list(run.start_urls), limit=run.limit)
     try:
         process.start()
     except Exception as error:
@@ -77,8 +75,8 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
         services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
         raise
     reason = crawler.stats.get_value("finish_reason") if crawler.stats else None
-    if reason == "finished" and jobdir.exists():
-        # A crawl that ran to its end leaves nothing to resume; its seen-requests would make the
-        # next crawl of the site skip every page.
+    if reason != "shutdown" and jobdir.exists():
+        # Only a graceful stop (SIGTERM, the admin's Stop) leaves state worth resuming. After the
+        # end or a limit, the seen-requests would make the next crawl skip pages never ingested.
         shutil.rmtree(jobdir)
     return note

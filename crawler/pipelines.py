@@ -122,15 +122,35 @@ class DedupePipeline(_Pipeline):
 
 
 class IngestPipeline(_Pipeline):
-    """Write the debate into the corpus in one transaction."""
+    """Write the debate into the corpus in one transaction; close the spider at its `--limit`."""
+
+    def __init__(self, stats: StatsCollector, crawler: Crawler | None = None) -> None:
+        super().__init__(stats)
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> IngestPipeline:
+        assert crawler.stats is not None
+        return cls(crawler.stats, crawler)
 
     def process_item(self, item: Any, spider: Spider) -> Any:
         if not isinstance(item, DebateItem) or item.record is None or item.version_id is None:
             return item
+        limit = getattr(spider, "limit", None)
+        if limit and self.stats.get_value("stancework/ingested", 0) >= limit:
+            # Responses already downloaded when the limit closed the spider still arrive here.
+            raise self.drop(item, spider, "over_limit", f"--limit {limit} reached")
         result = ingest.ingest_debate(
             item.record, item.prepared, item.version_id, getattr(spider, "run_id", None)
         )
         self.stats.inc_value("stancework/ingested")
         self.stats.inc_value(f"stancework/debates_{result.outcome}")
         self.stats.inc_value("stancework/points_new", result.new_points)
+        if (
+            limit
+            and self.stats.get_value("stancework/ingested", 0) >= limit
+            and self.crawler
+            and self.crawler.engine
+        ):
+            self.crawler.engine.close_spider(spider, "closespider_limit")
         return item

@@ -38,6 +38,9 @@ HTTPCACHE_DIR = str(django_settings.CRAWLER_DIR / "httpcache")
 HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
 
+# Give up on a site that keeps failing rather than hammering it.
+CLOSESPIDER_ERRORCOUNT = 50
+
 RETRY_ENABLED = True
 RETRY_TIMES = 3
 RETRY_HTTP_CODES = [408, 429, 500, 502, 503, 504, 522, 524]
@@ -59,6 +62,7 @@ ITEM_PIPELINES = {
 EXTENSIONS = {"crawler.extensions.RunProgress": 500}
 SPIDER_CONTRACTS = {"crawler.contracts.FixtureContract": 5}
 STANCEWORK_PROGRESS_SECONDS = django_settings.CRAWLER_PROGRESS_SECONDS
+STANCEWORK_WAYBACK_URL = django_settings.CRAWLER_WAYBACK_URL
 
 LOG_LEVEL = "INFO"
 TELNETCONSOLE_ENABLED = False

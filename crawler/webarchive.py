@@ -11,10 +11,9 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-CDX_ENDPOINT = "https://web.archive.org/cdx/search/cdx"
-SNAPSHOT = "https://web.archive.org/web/{timestamp}id_/{url}"
+WAYBACK = "https://web.archive.org"
 # An archived page's links point back into the archive: /web/<timestamp>[flags]/<original URL>.
-ARCHIVED_LINK = re.compile(r"^(?:https?://web\.archive\.org)?/web/(\d{1,14})[a-z_]*/(.+)$")
+ARCHIVED_LINK = re.compile(r"^(?:https?://[^/]+)?/web/(\d{1,14})[a-z_]*/(.+)$")
 TOOLBAR = re.compile(rb"<!-- BEGIN WAYBACK TOOLBAR INSERT -->.*?<!-- END WAYBACK TOOLBAR INSERT -->", re.S)
 ARCHIVE_HEAD = re.compile(rb"<script[^>]*(?:archive\.org|wombat|__wm\.)[^>]*>.*?</script>", re.S | re.I)
 
@@ -34,7 +33,9 @@ class Capture:
         return snapshot_url(self.timestamp, self.original)
 
 
-def cdx_query(url_pattern: str, start: str, end: str, limit: int = 5000, resume_key: str = "") -> str:
+def cdx_query(
+    url_pattern: str, start: str, end: str, limit: int = 5000, resume_key: str = "", base: str = WAYBACK
+) -> str:
     """A CDX query URL for successful HTML captures of `url_pattern`, one per URL, between two timestamps."""
     params = [
         ("url", url_pattern),
@@ -50,7 +51,7 @@ def cdx_query(url_pattern: str, start: str, end: str, limit: int = 5000, resume_
     ]
     if resume_key:
         params.append(("resumeKey", resume_key))
-    return f"{CDX_ENDPOINT}?{urlencode(params)}"
+    return f"{base}/cdx/search/cdx?{urlencode(params)}"
 
 
 def parse_cdx(text: str) -> tuple[list[Capture], str]:
@@ -76,9 +77,9 @@ def parse_cdx(text: str) -> tuple[list[Capture], str]:
     return captures, resume_key
 
 
-def snapshot_url(timestamp: str, url: str) -> str:
+def snapshot_url(timestamp: str, url: str, base: str = WAYBACK) -> str:
     """The raw capture: the `id_` flag asks the archive for the page as crawled, without its own markup."""
-    return SNAPSHOT.format(timestamp=timestamp, url=url)
+    return f"{base}/web/{timestamp}id_/{url}"
 
 
 def original_url(url: str) -> tuple[str, str]:

@@ -31,10 +31,9 @@ SITE = "idebate"
 LOGIN_PARAGRAPH = "p:has(a[href*='user/login'])"
 NET_DEBATE = re.compile(r"~b(\d+)/?$")
 NET_CATEGORY = re.compile(r"/debatabase/[^/]+~c\d+/?$")
-# A Drupal debate is /debatabase/<theme>/<slug>; an idebate.net one ends in ~b<id>/.
-DEBATE_URL = re.compile(
-    r"^https?://[^/]*idebate\.(?:org|net)/(?:debatabase/[^/?#]+/[^/?#]+/?|[^/?#]+~b\d+/?)$"
-)
+# Drupal debate URLs vary in depth (/debatabase/<slug>, /debatabase/<theme>/<slug>, ...), so any
+# query-less /debatabase/ path may be one: the page itself decides. idebate.net debates end in ~b<id>/.
+DEBATE_URL = re.compile(r"^https?://[^/]*idebate\.(?:org|net)/(?:debatabase/[^?#]+|[^/?#]+~b\d+/?)$")
 ARCHIVE_PATTERNS = ("idebate.org/debatabase/*",)
 
 

@@ -14,7 +14,7 @@ from scrapy.http import Response
 from crawler.items import DebateItem, FetchedPage, ListingItem
 from crawler.linkrules import forbidden_reason
 from crawler.parsing import BadPageError, archive_patterns, is_debate_url, listing_links, parse_debate
-from crawler.webarchive import CdxError, cdx_query, parse_cdx, snapshot_url, strip_archive_markup
+from crawler.webarchive import WAYBACK, CdxError, cdx_query, parse_cdx, snapshot_url, strip_archive_markup
 
 
 class DebateSpider(scrapy.Spider):
@@ -26,9 +26,12 @@ class DebateSpider(scrapy.Spider):
         run_id: int | str | None = None,
         archive: str = "",
         start_urls: str | list[str] = "",
+        limit: int | str | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        # Debates to ingest before closing (`--limit`); listing pages and drops do not count.
+        self.limit = int(limit) if limit is not None and limit != "" else None
         self.run_id = int(run_id) if run_id is not None and run_id != "" else None
         self.archive = archive.split(":", 1) if archive else []
         urls = start_urls.split(",") if isinstance(start_urls, str) else list(start_urls)
@@ -43,11 +46,17 @@ class DebateSpider(scrapy.Spider):
             start, end = self.archive
             for pattern in archive_patterns(self.site):
                 yield scrapy.Request(
-                    cdx_query(pattern, start, end), callback=self.parse_cdx, cb_kwargs={"pattern": pattern}
+                    cdx_query(pattern, start, end, base=self.wayback),
+                    callback=self.parse_cdx,
+                    cb_kwargs={"pattern": pattern},
                 )
             return
         for url in self.start_urls:
             yield scrapy.Request(url, callback=self.parse_start, dont_filter=True)
+
+    @property
+    def wayback(self) -> str:
+        return str(self.settings.get("STANCEWORK_WAYBACK_URL") or WAYBACK)
 
     def _page(self, response: Response) -> FetchedPage:
         original = response.meta.get("original_url", response.url)
@@ -63,14 +72,16 @@ class DebateSpider(scrapy.Spider):
             archive_timestamp=response.meta.get("archive_timestamp", ""),
         )
 
-    def parse_start(self, response: Response) -> Iterator[Any]:
-        """A start page is a debate when it has a debate title, else a listing."""
+    def parse_start(self, response: Response, follow: bool = True) -> Iterator[Any]:
+        """A page is a debate when it has a debate title, else a listing (followed unless `follow` is off)."""
         page = self._page(response)
         try:
             record = parse_debate(self.site, page.body, page.url)
         except BadPageError as error:
-            if error.reason == "no_title":
+            if error.reason == "no_title" and follow:
                 yield from self.parse_listing(response)
+            elif error.reason == "no_title":
+                yield ListingItem(page=page)
             else:
                 yield DebateItem(
                     page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url
@@ -110,15 +121,17 @@ class DebateSpider(scrapy.Spider):
             return
         for capture in captures:
             if is_debate_url(self.site, capture.original) and not forbidden_reason(capture.original):
+                # The CDX already lists every capture: archived listings are stored, not followed.
                 yield scrapy.Request(
-                    snapshot_url(capture.timestamp, capture.original),
-                    callback=self.parse_debate,
+                    snapshot_url(capture.timestamp, capture.original, base=self.wayback),
+                    callback=self.parse_start,
+                    cb_kwargs={"follow": False},
                     meta={"original_url": capture.original, "archive_timestamp": capture.timestamp},
                 )
         if resume_key:
             start, end = self.archive
             yield scrapy.Request(
-                cdx_query(pattern, start, end, resume_key=resume_key),
+                cdx_query(pattern, start, end, resume_key=resume_key, base=self.wayback),
                 callback=self.parse_cdx,
                 cb_kwargs={"pattern": pattern},
             )

@@ -7,6 +7,8 @@ with vote and login links that the crawler must never request.
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
 
@@ -43,6 +45,22 @@ class LocalSite:
     delay: float = 0.0
     requested: list[str] = field(default_factory=list)
     url: str = ""
+    # Wayback stand-in: original URL → archived body, answered at /cdx/search/cdx and /web/<ts>id_/<url>.
+    archive: dict[str, bytes] = field(default_factory=dict)
+
+    def cdx(self, query: str) -> bytes:
+        """The CDX JSON answer, in two pages joined by a resume key, as the real server pages it."""
+        rows = [["20160311120000", original, "200"] for original in sorted(self.archive)]
+        half = len(rows) // 2
+        if "resumeKey" in parse_qs(query):
+            return json.dumps([["timestamp", "original", "statuscode"], *rows[half:]]).encode()
+        return json.dumps(
+            [["timestamp", "original", "statuscode"], *rows[:half], [], ["next-page-key"]]
+        ).encode()
+
+    def archived(self, path: str) -> bytes | None:
+        match = re.match(r"^/web/\d+id_/(.+)$", path)
+        return self.archive.get(match.group(1)) if match else None
 
     @classmethod
     def idebate(cls, pages: Path, per_listing: int = 20, extra: dict[str, bytes] | None = None) -> LocalSite:
@@ -70,7 +88,12 @@ class LocalSite:
                 site.requested.append(self.path)
                 parts = urlsplit(self.path)
                 key = parts.path + (f"?{parts.query}" if parts.query else "")
-                body = site.routes.get(key)
+                if parts.path == "/cdx/search/cdx":
+                    body: bytes | None = site.cdx(parts.query)
+                elif parts.path.startswith("/web/"):
+                    body = site.archived(self.path)
+                else:
+                    body = site.routes.get(key)
                 if site.delay and key.startswith("/debatabase/theme/"):
                     time.sleep(site.delay)
                 self.send_response(200 if body is not None else 404)

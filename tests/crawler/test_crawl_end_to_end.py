@@ -156,3 +156,56 @@ def test_a_crawl_killed_midway_and_run_again_finishes_without_duplicates(crawl_e
     assert query(crawl_env, "SELECT COUNT(*), COUNT(DISTINCT canonical_url) FROM crawler_page")[0] == (51, 51)
     assert count(crawl_env, "crawler_pageversion") == 52
     assert query(crawl_env, "SELECT COUNT(*) - COUNT(DISTINCT text) FROM corpus_claim")[0][0] == 0
+
+
+def test_an_archive_crawl_reads_snapshots_listed_by_the_cdx_api(crawl_env: dict[str, str]) -> None:
+    site = LocalSite.idebate(IDEBATE_PAGES)
+    for path in IDEBATE_PAGES.glob("*.html"):
+        record_url = canonical(path)
+        site.archive[record_url] = path.read_bytes()
+    # A vote link the archive happened to capture: listed by the CDX, never requested.
+    site.archive["https://idebate.org/debatabase/health/house-would-ban-junk-food?rate=AbC"] = (
+        b"<html></html>"
+    )
+    with site.serve():
+        env = {**crawl_env, "CRAWLER_WAYBACK_URL": site.url}
+        args = [sys.executable, "manage.py", "crawl", "idebate", "--archive", "2012:2019"]
+        done = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # Both CDX pages were read (the second through the resume key), so every debate is there.
+    assert any("resumeKey=next-page-key" in p for p in site.requested)
+    assert count(crawl_env, "crawler_debate") == DEBATES
+    rows = query(crawl_env, "SELECT fetched_url, archive_timestamp FROM crawler_pageversion")
+    assert rows and all(
+        url.startswith(f"{site.url}/web/20160311120000id_/https://idebate.org/") for url, _ in rows
+    )
+    assert {ts for _, ts in rows} == {"20160311120000"}
+    # Debates keep the page's own URL, not the archive's.
+    assert all(
+        url.startswith("https://idebate.org/")
+        for (url,) in query(crawl_env, "SELECT url FROM crawler_debate")
+    )
+    assert query(crawl_env, "SELECT mode, status FROM crawler_crawlrun")[0] == ("archive", "finished")
+    assert not [p for p in site.requested if "rate=" in p]
+
+
+def test_limit_stops_after_that_many_debates(crawl_env: dict[str, str]) -> None:
+    site = LocalSite.idebate(IDEBATE_PAGES)
+    with site.serve():
+        done = subprocess.run(
+            crawl_args(site, "--limit", "5"),
+            cwd=REPO,
+            env=crawl_env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert count(crawl_env, "corpus_claim") == 5
+    assert query(crawl_env, "SELECT items, status FROM crawler_crawlrun")[0] == (5, "finished")
+
+
+def canonical(path: Path) -> str:
+    from crawler.parsing.html import canonical_url, load_html
+
+    return canonical_url(load_html(path.read_bytes()), "")
