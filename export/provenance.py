@@ -18,8 +18,10 @@ import numpy as np
 from django.conf import settings
 from django.db.models import Count, Max, Sum
 
+from aggregation.adjudication import sample_accuracy
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.labels import STANCE_5_TO_3
+from aggregation.models import Adjudication, AggregationRun, RunState, WorkerQuality
 from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import EVIDENCE_RULE, PARAPHRASE_RULE, STANCE_RULE, AgreementRule, apply_rule_to_counts
 from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
@@ -69,6 +71,8 @@ def state_time() -> str | None:
         PerspectiveCluster.objects.aggregate(t=Max("updated"))["t"],
         Job.objects.aggregate(t=Max("updated"))["t"],
         Response.objects.aggregate(t=Max("created"))["t"],
+        AggregationRun.objects.aggregate(t=Max("created"))["t"],
+        Adjudication.objects.aggregate(t=Max("decided_at"))["t"],
     ]
     known = [t for t in latest if t is not None]
     return max(known).isoformat() if known else None
@@ -241,17 +245,74 @@ def cluster_agreement() -> dict[str, Any]:
     return {"clusters": len(counts), "rule": STANCE_RULE.as_dict(), **count_agreement(counts, STANCE_RULE)}
 
 
-def agreement_record(jobs: list[dict[str, Any]]) -> dict[str, Any]:
+def agreement_record(jobs: list[dict[str, Any]], key: bytes) -> dict[str, Any]:
     return {
+        "label_models": worker_quality(key),
         "library_versions": library_versions(),
         "label_maps": {"stance-5 to stance-3": STANCE_5_TO_3},
         "released_clusters_voter_counts": cluster_agreement(),
         "jobs": [{"job_id": job["id"], **job["agreement"]} for job in jobs if job["agreement"]],
-        # Crowd label vs adjudicated label on an adjudicated sample, and model-based worker quality
-        # (Dawid–Skene, MACE): not recorded in the database yet, so these lists stay empty.
-        "adjudication_samples": [],
-        "label_models": [],
+        "aggregation_runs": aggregation_runs(),
+        "adjudication_samples": adjudication_samples(),
     }
+
+
+def aggregation_runs() -> list[dict[str, Any]]:
+    """Every completed aggregation run: its rule and policy, label model, figures, library versions."""
+    fields = (
+        "pk", "job_id", "task_type", "rule", "policy", "label_model", "items", "responses", "workers",
+        "kept", "rejected", "no_majority", "adjudicated", "mean_rho", "fleiss_kappa",
+        "krippendorff_alpha", "flagged_workers", "versions",
+    )  # fmt: skip
+    return [
+        {
+            **{
+                ("id" if name == "pk" else name): value
+                for name, value in row.items()
+                if not isinstance(value, float)
+            },
+            **{name: _number(value) for name, value in row.items() if isinstance(value, float)},
+        }
+        for row in AggregationRun.objects.filter(state=RunState.DONE).order_by("pk").values(*fields)
+    ]
+
+
+def adjudication_samples() -> list[dict[str, Any]]:
+    """Per job with a sample: the crowd's label against the expert's (the paper's 94% / 87.7%)."""
+    found = []
+    for job in Job.objects.filter(item_outcomes__sampled=True).distinct().order_by("pk"):
+        figures = sample_accuracy(job)
+        found.append(
+            {
+                "job_id": job.pk,
+                "sampled": figures.sampled,
+                "adjudicated": figures.adjudicated,
+                "crowd_agrees": figures.agreeing,
+                "accuracy": _number(figures.accuracy),
+            }
+        )
+    return found
+
+
+def worker_quality(key: bytes) -> list[dict[str, Any]]:
+    """The label model's reliability and the agreement of every worker, per run, as pseudonyms."""
+    rows = WorkerQuality.objects.filter(run__state=RunState.DONE).select_related("worker", "run")
+    found = [
+        {
+            "run_id": quality.run_id,
+            "job_id": quality.job_id,
+            "label_model": quality.run.label_model,
+            "worker": pseudonym(quality.worker.provider, quality.worker.external_id, key),
+            "responses": quality.responses,
+            "agreement_with_majority": _number(quality.agreement),
+            "reliability": _number(quality.reliability),
+            "gold_answered": quality.gold_answered,
+            "gold_correct": quality.gold_correct,
+            "flagged": quality.flagged,
+        }
+        for quality in rows
+    ]
+    return sorted(found, key=lambda row: (row["run_id"], row["worker"]))
 
 
 def rules_record() -> dict[str, Any]:

@@ -238,7 +238,7 @@ def write_release_files(
         "job_ids": [job["id"] for job in jobs],
         "jobs": jobs,
         "rules": provenance.rules_record(),
-        "agreement": provenance.agreement_record(jobs),
+        "agreement": provenance.agreement_record(jobs, key),
         "statistics": statistics,
         "datasheet": sheet,
         "pseudonyms": {

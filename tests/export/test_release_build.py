@@ -141,3 +141,31 @@ def test_the_zip_holds_every_file_and_matches_its_recorded_hash(
     with zipfile.ZipFile(release.zip_path) as archive:
         names = sorted(name.split("/", 1)[1] for name in archive.namelist())
     assert names == sorted(release.file_names())
+
+
+def test_aggregation_runs_worker_quality_and_the_adjudicated_sample_reach_the_manifest(
+    simulated_job: Job, releases_dir: Path
+) -> None:
+    from django.contrib.auth.models import User
+
+    from aggregation.adjudication import adjudicate, draw_sample
+    from aggregation.models import ItemOutcome
+    from aggregation.services import aggregate_job
+
+    aggregate_job(simulated_job.pk)
+    draw_sample(simulated_job.pk, 2)
+    expert = User.objects.create_user("expert")
+    for outcome in ItemOutcome.objects.filter(job=simulated_job, sampled=True):
+        adjudicate(outcome.pk, "SUPPORT", user=expert)
+
+    release = build_release("0.1")
+
+    assert verify_release(release.path) == []
+    agreement = release.manifest["agreement"]
+
+    [run] = agreement["aggregation_runs"]
+    assert run["job_id"] == simulated_job.pk and run["items"] > 0 and run["versions"]
+    [sample] = agreement["adjudication_samples"]
+    assert (sample["job_id"], sample["sampled"], sample["adjudicated"]) == (simulated_job.pk, 2, 2)
+    workers = {row["worker"] for row in agreement["label_models"]}
+    assert workers and all(worker.startswith("w_") for worker in workers)
