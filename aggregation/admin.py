@@ -89,8 +89,9 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
                 labels = answer_labels(obj.job).labels
             except AdjudicationError:
                 labels = ()
-            form.base_fields["final_label"].choices = [(label, label) for label in labels]
-            form.base_fields["final_label"].initial = current_label(obj)
+            field = form.base_fields["final_label"]
+            assert isinstance(field, forms.ChoiceField)
+            field.choices, field.initial = [(label, label) for label in labels], current_label(obj)
         return form
 
     def save_model(self, request: HttpRequest, obj: ItemOutcome, form: Any, change: bool) -> None:

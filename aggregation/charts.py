@@ -33,7 +33,7 @@ def rho_histogram(values: Sequence[float | None], threshold: float | None) -> st
     """Items by agreement ρ, with the keep threshold marked."""
     figure, axes = plt.subplots(figsize=SIZE)
     finite = np.array([v for v in values if v is not None], dtype=float)
-    axes.hist(finite, bins=np.linspace(0.0, 1.0, 11), color="#4c72b0", edgecolor="white")
+    axes.hist(finite, bins=[n / 10 for n in range(11)], color="#4c72b0", edgecolor="white")
     if threshold is not None:
         axes.axvline(threshold, color="#c44e52", linestyle="--", label=f"threshold {threshold:g}")
         axes.legend(loc="upper left")

@@ -124,7 +124,7 @@ def _aggregate_categorical(job: Job, run: AggregationRun, policy: AggregationPol
     counts = decided.counts()
     run.rule = rule.describe()
     run.items, run.responses, run.workers = answers.n_items, len(answers), answers.n_workers
-    run.mean_rho = _finite(np.nanmean(rho(counts)))
+    run.mean_rho = _finite(float(np.nanmean(rho(counts))))
     run.fleiss_kappa = _finite(fleiss_kappa(counts))
     run.krippendorff_alpha = _finite(krippendorff_alpha(counts))
     adjudicated = _store_outcomes(job, run, outcome, fitted.labels, fitted.probabilities)
@@ -243,7 +243,7 @@ def _aggregate_topics(job: Job, run: AggregationRun, policy: AggregationPolicy) 
     rule = TopicRule(min_share=policy.topic_min_share, comparison=Comparison.ABOVE)
     rows = list(long_format(job))
     raters: dict[int, int] = {}
-    tags = []
+    tags: list[tuple[int, int, str]] = []
     for item, worker, label in rows:
         raters[item] = raters.get(item, 0) + 1
         tags.extend((item, worker, slug) for slug in label.split(",") if slug)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse
@@ -54,15 +55,13 @@ def claim_clusters(request: HttpRequest, cid: int) -> HttpResponse:
         try:
             if request.POST.get("action") == "merge":
                 merge = MergeForm(request.POST)
-                merge.fields["clusters"].choices = [(c.pk, c.pk) for c in clusters]
+                _offer(merge, "clusters", [c.pk for c in clusters])
                 if merge.is_valid():
                     trimming.merge_clusters(merge.cleaned_data["clusters"], user=request.user)
                     messages.info(request, "Clusters merged.")
             elif request.POST.get("action") == "split":
                 split = SplitForm(request.POST)
-                split.fields["perspectives"].choices = [
-                    (m.perspective_id, m.perspective_id) for c in clusters for m in c.members.all()
-                ]
+                _offer(split, "perspectives", [m.perspective_id for c in clusters for m in c.members.all()])
                 if split.is_valid():
                     data = split.cleaned_data
                     trimming.split_cluster(data["cluster"], data["perspectives"], user=request.user)
@@ -80,7 +79,7 @@ def compare_claims(request: HttpRequest, cid: int, other_cid: int) -> HttpRespon
     other = get_object_or_404(Claim, cid=other_cid)
     if request.method == "POST":
         form = CopyForm(request.POST)
-        form.fields["clusters"].choices = [(pk, pk) for pk in claim.clusters.values_list("pk", flat=True)]
+        _offer(form, "clusters", list(claim.clusters.values_list("pk", flat=True)))
         if form.is_valid():
             try:
                 copied = trimming.copy_clusters(
@@ -100,3 +99,10 @@ def compare_claims(request: HttpRequest, cid: int, other_cid: int) -> HttpRespon
     return render(
         request, "aggregation/compare_claims.html", {"sides": sides, "claim": claim, "other": other}
     )
+
+
+def _offer(form: forms.Form, name: str, values: list[int]) -> None:
+    """Limit a choice field to the ids on this page, so a POST cannot name another claim's rows."""
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField)
+    field.choices = [(value, value) for value in values]

@@ -44,12 +44,12 @@ def original_first(decisions: Iterable[Decision]) -> list[Decision]:
     stance; the release's stance is the original's.
     """
     chosen = [d for d in decisions if d.cluster_id is not None]
-    places = dict(
-        ((cluster, perspective), position)
+    places: dict[tuple[int, int | None], int] = {
+        (cluster, perspective): position
         for cluster, perspective, position in ClusterMember.objects.filter(
             cluster_id__in={d.cluster_id for d in chosen}
         ).values_list("cluster_id", "perspective_id", "position")
-    )
+    }
     best: dict[int, tuple[int, Decision]] = {}
     for decision in chosen:
         assert decision.cluster_id is not None
