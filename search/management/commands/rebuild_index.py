@@ -1,0 +1,29 @@
+"""`manage.py rebuild_index [--kind perspective ...]`: refill search indexes from the corpus."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from search.base import Kind
+from search.services import rebuild_index
+
+DEFAULT_KINDS = [Kind.PERSPECTIVE, Kind.EVIDENCE, Kind.CLAIM]
+
+
+class Command(BaseCommand):
+    help = "Empty and rebuild the search indexes (perspectives, evidence, claims) from the corpus."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--kind",
+            action="append",
+            choices=[str(k) for k in DEFAULT_KINDS],
+            help="only this kind (repeatable)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        kinds = [Kind(k) for k in options["kind"]] if options["kind"] else DEFAULT_KINDS
+        for kind, count in rebuild_index(kinds).items():
+            self.stdout.write(f"{kind}: {count} documents indexed")

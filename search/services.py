@@ -1,0 +1,166 @@
+"""Where the search backends meet the corpus: backend choice, index sync and rebuild, candidates.
+
+The candidate functions here read the corpus and call search/candidates.py; the annotation app
+turns what they return into job items.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from django.conf import settings
+
+from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
+from search import candidates
+from search.base import Doc, Kind, SearchBackend
+from search.websources import BraveSearchSource, FileWebSource, WebSearchSource
+
+
+class SearchConfigError(ValueError):
+    """SEARCH_BACKEND or WEB_SEARCH_SOURCE names something that does not exist."""
+
+
+@cache
+def get_backend() -> SearchBackend:
+    """The backend named by SEARCH_BACKEND (one per process: opening indexes is not free)."""
+    name = settings.SEARCH_BACKEND
+    if name == "embedded":
+        from search.embedded import EmbeddedBackend
+
+        return EmbeddedBackend(settings.SEARCH_INDEX_DIR)
+    if name == "elasticsearch":
+        from search.elastic import ElasticsearchBackend
+
+        return ElasticsearchBackend.from_url(settings.ELASTICSEARCH_URL, settings.SEARCH_INDEX_PREFIX)
+    raise SearchConfigError(f"SEARCH_BACKEND={name!r}: use 'embedded' or 'elasticsearch'")
+
+
+def get_web_source() -> WebSearchSource:
+    """The web source named by WEB_SEARCH_SOURCE: 'brave' (with WEB_SEARCH_API_KEY) or a file path."""
+    name = settings.WEB_SEARCH_SOURCE
+    if name == "brave":
+        return BraveSearchSource(settings.WEB_SEARCH_API_KEY)
+    if name:
+        from pathlib import Path
+
+        return FileWebSource(Path(name))
+    raise SearchConfigError("WEB_SEARCH_SOURCE is not set: 'brave' or the path of a sentences file")
+
+
+def corpus_documents(kind: Kind, ids: Iterable[int] | None = None) -> list[Doc]:
+    """The corpus texts of a kind (all, or those with the given public ids) as index documents."""
+    if kind == Kind.PERSPECTIVE:
+        rows = Perspective.objects.all()
+        field = "pid"
+    elif kind == Kind.EVIDENCE:
+        rows = Evidence.objects.filter(text_missing=False)  # type: ignore[assignment]
+        field = "eid"
+    elif kind == Kind.CLAIM:
+        rows = Claim.objects.filter(text_missing=False)  # type: ignore[assignment]
+        field = "cid"
+    else:
+        return []  # web sentences live in the index only until they become perspectives
+    if ids is not None:
+        rows = rows.filter(**{f"{field}__in": list(ids)})
+    return [Doc(public_id, text) for public_id, text in rows.values_list(field, "text") if text]
+
+
+def rebuild_index(kinds: Sequence[Kind] = (Kind.PERSPECTIVE, Kind.EVIDENCE, Kind.CLAIM)) -> dict[Kind, int]:
+    """Empty and refill each kind's index from the corpus; returns the documents written per kind."""
+    backend = get_backend()
+    written = {}
+    for kind in kinds:
+        backend.clear(kind)
+        written[kind] = backend.index(kind, corpus_documents(kind))
+    return written
+
+
+def sync_index(kind: Kind, ids: Sequence[int]) -> None:
+    """Make the index agree with the corpus for these ids: re-index those that exist, drop the rest."""
+    docs = corpus_documents(kind, ids)
+    backend = get_backend()
+    if docs:
+        backend.index(kind, docs)
+    missing = set(ids) - {d.id for d in docs}
+    if missing:
+        backend.delete(kind, sorted(missing))
+
+
+# Ids saved in the current thread, waiting for the transaction to commit. Every save registers an
+# on_commit flush, but only the first flush finds anything: one task per kind per transaction.
+_pending = threading.local()
+
+
+def schedule_sync(kind: Kind, public_id: int) -> None:
+    """Queue an index sync for one saved or deleted object, sent after the transaction commits."""
+    from django.db import transaction
+
+    if not settings.SEARCH_SYNC:
+        return
+    queued: dict[Kind, set[int]] = getattr(_pending, "ids", None) or {}
+    _pending.ids = queued
+    queued.setdefault(kind, set()).add(public_id)
+    transaction.on_commit(_flush_pending)
+
+
+def _flush_pending() -> None:
+    from search.tasks import sync_index_task
+
+    queued: dict[Kind, set[int]] = getattr(_pending, "ids", None) or {}
+    _pending.ids = {}
+    for kind, ids in queued.items():
+        sync_index_task.delay(str(kind), sorted(ids))
+
+
+def _released_perspectives() -> dict[int, str]:
+    """pid → text of perspectives in a kept or adjudicated cluster (step 3 indexes these)."""
+    rows = Perspective.objects.filter(clusters__status__in=Status.released()).distinct()
+    return dict(rows.values_list("pid", "text"))
+
+
+def evidence_verification_candidates(
+    eids: Sequence[int] | None = None, k: int = 8
+) -> list[candidates.EvidenceCandidates]:
+    """Step 3: for each evidence paragraph (all with text, or `eids`) its top k retained perspectives."""
+    paragraphs = corpus_documents(Kind.EVIDENCE, eids)
+    return candidates.evidence_candidates(get_backend(), paragraphs, _released_perspectives(), k)
+
+
+def paraphrase_hint_candidates(pids: Sequence[int], k: int = 15) -> list[candidates.ParaphraseHints]:
+    """Step 2b: up to k hint sentences for each perspective, leaving out its own cluster."""
+    cluster_members: dict[int, set[int]] = {}
+    for cluster in PerspectiveCluster.objects.filter(perspectives__pid__in=pids).prefetch_related(
+        "perspectives"
+    ):
+        members = {p.pid for p in cluster.perspectives.all()}
+        for pid in members & set(pids):
+            cluster_members.setdefault(pid, set()).update(members)
+    hint_texts = dict(Perspective.objects.filter(quality_flag="").values_list("pid", "text"))
+    docs = corpus_documents(Kind.PERSPECTIVE, pids)
+    return candidates.paraphrase_hints(get_backend(), docs, hint_texts, k, cluster_members)
+
+
+def web_perspective_candidates(
+    cid: int, k: int = 10, source: WebSearchSource | None = None
+) -> list[candidates.WebCandidate]:
+    """Step 2c for one claim: web sentences for "claim + perspective" over its retained perspectives."""
+    claim = Claim.objects.get(cid=cid)
+    originals = (
+        Perspective.objects.filter(
+            memberships__position=0,
+            memberships__cluster__claim=claim,
+            memberships__cluster__status__in=Status.released(),
+        )
+        .distinct()
+        .values_list("pid", "text")
+    )
+    perspectives = [Doc(pid, text) for pid, text in originals]
+    return candidates.web_candidates(source or get_web_source(), Doc(claim.cid, claim.text), perspectives, k)
+
+
+def similar_claim_pair_candidates(n: int = 350) -> list[candidates.ClaimPair]:
+    """Step 2d: the n most similar pairs among claims with text."""
+    claims = corpus_documents(Kind.CLAIM)
+    return candidates.similar_claim_pairs(get_backend(), claims, n)

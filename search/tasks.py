@@ -1,0 +1,19 @@
+"""Celery tasks of the search app: thin wrappers over search/services.py."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from search import services
+from search.base import IndexBusyError, Kind
+
+
+@shared_task(autoretry_for=(IndexBusyError,), retry_backoff=True, max_retries=5, time_limit=10 * 60)
+def sync_index_task(kind: str, ids: list[int]) -> None:
+    """Bring the `kind` index in step with the corpus for these public ids."""
+    services.sync_index(Kind(kind), ids)
+
+
+@shared_task(autoretry_for=(IndexBusyError,), retry_backoff=True, max_retries=5, time_limit=60 * 60)
+def rebuild_index_task(kinds: list[str]) -> dict[str, int]:
+    return {str(k): n for k, n in services.rebuild_index([Kind(k) for k in kinds]).items()}
