@@ -119,6 +119,18 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 25 * 60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 
+# Search (search/): the embedded in-process engine by default; Elasticsearch when SEARCH_BACKEND=elasticsearch.
+SEARCH_BACKEND = env_str("SEARCH_BACKEND", "embedded")
+SEARCH_INDEX_DIR = env_path("SEARCH_INDEX_DIR", VAR_DIR / "search")
+ELASTICSEARCH_URL = env_str("ELASTICSEARCH_URL", "http://127.0.0.1:9200")
+SEARCH_INDEX_PREFIX = env_str("SEARCH_INDEX_PREFIX", "stancework")
+# "bm25", or "hybrid" (BM25 fused with all-MiniLM-L6-v2; needs requirements-dense.txt).
+SEARCH_RANKING = env_str("SEARCH_RANKING", "bm25")
+# Keep indexes in step with corpus saves through a Celery task enqueued after commit.
+SEARCH_SYNC = env_bool("SEARCH_SYNC", default=True)
+WEB_SEARCH_SOURCE = env_str("WEB_SEARCH_SOURCE", "")  # "brave", or a path to an offline sentences file
+WEB_SEARCH_API_KEY = env_str("WEB_SEARCH_API_KEY")
+
 # Deployment hardening, on whenever DEBUG is off.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
