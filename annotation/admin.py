@@ -9,7 +9,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from annotation import services
+from annotation import market_admin, services
+from annotation.ledger_admin import reconcile_jobs, show_market_cost  # also registers the ledger's admin
 from annotation.models import Assignment, Hit, Item, Job, Qualification, Response, Worker
 from annotation.providers import provider_choices
 from annotation.task_types import get_task_type, task_type_choices
@@ -48,7 +49,7 @@ def _each(action_name: str, service: Any, label: str) -> Any:
             try:
                 service(pk)
                 done += 1
-            except (services.JobStateError, services.BudgetError, ValueError) as error:
+            except market_admin.ACTION_ERRORS as error:
                 modeladmin.message_user(request, f"{pk}: {error}", messages.ERROR)
         modeladmin.message_user(request, f"{label}: {done}")
 
@@ -72,7 +73,11 @@ class JobAdmin(admin.ModelAdmin):
     readonly_fields = ["state", "published_at", "completed_at", "workers_per_item", "reward", "progress"]
     inlines = [HitInline]
     actions = [
-        _each("publish", services.publish_job, "Publish"),
+        market_admin.publish_on_market,
+        market_admin.extend_on_market,
+        market_admin.expire_on_market,
+        show_market_cost,
+        reconcile_jobs,
         _each("sync", services.sync_job, "Sync with the provider"),
         _each("pause", services.pause_job, "Pause"),
         _each("resume", services.resume_job, "Resume"),
@@ -138,17 +143,7 @@ class AssignmentAdmin(admin.ModelAdmin):
     list_display = ["pk", "job", "hit", "worker", "state", "work_seconds", "simulated", "submitted_at"]
     list_filter = ["state", "simulated", "job"]
     readonly_fields = ["job", "hit", "worker", "accepted_at", "submitted_at", "work_seconds", "simulated"]
-    actions = ["approve", "reject"]
-
-    @admin.action(description="Approve submitted work")
-    def approve(self, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
-        for assignment in queryset:
-            services.review_assignment(assignment.pk, approve=True)
-
-    @admin.action(description="Reject submitted work")
-    def reject(self, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
-        for assignment in queryset:
-            services.review_assignment(assignment.pk, approve=False, feedback="Rejected on review.")
+    actions = [market_admin.approve_work, market_admin.reject_work, market_admin.bonus_work]
 
 
 class ResponseInline(admin.TabularInline):

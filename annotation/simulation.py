@@ -66,7 +66,8 @@ def make_crowd(params: CrowdParams, labels: Sequence[str]) -> list[WorkerModel]:
     """`params.size` workers, `spammer_share` of them spammers, each with a random label bias."""
     params.validate()
     rng = random.Random(params.seed)
-    spammers = round(params.size * params.spammer_share)
+    # Spammers are drawn at random, not placed first, so no ordering of the crowd favours them.
+    spammers = set(rng.sample(range(params.size), round(params.size * params.spammer_share)))
     crowd = []
     for index in range(params.size):
         bias = {label: rng.random() + 0.1 for label in labels}
@@ -74,7 +75,7 @@ def make_crowd(params: CrowdParams, labels: Sequence[str]) -> list[WorkerModel]:
             WorkerModel(
                 name=f"sim-{params.seed}-{index:04d}",
                 accuracy=rng.uniform(params.accuracy_low, params.accuracy_high),
-                spammer=index < spammers,
+                spammer=index in spammers,
                 bias=bias,
             )
         )

@@ -2,7 +2,6 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-import annotation.ledger_admin  # noqa: F401  (registers the money ledger's admin)
 from config.health import healthz
 
 urlpatterns = [

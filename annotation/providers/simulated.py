@@ -1,7 +1,8 @@
 """A simulated crowd for tests, demos and benchmarks. Every response it gives is marked simulated.
 
-Syncing a job lets each modelled worker take the qualification quiz and then ask the work queue
-for assignments until there is none left for them, exactly as a person at our pages would.
+Syncing a job lets each modelled worker take the qualification quiz, then the workers take turns
+(in a seeded random order each round) asking the work queue for one assignment at a time until
+none is left, so the work spreads over the whole crowd as it does in a real market.
 Job parameters `crowd_size`, `accuracy_low`, `accuracy_high`, `spammer_share` and `seed` shape the
 crowd (defaults in `annotation.simulation.CrowdParams`).
 """
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 from annotation.models import Hit, Job
 from annotation.providers.base import Provider, PublishedHit, SyncReport, WorkQueue
-from annotation.simulation import CrowdParams, WorkerModel, make_crowd
+from annotation.simulation import CrowdParams, make_crowd
 from annotation.task_types import get_task_type
 
 
@@ -30,22 +31,26 @@ class SimulatedProvider(Provider):
         params = CrowdParams.from_mapping({"seed": job.params.get("seed", 0), **crowd_params})
         crowd = make_crowd(params, task_type.label_values or ["x"])
         rng = random.Random(f"{params.seed}-{job.pk}")
-        done = 0
-        for model in crowd:
-            done += self._work(job, queue, model, rng)
-        return SyncReport(notes=[f"{len(crowd)} simulated workers submitted {done} assignments"])
-
-    def _work(self, job: Job, queue: WorkQueue, model: WorkerModel, rng: random.Random) -> int:
-        task_type = get_task_type(job.task_type)
-        worker = queue.worker(model.name, simulated=True, model=model.as_dict())
         # Modelled workers read the instructions: they answer the worked examples right.
-        if not queue.qualify(worker, {q.key: q.answer for q in task_type.quiz}):
-            return 0
+        answers = {q.key: q.answer for q in task_type.quiz}
+        active = []
+        for model in crowd:
+            worker = queue.worker(model.name, simulated=True, model=model.as_dict())
+            if queue.qualify(worker, answers):
+                active.append((model, worker))
         done = 0
-        while (assignment := queue.next_assignment(worker)) is not None:
-            items = [
-                hit_item.item for hit_item in assignment.hit.hit_items.select_related("item", "item__job")
-            ]
-            queue.submit(assignment, {item.pk: task_type.simulate(item, model, rng) for item in items})
-            done += 1
-        return done
+        while active:
+            rng.shuffle(active)
+            still_working = []
+            for model, worker in active:
+                assignment = queue.next_assignment(worker)
+                if assignment is None:
+                    continue
+                items = [
+                    hit_item.item for hit_item in assignment.hit.hit_items.select_related("item", "item__job")
+                ]
+                queue.submit(assignment, {item.pk: task_type.simulate(item, model, rng) for item in items})
+                done += 1
+                still_working.append((model, worker))
+            active = still_working
+        return SyncReport(notes=[f"{len(crowd)} simulated workers submitted {done} assignments"])
