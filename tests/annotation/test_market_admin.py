@@ -133,8 +133,17 @@ def test_a_bulk_bonus_asks_first_then_pays_through_the_ledger_within_the_cap(
     form = {"amount": "0.50", "reason": "All gold right", "batch": "gold-1"}
     status = {"AssignmentId": ASG, "WorkerId": WORKER, "HITId": "H", "AssignmentStatus": "Submitted"}
     stub.add_response("get_assignment", {"Assignment": status})
-    stub.add_response("send_bonus", {}, {"WorkerId": WORKER, "AssignmentId": ASG, "BonusAmount": "0.50",
-                                         "Reason": "All gold right", "UniqueRequestToken": ANY})  # fmt: skip
+    stub.add_response(
+        "send_bonus",
+        {},
+        {
+            "WorkerId": WORKER,
+            "AssignmentId": ASG,
+            "BonusAmount": "0.50",
+            "Reason": "All gold right",
+            "UniqueRequestToken": ANY,
+        },
+    )
 
     asked = act(staff, ASSIGNMENTS, "bonus_work", [assignment.pk])
     paid = act(staff, ASSIGNMENTS, "bonus_work", [assignment.pk], confirm="Pay", **form)

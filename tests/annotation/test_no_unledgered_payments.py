@@ -1,0 +1,202 @@
+"""No code path calls a paying market API without a committed ledger row (issue 6, "done when").
+
+Every flow runs against fake markets whose guard fails any call that creates work or pays unless
+its ledger row is already committed in state `sent`, with no transaction open around the call:
+publish (from the admin), worker pages, sync, approve, reject (from the admin), bonus (from the
+admin and the service), extend, expire, reconcile, the sweeper and the Celery task, on both markets.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import requests
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.test import Client
+from django.utils import timezone
+
+from annotation import payments, services
+from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger_tasks import sweep_ledger_task
+from annotation.models import Assignment, AssignmentState, Job
+from annotation.providers.market_clients import market_clients
+from annotation.providers.mturk import MTurkClient
+from annotation.providers.prolific import ProlificClient
+from annotation.reconciliation import reconcile_job
+from tests.annotation.factories import make_corpus
+from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+JOBS, ASSIGNMENTS = "/admin/annotation/job/", "/admin/annotation/assignment/"
+REASON = "The answers to the worked examples inside this HIT were not given; " * 2
+
+
+@pytest.fixture
+def guard(settings: Any) -> Guard:
+    settings.MARKET_PUBLIC_URL = "https://stancework.example"
+    settings.PROLIFIC_WORKSPACE_ID = "workspace-1"
+    return Guard()
+
+
+@pytest.fixture
+def mturk(guard: Guard) -> Iterator[FakeMTurk]:
+    market = FakeMTurk(guard)
+    with market_clients(mturk=MTurkClient(client=market.client, attempts=1)):
+        yield market
+
+
+@pytest.fixture
+def prolific(guard: Guard) -> Iterator[FakeProlific]:
+    market = FakeProlific(guard)
+    session = requests.Session()
+    session.mount("https://", market)
+    with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+        yield market
+
+
+@pytest.fixture
+def staff() -> Client:
+    client = Client()
+    client.force_login(User.objects.create_superuser("admin", "admin@example.com", "pw"))
+    return client
+
+
+def admin_action(client: Client, url: str, action: str, pks: list[int], **data: Any) -> None:
+    client.post(url, {"action": action, "_selected_action": pks, **data})
+
+
+def work_at_our_pages(job: Job, params: dict[str, str]) -> Assignment:
+    """A market worker does the HIT at our pages (page tokens all the way) and submits it."""
+    client = Client()
+    task_url = reach_the_task(client, job, params)
+    token = token_of(client.get(task_url))
+    assignment = Assignment.objects.get(external_id=params.get("assignmentId") or params.get("SESSION_ID"))
+    client.post(task_url, {**answers_for(assignment), "page_token": token})
+    return assignment
+
+
+def run_the_ledger_machinery(assignment: Assignment) -> None:
+    """A stale claimed bonus row requeued by the sweeper, and one sent through delay_on_commit."""
+    stale = payments.bonus_intent(assignment, Decimal("0.10"), "Swept", "batch:swept")
+    long_ago = timezone.now() - dt.timedelta(hours=1)
+    LedgerEntry.objects.filter(pk=stale.pk).update(state=LedgerState.CLAIMED, claimed_at=long_ago)
+    sweep_ledger_task()
+    with transaction.atomic():
+        queued = payments.bonus_intent(assignment, Decimal("0.10"), "Queued", "batch:queued")
+        payments.request_execution(queued)  # runs once the transaction has committed
+
+
+def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
+    guard: Guard, mturk: FakeMTurk, staff: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = services.create_job(
+        "stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50")
+    )
+    admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
+    hit_id = Job.objects.get(pk=job.pk).hits.get().external_id
+    done = []
+    for n in range(2):
+        params = {
+            "assignmentId": f"ASG{n:027d}",
+            "hitId": hit_id,
+            "workerId": f"AWORKER{n}",
+            "turkSubmitTo": "https://workersandbox.mturk.com",
+        }
+        done.append(work_at_our_pages(job, params))
+        mturk.submit(hit_id, params["assignmentId"], params["workerId"])
+    services.sync_job(job.pk)
+    services.review_assignment(done[0].pk, approve=True, feedback="Thanks")
+    admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
+    admin_action(
+        staff,
+        ASSIGNMENTS,
+        "bonus_work",
+        [done[0].pk],
+        confirm="Pay",
+        amount="0.50",
+        reason="Gold right",
+        batch="gold",
+    )
+    services.bonus_assignment(done[0].pk, Decimal("0.25"), "Fast", "fast")
+    services.extend_job(job.pk, 1)
+    services.expire_job(job.pk)
+    run_the_ledger_machinery(done[0])
+    reconcile_job(job.pk)
+
+    assert guard.violations == []
+    assert set(guard.paying) == {f"mturk {op}" for op in FakeMTurk.PAYING}
+    assert [a["AssignmentStatus"] for a in mturk.assignments.values()] == ["Approved", "Rejected"]
+    assert sorted(b["BonusAmount"] for b in mturk.bonuses) == ["0.10", "0.10", "0.25", "0.50"]
+    assert not LedgerEntry.objects.exclude(state=LedgerState.CONFIRMED).exists()
+
+
+def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
+    guard: Guard, prolific: FakeProlific, staff: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = services.create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
+    admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
+    study_id = Job.objects.get(pk=job.pk).hits.get().external_id
+    done = []
+    for n in range(2):
+        params = {"PROLIFIC_PID": f"participant{n}", "STUDY_ID": study_id, "SESSION_ID": f"session{n}"}
+        done.append(work_at_our_pages(job, params))
+        prolific.submit(study_id, params["SESSION_ID"], params["PROLIFIC_PID"])
+    services.sync_job(job.pk)
+    services.review_assignment(done[0].pk, approve=True)
+    admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
+    admin_action(
+        staff,
+        ASSIGNMENTS,
+        "bonus_work",
+        [done[0].pk],
+        confirm="Pay",
+        amount="0.50",
+        reason="Gold right",
+        batch="gold",
+    )
+    services.extend_job(job.pk, 1)
+    services.expire_job(job.pk)
+    run_the_ledger_machinery(done[0])
+    reconcile_job(job.pk)
+
+    assert guard.violations == []
+    assert set(guard.paying) == {
+        f"prolific {what}"
+        for what in (
+            "create study",
+            "publish study",
+            "approve submission",
+            "reject submission",
+            "set up bonus",
+            "pay bonus",
+            "add places",
+        )
+    }
+    assert [s["status"] for s in prolific.submissions.values()] == ["APPROVED", "REJECTED"]
+    assert prolific.submissions["session0"]["bonus_payments"] == [50, 10, 10]
+    assert Assignment.objects.get(pk=done[1].pk).state == AssignmentState.REJECTED
+    assert not LedgerEntry.objects.exclude(state=LedgerState.CONFIRMED).exists()
+
+
+def test_the_guard_catches_a_paying_call_made_without_a_ledger_row(guard: Guard, mturk: FakeMTurk) -> None:
+    client = MTurkClient(client=mturk.client, attempts=1)
+    mturk.submit("HIT1", "ASG1", "AWORKER1")
+
+    client.send_bonus("AWORKER1", "ASG1", Decimal("1.00"), "no row", "token-without-a-row")
+    with transaction.atomic():
+        client.approve("ASG1")
+
+    assert guard.violations == [
+        "mturk SendBonus called without a sent ledger row",
+        "mturk ApproveAssignment called inside a transaction",
+        "mturk ApproveAssignment called without a sent ledger row",
+    ]
+    assert LedgerKind.BONUS not in set(LedgerEntry.objects.values_list("kind", flat=True))
