@@ -19,7 +19,7 @@ import pytest
 
 from crawler.parsing import BadPageError, parse_debate
 from tests.crawler.conftest import BUILT, IDEBATE_PAGES, REPO
-from tests.crawler.site_server import LocalSite
+from crawler.local_site import LocalSite
 
 # 49 pages: 7 have no points, and two are the same debate (node 2148) saved under two themes.
 DEBATES = 41

@@ -1,4 +1,5 @@
-"""A local copy of the idebate Debatabase served from 127.0.0.1, for end-to-end crawls.
+"""A local copy of the idebate Debatabase served from 127.0.0.1, for end-to-end crawls in tests and
+for the `make run` demo (which crawls the saved pages in ../shared/fixtures, never the live site).
 
 The 49 debate pages are the real saved ones; the theme listings around them are generated in the
 Drupal listing structure of SPEC §7 (`div.debatabase-theme-listing-title a`, pager `?page=N` from 0),
