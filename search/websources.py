@@ -121,8 +121,8 @@ def _strip_tags(text: str) -> str:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a snippet, dropping fragments under MIN_SENTENCE_TOKENS words."""
-    parts = _BOUNDARY.split(_ELLIPSIS.sub(" . ", _strip_tags(text)))
-    sentences = [" ".join(p.split()).strip(" .") for p in parts]
+    parts = _BOUNDARY.split(_ELLIPSIS.sub(". ", _strip_tags(text)))
+    sentences = [" ".join(p.split()).lstrip(". ") for p in parts]
     return [s for s in sentences if len(s.split()) >= MIN_SENTENCE_TOKENS]
 
 

@@ -1,0 +1,150 @@
+"""Index sync with the corpus, `rebuild_index`, and the candidate services over the database."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from corpus.models import Claim, ClusterMember, Evidence, Perspective, PerspectiveCluster, Status
+from search import services
+from search.base import Kind
+from search.websources import FileWebSource
+from tests.search.conftest import FIXTURES
+
+pytestmark = pytest.mark.django_db
+
+
+def make_claim(cid: int, text: str, perspectives: list[tuple[int, str]], status: str = Status.KEPT) -> Claim:
+    claim = Claim.objects.create(cid=cid, text=text)
+    for position, (pid, ptext) in enumerate(perspectives):
+        perspective = Perspective.objects.create(pid=pid, text=ptext, source="idebate")
+        cluster = PerspectiveCluster.objects.create(claim=claim, position=position, status=status)
+        ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+    return claim
+
+
+@pytest.fixture
+def corpus(search_settings: Path) -> None:
+    make_claim(
+        499,
+        "Vaccination must be made compulsory",
+        [
+            (3695, "Vaccination protects children from deadly diseases"),
+            (3698, "Parents should decide on vaccines"),
+        ],
+    )
+    make_claim(
+        500, "Zoos should be banned", [(3700, "Keeping animals in zoos is cruel")], status=Status.CANDIDATE
+    )
+    Evidence.objects.create(
+        eid=1,
+        text="Vaccines saved millions of children from deadly diseases; animals in zoos were not asked.",
+    )
+    Evidence.objects.create(eid=2, text="", text_missing=True)
+
+
+def test_rebuild_index_command_indexes_every_kind_into_the_configured_directory(
+    corpus: None, search_settings: Path
+) -> None:
+    out = StringIO()
+    call_command("rebuild_index", stdout=out)
+    assert out.getvalue().splitlines() == [
+        "perspective: 3 documents indexed",
+        "evidence: 1 documents indexed",
+        "claim: 2 documents indexed",
+    ]
+    assert (search_settings / "perspective").is_dir()
+    assert services.get_backend().search(Kind.CLAIM, "zoos", 5)[0].id == 500
+
+
+def test_rebuild_index_can_rebuild_one_kind(corpus: None) -> None:
+    out = StringIO()
+    call_command("rebuild_index", "--kind", "claim", stdout=out)
+    assert out.getvalue().strip() == "claim: 2 documents indexed"
+    assert services.get_backend().count(Kind.PERSPECTIVE) == 0
+
+
+def test_saving_a_perspective_syncs_the_index_after_commit(
+    search_settings: Path,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        Perspective.objects.create(pid=1, text="Zoos protect endangered species", source="idebate")
+        Perspective.objects.create(pid=2, text="Zoos are cruel", source="idebate")
+    assert {h.id for h in services.get_backend().search(Kind.PERSPECTIVE, "zoos", 5)} == {1, 2}
+
+
+def test_editing_and_deleting_are_synced_too(
+    search_settings: Path,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        claim = Claim.objects.create(cid=7, text="Zoos should be banned")
+    with django_capture_on_commit_callbacks(execute=True):
+        claim.text = "Museums should be free"
+        claim.save()
+    backend = services.get_backend()
+    assert backend.search(Kind.CLAIM, "zoos", 5) == []
+    assert [h.id for h in backend.search(Kind.CLAIM, "museums", 5)] == [7]
+    with django_capture_on_commit_callbacks(execute=True):
+        claim.delete()
+    assert backend.count(Kind.CLAIM) == 0
+
+
+def test_nothing_is_synced_when_sync_is_off(
+    search_settings: Path,
+    settings,
+    django_capture_on_commit_callbacks,  # type: ignore[no-untyped-def]
+) -> None:
+    settings.SEARCH_SYNC = False
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        Perspective.objects.create(pid=1, text="Zoos are cruel", source="idebate")
+    assert callbacks == []
+
+
+def test_evidence_candidates_come_from_retained_perspectives_only(corpus: None) -> None:
+    services.rebuild_index()
+    items = services.evidence_verification_candidates(k=8)
+    assert [i.evidence_id for i in items] == [1]
+    ids = [p.id for p in items[0].perspectives]
+    assert ids[0] == 3695
+    assert 3700 not in ids  # its cluster is still a candidate, not retained
+
+
+def test_paraphrase_hints_leave_out_the_perspective_itself(corpus: None) -> None:
+    services.rebuild_index()
+    items = services.paraphrase_hint_candidates([3695], k=15)
+    assert [i.perspective_id for i in items] == [3695]
+    assert 3695 not in {h.id for h in items[0].hints}
+
+
+def test_web_candidates_use_the_claims_retained_perspectives(corpus: None) -> None:
+    items = services.web_perspective_candidates(499, k=1, source=FileWebSource(FIXTURES / "web_pages.jsonl"))
+    assert {i.perspective_id for i in items} == {3695, 3698}
+    assert all(i.claim_id == 499 for i in items)
+
+
+def test_web_source_comes_from_settings(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.WEB_SEARCH_SOURCE = str(FIXTURES / "web_pages.jsonl")
+    assert isinstance(services.get_web_source(), FileWebSource)
+    settings.WEB_SEARCH_SOURCE = ""
+    with pytest.raises(services.SearchConfigError):
+        services.get_web_source()
+
+
+def test_similar_claim_pairs_read_the_corpus_claims(corpus: None) -> None:
+    Claim.objects.create(cid=501, text="Zoos must be banned")
+    services.rebuild_index([Kind.CLAIM])
+    pairs = services.similar_claim_pair_candidates(n=350)
+    assert (pairs[0].first_id, pairs[0].second_id) == (500, 501)
+
+
+def test_an_unknown_backend_name_is_a_config_error(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.SEARCH_BACKEND = "solr"
+    services.get_backend.cache_clear()
+    with pytest.raises(services.SearchConfigError):
+        services.get_backend()
+    services.get_backend.cache_clear()
