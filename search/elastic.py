@@ -137,7 +137,9 @@ class ElasticsearchBackend:
             response = self.client.search(index=index_name(self.prefix, kind), body=request.to_dict())
         except NotFoundError:
             return []
-        return parse_hits(getattr(response, "body", response))
+        # The real client answers an ObjectApiResponse; a recorded answer is a plain dict.
+        body: Any = response.body if hasattr(response, "body") else response
+        return parse_hits(body)
 
     def _bulk(self, actions: Iterable[dict[str, Any]]) -> int:
         try:

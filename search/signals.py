@@ -4,20 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Model
 from django.db.models.signals import post_delete, post_save
 
 from corpus.models import Claim, Evidence, Perspective
 from search.base import Kind
 from search.services import schedule_sync
 
-PUBLIC_ID = {
+PUBLIC_ID: dict[type[Model], tuple[Kind, str]] = {
     Perspective: (Kind.PERSPECTIVE, "pid"),
     Evidence: (Kind.EVIDENCE, "eid"),
     Claim: (Kind.CLAIM, "cid"),
 }
 
 
-def _changed(sender: type, instance: Any, **kwargs: Any) -> None:
+def _changed(sender: type[Model], instance: Any, **kwargs: Any) -> None:
     kind, field = PUBLIC_ID[sender]
     schedule_sync(kind, getattr(instance, field))
 

@@ -1,0 +1,50 @@
+"""Hybrid ranking on small hand-made vectors: hub correction, smoothing, fusion, MMR."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from search.ranking import HybridIndex, HybridParams, hubness, mmr, nearest_neighbours
+
+
+def unit(*rows: list[float]) -> np.ndarray:
+    m = np.array(rows, dtype=np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_hubness_is_the_mean_similarity_to_the_nearest_reference_queries() -> None:
+    docs = unit([1, 0], [0, 1])
+    refs = unit([1, 0], [1, 0.1], [0, 1])
+    hub = hubness(docs, refs, k=2)
+    assert hub[0] > 0.99
+    assert np.isclose(hub[1], (1.0 + refs[1, 1]) / 2, atol=1e-5)
+
+
+def test_nearest_neighbours_exclude_the_document_itself() -> None:
+    docs = unit([1, 0], [0.9, 0.1], [0, 1])
+    assert nearest_neighbours(docs, 1)[:, 0].tolist() == [1, 0, 1]
+
+
+def test_mmr_skips_a_near_duplicate_in_favour_of_a_new_document() -> None:
+    docs = unit([1, 0, 0], [1, 0.01, 0], [0, 1, 0])
+    relevance = np.array([0.9, 0.89, 0.7], dtype=np.float32)
+    assert mmr(relevance, docs, k=2, lam=0.5, pool=3) == [0, 2]
+    assert mmr(relevance, docs, k=2, lam=1.0, pool=3) == [0, 1]
+
+
+def test_hub_correction_demotes_a_document_close_to_every_claim() -> None:
+    docs = unit([1, 1, 1], [1, 0.2, 0])
+    claims = unit([1, 1, 0.9], [0.9, 1, 1], [1, 0.9, 1], [0, 0, 1])  # three claims crowd around doc 10
+    query = unit([1, 0.5, 0.5])[0]
+    plain = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0, hub_k=0, smoothing=0))
+    corrected = HybridIndex([10, 20], docs, claims, HybridParams(bm25_weight=0, hub_k=3, smoothing=0))
+    assert plain.rank(query, {}, 2, diverse=False) == [10, 20]
+    assert corrected.rank(query, {}, 2, diverse=False) == [20, 10]
+
+
+def test_bm25_scores_are_fused_by_public_id() -> None:
+    docs = unit([1, 0], [0.95, 0.05])
+    query = unit([1, 0])[0]
+    index = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0.5, hub_k=0, smoothing=0))
+    assert index.rank(query, {}, 2, diverse=False) == [10, 20]
+    assert index.rank(query, {20: 7.0, 999: 9.0}, 2, diverse=False) == [20, 10]
