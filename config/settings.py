@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "aggregation",
     "search",
     "export",
+    "pipeline",
 ]
 
 MIDDLEWARE = [
@@ -124,8 +125,6 @@ SEARCH_BACKEND = env_str("SEARCH_BACKEND", "embedded")
 SEARCH_INDEX_DIR = env_path("SEARCH_INDEX_DIR", VAR_DIR / "search")
 ELASTICSEARCH_URL = env_str("ELASTICSEARCH_URL", "http://127.0.0.1:9200")
 SEARCH_INDEX_PREFIX = env_str("SEARCH_INDEX_PREFIX", "stancework")
-# "bm25", or "hybrid" (BM25 fused with all-MiniLM-L6-v2; needs requirements-dense.txt).
-SEARCH_RANKING = env_str("SEARCH_RANKING", "bm25")
 # Keep indexes in step with corpus saves through a Celery task enqueued after commit.
 SEARCH_SYNC = env_bool("SEARCH_SYNC", default=True)
 WEB_SEARCH_SOURCE = env_str("WEB_SEARCH_SOURCE", "")  # "brave", or a path to an offline sentences file
