@@ -42,7 +42,6 @@ INSTALLED_APPS = [
     "aggregation",
     "search",
     "export",
-    "pipeline",
 ]
 
 MIDDLEWARE = [
