@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "aggregation",
     "search",
     "export",
+    "pipeline",
 ]
 
 MIDDLEWARE = [

@@ -183,7 +183,18 @@ def _as_list(value: Any) -> list[Any]:
 
 def select_claims(filters: Mapping[str, Any]) -> QuerySet[Claim]:
     """Claims by the common filters: claims (cIds), source, split, topic, limit. Never text-missing ones."""
-    known = {"claims", "source", "split", "topic", "limit", "status", "members", "gold", "candidates"}
+    known = {
+        "claims",
+        "source",
+        "split",
+        "topic",
+        "limit",
+        "status",
+        "members",
+        "gold",
+        "candidates",
+        "hints",
+    }
     unknown = set(filters) - known
     if unknown:
         raise TaskTypeError(f"unknown filter(s) {sorted(unknown)}; known: {sorted(known)}")

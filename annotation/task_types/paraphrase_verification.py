@@ -70,9 +70,11 @@ class ParaphraseVerificationTaskType(TaskType):
             .select_related("paraphrase_of")
             .order_by("pid")
         )
-        authors = dict(
-            Authorship.objects.filter(perspective__in=candidates).values_list("perspective_id", "worker_id")
-        )
+        authorships = Authorship.objects.filter(perspective__in=candidates).select_related("worker")
+        authors = {a.perspective_id: a.worker_id for a in authorships}
+        # A paraphrase written by a modelled (simulated) writer has a known answer for simulated
+        # verifiers: a diligent writer's rewrite is the same argument. People's have none.
+        written = {a.perspective_id: SAME for a in authorships if a.worker.simulated and a.worker.model}
         members = set(
             ClusterMember.objects.filter(cluster__in=list(clusters)).values_list(
                 "cluster_id", "perspective_id"
@@ -91,8 +93,9 @@ class ParaphraseVerificationTaskType(TaskType):
                     "candidate": candidate.text,
                     "pid": candidate.pid,
                 },
-                # Known only when the candidate already sits in the original's cluster (a release).
-                known_answer=SAME if (cluster.pk, candidate.pk) in members else None,
+                # Known when the candidate already sits in the original's cluster (a release) or
+                # was written by a simulated writer.
+                known_answer=SAME if (cluster.pk, candidate.pk) in members else written.get(candidate.pk),
                 claim_id=cluster.claim_id,
                 perspective_id=candidate.pk,
                 cluster_id=cluster.pk,

@@ -1,0 +1,53 @@
+"""Pipeline runs in the admin: every step with its state, message and jobs; run a step from here."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html_join
+
+from pipeline.models import PipelineRun, StepRun, StepState
+from pipeline.tasks import run_pipeline_task
+
+
+class StepInline(admin.TabularInline):
+    model = StepRun
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("position", "name", "state", "message", "job_links", "started", "finished")
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    @admin.display(description="jobs")
+    def job_links(self, step: StepRun) -> str:
+        return format_html_join(
+            ", ",
+            '<a href="/admin/annotation/job/{}/change/">job {}</a>',
+            ((pk, pk) for pk in step.jobs.values_list("pk", flat=True)),
+        )
+
+
+@admin.register(PipelineRun)
+class PipelineRunAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "simulated", "progress", "created"]
+    readonly_fields = ["simulated", "created", "updated"]
+    inlines = [StepInline]
+    actions = ["continue_runs"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[PipelineRun]:
+        return super().get_queryset(request).prefetch_related("steps")
+
+    @admin.display(description="steps done")
+    def progress(self, run: PipelineRun) -> str:
+        steps = list(run.steps.all())
+        done = sum(1 for s in steps if s.state == StepState.DONE)
+        current = next((s for s in steps if s.state != StepState.DONE), None)
+        return f"{done}/{len(steps)}" + (f" — {current.name}: {current.state}" if current else "")
+
+    @admin.action(description="Continue the selected runs (in the background)")
+    def continue_runs(self, request: HttpRequest, queryset: QuerySet[PipelineRun]) -> None:
+        for run in queryset:
+            run_pipeline_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # Celery 5.4+
+        messages.info(request, f"{queryset.count()} run(s) continue in the background")

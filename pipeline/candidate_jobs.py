@@ -1,0 +1,179 @@
+"""Candidate generation turned into crowd jobs (SPEC §2 steps 2a–3; issue 7's candidates).
+
+Retrieval (search/) proposes; these services create the annotation jobs that `publish_job` and
+`sync_job` then run. Each returns None when there is nothing to annotate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+
+from annotation import services as annotation
+from annotation.models import Job
+from corpus.models import (
+    Claim,
+    ClusterMember,
+    Evidence,
+    Origin,
+    Perspective,
+    PerspectiveCluster,
+    Side,
+    Stance3,
+    Status,
+)
+from corpus.services import allocate_ids
+from search import services as search
+from search.websources import FileWebSource, WebSearchSource
+
+WEB_SOURCE = "web"
+SIDE_OF = {Stance3.SUPPORT: Side.PRO, Stance3.UNDERMINE: Side.CON}
+
+
+def _create(task_type: str, filters: dict[str, Any], params: dict[str, Any], name: str) -> Job | None:
+    job_params: dict[str, Any] = {"seed": params.get("crowd", {}).get("seed", 0)}
+    if params["provider"] == "simulated":
+        job_params["crowd"] = dict(params.get("crowd", {}))
+    try:
+        return annotation.create_job(
+            task_type, filters, provider=params["provider"], params=job_params, name=name
+        )
+    except annotation.JobError as error:
+        if "choose no items" in str(error):
+            return None
+        raise
+
+
+def kept_originals(claims: Sequence[int]) -> list[int]:
+    """pIds of the original perspectives of the claims' kept (or adjudicated) clusters."""
+    return list(
+        ClusterMember.objects.filter(
+            position=0, cluster__claim__cid__in=claims, cluster__status__in=Status.released()
+        )
+        .order_by("perspective__pid")
+        .values_list("perspective__pid", flat=True)
+        .distinct()
+    )
+
+
+def stance_job(claims: Sequence[int], params: dict[str, Any], status: str) -> Job | None:
+    """Step 2a: every `status` claim–perspective pair of the claims."""
+    return _create("stance", {"claims": list(claims), "status": status}, params, "stance verification")
+
+
+def paraphrase_writing_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    """Step 2b: paraphrases of each kept perspective, with up to `hints` retrieved hint sentences."""
+    pids = kept_originals(claims)
+    if not pids:
+        return None
+    search.rebuild_index()
+    hints = {
+        str(found.perspective_id): [hint.text for hint in found.hints]
+        for found in search.paraphrase_hint_candidates(pids, k=int(params["hints"]))
+    }
+    filters = {"claims": list(claims), "status": Status.released(), "hints": hints}
+    return _create("paraphrase_writing", filters, params, "paraphrase writing")
+
+
+def paraphrase_verification_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    """Step 2b: same/different for each candidate paraphrase of the claims' kept perspectives."""
+    filters = {"claims": list(claims), "status": Status.released()}
+    return _create("paraphrase_verification", filters, params, "paraphrase verification")
+
+
+def web_perspective_job(
+    claims: Sequence[int], params: dict[str, Any], source: WebSearchSource | None = None
+) -> Job | None:
+    """Step 2c: web sentences like "claim + perspective" become candidate perspectives, then a stance job."""
+    source = source or web_source(params)
+    added = 0
+    for cid in claims:
+        found = search.web_perspective_candidates(cid, k=int(params["web_sentences"]), source=source)
+        added += add_web_candidates(cid, found)
+    if (
+        not added
+        and not PerspectiveCluster.objects.filter(
+            claim__cid__in=claims, status=Status.CANDIDATE, members__perspective__origin=Origin.WEB
+        ).exists()
+    ):
+        return None
+    return stance_job(claims, params, Status.CANDIDATE)
+
+
+def web_source(params: dict[str, Any]) -> WebSearchSource:
+    path = params.get("web_source_file")
+    return FileWebSource(path) if path else search.get_web_source()
+
+
+def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
+    """One candidate cluster per new web sentence. Its crawled side is the side of the perspective
+    that found it, a hint (used only as the simulated crowd's answer and for the gold check)."""
+    claim = Claim.objects.get(cid=cid)
+    present = set(
+        ClusterMember.objects.filter(cluster__claim=claim, position=0).values_list(
+            "perspective__text", flat=True
+        )
+    )
+    side = {
+        pid: SIDE_OF.get(Stance3(stance), "") if stance else ""
+        for pid, stance in ClusterMember.objects.filter(cluster__claim=claim, position=0).values_list(
+            "perspective__pid", "cluster__stance_3"
+        )
+    }
+    fresh = [candidate for candidate in found if candidate.text not in present]
+    with transaction.atomic():
+        ids = allocate_ids(Perspective, len(fresh))
+        last = PerspectiveCluster.objects.filter(claim=claim).aggregate(top=Max("position"))["top"]
+        position = -1 if last is None else last
+        for candidate, pid in zip(fresh, ids, strict=True):
+            perspective = Perspective.objects.create(
+                pid=pid,
+                text=candidate.text,
+                origin=Origin.WEB,
+                source=WEB_SOURCE,
+                source_url=candidate.url[:2000],
+            )
+            position += 1
+            cluster = PerspectiveCluster.objects.create(
+                claim=claim,
+                position=position,
+                status=Status.CANDIDATE,
+                source_side=side.get(candidate.perspective_id, ""),
+                rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
+            )
+            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+    return len(fresh)
+
+
+def evidence_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    """Step 3: each evidence paragraph of the claims × its top retrieved kept perspectives."""
+    eids = list(
+        Evidence.objects.filter(clusters__claim__cid__in=claims, text_missing=False)
+        .values_list("eid", flat=True)
+        .distinct()
+    )
+    if not eids:
+        return None
+    search.rebuild_index()
+    candidates = {
+        str(found.evidence_id): [scored.id for scored in found.perspectives]
+        for found in search.evidence_verification_candidates(eids, k=int(params["evidence_candidates"]))
+    }
+    filters = {"claims": list(claims), "status": Status.released(), "candidates": candidates}
+    return _create("evidence_verification", filters, params, "evidence verification")
+
+
+def topic_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    return _create("topic_tagging", {"claims": list(claims)}, params, "topic tagging")
+
+
+def similar_claim_pairs(params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Step 2d: the most similar claim pairs, for the expert's side-by-side view."""
+    search.rebuild_index()
+    return [
+        {"first": pair.first_id, "second": pair.second_id, "score": round(pair.score, 4)}
+        for pair in search.similar_claim_pair_candidates(int(params["similar_claim_pairs"]))
+    ]

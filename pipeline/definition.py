@@ -1,0 +1,95 @@
+"""The PERSPECTRUM construction pipeline as one definition (SPEC §2). Pure data.
+
+A run goes through these steps in order; each is resumable, so running a step again continues
+where it stopped. Job steps publish a crowd job and wait for it; with the simulated crowd they
+finish at once, with a real crowd they report progress until the crowd is done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str
+    title: str
+    summary: str
+
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        "crawl",
+        "1 Crawl",
+        "Spiders collect debates: motion → claim, points → perspectives, bodies → evidence.",
+    ),
+    Step("stance", "2a Stance verification", "Workers label each claim–perspective pair on 5 labels."),
+    Step(
+        "paraphrase_writing",
+        "2b Paraphrase writing",
+        "Workers write paraphrases of kept perspectives, with hints.",
+    ),
+    Step("paraphrase_verification", "2b Paraphrase verification", "Workers judge candidate paraphrases."),
+    Step(
+        "web_perspectives",
+        "2c Web perspectives",
+        "Web sentences similar to claim + perspective, labelled for stance.",
+    ),
+    Step(
+        "evidence",
+        "3 Evidence verification",
+        "For each paragraph, its top candidate perspectives: supported?",
+    ),
+    Step("topics", "Topics", "Workers tag each claim with topics from the fixed list."),
+    Step(
+        "aggregate",
+        "Aggregate",
+        "Agreement and label models over every job of the run; results written back.",
+    ),
+    Step(
+        "adjudicate",
+        "2d/Adjudicate",
+        "An expert adjudicates a random sample; similar claim pairs are listed.",
+    ),
+    Step("split", "Split", "Train/dev/test 60/15/25 with claims sharing a topic kept together."),
+    Step("release", "Release", "A versioned, verified release with manifest and datasheet."),
+)
+STEP_NAMES = tuple(step.name for step in STEPS)
+
+# Every number is a default a user can change per run (SPEC: "defaults, not constants").
+DEFAULTS: dict[str, Any] = {
+    "provider": "simulated",
+    "crowd": {"size": 12, "spammer_share": 0.2, "seed": 0},
+    "crawl": {"site": "idebate", "start_urls": [], "limit": None, "archive": "", "serve_fixtures": False},
+    "claims": [],  # cIds to work on; filled by the crawl step when empty
+    "web_sentences": 10,
+    "web_source_file": "",  # a JSON Lines file of web pages; default: settings.WEB_SEARCH_SOURCE
+    "evidence_candidates": 8,
+    "hints": 15,
+    "similar_claim_pairs": 350,
+    "adjudication_sample": 40,
+    "split_seed": 0,
+    "version": "",
+}
+
+
+class PipelineDefinitionError(ValueError):
+    """An unknown step or parameter."""
+
+
+def step(name: str) -> Step:
+    for candidate in STEPS:
+        if candidate.name == name:
+            return candidate
+    raise PipelineDefinitionError(f"unknown step {name!r}; steps: {', '.join(STEP_NAMES)}")
+
+
+def merged_params(overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """DEFAULTS with `overrides` applied (one level deep for dict values); unknown keys refused."""
+    params = {key: (dict(value) if isinstance(value, dict) else value) for key, value in DEFAULTS.items()}
+    for key, value in (overrides or {}).items():
+        if key not in DEFAULTS:
+            raise PipelineDefinitionError(f"unknown pipeline parameter {key!r}; known: {', '.join(DEFAULTS)}")
+        params[key] = {**params[key], **value} if isinstance(params[key], dict) else value
+    return params

@@ -1,0 +1,130 @@
+"""The pipeline's closing steps: aggregate every job, adjudicate a sample, split, release."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth import get_user_model
+
+from aggregation.adjudication import AdjudicationError, adjudicate, draw_sample, sample_accuracy
+from aggregation.models import Adjudication, ItemOutcome
+from aggregation.policy import CATEGORICAL_RULES
+from aggregation.services import AggregationError, aggregate_job
+from annotation.models import Job, JobState
+from export.models import Release
+from export.services import assign_claim_splits, build_release
+from export.splits import SplitPlan
+from pipeline import candidate_jobs
+from pipeline.models import StepState
+
+if TYPE_CHECKING:
+    from pipeline.steps import Context, Outcome
+
+ADJUDICATED_TASKS = ("stance", "evidence_verification", "paraphrase_verification")
+SIMULATED_EXPERT = "simulated-expert"
+
+
+def _outcome(state: str, message: str, output: dict[str, Any] | None = None) -> Outcome:
+    from pipeline.steps import Outcome
+
+    return Outcome(state, message, output or {})
+
+
+def run_jobs(ctx: Context) -> list[Job]:
+    return list(Job.objects.filter(pipeline_steps__run=ctx.step.run).distinct().order_by("pk"))
+
+
+def aggregate_run(ctx: Context) -> Outcome:
+    """Aggregate every complete job of the run again (idempotent) and report its figures."""
+    figures = []
+    for job in run_jobs(ctx):
+        if job.state != JobState.COMPLETE or job.task_type == "paraphrase_writing":
+            continue
+        try:
+            aggregate_job(job.pk)
+        except AggregationError as error:
+            figures.append({"job": job.pk, "task": job.task_type, "error": str(error)})
+            continue
+        run = job.aggregation_runs.filter(state="done").order_by("-pk").first()
+        figures.append(
+            {
+                "job": job.pk,
+                "task": job.task_type,
+                "kappa": run.fleiss_kappa if run else None,
+                "alpha": run.krippendorff_alpha if run else None,
+                "kept": run.kept if run else None,
+                "rejected": run.rejected if run else None,
+                "flagged_workers": run.flagged_workers if run else None,
+            }
+        )
+    return _outcome(StepState.DONE, f"{len(figures)} jobs aggregated", {"jobs": figures})
+
+
+def adjudicate_run(ctx: Context) -> Outcome:
+    """Draw a random sample of each job for an expert; list the similar claim pairs (step 2d).
+
+    With the simulated crowd, a simulated expert answers the sample from the known labels, so the
+    crowd-vs-expert figure exists in the demo; it is labelled as simulated. With a real crowd the
+    step waits until staff have adjudicated the sample in the admin.
+    """
+    size = int(ctx.params["adjudication_sample"])
+    pending = 0
+    accuracy = {}
+    for job in run_jobs(ctx):
+        if job.task_type not in ADJUDICATED_TASKS or not ItemOutcome.objects.filter(job=job).exists():
+            continue
+        draw_sample(job.pk, size, seed=int(ctx.params["split_seed"]))
+        if ctx.step.run.simulated:
+            _simulated_expert(job)
+        pending += (
+            ItemOutcome.objects.filter(job=job, sampled=True).exclude(adjudications__isnull=False).count()
+        )
+        figure = sample_accuracy(job)
+        accuracy[f"{job.task_type} (job {job.pk})"] = {
+            "adjudicated": figure.adjudicated,
+            "agreeing": figure.agreeing,
+            "accuracy": figure.accuracy,
+        }
+    pairs = candidate_jobs.similar_claim_pairs(ctx.params)
+    output = {"sample_accuracy": accuracy, "similar_claim_pairs": pairs[:50], "pairs_total": len(pairs)}
+    if pending:
+        return _outcome(StepState.WAITING, f"{pending} sampled items wait for an expert in the admin", output)
+    return _outcome(StepState.DONE, f"sample adjudicated; {len(pairs)} similar claim pairs listed", output)
+
+
+def _simulated_expert(job: Job) -> None:
+    expert, _ = get_user_model().objects.get_or_create(
+        username=SIMULATED_EXPERT, defaults={"first_name": "Simulated", "last_name": "expert (demo)"}
+    )
+    spell = CATEGORICAL_RULES[job.task_type][1]  # the worker page's label → the rule's spelling
+    sampled = ItemOutcome.objects.filter(job=job, sampled=True).exclude(adjudications__isnull=False)
+    for outcome in sampled.select_related("item"):
+        known = outcome.item.known_answer
+        if not isinstance(known, str):
+            continue
+        try:
+            adjudicate(
+                outcome.pk, spell(known), user=expert, note="simulated expert: answers from the known label"
+            )
+        except AdjudicationError:
+            continue
+
+
+def split_run(ctx: Context) -> Outcome:
+    report = assign_claim_splits(SplitPlan(seed=int(ctx.params["split_seed"])))
+    counts = report.get("counts") or report.get("sizes") or {}
+    return _outcome(StepState.DONE, f"claims split: {counts}", {"split": report})
+
+
+def release_run(ctx: Context) -> Outcome:
+    version = ctx.params["version"] or f"pipeline-{ctx.step.run.pk}"
+    release = Release.objects.filter(version=version).first() or build_release(
+        version,
+        notes=f"Built by {ctx.step.run}"
+        + (" — simulated crowd, demo data" if ctx.step.run.simulated else ""),
+    )
+    return _outcome(
+        StepState.DONE,
+        f"release {release.version}: {len(release.files)} files",
+        {"release": release.version, "adjudications": Adjudication.objects.count()},
+    )

@@ -1,0 +1,84 @@
+"""Create pipeline runs and run their steps, one at a time or all in order."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from pipeline.definition import STEPS, merged_params, step
+from pipeline.models import PipelineRun, StepRun, StepState
+from pipeline.steps import STEP_FUNCTIONS, Context, StepError
+
+log = logging.getLogger(__name__)
+
+
+class PipelineError(RuntimeError):
+    """A step cannot run (an earlier step is not done) or failed."""
+
+
+def create_run(name: str, params: dict[str, Any] | None = None) -> PipelineRun:
+    merged = merged_params(params)
+    with transaction.atomic():
+        run = PipelineRun.objects.create(
+            name=name, params=merged, simulated=merged["provider"] == "simulated"
+        )
+        StepRun.objects.bulk_create(
+            [StepRun(run=run, name=definition.name, position=n) for n, definition in enumerate(STEPS)]
+        )
+    return run
+
+
+def run_step(run_id: int, name: str) -> StepRun:
+    """Run (or continue) one step; earlier steps must be done. Failures are recorded, then raised."""
+    step(name)
+    run = PipelineRun.objects.get(pk=run_id)
+    current = run.steps.get(name=name)
+    blocking = run.steps.filter(position__lt=current.position).exclude(state=StepState.DONE).first()
+    if blocking is not None:
+        raise PipelineError(f"step {name} waits for {blocking.name} ({blocking.state})")
+    if current.state == StepState.DONE:
+        return current
+    current.state, current.started, current.message = StepState.RUNNING, current.started or timezone.now(), ""
+    current.save(update_fields=["state", "started", "message"])
+    context = Context(current, dict(run.params))
+    try:
+        outcome = STEP_FUNCTIONS[name](context)
+    except (StepError, ValueError, RuntimeError) as error:
+        log.exception("pipeline %s step %s failed", run.pk, name)
+        current.state, current.message = StepState.FAILED, f"{type(error).__name__}: {error}"
+        current.save(update_fields=["state", "message"])
+        raise PipelineError(f"step {name}: {error}") from error
+    if context.params != run.params:  # a step may fill in parameters (the crawl's claims)
+        PipelineRun.objects.filter(pk=run.pk).update(params=context.params, updated=timezone.now())
+    current.refresh_from_db(fields=["output"])
+    current.state, current.message = outcome.state, outcome.message
+    current.output = {**current.output, **outcome.output}
+    current.finished = timezone.now() if outcome.state == StepState.DONE else None
+    current.save(update_fields=["state", "message", "output", "finished"])
+    return current
+
+
+def run_all(run_id: int) -> list[StepRun]:
+    """Run the steps in order until one is waiting for a crowd or an expert, or all are done."""
+    done = []
+    for definition in STEPS:
+        result = run_step(run_id, definition.name)
+        done.append(result)
+        if result.state != StepState.DONE:
+            break
+    return done
+
+
+def progress(run: PipelineRun) -> list[dict[str, Any]]:
+    return [
+        {
+            "step": s.name,
+            "state": s.state,
+            "message": s.message,
+            "jobs": list(s.jobs.values_list("pk", flat=True)),
+        }
+        for s in run.steps.prefetch_related("jobs")
+    ]

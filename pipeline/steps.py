@@ -1,0 +1,210 @@
+"""One function per pipeline step: each reads the run's parameters, calls the apps' services, and
+says whether the step is done or waiting for a crowd. Each can run again and continues where it
+stopped (jobs are reused, crawls and collections are idempotent)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q
+
+from aggregation.services import aggregate_job
+from annotation import services as annotation
+from annotation.models import Job, JobState
+from annotation.services.paraphrases import collect_paraphrases
+from crawler import services as crawler
+from crawler.models import CrawlRun, Debate, RunStatus
+from pipeline import candidate_jobs, review
+from pipeline.models import StepRun, StepState
+from search.services import SearchConfigError
+
+
+class StepError(RuntimeError):
+    """A step cannot go on (a failed crawl, a job that cannot be created, ...)."""
+
+
+@dataclass
+class Outcome:
+    state: str
+    message: str
+    output: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Context:
+    step: StepRun
+    params: dict[str, Any]
+
+    @property
+    def claims(self) -> list[int]:
+        return list(self.params.get("claims") or [])
+
+    def job(self, key: str, create: Callable[[], Job | None]) -> Job | None:
+        """The step's job under `key`, created once; None when there was nothing to annotate."""
+        job_id = self.step.output.get("jobs", {}).get(key)
+        if job_id is not None:
+            return Job.objects.get(pk=job_id)
+        if key in self.step.output.get("empty", []):
+            return None
+        job = create()
+        if job is None:
+            self.step.output.setdefault("empty", []).append(key)
+        else:
+            self.step.output.setdefault("jobs", {})[key] = job.pk
+            self.step.jobs.add(job)
+        self.step.save(update_fields=["output"])
+        return job
+
+
+def drive(job: Job) -> bool:
+    """Publish and sync a job; aggregate it once complete. True when its results are written back."""
+    if job.state == JobState.DRAFT:
+        job = annotation.publish_job(job.pk)
+    if job.state not in JobState.finished():
+        job = annotation.sync_job(job.pk)
+    if job.state != JobState.COMPLETE:
+        return False
+    if not job.aggregation_runs.filter(state="done").exists() and job.task_type != "paraphrase_writing":
+        aggregate_job(job.pk)
+    return True
+
+
+def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcome:
+    job = ctx.job(key, create)
+    if job is None:
+        return Outcome(StepState.DONE, "nothing to annotate")
+    if not drive(job):
+        progress = annotation.job_progress(job)
+        return Outcome(
+            StepState.WAITING, f"job {job.pk}: {progress.assignments_done}/{progress.assignments_wanted}"
+        )
+    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated")
+
+
+# --- the steps -------------------------------------------------------------------------------------
+
+
+def crawl(ctx: Context) -> Outcome:
+    options = ctx.params["crawl"]
+    if ctx.claims and not options.get("start_urls") and not options.get("serve_fixtures"):
+        return Outcome(StepState.DONE, f"{len(ctx.claims)} claims given; nothing to crawl")
+    run_id = ctx.step.output.get("crawl_run")
+    run = CrawlRun.objects.get(pk=run_id) if run_id else None
+    with _fixture_site(bool(options.get("serve_fixtures"))) as start_urls:
+        if run is None or run.status != RunStatus.FINISHED:
+            run = crawler.create_run(
+                options["site"],
+                archive=options.get("archive", ""),
+                limit=options.get("limit"),
+                start_urls=start_urls or list(options.get("start_urls") or []),
+            )
+            ctx.step.output["crawl_run"] = run.pk
+            ctx.step.save(update_fields=["output"])
+            # Scrapy runs in its own process (Twisted's reactor cannot restart in this one).
+            env = {**os.environ, **({"CRAWLER_DOWNLOAD_DELAY_MS": "0"} if start_urls else {})}
+            subprocess.run(
+                crawler.crawl_command(run), env=env, cwd=settings.BASE_DIR, check=False, timeout=3600
+            )
+            run.refresh_from_db()
+    if run.status != RunStatus.FINISHED:
+        raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
+    cids = sorted(
+        Debate.objects.filter(Q(first_run=run) | Q(last_run=run), claim__isnull=False).values_list(
+            "claim__cid", flat=True
+        )
+    )
+    ctx.params["claims"] = cids
+    return Outcome(
+        StepState.DONE,
+        f"crawl {run.pk}: {run.pages} pages, {run.items} debates, {run.drops} drops, {len(cids)} claims",
+        {"claims": cids},
+    )
+
+
+@contextmanager
+def _fixture_site(serve: bool) -> Iterator[list[str]]:
+    """Serve the saved idebate pages of ../shared/fixtures on 127.0.0.1 while the crawl runs."""
+    if not serve:
+        yield []
+        return
+    from crawler.local_site import LocalSite
+
+    pages = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
+    if not pages.is_dir():
+        raise StepError(f"no saved pages at {pages}: give crawl.start_urls for a live or archive crawl")
+    with LocalSite.idebate(pages).serve() as site:
+        yield [f"{site.url}/debatabase/all"]
+
+
+def stance(ctx: Context) -> Outcome:
+    return job_step(ctx, "stance", lambda: candidate_jobs.stance_job(ctx.claims, ctx.params, "candidate"))
+
+
+def paraphrase_writing(ctx: Context) -> Outcome:
+    outcome = job_step(ctx, "writing", lambda: candidate_jobs.paraphrase_writing_job(ctx.claims, ctx.params))
+    if outcome.state == StepState.DONE and "writing" in ctx.step.output.get("jobs", {}):
+        report = collect_paraphrases(ctx.step.output["jobs"]["writing"])
+        outcome.message += f"; {report.created} new candidate paraphrases ({report.too_short} too short, "
+        outcome.message += f"{report.copies_of_original} copies, {report.duplicates} duplicates dropped)"
+    return outcome
+
+
+def paraphrase_verification(ctx: Context) -> Outcome:
+    return job_step(
+        ctx, "verification", lambda: candidate_jobs.paraphrase_verification_job(ctx.claims, ctx.params)
+    )
+
+
+def web_perspectives(ctx: Context) -> Outcome:
+    try:
+        source = candidate_jobs.web_source(ctx.params)
+    except SearchConfigError as error:
+        # Step 2c is optional: without a web search source the rest of the pipeline still runs.
+        return Outcome(StepState.DONE, f"skipped: {error}", {"skipped": str(error)})
+    return job_step(ctx, "web", lambda: candidate_jobs.web_perspective_job(ctx.claims, ctx.params, source))
+
+
+def evidence(ctx: Context) -> Outcome:
+    return job_step(ctx, "evidence", lambda: candidate_jobs.evidence_job(ctx.claims, ctx.params))
+
+
+def topics(ctx: Context) -> Outcome:
+    return job_step(ctx, "topics", lambda: candidate_jobs.topic_job(ctx.claims, ctx.params))
+
+
+def aggregate(ctx: Context) -> Outcome:
+    return review.aggregate_run(ctx)
+
+
+def adjudicate(ctx: Context) -> Outcome:
+    return review.adjudicate_run(ctx)
+
+
+def split(ctx: Context) -> Outcome:
+    return review.split_run(ctx)
+
+
+def release(ctx: Context) -> Outcome:
+    return review.release_run(ctx)
+
+
+STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
+    "crawl": crawl,
+    "stance": stance,
+    "paraphrase_writing": paraphrase_writing,
+    "paraphrase_verification": paraphrase_verification,
+    "web_perspectives": web_perspectives,
+    "evidence": evidence,
+    "topics": topics,
+    "aggregate": aggregate,
+    "adjudicate": adjudicate,
+    "split": split,
+    "release": release,
+}
