@@ -57,6 +57,11 @@ class AggregationReport:
         )  # fmt: skip
 
 
+def has_aggregation(task_type: str) -> bool:
+    """Whether jobs of this task type are aggregated (free-text writing jobs are not)."""
+    return task_type in CATEGORICAL_RULES or task_type == TOPIC_TASK
+
+
 def current_policy(job: Job) -> AggregationPolicy:
     """The policy of the job's last successful run, or the defaults: re-runs decide as before."""
     last = job.aggregation_runs.filter(state=RunState.DONE).order_by("-created", "-pk").first()

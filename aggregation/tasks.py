@@ -9,6 +9,7 @@ from celery import shared_task
 
 from aggregation import services
 from aggregation.models import RunTrigger
+from annotation.models import Job
 
 log = logging.getLogger(__name__)
 
@@ -27,5 +28,9 @@ def aggregate_job_task(
 
 
 def request_aggregation(job_id: int, trigger: str = RunTrigger.COMPLETION) -> None:
-    """Aggregate once the current transaction commits (a job's completion, a staff request)."""
+    """Aggregate once the current transaction commits (a job's completion, a staff request); jobs
+    whose task type has nothing to aggregate (paraphrase writing) are left alone."""
+    task_type = Job.objects.filter(pk=job_id).values_list("task_type", flat=True).first()
+    if task_type is None or not services.has_aggregation(task_type):
+        return
     aggregate_job_task.delay_on_commit(job_id, trigger)  # type: ignore[attr-defined]  # not in celery-types

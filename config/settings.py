@@ -153,7 +153,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # In the embedded default every task runs in-process: one line per task is noise there.
+        "celery.app.trace": {"level": env_str("CELERY_TRACE_LOG_LEVEL", "INFO" if REDIS_URL else "WARNING")},
+    },
 }
 
 # Crawler (crawler/): who we say we are, where crawl state lives, how politely we fetch.

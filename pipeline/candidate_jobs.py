@@ -7,6 +7,7 @@ Retrieval (search/) proposes; these services create the annotation jobs that `pu
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -105,7 +106,7 @@ def web_perspective_job(
 
 def web_source(params: dict[str, Any]) -> WebSearchSource:
     path = params.get("web_source_file")
-    return FileWebSource(path) if path else search.get_web_source()
+    return FileWebSource(Path(path)) if path else search.get_web_source()
 
 
 def add_web_candidates(cid: int, found: Sequence[Any]) -> int:

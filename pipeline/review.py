@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from aggregation.adjudication import AdjudicationError, adjudicate, draw_sample, sample_accuracy
 from aggregation.models import Adjudication, ItemOutcome
 from aggregation.policy import CATEGORICAL_RULES
-from aggregation.services import AggregationError, aggregate_job
+from aggregation.services import AggregationError, aggregate_job, has_aggregation
 from annotation.models import Job, JobState
 from export.models import Release
 from export.services import assign_claim_splits, build_release
@@ -38,7 +38,7 @@ def aggregate_run(ctx: Context) -> Outcome:
     """Aggregate every complete job of the run again (idempotent) and report its figures."""
     figures = []
     for job in run_jobs(ctx):
-        if job.state != JobState.COMPLETE or job.task_type == "paraphrase_writing":
+        if job.state != JobState.COMPLETE or not has_aggregation(job.task_type):
             continue
         try:
             aggregate_job(job.pk)

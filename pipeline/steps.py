@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q
 
-from aggregation.services import aggregate_job
+from aggregation.services import aggregate_job, has_aggregation
 from annotation import services as annotation
 from annotation.models import Job, JobState
 from annotation.services.paraphrases import collect_paraphrases
@@ -71,7 +71,7 @@ def drive(job: Job) -> bool:
         job = annotation.sync_job(job.pk)
     if job.state != JobState.COMPLETE:
         return False
-    if not job.aggregation_runs.filter(state="done").exists() and job.task_type != "paraphrase_writing":
+    if has_aggregation(job.task_type) and not job.aggregation_runs.filter(state="done").exists():
         aggregate_job(job.pk)
     return True
 

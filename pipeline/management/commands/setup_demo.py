@@ -1,4 +1,5 @@
-"""Everything `make run` needs after migrating: the release imported and a staff login printed."""
+"""Everything `make run` needs after migrating: the release imported, the demo pipeline run over the
+saved debate pages with the simulated crowd, and a staff login printed."""
 
 from __future__ import annotations
 
@@ -11,17 +12,20 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from corpus.models import Claim
+from pipeline.demo import run_demo
+from pipeline.services import PipelineError, progress
 
 STAFF_USERNAME = "admin"
 
 
 class Command(BaseCommand):
-    help = "Import the PERSPECTRUM release (downloading it when not on disk) and create a staff login."
+    help = "Import the PERSPECTRUM release, run the simulated demo pipeline, and create a staff login."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--username", default=STAFF_USERNAME)
+        parser.add_argument("--no-pipeline", action="store_true", help="skip the demo pipeline run")
 
-    def handle(self, *args: Any, username: str, **options: Any) -> None:
+    def handle(self, *args: Any, username: str, no_pipeline: bool, **options: Any) -> None:
         release_dir = settings.PERSPECTRUM_DIR
         if (release_dir / "perspectrum_with_answers_v1.0.json").exists():
             call_command("import_perspectrum", str(release_dir), stdout=self.stdout)
@@ -32,7 +36,22 @@ class Command(BaseCommand):
                 call_command("import_perspectrum", str(target), download=True, stdout=self.stdout)
             except CommandError as error:
                 self.stderr.write(f"The release was not imported: {error}")
+        if not no_pipeline:
+            self._run_demo_pipeline()
         self._print_login(username)
+
+    def _run_demo_pipeline(self) -> None:
+        self.stdout.write("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")
+        try:
+            run = run_demo()
+        except PipelineError as error:
+            self.stderr.write(
+                f"The demo pipeline stopped: {error}. The platform starts anyway; see the admin."
+            )
+            return
+        for step in progress(run):
+            self.stdout.write(f"  {step['step']}: {step['state']} — {step['message']}")
+        self.stdout.write("  see /admin/pipeline/pipelinerun/ for every step and /releases/ for the release")
 
     def _print_login(self, username: str) -> None:
         password_file = settings.VAR_DIR / "staff_password"

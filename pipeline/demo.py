@@ -1,0 +1,45 @@
+"""The `make run` demo: a pipeline run over the saved debate pages with the simulated crowd.
+
+Everything it makes is labelled simulated (the run, the workers, the responses, the release notes).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.conf import settings
+
+from corpus.models import Perspective
+from pipeline import services
+from pipeline.models import PipelineRun
+
+DEMO_NAME = "demo: saved idebate pages, simulated crowd"
+DEMO_VERSION = "demo-1"
+
+
+def web_sentences_file(path: Path) -> Path | None:
+    """An offline stand-in for web search: the web sentences PERSPECTRUM's authors collected
+    (its pool's `google` perspectives), one page per sentence. None when there are none."""
+    rows = Perspective.objects.filter(source="google").order_by("pid").values_list("pid", "text")
+    lines = [json.dumps({"url": f"perspectrum:pool/{pid}", "title": "", "text": text}) for pid, text in rows]
+    if not lines:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def demo_params() -> dict[str, object]:
+    fixtures = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
+    # With the saved pages: crawl them from a local server. Without: a small, polite archive crawl.
+    crawl = {"serve_fixtures": True} if fixtures.is_dir() else {"archive": "2015:2018", "limit": 5}
+    web = web_sentences_file(Path(settings.DATA_DIR) / "demo_web_sentences.jsonl")
+    return {"crawl": crawl, "web_source_file": str(web or ""), "version": DEMO_VERSION}
+
+
+def run_demo() -> PipelineRun:
+    """Create the demo run once, then run (or continue) it to the end."""
+    run = PipelineRun.objects.filter(name=DEMO_NAME).first() or services.create_run(DEMO_NAME, demo_params())
+    services.run_all(run.pk)
+    return run
