@@ -2,7 +2,8 @@
 
 Measured on PERSPECTRUM (claim as query over the 11,112-perspective pool, cluster_recall@15):
 BM25 0.458, MiniLM cosine 0.589, their linear fusion 0.591 (BM25 weight 0.2; RRF 0.592), plus hub
-correction 0.62, plus neighbour smoothing and MMR 0.63. Pseudo-relevance feedback (Rocchio in
+correction 0.62, plus neighbour smoothing and MMR 0.626 (bench line embedded-hybrid-hub-mmr),
+short of the 0.65 target. Pseudo-relevance feedback (Rocchio in
 embedding space) and MiniLM token-level late interaction (MaxSim) did not help (≤ 0.59).
 
 - Hub correction (CSLS, Conneau et al. 2018): a perspective that is close to many claims (a
