@@ -98,16 +98,22 @@ class FileWebSource:
         return self._lines
 
     def search(self, query: str, count: int = 10) -> list[WebPage]:
+        """The file's pages for `query`, the `count` sharing most words with it first, as a search
+        engine would rank them (a large offline file is useless if every query gets its first lines)."""
         wanted = query.strip().lower()
-        pages = [
-            WebPage(line.get("url", ""), line.get("title", ""), line.get("text", ""))
-            for line in self._read()
-            if "query" not in line or line["query"].strip().lower() == wanted
-        ]
-        return pages[:count]
+        words = set(_WORD.findall(wanted))
+        scored = []
+        for number, line in enumerate(self._read()):
+            if "query" in line and line["query"].strip().lower() != wanted:
+                continue
+            page = WebPage(line.get("url", ""), line.get("title", ""), line.get("text", ""))
+            overlap = len(words & set(_WORD.findall(f"{page.title} {page.text}".lower())))
+            scored.append((-overlap, number, page))
+        return [page for _, _, page in sorted(scored, key=lambda row: row[:2])[:count]]
 
 
 _TAG = re.compile(r"<[^>]+>")
+_WORD = re.compile(r"\w{3,}")
 # A sentence ends at . ! or ? followed by space and an upper-case letter, digit or quote. Written by
 # hand because the usual splitters need a model download (punkt) and snippets are short and clean.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"”’)]?\s+(?=[\"“‘(]?[A-Z0-9])")
