@@ -96,6 +96,8 @@ def execute(entry_id: int) -> LedgerEntry:
     if not _move(
         entry, [LedgerState.REQUESTED], LedgerState.CLAIMED, claimed_at=now, attempts=F("attempts") + 1
     ):
+        # Another delivery holds (or finished) the row: report its state now, not as first read.
+        entry.refresh_from_db()
         return entry
     entry.refresh_from_db()
     gateway = GATEWAYS[entry.provider]
