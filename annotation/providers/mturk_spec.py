@@ -13,6 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
+from annotation import costs
 from annotation.providers.market_errors import AssignmentLimitError, MarketConfigError
 
 # System qualification types (MTurk documentation, "QualificationRequirement").
@@ -180,8 +181,9 @@ def worst_case_cost(
 ) -> Decimal:
     """reward × assignments × (1 + fee) + bonus cap × (1 + fee), rounded up to the cent.
 
-    The fee applies to bonuses too on both markets, so the cap is charged with it.
+    The fee applies to bonuses too on both markets, so the cap is charged with it. The formula
+    itself lives in annotation.costs, the one place for it.
     """
-    base = Decimal(reward) * hits * assignments_per_hit
-    total = (base + Decimal(bonus_cap)) * (1 + Decimal(fee_rate))
-    return total.quantize(CENT, rounding="ROUND_CEILING")
+    return costs.worst_case(
+        [(Decimal(reward), hits * assignments_per_hit)], Decimal(fee_rate), Decimal(bonus_cap)
+    )
