@@ -46,6 +46,35 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(f"  {count} skipped: {reason}")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def isolated_state_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Indexes, releases, crawl state and data go to a temporary directory, never the checkout's var/
+    (subprocesses such as crawls inherit it through the environment)."""
+    from django.conf import settings
+
+    root = tmp_path_factory.mktemp("var")
+    dirs = {
+        "DATA_DIR": root / "data",
+        "RELEASES_DIR": root / "releases",
+        "SEARCH_INDEX_DIR": root / "search",
+        "CRAWLER_DIR": root / "crawler",
+    }
+    saved = {name: getattr(settings, name) for name in dirs}
+    saved_env = os.environ.get("STANCEWORK_VAR_DIR")
+    os.environ["STANCEWORK_VAR_DIR"] = str(root)
+    for name, path in dirs.items():
+        setattr(settings, name, path)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(settings, name, value)
+        if saved_env is None:
+            os.environ.pop("STANCEWORK_VAR_DIR", None)
+        else:
+            os.environ["STANCEWORK_VAR_DIR"] = saved_env
+
+
 @pytest.fixture(autouse=True)
 def eager_celery(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tasks run in-process in tests about services; tests marked `redis` are about delivery and

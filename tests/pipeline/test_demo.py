@@ -1,0 +1,71 @@
+"""`make run`'s data step on a fresh database: the release imported, the saved pages crawled, every
+pipeline step done with the simulated crowd, and a release that verifies.
+
+Run as `manage.py setup_demo` in its own process on a SQLite file of its own (the crawl inside it
+is a further process), as `make run` does; the test reads the results back with sqlite3.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.mark.slow
+def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> None:
+    if not (SHARED / "fixtures" / "idebate" / "pages").is_dir():
+        pytest.fail("the saved idebate pages are expected in ../shared/fixtures")
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        "STANCEWORK_VAR_DIR": str(tmp_path / "var"),
+        "REDIS_URL": "",
+        "LOG_LEVEL": "WARNING",
+    }
+
+    def manage(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        return done.stdout
+
+    manage("migrate", "--noinput", "-v0")
+    output = manage("setup_demo")
+
+    assert "SIMULATED crowd" in output
+    assert "Staff login for http://127.0.0.1:8000/admin/ : admin / " in output
+    with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
+        steps = db.execute(
+            "SELECT s.name, s.state, s.message FROM pipeline_steprun s ORDER BY s.position"
+        ).fetchall()
+        simulated = db.execute("SELECT simulated FROM pipeline_pipelinerun").fetchall()
+        claims = db.execute("SELECT COUNT(*) FROM corpus_claim WHERE text_missing = 0").fetchone()[0]
+        crawled = db.execute("SELECT COUNT(*) FROM crawler_debate").fetchone()[0]
+        real_responses = db.execute(
+            "SELECT COUNT(*) FROM annotation_response WHERE simulated = 0"
+        ).fetchone()[0]
+    assert [state for _, state, _ in steps] == ["done"] * 11, steps
+    assert simulated == [(1,)]
+    assert crawled == 41
+    assert claims >= 907
+    assert real_responses == 0  # every response of the demo is labelled simulated
+    assert "release demo-1" in steps[-1][2]
+    verified = manage("verify_release", str(tmp_path / "var" / "releases" / "demo-1"))
+    assert "verified against its manifest and schemas" in verified
+
+    again = manage("setup_demo")  # make run again: nothing new is crawled or released
+    assert "release demo-1" in again
