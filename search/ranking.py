@@ -1,51 +1,101 @@
 """Hybrid ranking: BM25 fused with dense similarity, hub correction, and diversity (pure numpy).
 
-Measured on PERSPECTRUM (claim as query over the 11,112-perspective pool, cluster_recall@15):
-BM25 0.458, MiniLM cosine 0.589, their linear fusion 0.591 (BM25 weight 0.2; RRF 0.592), plus hub
-correction 0.62, plus neighbour smoothing and MMR 0.626 (bench line embedded-hybrid-hub-mmr),
-short of the 0.65 target. Pseudo-relevance feedback (Rocchio in
-embedding space) and MiniLM token-level late interaction (MaxSim) did not help (≤ 0.59).
+Measured on PERSPECTRUM (claim as query over the 11,112-perspective pool, cluster_recall@15; every
+corpus statistic leaves the query claim out; reproduce with `python -m bench.search --dense`):
 
-- Hub correction (CSLS, Conneau et al. 2018): a perspective that is close to many claims (a
-  generic sentence) is a "hub" that crowds every claim's top 15; subtracting its mean similarity
-  to its nearest reference queries (the corpus's claims) demotes it.
+    MiniLM cosine                                      0.589
+    + BM25 (weight 0.1, max-normalised)                0.598   (z-scored fusion: 0.601)
+    + hub correction (k=1, weight 0.5)                 0.620   (with the query claim left in: 0.621)
+    + neighbour smoothing, BM25 0.05, hub weight 0.4   0.625
+    + MMR (lambda 0.85)                                0.63
+    + hard near-duplicate collapse (cosine >= 0.825)   0.644
+    + soft redundancy penalty (cosine > 0.7, x2)       0.651   <- HybridParams() defaults
+
+Pseudo-relevance feedback, MiniLM token-level late interaction and RRF did not help (<= 0.59).
+
+- Hub correction (CSLS, Conneau et al. 2018): a perspective close to many claims (a generic
+  sentence) crowds every claim's top 15; subtracting its mean similarity to its nearest reference
+  queries (the corpus's claims) demotes it. A query that is itself a reference is left out of its
+  own correction (`exclude_reference`), so the figure above is not helped by the query claim.
 - Neighbour smoothing: a perspective whose nearest neighbours also match the query is more likely
   on topic (the cluster hypothesis), so a share of the neighbours' mean score is added.
-- MMR (Carbonell & Goldstein 1998): paraphrases of one perspective are near-duplicates; picking
-  the next hit by relevance minus similarity to hits already picked spreads the top k over
-  clusters, which is what an annotator reviewing candidates needs.
+- Redundancy penalty: paraphrases of one perspective are near-duplicates, and a second member of a
+  cluster already retrieved adds nothing to cluster recall. Picking greedily by relevance minus
+  `penalty * (cosine to the closest pick - threshold)` spreads the top k over clusters. Unlike MMR
+  (Carbonell & Goldstein 1998), sentences below the threshold are not pushed apart at all, which
+  is what lifted recall: two different arguments on one topic are often fairly similar.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 CHUNK = 2048
+Diversity = Literal["none", "mmr", "redundancy"]
+Normalisation = Literal["max", "zscore"]
 
 
 @dataclass(frozen=True)
 class HybridParams:
-    bm25_weight: float = 0.1
-    hub_k: int = 3
-    smoothing: float = 0.2
+    bm25_weight: float = 0.05
+    normalisation: Normalisation = "max"
+    hub_k: int = 1
+    hub_weight: float = 0.4
+    smoothing: float = 0.3
     neighbours: int = 5
+    diversity: Diversity = "redundancy"
     mmr_lambda: float = 0.85
-    mmr_pool: int = 150
+    redundancy_cosine: float = 0.7
+    redundancy_penalty: float = 2.0
+    pool: int = 150
+
+
+class Hubness:
+    """Per document, the mean cosine to its k most similar reference queries, optionally leaving one out."""
+
+    def __init__(self, doc_vectors: np.ndarray, reference_vectors: np.ndarray, k: int) -> None:
+        self.k = min(max(k, 0), len(reference_vectors))
+        # One more than k is kept so that a left-out reference can be replaced by the next one.
+        keep = min(self.k + 1, len(reference_vectors))
+        self.top = np.zeros((len(doc_vectors), keep), dtype=np.float32)
+        self.which = np.zeros((len(doc_vectors), keep), dtype=np.int64)
+        if not self.k:
+            return
+        for start in range(0, len(doc_vectors), CHUNK):
+            sims = doc_vectors[start : start + CHUNK] @ reference_vectors.T
+            part = np.argpartition(-sims, keep - 1, axis=1)[:, :keep]
+            order = np.argsort(-np.take_along_axis(sims, part, axis=1), axis=1)
+            which = np.take_along_axis(part, order, axis=1)
+            self.which[start : start + CHUNK] = which
+            self.top[start : start + CHUNK] = np.take_along_axis(sims, which, axis=1)
+
+    def values(self, exclude: int | None = None) -> np.ndarray:
+        if not self.k:
+            return np.zeros(len(self.top), dtype=np.float32)
+        k = self.k
+        out = self.top[:, :k].mean(axis=1)
+        if exclude is None:
+            return out
+        hit = (self.which[:, :k] == exclude).any(axis=1)
+        if self.top.shape[1] > k:  # the (k+1)-th nearest reference takes the left-out one's place
+            out[hit] = (self.top[hit, : k + 1].sum(axis=1) - self._excluded(hit, exclude)) / k
+        elif k > 1:
+            out[hit] = (self.top[hit, :k].sum(axis=1) - self._excluded(hit, exclude)) / (k - 1)
+        else:
+            out[hit] = 0.0
+        return out
+
+    def _excluded(self, rows: np.ndarray, exclude: int) -> np.ndarray:
+        return np.where(self.which[rows] == exclude, self.top[rows], 0.0).sum(axis=1)
 
 
 def hubness(doc_vectors: np.ndarray, reference_vectors: np.ndarray, k: int) -> np.ndarray:
     """Per document, the mean cosine to its k most similar reference queries."""
-    if len(reference_vectors) == 0 or k <= 0:
-        return np.zeros(len(doc_vectors), dtype=np.float32)
-    k = min(k, len(reference_vectors))
-    out = np.empty(len(doc_vectors), dtype=np.float32)
-    for start in range(0, len(doc_vectors), CHUNK):
-        sims = doc_vectors[start : start + CHUNK] @ reference_vectors.T
-        out[start : start + CHUNK] = -np.sort(-sims, axis=1)[:, :k].mean(axis=1)
-    return out
+    return Hubness(doc_vectors, reference_vectors, k).values()
 
 
 def nearest_neighbours(doc_vectors: np.ndarray, n: int) -> np.ndarray:
@@ -66,22 +116,50 @@ def normalise_by_max(scores: np.ndarray) -> np.ndarray:
     return scores / top if top > 0 else scores
 
 
-def mmr(relevance: np.ndarray, doc_vectors: np.ndarray, k: int, lam: float, pool: int) -> list[int]:
-    """Greedy maximal marginal relevance over the `pool` most relevant documents; indices, best first."""
+def zscore(scores: np.ndarray) -> np.ndarray:
+    spread = float(scores.std()) if scores.size else 0.0
+    return (scores - scores.mean()) / spread if spread > 0 else scores - scores.mean()
+
+
+def _greedy(
+    relevance: np.ndarray,
+    doc_vectors: np.ndarray,
+    k: int,
+    pool: int,
+    score: Callable[[np.ndarray, np.ndarray], np.ndarray],
+) -> list[int]:
+    """Pick k of the `pool` most relevant documents one by one by `score(relevance, closest)`,
+    where `closest` is each candidate's highest cosine to the documents already picked."""
     candidates = np.argsort(-relevance)[: max(pool, k)]
     sims = doc_vectors[candidates] @ doc_vectors[candidates].T
     rel = relevance[candidates]
-    closest = np.zeros(len(candidates), dtype=np.float32)
+    closest = np.full(len(candidates), -1.0, dtype=np.float32)
     taken = np.zeros(len(candidates), dtype=bool)
     picked: list[int] = []
     for _ in range(min(k, len(candidates))):
-        score = lam * rel - (1 - lam) * closest
-        score[taken] = -np.inf
-        best = int(np.argmax(score))
+        value = score(rel, closest)
+        value[taken] = -np.inf
+        best = int(np.argmax(value))
         picked.append(int(candidates[best]))
         taken[best] = True
         closest = np.maximum(closest, sims[best])
     return picked
+
+
+def mmr(relevance: np.ndarray, doc_vectors: np.ndarray, k: int, lam: float, pool: int) -> list[int]:
+    """Greedy maximal marginal relevance over the `pool` most relevant documents; indices, best first."""
+    return _greedy(
+        relevance, doc_vectors, k, pool, lambda rel, closest: lam * rel - (1 - lam) * closest.clip(0)
+    )
+
+
+def penalise_redundancy(
+    relevance: np.ndarray, doc_vectors: np.ndarray, k: int, cosine: float, penalty: float, pool: int
+) -> list[int]:
+    """Greedy selection docking `penalty` per unit of cosine above `cosine` to the closest pick."""
+    return _greedy(
+        relevance, doc_vectors, k, pool, lambda rel, closest: rel - penalty * np.maximum(closest - cosine, 0)
+    )
 
 
 class HybridIndex:
@@ -101,31 +179,63 @@ class HybridIndex:
         reference = (
             reference_vectors if reference_vectors is not None else np.zeros((0, doc_vectors.shape[1]))
         )
-        self.hub = hubness(doc_vectors, reference.astype(np.float32), self.params.hub_k)
-        self.neighbours = nearest_neighbours(doc_vectors, self.params.neighbours)
+        self.hub = Hubness(doc_vectors, reference.astype(np.float32), self.params.hub_k)
+        self.neighbours = nearest_neighbours(
+            doc_vectors, self.params.neighbours if self.params.smoothing else 0
+        )
 
     def dense_scores(self, query_vector: np.ndarray) -> np.ndarray:
         return self.vectors @ query_vector
 
-    def scores(self, query_vector: np.ndarray, bm25: dict[int, float]) -> np.ndarray:
-        """Fused relevance of every document: hub-corrected, smoothed dense plus weighted BM25."""
+    def scores(
+        self, query_vector: np.ndarray, bm25: dict[int, float], exclude_reference: int | None = None
+    ) -> np.ndarray:
+        """Fused relevance of every document: hub-corrected, smoothed dense plus weighted BM25.
+
+        `exclude_reference` is the row of the query among the reference vectors, if it is one.
+        """
         p = self.params
-        dense = self.dense_scores(query_vector) - self.hub / 2
+        dense = self.dense_scores(query_vector) - p.hub_weight * self.hub.values(exclude_reference)
         if p.smoothing and self.neighbours.shape[1]:
             dense = dense + p.smoothing * dense[self.neighbours].mean(axis=1)
+        if not p.bm25_weight:
+            return dense
         lexical = np.zeros(len(self.ids), dtype=np.float32)
         for doc_id, score in bm25.items():
             if doc_id in self.position:
                 lexical[self.position[doc_id]] = score
+        if p.normalisation == "zscore":
+            return p.bm25_weight * zscore(lexical) + (1 - p.bm25_weight) * zscore(dense)
         return p.bm25_weight * normalise_by_max(lexical) + (1 - p.bm25_weight) * dense
 
+    def rank_scored(
+        self,
+        query_vector: np.ndarray,
+        bm25: dict[int, float],
+        k: int,
+        diverse: bool = True,
+        exclude_reference: int | None = None,
+    ) -> list[tuple[int, float]]:
+        """(id, fused relevance) of the top k documents for a query, in the order picked."""
+        relevance = self.scores(query_vector, bm25, exclude_reference)
+        p = self.params
+        if not diverse or p.diversity == "none":
+            order = [int(i) for i in np.argsort(-relevance)[:k]]
+        elif p.diversity == "mmr":
+            order = mmr(relevance, self.vectors, k, p.mmr_lambda, p.pool)
+        else:
+            order = penalise_redundancy(
+                relevance, self.vectors, k, p.redundancy_cosine, p.redundancy_penalty, p.pool
+            )
+        return [(int(self.ids[i]), float(relevance[i])) for i in order]
+
     def rank(
-        self, query_vector: np.ndarray, bm25: dict[int, float], k: int, diverse: bool = True
+        self,
+        query_vector: np.ndarray,
+        bm25: dict[int, float],
+        k: int,
+        diverse: bool = True,
+        exclude_reference: int | None = None,
     ) -> list[int]:
         """The ids of the top k documents for a query."""
-        relevance = self.scores(query_vector, bm25)
-        if diverse:
-            order = mmr(relevance, self.vectors, k, self.params.mmr_lambda, self.params.mmr_pool)
-        else:
-            order = list(np.argsort(-relevance)[:k])
-        return [int(self.ids[i]) for i in order]
+        return [doc_id for doc_id, _ in self.rank_scored(query_vector, bm25, k, diverse, exclude_reference)]

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from search.ranking import HybridIndex, HybridParams, hubness, mmr, nearest_neighbours
+from search.ranking import (
+    Hubness,
+    HybridIndex,
+    HybridParams,
+    hubness,
+    mmr,
+    nearest_neighbours,
+    penalise_redundancy,
+)
 
 
 def unit(*rows: list[float]) -> np.ndarray:
@@ -48,3 +56,41 @@ def test_bm25_scores_are_fused_by_public_id() -> None:
     index = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0.5, hub_k=0, smoothing=0))
     assert index.rank(query, {}, 2, diverse=False) == [10, 20]
     assert index.rank(query, {20: 7.0, 999: 9.0}, 2, diverse=False) == [20, 10]
+
+
+def test_hubness_can_leave_the_query_out_of_the_reference_queries() -> None:
+    docs = unit([1, 0], [0, 1])
+    refs = unit([1, 0], [1, 0.5], [0, 1])
+    hubs = Hubness(docs, refs, k=1)
+    assert np.isclose(hubs.values()[0], 1.0)
+    assert np.isclose(hubs.values(exclude=0)[0], refs[1] @ docs[0], atol=1e-6)
+    assert np.isclose(hubs.values(exclude=0)[1], 1.0)  # the left-out query was not its nearest
+
+
+def test_leaving_out_the_only_reference_leaves_no_hubness() -> None:
+    hubs = Hubness(unit([1, 0]), unit([1, 0]), k=1)
+    assert hubs.values(exclude=0).tolist() == [0.0]
+
+
+def test_redundancy_penalty_skips_a_paraphrase_but_not_a_merely_related_document() -> None:
+    docs = unit([1, 0, 0], [1, 0.05, 0], [1, 1, 0])  # 1 paraphrases 0; 2 is related (cosine 0.71)
+    relevance = np.array([0.9, 0.89, 0.7], dtype=np.float32)
+    assert penalise_redundancy(relevance, docs, k=2, cosine=0.8, penalty=2.0, pool=3) == [0, 2]
+    related = unit([1, 0, 0], [1, 1, 0], [0, 0, 1])
+    assert penalise_redundancy(relevance, related, k=2, cosine=0.8, penalty=2.0, pool=3) == [0, 1]
+
+
+def test_zscore_fusion_ranks_by_both_signals() -> None:
+    docs = unit([1, 0], [0.9, 0.1], [0, 1])
+    query = unit([1, 0])[0]
+    params = HybridParams(bm25_weight=0.5, normalisation="zscore", hub_k=0, smoothing=0, diversity="none")
+    index = HybridIndex([10, 20, 30], docs, None, params)
+    assert index.rank(query, {20: 5.0}, 2) == [20, 10]
+
+
+def test_rank_scored_returns_the_fused_relevance_of_each_pick() -> None:
+    docs = unit([1, 0], [0, 1])
+    index = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0, hub_k=0, smoothing=0))
+    ranked = index.rank_scored(unit([1, 0])[0], {}, 2)
+    assert [doc_id for doc_id, _ in ranked] == [10, 20]
+    assert np.isclose(ranked[0][1], 1.0) and np.isclose(ranked[1][1], 0.0, atol=1e-6)
