@@ -21,15 +21,14 @@ import numpy as np
 from corpus.services import import_perspectrum
 from annotation import services
 from annotation.models import Response
-from annotation.simulation import CrowdParams
 from aggregation.labels import STANCE_5_TO_3
 from aggregation.models import WorkerQuality
 from aggregation.services import aggregate_job
-from tests.aggregation.crowdwork import work_in_turns
 import_perspectrum(os.environ["RELEASE"])
-job = services.create_job("stance", {}, provider="simulated")
+crowd = {"size": 30, "spammer_share": 0.2, "seed": 5}
+job = services.create_job("stance", {}, provider="simulated", params={"crowd": crowd})
 services.publish_job(job.pk)
-t = time.perf_counter(); work_in_turns(job, CrowdParams(size=30, spammer_share=0.2, seed=5))
+t = time.perf_counter(); services.sync_job(job.pk)
 crowd = time.perf_counter() - t
 t = time.perf_counter(); report = aggregate_job(job.pk); first = time.perf_counter() - t
 t = time.perf_counter(); aggregate_job(job.pk); again = time.perf_counter() - t

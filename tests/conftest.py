@@ -1,4 +1,4 @@
-"""Suite-wide fixtures. Service tests (PostgreSQL, Redis) run only when DATABASE_URL/REDIS_URL point at them."""
+"""Suite-wide fixtures. Service tests (PostgreSQL, Redis) run only when DATABASE_URL/REDIS_URL name them."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 PERSPECTRUM = SHARED / "perspectrum"
 
 _skipped_services: dict[str, int] = {}
+_service_tests: list[int] = [0]
 
 
 def _needs(name: str, var: str, prefix: tuple[str, ...]) -> str | None:
@@ -30,6 +31,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             reasons.append(_needs("PostgreSQL", "DATABASE_URL", ("postgres://", "postgresql://")))
         if item.get_closest_marker("redis"):
             reasons.append(_needs("Redis", "REDIS_URL", ("redis://", "rediss://")))
+        if item.get_closest_marker("postgres") or item.get_closest_marker("redis"):
+            _service_tests[0] += 1
         reason = "; ".join(r for r in reasons if r)
         if reason:
             _skipped_services[reason] = _skipped_services.get(reason, 0) + 1
@@ -38,7 +41,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _skipped_services:
-        terminalreporter.write_line("service tests: all ran against real PostgreSQL/Redis where marked")
+        terminalreporter.write_line(f"service tests: {_service_tests[0]} selected, run against real PostgreSQL/Redis")
         return
     total = sum(_skipped_services.values())
     terminalreporter.write_line(f"service tests skipped: {total}")
@@ -75,15 +78,13 @@ def isolated_state_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
             os.environ["STANCEWORK_VAR_DIR"] = saved_env
 
 
-@pytest.fixture(autouse=True)
-def eager_celery(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Tasks run in-process in tests about services; tests marked `redis` are about delivery and
-    use a real broker and worker, so they keep the configured (non-eager) mode."""
+@pytest.fixture(autouse=True, scope="session")
+def eager_celery() -> Iterator[None]:
+    """Tasks run in-process for the whole session (module fixtures included) even when REDIS_URL is
+    set: tests about services want eager Celery. Tests marked `redis` are about delivery and switch
+    back to the real broker and worker (see `broker_for_redis_tests`)."""
     from config.celery import app
 
-    if request.node.get_closest_marker("redis"):
-        yield
-        return
     # With a CELERY settings namespace, the namespaced key is the one Celery reads back.
     saved = app.conf.CELERY_TASK_ALWAYS_EAGER
     app.conf.CELERY_TASK_ALWAYS_EAGER = True
@@ -91,6 +92,20 @@ def eager_celery(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
     finally:
         app.conf.CELERY_TASK_ALWAYS_EAGER = saved
+
+
+@pytest.fixture(autouse=True)
+def broker_for_redis_tests(request: pytest.FixtureRequest) -> Iterator[None]:
+    from config.celery import app
+
+    if not request.node.get_closest_marker("redis"):
+        yield
+        return
+    app.conf.CELERY_TASK_ALWAYS_EAGER = False
+    try:
+        yield
+    finally:
+        app.conf.CELERY_TASK_ALWAYS_EAGER = True
 
 
 def _perspectrum_dir() -> Path:

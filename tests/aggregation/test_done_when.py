@@ -17,10 +17,8 @@ from aggregation.labels import STANCE_5_TO_3
 from aggregation.models import AggregationRun, ItemOutcome, RunTrigger, WorkerQuality
 from annotation import services
 from annotation.models import Job, Response, Worker
-from annotation.simulation import CrowdParams
 from corpus.models import Claim, PerspectiveCluster, Status
 from export.services import export_perspectrum
-from tests.aggregation.crowdwork import work_in_turns
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -33,11 +31,14 @@ def aggregated_job(perspectrum_db: Path, django_db_blocker: Any) -> Job:
     inside the release's transaction; each test's changes roll back with its own savepoint."""
     with django_db_blocker.unblock():
         cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True))
-        job = services.create_job("stance", {"claims": cids[:CLAIMS]}, provider="simulated")
+        crowd = {"size": 30, "spammer_share": 0.2, "seed": 5}
+        job = services.create_job(
+            "stance", {"claims": cids[:CLAIMS]}, provider="simulated", params={"crowd": crowd}
+        )
         services.publish_job(job.pk)
         # The job's completion enqueues its aggregation on commit; run those callbacks here.
         with TestCase.captureOnCommitCallbacks(execute=True):
-            work_in_turns(job, CrowdParams(size=30, spammer_share=0.2, seed=5))
+            services.sync_job(job.pk)
         job.refresh_from_db()
     return job
 
