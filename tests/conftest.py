@@ -41,7 +41,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _skipped_services:
-        terminalreporter.write_line(f"service tests: {_service_tests[0]} selected, run against real PostgreSQL/Redis")
+        terminalreporter.write_line(f"service tests: {_service_tests[0]} ran against real PostgreSQL/Redis")
         return
     total = sum(_skipped_services.values())
     terminalreporter.write_line(f"service tests skipped: {total}")
