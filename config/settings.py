@@ -120,13 +120,16 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 25 * 60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 
-# Search (search/): the embedded in-process engine by default; Elasticsearch when SEARCH_BACKEND=elasticsearch.
+# Search (search/): the embedded in-process engine by default; Elasticsearch if SEARCH_BACKEND=elasticsearch.
 SEARCH_BACKEND = env_str("SEARCH_BACKEND", "embedded")
 SEARCH_INDEX_DIR = env_path("SEARCH_INDEX_DIR", VAR_DIR / "search")
 ELASTICSEARCH_URL = env_str("ELASTICSEARCH_URL", "http://127.0.0.1:9200")
 SEARCH_INDEX_PREFIX = env_str("SEARCH_INDEX_PREFIX", "stancework")
 # Keep indexes in step with corpus saves through a Celery task enqueued after commit.
 SEARCH_SYNC = env_bool("SEARCH_SYNC", default=True)
+# Candidate ranking: "bm25", or "hybrid" (BM25 + MiniLM, needs requirements-dense.txt; without it, BM25
+# with a warning).
+SEARCH_RANKING = env_str("SEARCH_RANKING", "bm25")
 WEB_SEARCH_SOURCE = env_str("WEB_SEARCH_SOURCE", "")  # "brave", or a path to an offline sentences file
 WEB_SEARCH_API_KEY = env_str("WEB_SEARCH_API_KEY")
 

@@ -37,7 +37,9 @@ def staff(client: Client) -> Client:
         "/admin/corpus/topic/",
     ],
 )
-def test_list_pages_render_in_a_fixed_number_of_queries(perspectrum_db: Path, staff: Client, url: str) -> None:
+def test_list_pages_render_in_a_fixed_number_of_queries(
+    perspectrum_db: Path, staff: Client, url: str
+) -> None:
     with CaptureQueriesContext(connection) as queries:
         response = staff.get(url)
     assert response.status_code == 200

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from crawler.local_site import LocalSite
 from crawler.parsing import BadPageError, parse_debate
 from tests.crawler.conftest import BUILT, IDEBATE_PAGES, REPO
-from crawler.local_site import LocalSite
 
 # 49 pages: 7 have no points, and two are the same debate (node 2148) saved under two themes.
 DEBATES = 41

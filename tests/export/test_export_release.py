@@ -61,7 +61,9 @@ def test_two_exports_of_the_same_state_are_byte_identical(perspectrum_db: Path, 
         assert first[kind].read_bytes() == second[kind].read_bytes()
 
 
-def test_export_writes_only_released_clusters_with_original_first(perspectrum_db: Path, tmp_path: Path) -> None:
+def test_export_writes_only_released_clusters_with_original_first(
+    perspectrum_db: Path, tmp_path: Path
+) -> None:
     cluster = PerspectiveCluster.objects.filter(claim__cid=499).order_by("position").first()
     assert cluster is not None
     cluster.status = Status.REJECTED
