@@ -41,7 +41,7 @@ lint: install-dev
 	$(BIN)/ruff format --check .
 
 typecheck: install-dev
-	$(BIN)/mypy .
+	$(BIN)/mypy
 
 # `make check` runs exactly what CI runs, plus lint and types.
 check: lint typecheck test

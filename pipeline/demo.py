@@ -33,7 +33,9 @@ def web_sentences_file(path: Path) -> Path | None:
 def demo_params() -> dict[str, object]:
     fixtures = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
     # With the saved pages: crawl them from a local server. Without: a small, polite archive crawl.
-    crawl = {"serve_fixtures": True} if fixtures.is_dir() else {"archive": "2015:2018", "limit": 5}
+    crawl: dict[str, object] = (
+        {"serve_fixtures": True} if fixtures.is_dir() else {"archive": "2015:2018", "limit": 5}
+    )
     web = web_sentences_file(Path(settings.DATA_DIR) / "demo_web_sentences.jsonl")
     return {"crawl": crawl, "web_source_file": str(web or ""), "version": DEMO_VERSION}
 
