@@ -6,6 +6,7 @@ turns what they return into job items.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -13,13 +14,28 @@ from functools import cache
 from django.conf import settings
 
 from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
-from search import candidates
+from search import candidates, dense
 from search.base import Doc, Kind, SearchBackend
+from search.embeddings import CachedEncoder
+from search.hybrid import HybridSearch
+from search.ranking import HybridParams
 from search.websources import BraveSearchSource, FileWebSource, WebSearchSource
+
+logger = logging.getLogger(__name__)
+
+RANKINGS = ("bm25", "hybrid")
+# Per candidate step, how hybrid ranking is set up (see search/ranking.py for the figures).
+# Evidence: the measured best, diversity included, so one paragraph's candidates span clusters.
+EVIDENCE_RANKING = HybridParams()
+# Paraphrase hints: near-duplicates of the perspective are exactly the useful hints, so no diversity.
+PARAPHRASE_RANKING = HybridParams(diversity="none")
+# Claim pairs: claims are their own reference set, so hub correction would only count each claim
+# as its own hub; and the near-duplicate pairs are the ones wanted, so no diversity either.
+CLAIM_PAIR_RANKING = HybridParams(bm25_weight=0.1, hub_k=0, smoothing=0, diversity="none")
 
 
 class SearchConfigError(ValueError):
-    """SEARCH_BACKEND or WEB_SEARCH_SOURCE names something that does not exist."""
+    """SEARCH_BACKEND, SEARCH_RANKING or WEB_SEARCH_SOURCE names something that does not exist."""
 
 
 @cache
@@ -35,6 +51,40 @@ def get_backend() -> SearchBackend:
 
         return ElasticsearchBackend.from_url(settings.ELASTICSEARCH_URL, settings.SEARCH_INDEX_PREFIX)
     raise SearchConfigError(f"SEARCH_BACKEND={name!r}: use 'embedded' or 'elasticsearch'")
+
+
+@cache
+def get_encoder() -> dense.Encoder:
+    """The sentence encoder, vectors cached under SEARCH_INDEX_DIR (DenseUnavailableError if no extra)."""
+    return CachedEncoder(
+        dense.load_encoder(), settings.SEARCH_INDEX_DIR / "embeddings" / "all-MiniLM-L6-v2.npz"
+    )
+
+
+def ranking_backend(params: HybridParams, hub_reference: bool = True) -> SearchBackend:
+    """The backend candidate generation searches with, as SEARCH_RANKING says.
+
+    'bm25' is the index backend itself. 'hybrid' re-ranks its hits with dense similarity over the
+    corpus (claims as hub reference queries when `hub_reference`); without the dense extra it
+    falls back to BM25 with a warning, so a pipeline does not stop for a missing optional wheel.
+    """
+    name = settings.SEARCH_RANKING
+    if name not in RANKINGS:
+        raise SearchConfigError(f"SEARCH_RANKING={name!r}: use one of {', '.join(RANKINGS)}")
+    backend = get_backend()
+    if name == "bm25":
+        return backend
+    try:
+        encoder = get_encoder()
+    except dense.DenseUnavailableError as error:
+        logger.warning("SEARCH_RANKING=hybrid, ranking by BM25 instead: %s", error)
+        return backend
+    reference = _claim_texts if hub_reference else None
+    return HybridSearch(backend, encoder, corpus_documents, params, reference)
+
+
+def _claim_texts() -> list[str]:
+    return [doc.text for doc in corpus_documents(Kind.CLAIM)]
 
 
 def get_web_source() -> WebSearchSource:
@@ -125,7 +175,8 @@ def evidence_verification_candidates(
 ) -> list[candidates.EvidenceCandidates]:
     """Step 3: for each evidence paragraph (all with text, or `eids`) its top k retained perspectives."""
     paragraphs = corpus_documents(Kind.EVIDENCE, eids)
-    return candidates.evidence_candidates(get_backend(), paragraphs, _released_perspectives(), k)
+    backend = ranking_backend(EVIDENCE_RANKING)
+    return candidates.evidence_candidates(backend, paragraphs, _released_perspectives(), k)
 
 
 def paraphrase_hint_candidates(pids: Sequence[int], k: int = 15) -> list[candidates.ParaphraseHints]:
@@ -139,7 +190,8 @@ def paraphrase_hint_candidates(pids: Sequence[int], k: int = 15) -> list[candida
             cluster_members.setdefault(pid, set()).update(members)
     hint_texts = dict(Perspective.objects.filter(quality_flag="").values_list("pid", "text"))
     docs = corpus_documents(Kind.PERSPECTIVE, pids)
-    return candidates.paraphrase_hints(get_backend(), docs, hint_texts, k, cluster_members)
+    backend = ranking_backend(PARAPHRASE_RANKING)
+    return candidates.paraphrase_hints(backend, docs, hint_texts, k, cluster_members)
 
 
 def web_perspective_candidates(
@@ -163,4 +215,5 @@ def web_perspective_candidates(
 def similar_claim_pair_candidates(n: int = 350) -> list[candidates.ClaimPair]:
     """Step 2d: the n most similar pairs among claims with text."""
     claims = corpus_documents(Kind.CLAIM)
-    return candidates.similar_claim_pairs(get_backend(), claims, n)
+    backend = ranking_backend(CLAIM_PAIR_RANKING, hub_reference=False)
+    return candidates.similar_claim_pairs(backend, claims, n)

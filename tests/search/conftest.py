@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from search import services
-from search.base import Doc, SearchBackend
+from search.base import Doc, SearchBackend, query_terms
 from search.embedded import EmbeddedBackend
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -30,8 +32,10 @@ def search_settings(settings, tmp_path: Path) -> Iterator[Path]:  # type: ignore
     settings.SEARCH_BACKEND = "embedded"
     settings.SEARCH_INDEX_DIR = tmp_path / "search"
     services.get_backend.cache_clear()
+    services.get_encoder.cache_clear()
     yield tmp_path / "search"
     services.get_backend.cache_clear()
+    services.get_encoder.cache_clear()
 
 
 def _elasticsearch_backend() -> SearchBackend:
@@ -51,3 +55,25 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> SearchBackend:
     if request.param == "elasticsearch":
         return _elasticsearch_backend()
     return EmbeddedBackend(tmp_path / "index" if request.param == "embedded-disk" else None)
+
+
+class WordEncoder:
+    """A fake sentence encoder for tests: a normalised bag of hashed words, counting the texts it encodes.
+
+    Texts sharing words get similar vectors, which is all the hybrid ranking code needs to be
+    exercised without torch.
+    """
+
+    DIMENSIONS = 64
+
+    def __init__(self) -> None:
+        self.encoded: list[str] = []
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        self.encoded.extend(texts)
+        out = np.zeros((len(texts), self.DIMENSIONS), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in query_terms(text):
+                out[row, zlib.crc32(word.encode()) % self.DIMENSIONS] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms > 0, norms, 1.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from io import StringIO
 from pathlib import Path
 
@@ -9,10 +10,10 @@ import pytest
 from django.core.management import call_command
 
 from corpus.models import Claim, ClusterMember, Evidence, Perspective, PerspectiveCluster, Status
-from search import services
+from search import dense, services
 from search.base import Kind
 from search.websources import FileWebSource
-from tests.search.conftest import FIXTURES
+from tests.search.conftest import FIXTURES, WordEncoder
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +149,66 @@ def test_an_unknown_backend_name_is_a_config_error(settings) -> None:  # type: i
     with pytest.raises(services.SearchConfigError):
         services.get_backend()
     services.get_backend.cache_clear()
+
+
+@pytest.fixture
+def hybrid_ranking(settings, monkeypatch: pytest.MonkeyPatch) -> WordEncoder:  # type: ignore[no-untyped-def]
+    """SEARCH_RANKING=hybrid with the fake word encoder standing in for MiniLM."""
+    encoder = WordEncoder()
+    settings.SEARCH_RANKING = "hybrid"
+    monkeypatch.setattr(dense, "load_encoder", lambda: encoder)
+    services.get_encoder.cache_clear()
+    return encoder
+
+
+def test_bm25_ranking_is_the_index_backend_itself(corpus: None) -> None:
+    assert services.ranking_backend(services.EVIDENCE_RANKING) is services.get_backend()
+
+
+def test_hybrid_ranking_encodes_the_pool_and_the_claims_for_evidence_candidates(
+    corpus: None, hybrid_ranking: WordEncoder
+) -> None:
+    services.rebuild_index()
+    items = services.evidence_verification_candidates(k=8)
+    assert items[0].perspectives[0].id == 3695
+    assert 3700 not in {p.id for p in items[0].perspectives}
+    assert "Vaccination protects children from deadly diseases" in hybrid_ranking.encoded
+    assert "Zoos should be banned" in hybrid_ranking.encoded  # a hub reference query
+
+
+def test_hybrid_paraphrase_hints_still_leave_out_the_perspective_and_its_cluster(
+    corpus: None, hybrid_ranking: WordEncoder
+) -> None:
+    services.rebuild_index()
+    items = services.paraphrase_hint_candidates([3695], k=15)
+    hints = {h.id for h in items[0].hints}
+    assert 3695 not in hints
+    assert hints == {3698, 3700}  # dense ranking reaches perspectives sharing no word
+
+
+def test_hybrid_claim_pairs_find_the_near_duplicate_claims(corpus: None, hybrid_ranking: WordEncoder) -> None:
+    Claim.objects.create(cid=501, text="Zoos must be banned")
+    services.rebuild_index([Kind.CLAIM])
+    pairs = services.similar_claim_pair_candidates(n=350)
+    assert (pairs[0].first_id, pairs[0].second_id) == (500, 501)
+    assert 0 < pairs[0].score <= 1.0 + 1e-6
+
+
+def test_hybrid_without_the_dense_extra_falls_back_to_bm25_with_a_warning(
+    corpus: None, settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
+    def missing() -> WordEncoder:
+        raise dense.DenseUnavailableError("torch missing")
+
+    settings.SEARCH_RANKING = "hybrid"
+    monkeypatch.setattr(dense, "load_encoder", missing)
+    with caplog.at_level(logging.WARNING, logger="search.services"):
+        backend = services.ranking_backend(services.EVIDENCE_RANKING)
+    assert backend is services.get_backend()
+    assert "ranking by BM25 instead: torch missing" in caplog.text
+
+
+def test_an_unknown_ranking_name_is_a_config_error(corpus: None, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.SEARCH_RANKING = "neural"
+    with pytest.raises(services.SearchConfigError):
+        services.paraphrase_hint_candidates([3695])
