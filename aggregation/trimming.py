@@ -136,3 +136,28 @@ def _append_evidence(cluster: PerspectiveCluster, evidence_ids: Sequence[int]) -
             position += 1
             ClusterEvidence.objects.create(cluster=cluster, evidence_id=evidence_id, position=position)
             present.add(evidence_id)
+
+
+def similar_claims(claim: Claim, k: int = 5) -> list[tuple[Claim, float]]:
+    """The k claims most similar to `claim` by retrieval, for the expert's side-by-side view (step 2d)."""
+    from search.base import Kind
+    from search.services import get_backend
+
+    hits = [hit for hit in get_backend().search(Kind.CLAIM, claim.text, k + 1) if hit.id != claim.cid][:k]
+    found = Claim.objects.in_bulk([hit.id for hit in hits], field_name="cid")
+    return [(found[hit.id], hit.score) for hit in hits if hit.id in found]
+
+
+def similar_claim_pairs(count: int = 350) -> list[tuple[Claim, Claim, float]]:
+    """The `count` most similar claim pairs (the paper's top 350), best first."""
+    from search.services import similar_claim_pair_candidates
+
+    pairs = similar_claim_pair_candidates(count)
+    claims = Claim.objects.in_bulk(
+        {cid for p in pairs for cid in (p.first_id, p.second_id)}, field_name="cid"
+    )
+    return [
+        (claims[p.first_id], claims[p.second_id], p.score)
+        for p in pairs
+        if {p.first_id, p.second_id} <= claims.keys()
+    ]

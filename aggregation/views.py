@@ -69,7 +69,21 @@ def claim_clusters(request: HttpRequest, cid: int) -> HttpResponse:
         except trimming.TrimmingError as error:
             messages.error(request, str(error))
         return redirect("aggregation:claim_clusters", cid=cid)
-    return render(request, "aggregation/claim_clusters.html", {"claim": claim, "clusters": clusters})
+    similar = trimming.similar_claims(claim)
+    context = {"claim": claim, "clusters": clusters, "similar": similar}
+    return render(request, "aggregation/claim_clusters.html", context)
+
+
+@staff_member_required
+@require_http_methods(["GET"])
+def similar_claim_pairs(request: HttpRequest) -> HttpResponse:
+    """Step 2d: the most similar claim pairs (default 350), each linking to the side-by-side view."""
+    try:
+        count = max(1, min(int(request.GET.get("n", 350)), 5000))
+    except ValueError:
+        count = 350
+    rows = trimming.similar_claim_pairs(count)
+    return render(request, "aggregation/similar_claims.html", {"rows": rows, "count": count})
 
 
 @staff_member_required
