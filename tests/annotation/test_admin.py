@@ -1,0 +1,54 @@
+"""The annotation admin: jobs with progress, pause / cancel, workers blocked; pages render."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from annotation import services
+from annotation.models import Job, JobState, Worker
+from tests.annotation.factories import make_corpus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def staff(client: Client) -> Client:
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+    return client
+
+
+@pytest.fixture
+def job() -> Job:
+    make_corpus(claims=3)
+    job = services.create_job("stance", {}, provider="inhouse")
+    return services.publish_job(job.pk)
+
+
+def act(staff: Client, url: str, action: str, pks: list[int]) -> None:
+    response = staff.post(url, {"action": action, "_selected_action": pks}, follow=True)
+    assert response.status_code == 200
+
+
+def test_staff_pause_then_cancel_a_job(staff: Client, job: Job) -> None:
+    act(staff, "/admin/annotation/job/", "pause", [job.pk])
+    job.refresh_from_db()
+    assert job.state == JobState.PAUSED
+
+    act(staff, "/admin/annotation/job/", "cancel", [job.pk])
+    job.refresh_from_db()
+    assert job.state == JobState.CANCELLED
+
+
+def test_staff_block_a_worker(staff: Client) -> None:
+    worker = Worker.objects.create(provider="inhouse", external_id="annotator-7")
+    act(staff, "/admin/annotation/worker/", "block", [worker.pk])
+    worker.refresh_from_db()
+    assert worker.blocked
+
+
+@pytest.mark.parametrize("page", ["job", "hit", "assignment", "response", "worker"])
+def test_list_and_change_pages_render(staff: Client, job: Job, page: str) -> None:
+    assert staff.get(f"/admin/annotation/{page}/").status_code == 200
+    assert staff.get(f"/admin/annotation/job/{job.pk}/change/").status_code == 200
