@@ -177,15 +177,18 @@ def exported_topics() -> dict[int, list[str]]:
     return topics
 
 
-def assign_claim_splits(plan: SplitPlan) -> dict[str, Any]:
+def assign_claim_splits(plan: SplitPlan, *, keep_existing: bool = False) -> dict[str, Any]:
     """Split the exportable claims by `plan` into `Claim.split`; returns the split report.
 
-    Only claims whose split changes are written (and touched), so re-running the same plan leaves
-    the database state, and hence the next release, unchanged.
+    With `keep_existing`, claims that have a split keep it and only new claims are placed (a later
+    release never moves a released claim between train and test). Only claims whose split changes
+    are written (and touched), so re-running the same plan leaves the database state, and hence the
+    next release, unchanged.
     """
     topics = exported_topics()
-    result = split_claims(topics, plan)
     current = dict(Claim.objects.filter(cid__in=list(topics)).values_list("cid", "split"))
+    fixed = {cid: split for cid, split in current.items() if split} if keep_existing else None
+    result = split_claims(topics, plan, fixed)
     with transaction.atomic():
         for name in SPLITS:
             moved = [

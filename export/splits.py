@@ -20,6 +20,11 @@ singletons are what lets the sizes come close to the targets.
 Groups are assigned to splits by a seeded search: each trial shuffles the groups and hands each to
 the split furthest below its target; the trial closest to the targets wins (ties: the earliest).
 The same claims, topics, ratios and seed always give the same split.
+
+A split can also *extend* an earlier one (``fixed``): claims that already have a split keep it, so a
+claim released in test never moves to train in a later release. A new claim whose group already holds
+fixed claims joins that group's (majority) split; the other groups are filled toward the targets,
+counting the fixed claims.
 """
 
 from __future__ import annotations
@@ -105,34 +110,69 @@ def topic_groups(topics: Mapping[int, Sequence[str]], grouping: Grouping) -> lis
     return sorted(members.values(), key=lambda group: group[0])
 
 
-def split_claims(topics: Mapping[int, Sequence[str]], plan: SplitPlan = DEFAULT_PLAN) -> SplitResult:
-    """Assign every claim in `topics` (cid → topic slugs in annotator order) to train, dev or test."""
+def split_claims(
+    topics: Mapping[int, Sequence[str]],
+    plan: SplitPlan = DEFAULT_PLAN,
+    fixed: Mapping[int, str] | None = None,
+) -> SplitResult:
+    """Assign every claim in `topics` (cid → topic slugs in annotator order) to train, dev or test;
+    claims in `fixed` (cid → split) keep theirs."""
+    fixed = {cid: split for cid, split in (fixed or {}).items() if cid in topics}
+    unknown = set(fixed.values()) - set(SPLITS)
+    if unknown:
+        raise SplitPlanError(f"fixed splits must be one of {SPLITS}, not {sorted(unknown)}")
     groups = topic_groups(topics, plan.grouping)
     total = sum(len(group) for group in groups)
     targets = [ratio * total for ratio in plan.ratios]
     shared = _shared_pairs(groups, topics)
+    pinned = _pinned_groups(groups, fixed)
+    start = [0.0] * len(SPLITS)
+    for index, split in pinned.items():
+        for cid in groups[index]:
+            start[SPLITS.index(fixed.get(cid, SPLITS[split]))] += 1
     rng = random.Random(plan.seed)
     best: list[int] | None = None
     best_score = (float("inf"), float("inf"))
     for _ in range(plan.trials):
-        order = list(range(len(groups)))
+        order = [index for index in range(len(groups)) if index not in pinned]
         rng.shuffle(order)
         # Big groups first so the singletons can even out what they leave; the shuffle decides
         # among groups of equal size, and which split a group lands in.
         order.sort(key=lambda index: -len(groups[index]))
-        chosen = _fill(order, groups, targets, rng)
+        chosen = _fill(order, groups, targets, rng, start, pinned)
         # Closest to the targets first; among equally close, fewest topic-sharing pairs across splits.
         score = (round(_error(chosen, groups, targets), 6), _crossing(chosen, shared))
         if score < best_score:
             best, best_score = chosen, score
     assert best is not None  # trials >= 1
-    assignment = {cid: SPLITS[best[index]] for index, group in enumerate(groups) for cid in group}
+    assignment = {
+        cid: fixed.get(cid, SPLITS[best[index]]) for index, group in enumerate(groups) for cid in group
+    }
     return SplitResult(plan=plan, assignment=dict(sorted(assignment.items())), groups=groups)
 
 
-def _fill(order: list[int], groups: list[list[int]], targets: list[float], rng: random.Random) -> list[int]:
-    sizes = [0.0] * len(targets)
+def _pinned_groups(groups: list[list[int]], fixed: Mapping[int, str]) -> dict[int, int]:
+    """Group index → the split its fixed claims mostly hold (ties: train before dev before test)."""
+    pinned = {}
+    for index, group in enumerate(groups):
+        held = [SPLITS.index(fixed[cid]) for cid in group if cid in fixed]
+        if held:
+            pinned[index] = min(set(held), key=lambda split: (-held.count(split), split))
+    return pinned
+
+
+def _fill(
+    order: list[int],
+    groups: list[list[int]],
+    targets: list[float],
+    rng: random.Random,
+    start: list[float] | None = None,
+    pinned: Mapping[int, int] | None = None,
+) -> list[int]:
+    sizes = list(start) if start is not None else [0.0] * len(targets)
     chosen = [0] * len(groups)
+    for index, split in (pinned or {}).items():
+        chosen[index] = split
     for index in order:
         size = len(groups[index])
         # The split whose target is missed least after taking this group; random among near-equals.

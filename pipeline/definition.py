@@ -70,6 +70,7 @@ DEFAULTS: dict[str, Any] = {
     "similar_claim_pairs": 350,
     "adjudication_sample": 40,
     "split_seed": 0,
+    "resplit": False,  # True: split every claim afresh; False: claims with a split keep it
     "version": "",
 }
 

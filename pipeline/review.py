@@ -111,7 +111,9 @@ def _simulated_expert(job: Job) -> None:
 
 
 def split_run(ctx: Context) -> Outcome:
-    report = assign_claim_splits(SplitPlan(seed=int(ctx.params["split_seed"])))
+    # Claims released before keep their split unless the run asks to split everything afresh.
+    plan = SplitPlan(seed=int(ctx.params["split_seed"]))
+    report = assign_claim_splits(plan, keep_existing=not ctx.params["resplit"])
     counts = report.get("counts") or report.get("sizes") or {}
     return _outcome(StepState.DONE, f"claims split: {counts}", {"split": report})
 

@@ -79,3 +79,26 @@ def test_perspectrum_splits_by_primary_topic_at_60_15_25(perspectrum_dir: Path) 
     strict = split_claims(topics, SplitPlan(grouping=Grouping.ALL_TOPICS)).report(topics)
     assert strict["leakage"]["topic_sharing_pairs_across_splits"] == 0
     assert strict["shares"]["train"] > 0.8
+
+
+def test_extending_a_split_keeps_every_fixed_claim_where_it_was() -> None:
+    topics = small_corpus()
+    first = split_claims(topics, SplitPlan(seed=3)).assignment
+    old = dict(list(first.items())[: len(first) // 2])
+    grown = {**topics, **{9000 + n: list(topics[cid]) for n, cid in enumerate(old)}}
+
+    extended = split_claims(grown, SplitPlan(seed=99), fixed=old).assignment
+
+    assert all(extended[cid] == split for cid, split in old.items())
+    assert set(extended) == set(grown)
+
+
+def test_a_new_claim_joins_the_split_of_its_topic_group() -> None:
+    topics = {1: ["law"], 2: ["law"], 3: ["economy"], 4: [], 5: [], 6: [], 7: ["law"]}
+    extended = split_claims(topics, SplitPlan(seed=0), fixed={1: "test", 2: "test"}).assignment
+    assert extended[7] == "test"
+
+
+def test_a_fixed_split_must_be_a_known_split() -> None:
+    with pytest.raises(SplitPlanError, match="fixed splits must be one of"):
+        split_claims({1: []}, SplitPlan(), fixed={1: "training"})

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 
 from annotation.models import Job, JobState
-from corpus.models import ClusterEvidence, Evidence, Origin, Perspective, PerspectiveCluster, Status
+from corpus.models import Claim, ClusterEvidence, Evidence, Origin, Perspective, PerspectiveCluster, Status
 from export.models import Release
 from export.verify import verify_release
 from pipeline import services
@@ -45,6 +45,9 @@ def run_params(tmp_path: Path, settings: pytest.FixtureRequest) -> dict:
 
 
 def test_a_simulated_run_goes_through_every_step_to_a_valid_release(run_params: dict) -> None:
+    released_before = Claim.objects.get(cid=run_params["claims"][0])
+    released_before.split = "test"
+    released_before.save()
     run = services.create_run("test", run_params)
 
     steps = services.run_all(run.pk)
@@ -58,6 +61,8 @@ def test_a_simulated_run_goes_through_every_step_to_a_valid_release(run_params: 
     assert all(job.state == JobState.COMPLETE for job in jobs)
     assert Perspective.objects.filter(origin=Origin.PARAPHRASE).exists()
     assert Perspective.objects.filter(origin=Origin.WEB).exists()
+    assert Claim.objects.get(pk=released_before.pk).split == "test"  # an earlier release's split stays
+    assert not Claim.objects.filter(cid__in=run_params["claims"], split="").exists()
     release = Release.objects.get(version="test-1")
     assert verify_release(Path(settings.RELEASES_DIR) / release.directory) == []
 

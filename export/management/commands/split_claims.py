@@ -20,10 +20,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--grouping", choices=[g.value for g in Grouping], default=Grouping.PRIMARY_TOPIC.value
         )
+        parser.add_argument(
+            "--keep-existing",
+            action="store_true",
+            help="claims that have a split keep it; place only new ones",
+        )
 
-    def handle(self, *args: Any, seed: int, ratios: list[float], grouping: str, **options: Any) -> None:
+    def handle(
+        self, *args: Any, seed: int, ratios: list[float], grouping: str, keep_existing: bool, **options: Any
+    ) -> None:
         try:
             plan = SplitPlan(ratios=tuple(ratios), seed=seed, grouping=Grouping(grouping))  # type: ignore[arg-type]
         except SplitPlanError as error:
             raise CommandError(str(error)) from None
-        self.stdout.write(json.dumps(assign_claim_splits(plan), indent=2, sort_keys=True))
+        report = assign_claim_splits(plan, keep_existing=keep_existing)
+        self.stdout.write(json.dumps(report, indent=2, sort_keys=True))
