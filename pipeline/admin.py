@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 
+from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
+from pipeline.services import save_new_run
 from pipeline.tasks import run_pipeline_task
 
 
@@ -29,12 +35,43 @@ class StepInline(admin.TabularInline):
         )
 
 
+class PipelineRunForm(forms.ModelForm):
+    params = forms.JSONField(
+        required=False,
+        initial=dict,
+        help_text='Overrides of the defaults, e.g. {"provider": "inhouse", "claims": [1, 2]}.',
+    )
+
+    class Meta:
+        model = PipelineRun
+        fields = ["name", "params"]
+
+    def clean_params(self) -> dict[str, Any]:
+        params = self.cleaned_data["params"] or {}
+        if not isinstance(params, dict):
+            raise forms.ValidationError("give a JSON object")
+        try:
+            merged_params(params)
+        except PipelineDefinitionError as error:
+            raise forms.ValidationError(str(error)) from error
+        return params
+
+
 @admin.register(PipelineRun)
 class PipelineRunAdmin(admin.ModelAdmin):
+    form = PipelineRunForm
     list_display = ["__str__", "simulated", "progress", "created"]
     readonly_fields = ["simulated", "created", "updated"]
-    inlines = [StepInline]
     actions = ["continue_runs"]
+
+    def get_inlines(self, request: HttpRequest, obj: PipelineRun | None) -> list[type[InlineModelAdmin]]:
+        return [StepInline] if obj is not None else []  # a new run's steps are made on save
+
+    def save_model(self, request: HttpRequest, obj: PipelineRun, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+        else:
+            save_new_run(obj, form.cleaned_data["params"])  # the defaults merged in, every step pending
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PipelineRun]:
         return super().get_queryset(request).prefetch_related("steps")

@@ -20,15 +20,21 @@ class PipelineError(RuntimeError):
 
 
 def create_run(name: str, params: dict[str, Any] | None = None) -> PipelineRun:
-    merged = merged_params(params)
+    """A new run with every step pending; `params` override the definition's defaults."""
     with transaction.atomic():
-        run = PipelineRun.objects.create(
-            name=name, params=merged, simulated=merged["provider"] == "simulated"
-        )
-        StepRun.objects.bulk_create(
-            [StepRun(run=run, name=definition.name, position=n) for n, definition in enumerate(STEPS)]
-        )
+        run = PipelineRun(name=name)
+        save_new_run(run, params)
     return run
+
+
+def save_new_run(run: PipelineRun, params: dict[str, Any] | None) -> None:
+    """Save an unsaved run with its merged parameters and its pending steps (used by the admin too)."""
+    run.params = merged_params(params)
+    run.simulated = run.params["provider"] == "simulated"
+    run.save()
+    StepRun.objects.bulk_create(
+        [StepRun(run=run, name=definition.name, position=n) for n, definition in enumerate(STEPS)]
+    )
 
 
 def run_step(run_id: int, name: str) -> StepRun:
