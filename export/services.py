@@ -161,6 +161,7 @@ class ReleaseExistsError(RuntimeError):
 
 
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+RESERVED_VERSIONS = {"diff"}  # names the releases page uses for itself (export/urls.py)
 
 
 def exported_topics() -> dict[int, list[str]]:
@@ -265,6 +266,8 @@ def build_release(version: str, *, split_plan: SplitPlan | None = None, notes: s
     """
     if not VERSION.fullmatch(version):
         raise ReleaseVersionError(f"{version!r}: use letters, digits, '.', '_' or '-' (at most 64)")
+    if version in RESERVED_VERSIONS:
+        raise ReleaseVersionError(f"{version!r} is reserved by the releases page; choose another name")
     root = Path(settings.RELEASES_DIR)
     final = root / version
     if Release.objects.filter(version=version).exists() or final.exists():

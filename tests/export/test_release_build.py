@@ -104,6 +104,11 @@ def test_a_version_that_cannot_name_files_is_refused(releases_dir: Path, version
         build_release(version)
 
 
+def test_a_version_named_like_a_releases_page_is_refused(releases_dir: Path) -> None:
+    with pytest.raises(ReleaseVersionError, match="reserved by the releases page"):
+        build_release("diff")
+
+
 def test_a_release_record_and_its_files_cannot_be_changed(
     small_corpus: list[Claim], releases_dir: Path
 ) -> None:
