@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from django.db import connection, models, transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
 from corpus.models import (
     Claim,
@@ -49,6 +49,7 @@ class ImportReport:
     created: Counter[str] = field(default_factory=Counter)
     updated: Counter[str] = field(default_factory=Counter)
     unchanged: Counter[str] = field(default_factory=Counter)
+    evidence_without_text: int = 0
 
     @property
     def changed(self) -> bool:
@@ -56,8 +57,11 @@ class ImportReport:
 
     def lines(self) -> list[str]:
         kinds = sorted(set(self.created) | set(self.updated) | set(self.unchanged))
-        missing = Evidence.objects.filter(text_missing=True).count()
-        notes = [f"evidence without text (ids kept, text marked missing): {missing}"] if missing else []
+        notes = (
+            [f"evidence without text (ids kept, text marked missing): {self.evidence_without_text}"]
+            if self.evidence_without_text
+            else []
+        )
         return notes + [
             f"{kind}: {self.created[kind]} created, {self.updated[kind]} updated, "
             f"{self.unchanged[kind]} unchanged"
@@ -147,7 +151,9 @@ def _sync_evidence(release: Release, report: ImportReport) -> dict[int, int]:
         for cluster in claim["perspectives"]:
             for eid in cluster["evidence"]:
                 desired.setdefault(eid, {"text": "", "source": "", "text_missing": True})
-    return _sync_rows(Evidence, "eid", desired, report, "evidence", keep_known_text=True)
+    pks = _sync_rows(Evidence, "eid", desired, report, "evidence", keep_known_text=True)
+    report.evidence_without_text = Evidence.objects.filter(pk__in=pks.values(), text_missing=True).count()
+    return pks
 
 
 def _sync_paraphrase_links(release: Release, perspectives: dict[int, int], report: ImportReport) -> None:
@@ -260,23 +266,34 @@ def _sync_clusters(
     report.unchanged["claim clusters"] += len(desired) - len(stale)
 
 
-def _current_clusters(claim_pks: list[int]) -> dict[int, list[ClusterKey]]:
-    """Each claim's clusters as comparable tuples, in three queries."""
-    rows = PerspectiveCluster.objects.filter(claim_id__in=claim_pks).order_by("claim_id", "position")
+def cluster_contents(
+    clusters: QuerySet[PerspectiveCluster],
+) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """For the given clusters, cluster pk → member pIds (original first) and → evidence eIds, in order.
+
+    Two queries whatever the number of clusters; the import and the export both read clusters so.
+    """
     pids: dict[int, list[int]] = {}
     for cluster_pk, pid in (
-        ClusterMember.objects.filter(cluster__claim_id__in=claim_pks)
+        ClusterMember.objects.filter(cluster__in=clusters)
         .order_by("cluster_id", "position")
         .values_list("cluster_id", "perspective__pid")
     ):
         pids.setdefault(cluster_pk, []).append(pid)
     eids: dict[int, list[int]] = {}
     for cluster_pk, eid in (
-        ClusterEvidence.objects.filter(cluster__claim_id__in=claim_pks)
+        ClusterEvidence.objects.filter(cluster__in=clusters)
         .order_by("cluster_id", "position")
         .values_list("cluster_id", "evidence__eid")
     ):
         eids.setdefault(cluster_pk, []).append(eid)
+    return pids, eids
+
+
+def _current_clusters(claim_pks: list[int]) -> dict[int, list[ClusterKey]]:
+    """Each claim's clusters as comparable tuples, in three queries."""
+    rows = PerspectiveCluster.objects.filter(claim_id__in=claim_pks).order_by("claim_id", "position")
+    pids, eids = cluster_contents(rows)
     current: dict[int, list[ClusterKey]] = {}
     for pk, claim_pk, s3, s5, votes, status in rows.values_list(
         "pk", "claim_id", "stance_3", "stance_5", "voter_counts", "status"

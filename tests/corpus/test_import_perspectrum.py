@@ -226,6 +226,7 @@ def test_command_prints_counts_and_rejects_broken_files_cleanly(small_release: P
     out = StringIO()
     call_command("import_perspectrum", str(small_release), stdout=out)
     assert "claims: 3 created" in out.getvalue()
+    assert "evidence without text (ids kept, text marked missing): 2" in out.getvalue()
 
     broken = shutil.copytree(small_release, tmp_path / "broken")
     (broken / FILES[1]).write_text("[{]")
