@@ -27,6 +27,19 @@ class SplitMove:
     after: str
 
 
+# The fields of ReleaseDiff that list changes, in the order the diff page shows their counts.
+CHANGES = (
+    "claims_added",
+    "claims_removed",
+    "perspectives_added",
+    "perspectives_removed",
+    "pairs_added",
+    "pairs_removed",
+    "relabelled",
+    "split_moves",
+)
+
+
 @dataclass(frozen=True)
 class ReleaseDiff:
     before: str
@@ -40,35 +53,12 @@ class ReleaseDiff:
     relabelled: list[Relabel] = field(default_factory=list)
     split_moves: list[SplitMove] = field(default_factory=list)
 
+    def counts(self) -> dict[str, int]:
+        return {name: len(getattr(self, name)) for name in CHANGES}
+
     @property
     def unchanged(self) -> bool:
-        return not any(
-            (
-                self.claims_added,
-                self.claims_removed,
-                self.perspectives_added,
-                self.perspectives_removed,
-                self.pairs_added,
-                self.pairs_removed,
-                self.relabelled,
-                self.split_moves,
-            )
-        )
-
-    def counts(self) -> dict[str, int]:
-        return {
-            name: len(getattr(self, name))
-            for name in (
-                "claims_added",
-                "claims_removed",
-                "perspectives_added",
-                "perspectives_removed",
-                "pairs_added",
-                "pairs_removed",
-                "relabelled",
-                "split_moves",
-            )
-        }
+        return not any(self.counts().values())
 
 
 def _pairs(release: Release) -> dict[tuple[int, int], Labels]:
