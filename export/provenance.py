@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db.models import Count, Max, Sum
 
 from aggregation.adjudication import sample_accuracy
-from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
+from aggregation.agreement import dataset_agreement, worker_agreement_with_majority
 from aggregation.labels import STANCE_5_TO_3
 from aggregation.models import Adjudication, AggregationRun, RunState, WorkerQuality
 from aggregation.responses import Responses, ResponsesError
@@ -202,17 +202,14 @@ def count_agreement(counts: Any, rule: AgreementRule) -> dict[str, Any]:
     """Agreement figures of an (items × answer labels) count matrix under `rule`."""
     matrix = np.asarray(counts, dtype=np.int64)
     decided = rule.collapse.counts(matrix) if rule.collapse is not None else matrix
-    rated = decided[decided.sum(axis=1) >= 2]
+    rated = int(np.count_nonzero(decided.sum(axis=1) >= 2))
     outcome = apply_rule_to_counts(np.arange(len(matrix)), matrix, rule)
-    figures: dict[str, Any] = {
-        "items": len(matrix),
-        "items_with_two_ratings": len(rated),
-        **outcome.summary(),
-    }
-    if len(rated):
-        figures["mean_rho"] = _number(float(np.mean(rho(rated))))
-        figures["fleiss_kappa"] = _number(fleiss_kappa(rated))
-        figures["krippendorff_alpha"] = _number(krippendorff_alpha(rated))
+    figures: dict[str, Any] = {"items": len(matrix), "items_with_two_ratings": rated, **outcome.summary()}
+    if rated:
+        agreement = dataset_agreement(decided)
+        figures["mean_rho"] = _number(agreement.mean_rho)
+        figures["fleiss_kappa"] = _number(agreement.fleiss_kappa)
+        figures["krippendorff_alpha"] = _number(agreement.krippendorff_alpha)
     return figures
 
 
