@@ -6,7 +6,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from export.commands import ReleaseVersionCommand
 from export.services import ReleaseExistsError, ReleaseVersionError, build_release
-from export.splits import Grouping, SplitPlan, SplitPlanError
+from export.splits import DEFAULT_PLAN, Grouping, SplitPlan, SplitPlanError
 
 
 class Command(ReleaseVersionCommand):
@@ -17,16 +17,16 @@ class Command(ReleaseVersionCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--version", required=True, help="release version, e.g. 1.1")
-        parser.add_argument("--split-seed", type=int, help="re-split claims 60/15/25 with this seed first")
+        parser.add_argument("--split-seed", type=int, help="re-split the claims with this seed first")
         parser.add_argument(
             "--split-ratios",
             type=float,
             nargs=3,
             metavar=("TRAIN", "DEV", "TEST"),
-            default=(0.60, 0.15, 0.25),
+            default=DEFAULT_PLAN.ratios,
         )
         parser.add_argument(
-            "--split-grouping", choices=[g.value for g in Grouping], default=Grouping.PRIMARY_TOPIC.value
+            "--split-grouping", choices=[g.value for g in Grouping], default=DEFAULT_PLAN.grouping.value
         )
         parser.add_argument("--notes", default="", help="a note kept with the release record")
 

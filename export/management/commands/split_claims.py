@@ -6,19 +6,19 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from export.services import assign_claim_splits
-from export.splits import Grouping, SplitPlan, SplitPlanError
+from export.splits import DEFAULT_PLAN, Grouping, SplitPlan, SplitPlanError
 
 
 class Command(BaseCommand):
     help = "Split the claims into train/dev/test (seeded; claims sharing a primary topic stay together)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--seed", type=int, default=DEFAULT_PLAN.seed)
         parser.add_argument(
-            "--ratios", type=float, nargs=3, metavar=("TRAIN", "DEV", "TEST"), default=(0.60, 0.15, 0.25)
+            "--ratios", type=float, nargs=3, metavar=("TRAIN", "DEV", "TEST"), default=DEFAULT_PLAN.ratios
         )
         parser.add_argument(
-            "--grouping", choices=[g.value for g in Grouping], default=Grouping.PRIMARY_TOPIC.value
+            "--grouping", choices=[g.value for g in Grouping], default=DEFAULT_PLAN.grouping.value
         )
         parser.add_argument(
             "--keep-existing",
