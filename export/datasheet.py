@@ -225,9 +225,6 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 
 def count_workers(rows: Sequence[Mapping[str, Any]]) -> dict[str, int]:
     """Distinct workers in the annotation rows, people and simulated apart."""
-    kinds = Counter()  # type: Counter[bool]
-    seen: dict[str, bool] = {}
-    for row in rows:
-        seen[row["worker"]] = bool(row["simulated"])
-    kinds.update(seen.values())
+    seen = {row["worker"]: bool(row["simulated"]) for row in rows}
+    kinds = Counter(seen.values())
     return {"distinct": len(seen), "people": kinds[False], "simulated": kinds[True]}

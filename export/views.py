@@ -10,7 +10,7 @@ from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from export.models import Release
-from export.services import diff_releases
+from export.services import DATASHEET, diff_releases
 
 SHOWN = 200  # rows per list on the diff page; the counts are always complete
 
@@ -28,7 +28,8 @@ def releases(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 def release(request: HttpRequest, version: str) -> HttpResponse:
     found = get_object_or_404(Release, version=version)
-    datasheet = (found.path / "datasheet.md").read_text() if (found.path / "datasheet.md").is_file() else ""
+    sheet = found.path / DATASHEET
+    datasheet = sheet.read_text() if sheet.is_file() else ""
     return render(
         request,
         "export/release.html",
