@@ -104,7 +104,13 @@ def test_the_zip_downloads(staff: Client, two_releases: tuple[Release, Release])
 
 
 def test_the_pages_need_a_staff_login(client: Client, two_releases: tuple[Release, Release]) -> None:
-    for url in ("/releases/", "/releases/1.0/", "/releases/1.0/zip", "/releases/1.0/files/topic.json"):
+    for url in (
+        "/releases/",
+        "/releases/1.0/",
+        "/releases/1.0/zip",
+        "/releases/1.0/files/topic.json",
+        "/releases/diff/?a=1.0&b=1.1",
+    ):
         response = client.get(url)
         assert response.status_code == 302 and "/admin/login/" in response["Location"], url
 
