@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 
 from aggregation.labels import STANCE_FLIP
 from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
@@ -117,25 +117,31 @@ def _new_cluster(claim: Claim, like: PerspectiveCluster, *, flip: bool, rule: st
 
 
 def _append_members(cluster: PerspectiveCluster, perspective_ids: Sequence[int]) -> None:
-    present = set(cluster.members.values_list("perspective_id", flat=True))
-    last = cluster.members.aggregate(last=Max("position"))["last"]
-    position = -1 if last is None else last
-    for perspective_id in perspective_ids:
-        if perspective_id not in present:
-            position += 1
-            ClusterMember.objects.create(cluster=cluster, perspective_id=perspective_id, position=position)
-            present.add(perspective_id)
+    rows = _appended(cluster.members.all(), "perspective_id", perspective_ids)
+    ClusterMember.objects.bulk_create(
+        ClusterMember(cluster=cluster, perspective_id=pk, position=at) for pk, at in rows
+    )
 
 
 def _append_evidence(cluster: PerspectiveCluster, evidence_ids: Sequence[int]) -> None:
-    present = set(cluster.evidence_links.values_list("evidence_id", flat=True))
-    last = cluster.evidence_links.aggregate(last=Max("position"))["last"]
+    rows = _appended(cluster.evidence_links.all(), "evidence_id", evidence_ids)
+    ClusterEvidence.objects.bulk_create(
+        ClusterEvidence(cluster=cluster, evidence_id=pk, position=at) for pk, at in rows
+    )
+
+
+def _appended(present: QuerySet[Any], field: str, ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(id, position) for each id not yet in ``present``, placed after its last row, in order."""
+    seen = set(present.values_list(field, flat=True))
+    last = present.aggregate(last=Max("position"))["last"]
     position = -1 if last is None else last
-    for evidence_id in evidence_ids:
-        if evidence_id not in present:
+    rows = []
+    for pk in ids:
+        if pk not in seen:
             position += 1
-            ClusterEvidence.objects.create(cluster=cluster, evidence_id=evidence_id, position=position)
-            present.add(evidence_id)
+            rows.append((pk, position))
+            seen.add(pk)
+    return rows
 
 
 def similar_claims(claim: Claim, k: int = 5) -> list[tuple[Claim, float]]:
