@@ -23,6 +23,7 @@ from annotation.idempotency import idempotency_token
 from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
 from annotation.market_gateways import GATEWAYS, Finish
 from annotation.models import Assignment
+from annotation.providers.base import ProviderError
 from annotation.providers.market_errors import (
     MarketError,
     MarketUnavailableError,
@@ -119,6 +120,17 @@ def execute(entry_id: int) -> LedgerEntry:
     entry = _finish(entry, finish, [state])
     if entry.provider == "prolific" and entry.kind == LedgerKind.BONUS:
         pay_bonus(entry)
+    return entry
+
+
+def confirmed(entry: LedgerEntry) -> LedgerEntry:
+    """The row's call made (unless an earlier run confirmed it), insisting it ended confirmed."""
+    if entry.state != LedgerState.CONFIRMED:
+        entry = execute(entry.pk)
+    if entry.state != LedgerState.CONFIRMED:
+        raise ProviderError(
+            f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
+        )
     return entry
 
 

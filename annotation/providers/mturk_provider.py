@@ -10,14 +10,14 @@ from typing import ClassVar
 from django.conf import settings
 
 from annotation import payments
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger import LedgerKind
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+from annotation.payments import confirmed
 from annotation.providers.base import (
     AssignmentReport,
     ExternalIdentity,
     Handoff,
     Provider,
-    ProviderError,
     PublishedHit,
     SyncReport,
     WorkQueue,
@@ -53,16 +53,6 @@ def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
     )
 
 
-def confirmed(entry: LedgerEntry) -> LedgerEntry:
-    """Run the row's call now and insist it ended confirmed."""
-    entry = payments.execute(entry.pk)
-    if entry.state != LedgerState.CONFIRMED:
-        raise ProviderError(
-            f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
-        )
-    return entry
-
-
 class MTurkProvider(Provider):
     name = "mturk"
     pays_bonuses: ClassVar[bool] = True
@@ -95,8 +85,7 @@ class MTurkProvider(Provider):
                     "lifetime": int(job.params.get("lifetime_seconds", 7 * 86400)),
                 },
             )
-            if entry.state != LedgerState.CONFIRMED:
-                entry = confirmed(entry)
+            entry = confirmed(entry)
             published.append(PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=url))
         return published
 
@@ -152,8 +141,7 @@ class MTurkProvider(Provider):
                 amount=hit.reward * count,
                 params={"count": count},
             )
-            if entry.state != LedgerState.CONFIRMED:
-                confirmed(entry)
+            confirmed(entry)
             if hit.expired:
                 # Not a paying call: it only lets workers find the HIT again.
                 client.update_expiration(hit.external_id, dt.datetime.now(dt.UTC) + lifetime)

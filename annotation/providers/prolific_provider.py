@@ -13,6 +13,7 @@ from django.conf import settings
 from annotation import payments
 from annotation.ledger import LedgerKind, LedgerState
 from annotation.models import Assignment, AssignmentState, Hit, Job
+from annotation.payments import confirmed
 from annotation.providers.base import (
     AssignmentReport,
     ExternalIdentity,
@@ -25,7 +26,6 @@ from annotation.providers.base import (
 )
 from annotation.providers.market_clients import prolific_client
 from annotation.providers.market_pages import task_url
-from annotation.providers.mturk_provider import confirmed
 from annotation.providers.prolific import StudySpec, completion_redirect
 from annotation.worker_identity import PROLIFIC, market_ids
 
@@ -82,8 +82,7 @@ class ProlificProvider(Provider):
             currency=str(job.params.get("currency", "GBP")),
             params={"study": dataclasses.asdict(spec)},
         )
-        if entry.state != LedgerState.CONFIRMED:
-            entry = confirmed(entry)
+        entry = confirmed(entry)
         return [PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=spec.task_url) for hit in hits]
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
@@ -132,8 +131,7 @@ class ProlificProvider(Provider):
             currency=str(job.params.get("currency", "GBP")),
             params={"places": places},
         )
-        if entry.state != LedgerState.CONFIRMED:
-            confirmed(entry)
+        confirmed(entry)
 
     def balance(self) -> Decimal | None:
         balance = prolific_client().get_balance(settings.PROLIFIC_WORKSPACE_ID)
