@@ -115,10 +115,7 @@ def _write(outcome: ItemOutcome, label: str, decided: str, kept: bool, rule: str
         agreement=outcome.agreement, kept=kept, cluster_id=item.cluster_id,
         perspective_id=item.perspective_id, evidence_id=item.evidence_id,
     )  # fmt: skip
-    if task == "evidence_verification":
-        writeback.write_evidence([decision])
-    elif task == "paraphrase_verification":
-        writeback.write_paraphrases([decision])
+    writeback.write_decisions(task, [decision], rule)
 
 
 def draw_sample(job_id: int, size: int, *, seed: int = 0) -> int:

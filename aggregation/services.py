@@ -177,7 +177,7 @@ def _store_outcomes(
         if not item["is_gold"] and row.item not in adjudicated:
             decisions.append(_decision(row, item))
     _save_outcomes(job, changed, adjudicated)
-    _write_back(job.task_type, decisions, rule.describe())
+    writeback.write_decisions(job.task_type, decisions, rule.describe())
     return adjudicated
 
 
@@ -232,15 +232,6 @@ def _decision(row: Any, item: Mapping[str, Any]) -> writeback.Decision:
         agreement=row.agreement, kept=row.status == "kept", cluster_id=item["cluster_id"],
         perspective_id=item["perspective_id"], evidence_id=item["evidence_id"],
     )  # fmt: skip
-
-
-def _write_back(task_type: str, decisions: list[writeback.Decision], rule: str) -> None:
-    if task_type == "stance":
-        writeback.write_stances(decisions, rule)
-    elif task_type == "evidence_verification":
-        writeback.write_evidence(decisions)
-    elif task_type == "paraphrase_verification":
-        writeback.write_paraphrases(decisions)
 
 
 def _aggregate_topics(job: Job, run: AggregationRun, policy: AggregationPolicy) -> None:

@@ -59,6 +59,17 @@ def original_first(decisions: Iterable[Decision]) -> list[Decision]:
     return [decision for _, decision in best.values()]
 
 
+def write_decisions(task_type: str, decisions: Sequence[Decision], rule: str) -> int:
+    """Decisions of a job of this task type, written by that relation's function (none for others)."""
+    if task_type == "stance":
+        return write_stances(decisions, rule)
+    if task_type == "evidence_verification":
+        return write_evidence(decisions)
+    if task_type == "paraphrase_verification":
+        return write_paraphrases(decisions)
+    return 0
+
+
 def write_stances(decisions: Sequence[Decision], rule: str) -> int:
     """Stance labels, voter counts, ρ, status and rule onto each decided cluster.
 
