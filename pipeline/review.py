@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict
 
 from django.contrib.auth import get_user_model
 
 from aggregation.adjudication import AdjudicationError, adjudicate, draw_sample, sample_accuracy
-from aggregation.models import Adjudication, ItemOutcome
+from aggregation.models import ItemOutcome
 from aggregation.policy import CATEGORICAL_RULES
 from aggregation.services import AggregationError, aggregate_job, has_aggregation
 from annotation.models import Job, JobState
@@ -15,19 +15,11 @@ from export.models import Release
 from export.services import assign_claim_splits, build_release
 from export.splits import SplitPlan
 from pipeline import candidate_jobs
+from pipeline.context import Context, Outcome
 from pipeline.models import StepState
-
-if TYPE_CHECKING:
-    from pipeline.steps import Context, Outcome
 
 ADJUDICATED_TASKS = ("stance", "evidence_verification", "paraphrase_verification")
 SIMULATED_EXPERT = "simulated-expert"
-
-
-def _outcome(state: str, message: str, output: dict[str, Any] | None = None) -> Outcome:
-    from pipeline.steps import Outcome
-
-    return Outcome(state, message, output or {})
 
 
 def run_jobs(ctx: Context) -> list[Job]:
@@ -41,23 +33,10 @@ def aggregate_run(ctx: Context) -> Outcome:
         if job.state != JobState.COMPLETE or not has_aggregation(job.task_type):
             continue
         try:
-            aggregate_job(job.pk)
+            figures.append(asdict(aggregate_job(job.pk)))
         except AggregationError as error:
-            figures.append({"job": job.pk, "task": job.task_type, "error": str(error)})
-            continue
-        run = job.aggregation_runs.filter(state="done").order_by("-pk").first()
-        figures.append(
-            {
-                "job": job.pk,
-                "task": job.task_type,
-                "kappa": run.fleiss_kappa if run else None,
-                "alpha": run.krippendorff_alpha if run else None,
-                "kept": run.kept if run else None,
-                "rejected": run.rejected if run else None,
-                "flagged_workers": run.flagged_workers if run else None,
-            }
-        )
-    return _outcome(StepState.DONE, f"{len(figures)} jobs aggregated", {"jobs": figures})
+            figures.append({"job_id": job.pk, "task_type": job.task_type, "error": str(error)})
+    return Outcome(StepState.DONE, f"{len(figures)} jobs aggregated", {"jobs": figures})
 
 
 def adjudicate_run(ctx: Context) -> Outcome:
@@ -88,8 +67,8 @@ def adjudicate_run(ctx: Context) -> Outcome:
     pairs = candidate_jobs.similar_claim_pairs(ctx.params)
     output = {"sample_accuracy": accuracy, "similar_claim_pairs": pairs[:50], "pairs_total": len(pairs)}
     if pending:
-        return _outcome(StepState.WAITING, f"{pending} sampled items wait for an expert in the admin", output)
-    return _outcome(StepState.DONE, f"sample adjudicated; {len(pairs)} similar claim pairs listed", output)
+        return Outcome(StepState.WAITING, f"{pending} sampled items wait for an expert in the admin", output)
+    return Outcome(StepState.DONE, f"sample adjudicated; {len(pairs)} similar claim pairs listed", output)
 
 
 def _simulated_expert(job: Job) -> None:
@@ -114,8 +93,7 @@ def split_run(ctx: Context) -> Outcome:
     # Claims released before keep their split unless the run asks to split everything afresh.
     plan = SplitPlan(seed=int(ctx.params["split_seed"]))
     report = assign_claim_splits(plan, keep_existing=not ctx.params["resplit"])
-    counts = report.get("counts") or report.get("sizes") or {}
-    return _outcome(StepState.DONE, f"claims split: {counts}", {"split": report})
+    return Outcome(StepState.DONE, f"claims split: {report['counts']}", {"split": report})
 
 
 def release_run(ctx: Context) -> Outcome:
@@ -125,8 +103,8 @@ def release_run(ctx: Context) -> Outcome:
         notes=f"Built by {ctx.step.run}"
         + (" — simulated crowd, demo data" if ctx.step.run.simulated else ""),
     )
-    return _outcome(
+    return Outcome(
         StepState.DONE,
         f"release {release.version}: {len(release.files)} files",
-        {"release": release.version, "adjudications": Adjudication.objects.count()},
+        {"release": release.version},
     )

@@ -8,9 +8,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from pipeline.context import Context, StepError
 from pipeline.definition import STEPS, merged_params, step
 from pipeline.models import PipelineRun, StepRun, StepState
-from pipeline.steps import STEP_FUNCTIONS, Context, StepError
+from pipeline.steps import STEP_FUNCTIONS
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,7 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from django.conf import settings
 from django.db.models import Q
@@ -22,45 +20,9 @@ from annotation.services.paraphrases import collect_paraphrases
 from crawler import services as crawler
 from crawler.models import CrawlRun, Debate, RunStatus
 from pipeline import candidate_jobs, review
-from pipeline.models import StepRun, StepState
+from pipeline.context import Context, Outcome, StepError
+from pipeline.models import StepState
 from search.services import SearchConfigError
-
-
-class StepError(RuntimeError):
-    """A step cannot go on (a failed crawl, a job that cannot be created, ...)."""
-
-
-@dataclass
-class Outcome:
-    state: str
-    message: str
-    output: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Context:
-    step: StepRun
-    params: dict[str, Any]
-
-    @property
-    def claims(self) -> list[int]:
-        return list(self.params.get("claims") or [])
-
-    def job(self, key: str, create: Callable[[], Job | None]) -> Job | None:
-        """The step's job under `key`, created once; None when there was nothing to annotate."""
-        job_id = self.step.output.get("jobs", {}).get(key)
-        if job_id is not None:
-            return Job.objects.get(pk=job_id)
-        if key in self.step.output.get("empty", []):
-            return None
-        job = create()
-        if job is None:
-            self.step.output.setdefault("empty", []).append(key)
-        else:
-            self.step.output.setdefault("jobs", {})[key] = job.pk
-            self.step.jobs.add(job)
-        self.step.save(update_fields=["output"])
-        return job
 
 
 def drive(job: Job) -> bool:
@@ -184,22 +146,6 @@ def topics(ctx: Context) -> Outcome:
     return job_step(ctx, "topics", lambda: candidate_jobs.topic_job(ctx.claims, ctx.params))
 
 
-def aggregate(ctx: Context) -> Outcome:
-    return review.aggregate_run(ctx)
-
-
-def adjudicate(ctx: Context) -> Outcome:
-    return review.adjudicate_run(ctx)
-
-
-def split(ctx: Context) -> Outcome:
-    return review.split_run(ctx)
-
-
-def release(ctx: Context) -> Outcome:
-    return review.release_run(ctx)
-
-
 STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "crawl": crawl,
     "stance": stance,
@@ -208,8 +154,8 @@ STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "web_perspectives": web_perspectives,
     "evidence": evidence,
     "topics": topics,
-    "aggregate": aggregate,
-    "adjudicate": adjudicate,
-    "split": split,
-    "release": release,
+    "aggregate": review.aggregate_run,
+    "adjudicate": review.adjudicate_run,
+    "split": review.split_run,
+    "release": review.release_run,
 }
