@@ -5,39 +5,47 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from crawler.parsing import debatewise, idebate, procon
 from crawler.parsing.records import BadPageError, DebateRecord, PointRecord
 
-Parser = Callable[[str | bytes, str], DebateRecord]
-Lister = Callable[[str | bytes, str], tuple[list[str], list[str]]]
 
-PARSERS: dict[str, Parser] = {
-    "idebate": idebate.parse_debate,
-    "debatewise": debatewise.parse_debate,
-    "procon": procon.parse_debate,
+@dataclass(frozen=True)
+class SiteParsing:
+    """What one site's module provides: its page parser, its listing reader and its URL shapes."""
+
+    parse_debate: Callable[[str | bytes, str], DebateRecord]
+    listing_links: Callable[[str | bytes, str], tuple[list[str], list[str]]]
+    debate_url: re.Pattern[str]
+    archive_patterns: tuple[str, ...]
+
+
+REGISTRY: dict[str, SiteParsing] = {
+    module.SITE: SiteParsing(
+        module.parse_debate, module.listing_links, module.DEBATE_URL, module.ARCHIVE_PATTERNS
+    )
+    for module in (idebate, debatewise, procon)
 }
-LISTERS: dict[str, Lister] = {
-    "idebate": idebate.listing_links,
-    "debatewise": debatewise.listing_links,
-    "procon": procon.listing_links,
-}
-SITES = tuple(PARSERS)
-MODULES = {"idebate": idebate, "debatewise": debatewise, "procon": procon}
+SITES = tuple(REGISTRY)
 
 
 class UnknownSiteError(KeyError):
     """A site name no parser handles."""
 
 
-def parse_debate(site: str, html: str | bytes, url: str) -> DebateRecord:
-    """The debate on a page; BadPageError (with a reason code) for a page that has none."""
+def _site(site: str) -> SiteParsing:
     try:
-        parser = PARSERS[site]
+        return REGISTRY[site]
     except KeyError:
         raise UnknownSiteError(f"unknown site {site!r}; known: {', '.join(SITES)}") from None
-    record = parser(html, url)
+
+
+def parse_debate(site: str, html: str | bytes, url: str) -> DebateRecord:
+    """The debate on a page; BadPageError (with a reason code) for a page that has none."""
+    record = _site(site).parse_debate(html, url)
     if not record.points:
         raise BadPageError("no_points", record.url, url=record.url)
     return record
@@ -45,19 +53,17 @@ def parse_debate(site: str, html: str | bytes, url: str) -> DebateRecord:
 
 def listing_links(site: str, html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     """(debate page URLs, further listing page URLs) linked from a listing page."""
-    if site not in LISTERS:
-        raise UnknownSiteError(f"unknown site {site!r}")
-    return LISTERS[site](html, url)
+    return _site(site).listing_links(html, url)
 
 
 def is_debate_url(site: str, url: str) -> bool:
     """Whether `url` has the shape of one of `site`'s debate pages (used on archive listings)."""
-    return bool(MODULES[site].DEBATE_URL.match(url))
+    return bool(_site(site).debate_url.match(url))
 
 
 def archive_patterns(site: str) -> tuple[str, ...]:
     """CDX URL patterns that cover the site's debate pages."""
-    return tuple(MODULES[site].ARCHIVE_PATTERNS)
+    return _site(site).archive_patterns
 
 
 __all__ = ["SITES", "BadPageError", "DebateRecord", "PointRecord", "listing_links", "parse_debate"]
