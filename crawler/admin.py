@@ -97,8 +97,9 @@ class CrawlRunAdmin(admin.ModelAdmin):
     @admin.action(description="Crawl the selected sites again")
     def crawl_again(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
         for run in queryset:
-            archive = f"{run.archive_from}:{run.archive_to}" if run.archive_from else ""
-            new = services.request_crawl(run.site, archive=archive, limit=run.limit, user_id=request.user.pk)
+            new = services.request_crawl(
+                run.site, archive=run.archive_range, limit=run.limit, user_id=request.user.pk
+            )
             self.message_user(request, f"Crawl {new.pk} of {new.site} queued.", messages.SUCCESS)
 
 

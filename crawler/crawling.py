@@ -42,7 +42,7 @@ def prepare_job_dir(path: Path, resume: bool) -> str:
     return "previous crawl state discarded (" + ("asked" if not resume else "unclean stop") + ")"
 
 
-def scrapy_settings(run: CrawlRun, jobdir: Path) -> Settings:
+def scrapy_settings(jobdir: Path) -> Settings:
     values = Settings()
     values.setmodule("crawler.scrapy_settings", priority="project")
     values.set("JOBDIR", str(jobdir), priority="cmdline")
@@ -53,21 +53,18 @@ def scrapy_settings(run: CrawlRun, jobdir: Path) -> Settings:
 
 def run_spider(run: CrawlRun, resume: bool = True) -> str:
     """Crawl to the end (or the limit); the RunProgress extension keeps the run row current."""
-    from crawler.spiders.debatewise import DebatewiseSpider
-    from crawler.spiders.idebate import IdebateSpider
-    from crawler.spiders.procon import ProconSpider
-
-    spiders = {"idebate": IdebateSpider, "debatewise": DebatewiseSpider, "procon": ProconSpider}
     jobdir = job_dir(run)
     note = prepare_job_dir(jobdir, resume)
     if note:
         log.info("%s", note)
-    archive = f"{run.archive_from}:{run.archive_to}" if run.archive_from else ""
-    process = CrawlerProcess(scrapy_settings(run, jobdir), install_root_handler=False)
+    process = CrawlerProcess(scrapy_settings(jobdir), install_root_handler=False)
     # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
-    crawler = process.create_crawler(spiders[run.site])
-    process.crawl(crawler, run_id=run.pk, archive=archive, start_urls=list(run.start_urls), limit=run.limit)
+    # Spiders are named after their site; Scrapy's spider loader finds them in SPIDER_MODULES.
+    crawler = process.create_crawler(run.site)
+    process.crawl(
+        crawler, run_id=run.pk, archive=run.archive_range, start_urls=list(run.start_urls), limit=run.limit
+    )
     try:
         process.start()
     except Exception as error:

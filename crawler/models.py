@@ -60,6 +60,11 @@ class CrawlRun(models.Model):
     def __str__(self) -> str:
         return f"crawl {self.pk} {self.site} ({self.status})"
 
+    @property
+    def archive_range(self) -> str:
+        """The `--archive FROM:TO` this run was asked for, or "" for a live crawl."""
+        return f"{self.archive_from}:{self.archive_to}" if self.archive_from else ""
+
 
 class Page(models.Model):
     """One page by its canonical URL; its content lives in versions."""
