@@ -72,22 +72,28 @@ class DebateSpider(scrapy.Spider):
             archive_timestamp=response.meta.get("archive_timestamp", ""),
         )
 
-    def parse_start(self, response: Response, follow: bool = True) -> Iterator[Any]:
-        """A page is a debate when it has a debate title, else a listing (followed unless `follow` is off)."""
-        page = self._page(response)
+    def _debate_item(self, page: FetchedPage) -> DebateItem:
+        """The page's debate, or an item carrying why it has none (the pipelines drop it)."""
         try:
             record = parse_debate(self.site, page.body, page.url)
         except BadPageError as error:
-            if error.reason == "no_title" and follow:
-                yield from self.parse_listing(response)
-            elif error.reason == "no_title":
-                yield ListingItem(page=page)
-            else:
-                yield DebateItem(
-                    page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url
-                )
-            return
-        yield DebateItem(page=page, record=record)
+            return DebateItem(
+                page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url
+            )
+        for warning in record.warnings:
+            self.logger.info("%s: %s", page.url, warning)
+        return DebateItem(page=page, record=record)
+
+    def parse_start(self, response: Response, follow: bool = True) -> Iterator[Any]:
+        """A page is a debate when it has a debate title, else a listing (followed unless `follow` is off)."""
+        page = self._page(response)
+        item = self._debate_item(page)
+        if item.error != "no_title":
+            yield item
+        elif follow:
+            yield from self.parse_listing(response)
+        else:
+            yield ListingItem(page=page)
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         page = self._page(response)
@@ -101,17 +107,7 @@ class DebateSpider(scrapy.Spider):
                 yield response.follow(url, callback=self.parse_listing)
 
     def parse_debate(self, response: Response) -> Iterator[DebateItem]:
-        page = self._page(response)
-        try:
-            record = parse_debate(self.site, page.body, page.url)
-        except BadPageError as error:
-            yield DebateItem(
-                page=page, error=error.reason, error_detail=error.detail, canonical_url=error.url
-            )
-            return
-        for warning in record.warnings:
-            self.logger.info("%s: %s", page.url, warning)
-        yield DebateItem(page=page, record=record)
+        yield self._debate_item(self._page(response))
 
     def parse_cdx(self, response: Response, pattern: str) -> Iterator[scrapy.Request]:
         try:
