@@ -15,7 +15,7 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler import ingest, services
 from crawler.items import DebateItem, ListingItem
-from crawler.parsing.cleaning import clean_evidence, headline_flag
+from crawler.parsing.cleaning import clean_evidence, point_flag
 
 # Sites whose headlines are often just the body's first words (SPEC §7).
 HEADLINE_FILTER_SITES = frozenset({"debatewise"})
@@ -71,13 +71,7 @@ class CleanPipeline(_Pipeline):
             ingest.PreparedPoint(
                 point=point,
                 evidence=clean_evidence(point.body),
-                quality_flag=(
-                    "point has no headline"
-                    if not point.headline
-                    else headline_flag(point.headline, point.body)
-                    if filtered
-                    else ""
-                ),
+                quality_flag=point_flag(point.headline, point.body, check_headline=filtered),
             )
             for point in item.record.points
         ]

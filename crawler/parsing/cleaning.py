@@ -110,3 +110,10 @@ def headline_flag(headline: str, body: list[str], max_tokens: int = 3, overlap: 
     if repeated >= overlap:
         return f"headline repeats the body's opening ({repeated:.0%} of its tokens)"
     return ""
+
+
+def point_flag(headline: str, body: list[str], check_headline: bool) -> str:
+    """A point's quality flag: no headline at all, or (where the site needs it) `headline_flag`."""
+    if not headline:
+        return "point has no headline"
+    return headline_flag(headline, body) if check_headline else ""

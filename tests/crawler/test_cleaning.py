@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from crawler.parsing.cleaning import clean_evidence, headline_flag, is_reference_line, split_notes
+from crawler.parsing.cleaning import clean_evidence, headline_flag, is_reference_line, point_flag, split_notes
 
 
 def test_markers_urls_and_reference_lines_are_removed() -> None:
@@ -68,3 +68,10 @@ def test_a_real_headline_is_not_flagged() -> None:
         )
         == ""
     )
+
+
+def test_a_point_without_a_headline_is_flagged_on_every_site() -> None:
+    body = ["Homework widens the gap between pupils with help at home and those without."]
+    assert point_flag("", body, check_headline=False) == "point has no headline"
+    assert point_flag("Homework", body, check_headline=True).startswith("headline has 1 token")
+    assert point_flag("Homework", body, check_headline=False) == ""
