@@ -8,7 +8,8 @@ from typing import Any
 
 from aggregation import charts
 from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
-from aggregation.models import AggregationRun, ItemOutcome, WorkerQuality
+from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
+from aggregation.policy import CATEGORICAL_RULES
 from annotation.models import Job
 from annotation.services import Progress, job_progress
 
@@ -29,12 +30,10 @@ class Dashboard:
 
 def job_dashboard(job: Job) -> Dashboard:
     runs = list(job.aggregation_runs.order_by("-created", "-pk")[:10])
-    done = [run for run in runs if run.state == "done"]
+    done = [run for run in runs if run.state == RunState.DONE]
     outcomes = list(ItemOutcome.objects.filter(job=job).values_list("agreement", "label"))
     qualities = list(WorkerQuality.objects.filter(job=job).select_related("worker").order_by("agreement"))
-    threshold = done[0].policy.get("threshold") if done else None
-    if done and threshold is None:
-        threshold = 0.5 if job.task_type in ("stance", "evidence_verification") else None
+    threshold = _threshold(job.task_type, done[0]) if done else None
     has_data = bool(outcomes)
     return Dashboard(
         job=job,
@@ -64,3 +63,11 @@ def job_dashboard(job: Job) -> Dashboard:
         if qualities
         else "",
     )
+
+
+def _threshold(task_type: str, run: AggregationRun) -> float | None:
+    """The ρ threshold the run kept items by: its policy's, else the task's rule's (none for topics)."""
+    given: float | None = run.policy.get("threshold")
+    if given is not None or task_type not in CATEGORICAL_RULES:
+        return given
+    return CATEGORICAL_RULES[task_type][0].threshold

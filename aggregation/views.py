@@ -13,6 +13,7 @@ from aggregation import trimming
 from aggregation.adjudication import draw_sample
 from aggregation.dashboard import job_dashboard
 from aggregation.forms import AggregateForm, CopyForm, MergeForm, SampleForm, SplitForm
+from aggregation.models import RunTrigger
 from aggregation.quality import block_flagged_workers
 from aggregation.tasks import aggregate_job_task
 from annotation.models import Job
@@ -34,7 +35,7 @@ def _dashboard_action(request: HttpRequest, job: Job) -> None:
     action = request.POST.get("action")
     if action == "aggregate" and (form := AggregateForm(request.POST)).is_valid():
         overrides = {name: value for name, value in form.cleaned_data.items() if value not in (None, "")}
-        aggregate_job_task.delay_on_commit(job.pk, "manual", overrides)  # type: ignore[attr-defined]
+        aggregate_job_task.delay_on_commit(job.pk, RunTrigger.MANUAL, overrides)  # type: ignore[attr-defined]
         messages.info(request, "Aggregation requested.")
     elif action == "sample" and (sample := SampleForm(request.POST)).is_valid():
         total = draw_sample(job.pk, sample.cleaned_data["size"], seed=sample.cleaned_data["seed"])
