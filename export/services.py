@@ -16,13 +16,12 @@ from django.utils import timezone
 from corpus.models import (
     Claim,
     ClaimTopic,
-    ClusterEvidence,
-    ClusterMember,
     Evidence,
     Perspective,
     PerspectiveCluster,
     Status,
 )
+from corpus.services import cluster_contents
 from export import provenance
 from export.archive import write_zip
 from export.datasheet import build_datasheet, count_workers, known_issues, render_markdown
@@ -104,20 +103,7 @@ def perspectrum_records(released: tuple[str, ...] = tuple(Status.released())) ->
 
 def _clusters_by_claim(released: tuple[str, ...]) -> dict[int, list[dict[str, Any]]]:
     chosen = PerspectiveCluster.objects.filter(status__in=released)
-    pids: dict[int, list[int]] = {}
-    for cluster_pk, pid in (
-        ClusterMember.objects.filter(cluster__in=chosen)
-        .order_by("cluster_id", "position")
-        .values_list("cluster_id", "perspective__pid")
-    ):
-        pids.setdefault(cluster_pk, []).append(pid)
-    eids: dict[int, list[int]] = {}
-    for cluster_pk, eid in (
-        ClusterEvidence.objects.filter(cluster__in=chosen)
-        .order_by("cluster_id", "position")
-        .values_list("cluster_id", "evidence__eid")
-    ):
-        eids.setdefault(cluster_pk, []).append(eid)
+    pids, eids = cluster_contents(chosen)
     by_claim: dict[int, list[dict[str, Any]]] = {}
     for pk, claim_pk, s3, s5, votes in chosen.order_by("claim_id", "position").values_list(
         "pk", "claim_id", "stance_3", "stance_5", "voter_counts"
@@ -138,14 +124,15 @@ def _clusters_by_claim(released: tuple[str, ...]) -> dict[int, list[dict[str, An
 
 def export_perspectrum(version: str, out_dir: Path | str) -> dict[str, Path]:
     """Write the five PERSPECTRUM files for `version` into `out_dir`; returns kind → path."""
-    out = Path(out_dir)
+    return write_perspectrum(version, Path(out_dir), perspectrum_records())
+
+
+def write_perspectrum(version: str, out: Path, records: dict[str, Any]) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
-    records = perspectrum_records()
     written = {}
     for kind, name in file_names(version).items():
-        path = out / name
-        path.write_bytes(dumps(records[kind]))
-        written[kind] = path
+        written[kind] = out / name
+        written[kind].write_bytes(dumps(records[kind]))
     return written
 
 
@@ -213,10 +200,8 @@ def write_release_files(
     version: str, directory: Path, key: bytes, code: str, split: dict[str, Any]
 ) -> dict[str, Any]:
     """Write every file of a release into `directory` (empty or new); returns the manifest written."""
-    directory.mkdir(parents=True, exist_ok=True)
     records = perspectrum_records()
-    for kind, name in file_names(version).items():
-        (directory / name).write_bytes(dumps(records[kind]))
+    write_perspectrum(version, directory, records)
     annotations = provenance.annotation_rows(key)
     for path, rows in jsonl_files(records, annotations).items():
         (directory / path).parent.mkdir(exist_ok=True)
