@@ -144,6 +144,10 @@ class Hit(models.Model):
     def __str__(self) -> str:
         return f"HIT {self.position} of job {self.job_id}"
 
+    def ordered_items(self) -> list[Item]:
+        """The HIT's items in their places, each with its job (forms and task types read it)."""
+        return [hit_item.item for hit_item in self.hit_items.select_related("item", "item__job")]
+
 
 class HitItem(models.Model):
     hit = models.ForeignKey(Hit, on_delete=models.CASCADE, related_name="hit_items")

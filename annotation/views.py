@@ -113,9 +113,7 @@ def job_home(request: HttpRequest, pk: int) -> HttpResponse:
 def preview(request: HttpRequest, job: Job, visitor: Visitor) -> HttpResponse:
     """The instructions and the first HIT, read-only. Writes nothing."""
     first = job.hits.order_by("position").first()
-    items = (
-        [hit_item.item for hit_item in first.hit_items.select_related("item", "item__job")] if first else []
-    )
+    items = first.ordered_items() if first else []
     form = HitForm(get_task_type(job.task_type), items)
     return _page(request, job, "preview", {"visitor": visitor, "form": form, "rows": form.rows()})
 

@@ -46,9 +46,7 @@ class SimulatedProvider(Provider):
                 assignment = queue.next_assignment(worker)
                 if assignment is None:
                     continue
-                items = [
-                    hit_item.item for hit_item in assignment.hit.hit_items.select_related("item", "item__job")
-                ]
+                items = assignment.hit.ordered_items()
                 queue.submit(assignment, {item.pk: task_type.simulate(item, model, rng) for item in items})
                 done += 1
                 still_working.append((model, worker))

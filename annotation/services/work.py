@@ -246,7 +246,7 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 
 def items_of(assignment: Assignment) -> list[Item]:
-    return [hit_item.item for hit_item in assignment.hit.hit_items.select_related("item", "item__job")]
+    return assignment.hit.ordered_items()
 
 
 class ServiceQueue:
