@@ -34,6 +34,10 @@ PARAPHRASE_RANKING = HybridParams(diversity="none")
 CLAIM_PAIR_RANKING = HybridParams(bm25_weight=0.1, hub_k=0, smoothing=0, diversity="none")
 
 
+# The kinds kept in step with the corpus (web sentences live in an index only until they are ingested).
+INDEXED_KINDS = (Kind.PERSPECTIVE, Kind.EVIDENCE, Kind.CLAIM)
+
+
 class SearchConfigError(ValueError):
     """SEARCH_BACKEND, SEARCH_RANKING or WEB_SEARCH_SOURCE names something that does not exist."""
 
@@ -117,7 +121,7 @@ def corpus_documents(kind: Kind, ids: Iterable[int] | None = None) -> list[Doc]:
     return [Doc(public_id, text) for public_id, text in rows.values_list(field, "text") if text]
 
 
-def rebuild_index(kinds: Sequence[Kind] = (Kind.PERSPECTIVE, Kind.EVIDENCE, Kind.CLAIM)) -> dict[Kind, int]:
+def rebuild_index(kinds: Sequence[Kind] = INDEXED_KINDS) -> dict[Kind, int]:
     """Empty and refill each kind's index from the corpus; returns the documents written per kind."""
     backend = get_backend()
     written = {}

@@ -7,9 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from search.base import Kind
-from search.services import rebuild_index
-
-DEFAULT_KINDS = [Kind.PERSPECTIVE, Kind.EVIDENCE, Kind.CLAIM]
+from search.services import INDEXED_KINDS, rebuild_index
 
 
 class Command(BaseCommand):
@@ -19,11 +17,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--kind",
             action="append",
-            choices=[str(k) for k in DEFAULT_KINDS],
+            choices=[str(k) for k in INDEXED_KINDS],
             help="only this kind (repeatable)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        kinds = [Kind(k) for k in options["kind"]] if options["kind"] else DEFAULT_KINDS
+        kinds = [Kind(k) for k in options["kind"]] if options["kind"] else INDEXED_KINDS
         for kind, count in rebuild_index(kinds).items():
             self.stdout.write(f"{kind}: {count} documents indexed")
