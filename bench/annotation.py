@@ -6,12 +6,7 @@ throwaway SQLite database in a child process.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
-
-from django.conf import settings
+from bench._child import ChildError, run_child
 
 CHILD = """
 import os, time, django
@@ -36,15 +31,8 @@ print(f"state={job.state} items={job.items.count()} hits={progress.hits} respons
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            **os.environ,
-            "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
-            "RELEASE": str(settings.PERSPECTRUM_DIR),
-            "STANCEWORK_VAR_DIR": tmp,
-        }
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False
-        )
-    figure = done.stdout.strip().splitlines()[-1] if done.returncode == 0 else f"failed: {done.stderr[-400:]}"
+    try:
+        figure = run_child(CHILD)[-1]
+    except ChildError as error:
+        figure = f"failed: {error}"
     print(f"annotation simulated stance job over the release: {figure}", flush=True)

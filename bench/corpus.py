@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
-from django.conf import settings
+from bench._child import ChildError, run_child
 
 POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/stancework_bench")
 
@@ -37,21 +34,11 @@ print(f"import_s={imported:.2f} reimport_s={reimported:.2f} export_s={exported:.
 """
 
 
-def run(label: str, database_url: str) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            **os.environ,
-            "DATABASE_URL": database_url,
-            "RELEASE": str(settings.PERSPECTRUM_DIR),
-            "OUT": str(Path(tmp) / "out"),
-            "STANCEWORK_VAR_DIR": tmp,
-        }
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False
-        )
-    figures = (
-        done.stdout.strip().splitlines()[-1:] if done.returncode == 0 else [f"failed: {done.stderr[-300:]}"]
-    )
+def run(label: str, database_url: str | None) -> None:
+    try:
+        figures = run_child(CHILD, database_url)[-1:]
+    except ChildError as error:
+        figures = [f"failed: {error}"]
     print(f"corpus {label} {' '.join(figures)} (targets: import_s<=10 export_s<=3)", flush=True)
 
 
@@ -60,8 +47,7 @@ def postgres_ready() -> bool:
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        run("sqlite", f"sqlite:///{tmp}/bench.sqlite3")
+    run("sqlite", None)
     if not postgres_ready():
         print("corpus postgresql skipped: no server on 127.0.0.1:5432")
         return

@@ -28,7 +28,8 @@ def _loose(text: str) -> str:
     return re.sub(r"\s+", "", text.replace("&amp;", "&"))
 
 
-def _expected(folder: Path) -> tuple[str, list[tuple[str, str, list[str], list[str]]]]:
+def expected_debate(folder: Path) -> tuple[str, list[tuple[str, str, list[str], list[str]]]]:
+    """(motion, [(side, headline, body paragraphs, counterpoint paragraphs)]) from ArguAna's files."""
     points = []
     for side in ("pro", "con"):
         numbers = (
@@ -36,15 +37,9 @@ def _expected(folder: Path) -> tuple[str, list[tuple[str, str, list[str], list[s
         )
         for number in numbers:
             headline, *body = (folder / side / f"{side}{number}a-point.txt").read_text().split("\n\n")
-            counter = folder / side / f"{side}{number}b-counter.txt"
-            points.append(
-                (
-                    side,
-                    headline,
-                    [p for p in body if p.strip()],
-                    [p for p in (counter.read_text().split("\n\n") if counter.exists() else []) if p.strip()],
-                )
-            )
+            counter_file = folder / side / f"{side}{number}b-counter.txt"
+            counter = counter_file.read_text().split("\n\n") if counter_file.exists() else []
+            points.append((side, headline, [p for p in body if p.strip()], [p for p in counter if p.strip()]))
     return (folder / "thesis.txt").read_text(), points
 
 
@@ -56,7 +51,7 @@ def match_rates(norm: object) -> dict[str, float]:
     hits = {"motion": 0, "headline": 0, "body": 0, "counterpoint": 0}
     totals = dict.fromkeys(hits, 0)
     for folder in sorted((FIXTURES / "expected").iterdir()):
-        motion, points = _expected(folder)
+        motion, points = expected_debate(folder)
         record = parse_debate((FIXTURES / "pages" / f"{folder.name}.html").read_bytes(), "x")
         got = [(p.side, p.headline, p.body, p.counterpoint) for p in record.points]
         got_motion = record.motion

@@ -7,12 +7,7 @@ release that carries its annotations, agreement and pseudonyms. Targets: build <
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
-
-from django.conf import settings
+from bench._child import ChildError, run_child
 
 CHILD = """
 import time, django, os
@@ -59,26 +54,11 @@ print(f"release simulated_job_s={job_s:.2f} responses={second.manifest['jobs'][0
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            **os.environ,
-            "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3",
-            "RELEASE": str(settings.PERSPECTRUM_DIR),
-            "STANCEWORK_VAR_DIR": tmp,
-            "STANCEWORK_RELEASES_DIR": f"{tmp}/releases",
-            "DJANGO_SETTINGS_MODULE": "config.settings",
-        }
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD],
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-            cwd=settings.BASE_DIR,
-        )
-    if done.returncode != 0:
-        print(f"release failed: {done.stderr[-500:]}", flush=True)
+    try:
+        lines = run_child(CHILD)
+    except ChildError as error:
+        print(f"release failed: {error}", flush=True)
         return
-    for line in done.stdout.strip().splitlines():
+    for line in lines:
         if line.startswith("release "):
             print(line, "(targets: build_s<=5 verify_s<=10)" if "build_s=" in line else "", flush=True)
