@@ -144,7 +144,7 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
             job,
             "Qualification not passed",
             f"You answered {result.score:.0%} of the worked examples correctly; "
-            f"this task needs {float(job.params.get('quiz_pass_mark', 0.75)):.0%}. "
+            f"this task needs {services.quiz_pass_mark(job):.0%}. "
             "We cannot offer you this work. Thank you for your time.",
             status=403,
         )

@@ -42,6 +42,7 @@ from annotation.services.work import (
     market_hit,
     next_assignment,
     qualification,
+    quiz_pass_mark,
     submit_assignment,
 )
 
@@ -78,6 +79,7 @@ __all__ = [
     "pause_job",
     "publish_job",
     "qualification",
+    "quiz_pass_mark",
     "request_publish",
     "request_sync",
     "resume_job",

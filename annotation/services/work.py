@@ -69,7 +69,7 @@ def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualific
     questions = definition.quiz
     right = sum(1 for q in questions if answers.get(q.key) == q.answer)
     score = right / len(questions) if questions else 1.0
-    passed = score >= float(job.params.get("quiz_pass_mark", 0.75))
+    passed = score >= quiz_pass_mark(job)
     with transaction.atomic():
         existing = (
             Qualification.objects.select_for_update().filter(worker=worker, task_type=job.task_type).first()
@@ -85,6 +85,11 @@ def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualific
         existing.save()
         existing.refresh_from_db()
         return existing
+
+
+def quiz_pass_mark(job: Job) -> float:
+    """The share of the quiz a worker must get right (job parameter `quiz_pass_mark`)."""
+    return float(job.params.get("quiz_pass_mark", 0.75))
 
 
 def can_retry_quiz(worker: Worker, job: Job) -> bool:
