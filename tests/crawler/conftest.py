@@ -1,22 +1,16 @@
-"""Crawler test fixtures: saved pages, and a local site served from 127.0.0.1 for end-to-end crawls."""
+"""Crawler test fixtures: where the saved pages are (the shared ones and those built here)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from django.conf import settings
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED_FIXTURES = REPO.parent / "shared" / "fixtures"
+# The same folder the spider contracts read (`shared:` in @fixture), STANCEWORK_FIXTURES_DIR included.
+SHARED_FIXTURES = Path(settings.SHARED_FIXTURES_DIR)
 IDEBATE_PAGES = SHARED_FIXTURES / "idebate" / "pages"
 IDEBATE_EXPECTED = SHARED_FIXTURES / "idebate" / "expected"
 PROCON_QUOTES = SHARED_FIXTURES / "procon" / "medicalmarijuana-view-answers-001325-2015-07.html"
 # Pages built here from SPEC §7's documented structure (no saved page of these layouts exists).
 BUILT = REPO / "tests" / "fixtures" / "crawler"
-
-
-@pytest.fixture(scope="session")
-def idebate_slugs() -> list[str]:
-    if not IDEBATE_PAGES.is_dir():
-        pytest.fail(f"the idebate fixture pages are expected at {IDEBATE_PAGES}")
-    return sorted(p.stem for p in IDEBATE_PAGES.glob("*.html"))

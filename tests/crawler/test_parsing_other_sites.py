@@ -116,8 +116,12 @@ def test_truncated_page_is_refused_not_half_parsed() -> None:
     assert caught.value.reason == "truncated_html"
 
 
-@pytest.mark.parametrize("html", [b"", b"   ", "<html><body><p>hello</p></body></html>"])
-def test_empty_or_untitled_page_is_refused(html: str | bytes) -> None:
+@pytest.mark.parametrize(
+    ("html", "reason"),
+    [(b"", "empty_page"), (b"   ", "empty_page"), ("<html><body><p>hello</p></body></html>", "no_title")],
+)
+def test_empty_or_untitled_page_is_refused(html: str | bytes, reason: str) -> None:
     with pytest.raises(BadPageError) as caught:
         parse_debate("idebate", html, "x")
     assert caught.value.reason in {"empty_page", "no_title"}
+    assert caught.value.reason == reason
