@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.crawler import expected_debate as arguana_debate
 from crawler.parsing import BadPageError, listing_links, parse_debate
 from crawler.parsing.idebate import parse_debate as parse_idebate
 from tests.crawler.conftest import BUILT, IDEBATE_EXPECTED, IDEBATE_PAGES
@@ -26,25 +27,12 @@ def norm(text: str) -> str:
 
 
 def expected_debate(folder: Path) -> tuple[str, list[tuple[str, str, list[str], list[str]]]]:
-    """(motion, [(side, headline, body paragraphs, counterpoint paragraphs)]) from ArguAna's files."""
-    points = []
-    for side in ("pro", "con"):
-        numbers = (
-            sorted({f.name[3:5] for f in (folder / side).glob("*.txt")}) if (folder / side).is_dir() else []
-        )
-        for number in numbers:
-            headline, *body = (folder / side / f"{side}{number}a-point.txt").read_text().split("\n\n")
-            counter_file = folder / side / f"{side}{number}b-counter.txt"
-            counter = counter_file.read_text().split("\n\n") if counter_file.exists() else []
-            points.append(
-                (
-                    side,
-                    norm(headline),
-                    [norm(p) for p in body if norm(p)],
-                    [norm(p) for p in counter if norm(p)],
-                )
-            )
-    return norm((folder / "thesis.txt").read_text()), points
+    """ArguAna's extraction (read as the benchmark reads it), normalised."""
+    motion, points = arguana_debate(folder)
+    return norm(motion), [
+        (side, norm(headline), [norm(p) for p in body], [norm(c) for c in counter])
+        for side, headline, body, counter in points
+    ]
 
 
 def test_there_are_49_fixture_pages() -> None:
