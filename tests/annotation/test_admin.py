@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from annotation import services
 from annotation.models import Job, JobState, Worker
+from annotation.task_types import get_task_type
+from annotation.task_types.base import Answer
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -52,3 +56,19 @@ def test_staff_block_a_worker(staff: Client) -> None:
 def test_list_and_change_pages_render(staff: Client, job: Job, page: str) -> None:
     assert staff.get(f"/admin/annotation/{page}/").status_code == 200
     assert staff.get(f"/admin/annotation/job/{job.pk}/change/").status_code == 200
+
+
+def test_the_item_list_counts_each_items_responses_without_a_query_per_item(staff: Client, job: Job) -> None:
+    worker = services.get_worker("inhouse", "annotator-1")
+    services.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
+    assignment = services.next_assignment(job, worker)
+    answered = services.items_of(assignment)
+    services.submit_assignment(assignment.pk, {item.pk: Answer(label="SUPPORT") for item in answered})
+
+    with CaptureQueriesContext(connection) as queries:
+        page = staff.get("/admin/annotation/item/").content.decode()
+
+    assert page.count('<td class="field-responses_count">1</td>') == len(answered)
+    assert page.count('<td class="field-responses_count">0</td>') == job.items.count() - len(answered)
+    per_item = [q for q in queries.captured_queries if '"annotation_response"."item_id" =' in q["sql"]]
+    assert per_item == []
