@@ -22,13 +22,14 @@ HEADLINE_FILTER_SITES = frozenset({"debatewise"})
 
 
 class _Pipeline:
-    def __init__(self, stats: StatsCollector) -> None:
-        self.stats = stats
+    def __init__(self, crawler: Crawler) -> None:
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats: StatsCollector = crawler.stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Any:
-        assert crawler.stats is not None
-        return cls(crawler.stats)
+        return cls(crawler)
 
     def drop(self, item: DebateItem, spider: Spider, reason: str, detail: str = "") -> DropItem:
         self.stats.inc_value(f"stancework/drop/{reason}")
@@ -99,8 +100,8 @@ class ValidatePipeline(_Pipeline):
 class DedupePipeline(_Pipeline):
     """Drop a debate already ingested with the same content, or seen earlier in this crawl."""
 
-    def __init__(self, stats: StatsCollector) -> None:
-        super().__init__(stats)
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
         self.seen: set[str] = set()
 
     def process_item(self, item: Any, spider: Spider) -> Any:
@@ -118,15 +119,6 @@ class DedupePipeline(_Pipeline):
 class IngestPipeline(_Pipeline):
     """Write the debate into the corpus in one transaction; close the spider at its `--limit`."""
 
-    def __init__(self, stats: StatsCollector, crawler: Crawler | None = None) -> None:
-        super().__init__(stats)
-        self.crawler = crawler
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> IngestPipeline:
-        assert crawler.stats is not None
-        return cls(crawler.stats, crawler)
-
     def process_item(self, item: Any, spider: Spider) -> Any:
         if not isinstance(item, DebateItem) or item.record is None or item.version_id is None:
             return item
@@ -140,11 +132,6 @@ class IngestPipeline(_Pipeline):
         self.stats.inc_value("stancework/ingested")
         self.stats.inc_value(f"stancework/debates_{result.outcome}")
         self.stats.inc_value("stancework/points_new", result.new_points)
-        if (
-            limit
-            and self.stats.get_value("stancework/ingested", 0) >= limit
-            and self.crawler
-            and self.crawler.engine
-        ):
+        if limit and self.stats.get_value("stancework/ingested", 0) >= limit and self.crawler.engine:
             self.crawler.engine.close_spider(spider, "closespider_limit")
         return item
