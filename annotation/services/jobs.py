@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -235,10 +236,14 @@ def sync_job(job_id: int) -> Job:
     if job.state not in JobState.open():
         return job
     report = get_provider(job.provider).sync(job, ServiceQueue(job))
+    # One UPDATE per market state and batch, not one per assignment the market reports.
+    by_state: dict[str, list[str]] = defaultdict(list)
     for entry in report.assignments:
-        Assignment.objects.filter(job=job, external_id=entry.assignment_external_id).exclude(
-            state=entry.state
-        ).update(state=entry.state)
+        by_state[entry.state].append(entry.assignment_external_id)
+    for state, external_ids in by_state.items():
+        for start in range(0, len(external_ids), BATCH):
+            batch = external_ids[start : start + BATCH]
+            Assignment.objects.filter(job=job, external_id__in=batch).exclude(state=state).update(state=state)
     return settle_job(job.pk)
 
 

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from annotation import services
 from annotation.models import (
     Assignment,
+    AssignmentState,
     Authorship,
     HitItem,
     JobState,
@@ -16,6 +17,8 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
+from annotation.providers.base import AssignmentReport, SyncReport
+from annotation.providers.inhouse import InhouseProvider
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
 from corpus.models import Origin, Perspective, Status
@@ -316,3 +319,33 @@ def test_each_hit_item_belongs_to_its_job() -> None:
 
     assert not HitItem.objects.filter(hit__job=first).exclude(item__job=first).exists()
     assert second.items.count() == 2 and Perspective.objects.count() == 8
+
+
+class ReportingProvider(InhouseProvider):
+    """In-house work whose 'market' reports A1 approved, A2 rejected and an assignment we never had."""
+
+    name = "reporting"
+
+    def sync(self, job, queue) -> SyncReport:
+        return SyncReport(
+            assignments=[
+                AssignmentReport("h", "A1", "w1", AssignmentState.APPROVED),
+                AssignmentReport("h", "A2", "w2", AssignmentState.REJECTED),
+                AssignmentReport("h", "A3", "w3", AssignmentState.APPROVED),
+            ]
+        )
+
+
+def test_sync_takes_each_assignments_state_from_the_market(settings) -> None:
+    settings.ANNOTATION_PROVIDERS = {"reporting": "tests.annotation.test_services.ReportingProvider"}
+    make_corpus(claims=2, perspectives=2)
+    job = services.publish_job(services.create_job("stance", {}, provider="reporting").pk)
+    first = services.next_assignment(job, qualified(job, "w1"), external_id="A1")
+    second = services.next_assignment(job, qualified(job, "w2"), external_id="A2")
+    services.submit_assignment(first.pk, answers_for(first))
+    services.submit_assignment(second.pk, answers_for(second))
+
+    services.sync_job(job.pk)
+
+    states = dict(job.assignments.values_list("external_id", "state"))
+    assert states == {"A1": AssignmentState.APPROVED, "A2": AssignmentState.REJECTED}
