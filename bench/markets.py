@@ -7,11 +7,9 @@ counts the market calls, which must equal the number of rows.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import tempfile
 import time
+
+from bench._child import ChildError, run_child
 
 CHILD = """
 import threading, time, django
@@ -87,10 +85,8 @@ def tokens() -> str:
 
 def main() -> None:
     print(f"markets {tokens()}", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite3", "STANCEWORK_VAR_DIR": tmp}
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=False
-        )
-    figure = done.stdout.strip().splitlines()[-1] if done.returncode == 0 else f"failed: {done.stderr[-400:]}"
+    try:
+        figure = run_child(CHILD)[-1]
+    except ChildError as error:
+        figure = f"failed: {error}"
     print(f"markets ledger on file SQLite: {figure}", flush=True)
