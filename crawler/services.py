@@ -107,6 +107,13 @@ def crawl_command(run: CrawlRun) -> list[str]:
 
 def launch_crawl(run_id: int) -> int:
     """Start the crawl of a queued run as its own process; returns the pid. Never runs Scrapy here."""
+    return start_crawl_process(run_id).pid
+
+
+def start_crawl_process(run_id: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """`manage.py crawl` for a queued run in its own process, logging to the run's log file.
+
+    The caller may wait for it (the pipeline does) or leave it running (the admin's launch)."""
     run = CrawlRun.objects.get(pk=run_id)
     if run.status != RunStatus.QUEUED:
         raise CrawlRequestError(f"run {run_id} is {run.status}, not queued")
@@ -119,11 +126,12 @@ def launch_crawl(run_id: int) -> int:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             cwd=settings.BASE_DIR,
+            env=env,
             # Its own session: the crawl outlives the worker task that started it.
             start_new_session=True,
         )
     CrawlRun.objects.filter(pk=run_id).update(pid=process.pid)
-    return process.pid
+    return process
 
 
 def stop_crawl(run_id: int) -> bool:

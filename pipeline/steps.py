@@ -5,7 +5,6 @@ stopped (jobs are reused, crawls and collections are idempotent)."""
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -69,16 +68,9 @@ def crawl(ctx: Context) -> Outcome:
             )
             ctx.step.output["crawl_run"] = run.pk
             ctx.step.save(update_fields=["output"])
-            # Scrapy runs in its own process (Twisted's reactor cannot restart in this one); its log
-            # goes to the run's log file, as for crawls started from the admin.
+            # Scrapy runs in its own process (Twisted's reactor cannot restart in this one).
             env = {**os.environ, **({"CRAWLER_DOWNLOAD_DELAY_MS": "0"} if start_urls else {})}
-            log_dir = Path(settings.CRAWLER_DIR) / "logs"
-            log_dir.mkdir(parents=True, exist_ok=True)
-            with open(log_dir / f"run-{run.pk}.log", "ab") as log_file:
-                subprocess.run(
-                    crawler.crawl_command(run), env=env, cwd=settings.BASE_DIR, check=False, timeout=3600,
-                    stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                )  # fmt: skip
+            crawler.start_crawl_process(run.pk, env).wait(timeout=3600)
             run.refresh_from_db()
     if run.status != RunStatus.FINISHED:
         raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
