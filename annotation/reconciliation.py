@@ -100,12 +100,12 @@ def _compare(
             yield _issue(job, IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
 
 
-def _bonus_issues(job: Job, paid: dict[str, Decimal], ledger_kind: str) -> Iterable[ReconciliationIssue]:
-    ours: dict[str, Decimal] = defaultdict(Decimal)
-    for ref, rows in _confirmed(job, ledger_kind).items():
-        ours[ref] += sum((row.amount for row in rows), Decimal(0))
+def _bonus_issues(
+    job: Job, ours: Mapping[str, Decimal], paid: Mapping[str, Decimal]
+) -> Iterable[ReconciliationIssue]:
+    """Bonus money per assignment (MTurk) or submission (Prolific): ours against the market's, to the cent."""
     for ref in sorted(set(ours) | set(paid)):
-        if ours.get(ref, Decimal(0)) != paid.get(ref, Decimal(0)):
+        if cents(ours.get(ref, Decimal(0))) != cents(paid.get(ref, Decimal(0))):
             yield _issue(job, IssueKind.BONUS, ref, ours.get(ref, Decimal(0)), paid.get(ref, Decimal(0)))
 
 
@@ -120,7 +120,11 @@ def _mturk(job: Job) -> Iterable[ReconciliationIssue]:
         for bonus in client.list_bonuses(hit_id=hit.external_id):
             paid[bonus.assignment_id] += bonus.amount
     yield from _compare(job, market, MTURK_STATES)
-    yield from _bonus_issues(job, paid, LedgerKind.BONUS)
+    ours = {
+        ref: sum((row.amount for row in rows), Decimal(0))
+        for ref, rows in _confirmed(job, LedgerKind.BONUS).items()
+    }
+    yield from _bonus_issues(job, ours, paid)
     published = {hit.external_id for hit in hits}
     for entry in LedgerEntry.objects.filter(job=job, kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED):
         if entry.result_ref not in published:
@@ -143,9 +147,7 @@ def _prolific(job: Job) -> Iterable[ReconciliationIssue]:
     for rows in _confirmed(job, LedgerKind.PAY).values():
         for row in rows:
             ours[str(row.params.get("submission_id", ""))] += row.amount
-    for ref in sorted(set(ours) | set(paid)):
-        if cents(ours.get(ref, Decimal(0))) != cents(paid.get(ref, Decimal(0))):
-            yield _issue(job, IssueKind.BONUS, ref, ours.get(ref, Decimal(0)), paid.get(ref, Decimal(0)))
+    yield from _bonus_issues(job, ours, paid)
 
 
 def _open_entries(job: Job) -> list[ReconciliationIssue]:
