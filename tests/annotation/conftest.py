@@ -1,10 +1,18 @@
-"""Annotation fixtures; browser tests skip, with a reason, where Debian's Chromium is absent."""
+"""Annotation fixtures: a stubbed MTurk (boto's Stubber checks every request against AWS's model);
+browser tests skip, with a reason, where Debian's Chromium is absent."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import boto3
 import pytest
+from botocore.stub import Stubber
+
+from annotation.providers.market_clients import market_clients
+from annotation.providers.mturk import MTurkClient
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -16,3 +24,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("browser"):
             item.add_marker(skip)
+
+
+@pytest.fixture
+def boto_client() -> Any:
+    return boto3.client("mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
+
+
+@pytest.fixture
+def stub(boto_client: Any) -> Iterator[Stubber]:
+    with Stubber(boto_client) as stubber:
+        yield stubber
+        stubber.assert_no_pending_responses()
+
+
+@pytest.fixture
+def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
+    """The stubbed client, installed as the platform's MTurk client (no retries, no sleeping)."""
+    client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
+    with market_clients(mturk=client):
+        yield client

@@ -5,11 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
@@ -53,25 +51,6 @@ def make_assignment(job: Job, state: str = AssignmentState.SUBMITTED, ext: str =
 
 def market_assignment(status: str, asg: str = ASG) -> dict[str, Any]:
     return {"AssignmentId": asg, "WorkerId": WORKER, "HITId": HIT_ID, "AssignmentStatus": status}
-
-
-@pytest.fixture
-def boto_client() -> Any:
-    return boto3.client("mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
-
-
-@pytest.fixture
-def stub(boto_client: Any) -> Iterator[Stubber]:
-    with Stubber(boto_client) as stubber:
-        yield stubber
-        stubber.assert_no_pending_responses()
-
-
-@pytest.fixture
-def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
-    client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
-    with market_clients(mturk=client):
-        yield client
 
 
 def bonus_params(entry: LedgerEntry) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-import boto3
 import pytest
 import requests
 from botocore.stub import ANY, Stubber
@@ -38,25 +37,6 @@ def market() -> Iterator[RecordedProlific]:
     session.mount("https://", recorded)
     with market_clients(prolific=ProlificClient("token", session=session, sleep=lambda s: None)):
         yield recorded
-
-
-@pytest.fixture
-def boto_client() -> Any:
-    return boto3.client("mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t")
-
-
-@pytest.fixture
-def stub(boto_client: Any) -> Iterator[Stubber]:
-    with Stubber(boto_client) as stubber:
-        yield stubber
-        stubber.assert_no_pending_responses()
-
-
-@pytest.fixture
-def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
-    client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
-    with market_clients(mturk=client):
-        yield client
 
 
 def prolific_assignment() -> Assignment:

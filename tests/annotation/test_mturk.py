@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-import boto3
 import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
@@ -39,20 +37,6 @@ HIT_TYPE_ID = "3K4J6M3CXES7QXRO3FW2QJQ2DQ2GQS"
 ASSIGNMENT_ID = "3PWWM24LHSX369EBUXKO681UQPO82A"
 WORKER_ID = "A2Z8QB6XQFTQ1D"
 NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
-
-
-@pytest.fixture
-def boto_client() -> Any:
-    return boto3.client(
-        "mturk", region_name="us-east-1", aws_access_key_id="test", aws_secret_access_key="test"
-    )
-
-
-@pytest.fixture
-def stub(boto_client: Any) -> Iterator[Stubber]:
-    with Stubber(boto_client) as stubber:
-        yield stubber
-        stubber.assert_no_pending_responses()
 
 
 @pytest.fixture
