@@ -11,8 +11,8 @@ from annotation.providers.base import Provider, ProviderNotAvailableError
 DEFAULT_PROVIDERS = {
     "inhouse": "annotation.providers.inhouse.InhouseProvider",
     "simulated": "annotation.providers.simulated.SimulatedProvider",
-    "mturk": "annotation.providers.mturk.MTurkProvider",
-    "prolific": "annotation.providers.prolific.ProlificProvider",
+    "mturk": "annotation.providers.mturk_provider.MTurkProvider",
+    "prolific": "annotation.providers.prolific_provider.ProlificProvider",
 }
 
 

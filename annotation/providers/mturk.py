@@ -398,15 +398,3 @@ def _assignment(raw: dict[str, Any]) -> MarketAssignment:
         submit_time=raw.get("SubmitTime"),
         answer=raw.get("Answer", ""),
     )
-
-
-def __getattr__(name: str) -> object:
-    """`MTurkProvider` for the provider registry, which names it here.
-
-    It lives in mturk_provider.py because it needs Django and the ledger, which this module keeps out of.
-    """
-    if name == "MTurkProvider":
-        from annotation.providers.mturk_provider import MTurkProvider
-
-        return MTurkProvider
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -339,15 +339,3 @@ def _submission(raw: Mapping[str, Any]) -> Submission:
         study_code=str(raw.get("study_code") or raw.get("entered_code") or ""),
         bonus_cents=tuple(int(c) for c in raw.get("bonus_payments") or ()),
     )
-
-
-def __getattr__(name: str) -> object:
-    """`ProlificProvider` for the provider registry, which names it here.
-
-    It lives in prolific_provider.py because it needs Django and the ledger, which this module keeps out of.
-    """
-    if name == "ProlificProvider":
-        from annotation.providers.prolific_provider import ProlificProvider
-
-        return ProlificProvider
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
