@@ -6,7 +6,7 @@ PYTHON := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test check lint typecheck bench install install-dev migrate data serve clean
+.PHONY: run test check lint typecheck contracts bench install install-dev migrate data serve clean
 
 $(BIN)/activate:
 	@command -v $(PY) >/dev/null || { echo "$(PY) not found: install Python 3.11 (or run make PY=python3)"; exit 1; }
@@ -43,8 +43,12 @@ lint: install-dev
 typecheck: install-dev
 	$(BIN)/mypy
 
-# `make check` runs exactly what CI runs, plus lint and types.
-check: lint typecheck test
+# The layers and pure cores written down as import-linter contracts (pyproject.toml).
+contracts: install-dev
+	$(BIN)/lint-imports --no-logo
+
+# `make check` runs exactly what CI runs: lint, types, import contracts and the tests.
+check: lint typecheck contracts test
 
 bench: install-dev
 	$(PYTHON) -m bench $(BENCH_ARGS)

@@ -11,13 +11,14 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from aggregation import writeback
+from aggregation.declared import categorical_rule
 from aggregation.labels import LabelSet
 from aggregation.models import Adjudication, ItemOutcome
-from aggregation.policy import CATEGORICAL_RULES
 from aggregation.rules import AgreementRule
 from annotation.models import Job
-from corpus.models import PerspectiveCluster, Status
+from annotation.task_types import get_task_type
+from annotation.task_types.decisions import Decision
+from corpus.models import Status
 
 
 class AdjudicationError(ValueError):
@@ -38,9 +39,11 @@ class SampleAccuracy:
 
 
 def rule_of(job: Job) -> AgreementRule:
-    if job.task_type not in CATEGORICAL_RULES:
+    """The rule the job's task type declares; only one-label answers are adjudicated."""
+    rule = categorical_rule(job.task_type)
+    if rule is None:
         raise AdjudicationError(f"{job.task_type} items are not adjudicated one label at a time")
-    return CATEGORICAL_RULES[job.task_type][0]
+    return rule
 
 
 def answer_labels(job: Job) -> LabelSet:
@@ -89,33 +92,21 @@ def _status_now(outcome: ItemOutcome) -> str:
     last = outcome.adjudications.order_by("-decided_at", "-pk").first()
     if last is not None:
         return last.new_status
-    if outcome.job.task_type == "stance" and outcome.item.cluster_id:
-        return PerspectiveCluster.objects.filter(pk=outcome.item.cluster_id).values_list("status", flat=True)[
-            0
-        ]
-    return outcome.status
+    held = get_task_type(outcome.job.task_type).corpus_status(outcome.item)
+    return outcome.status if held is None else held
 
 
 def _write(outcome: ItemOutcome, label: str, decided: str, kept: bool, rule: str) -> None:
+    """The expert's label to the corpus, as the task type's adjudication hook writes it."""
     item = outcome.item
     if item.is_gold:
         return  # gold items check workers; their corpus rows are not the job's to change
-    task = outcome.job.task_type
-    if task == "stance" and item.cluster_id:
-        PerspectiveCluster.objects.filter(pk=item.cluster_id).update(
-            stance_5=label,
-            stance_3=decided,
-            status=Status.ADJUDICATED if kept else Status.REJECTED,
-            rule=rule[:200],
-            updated=timezone.now(),
-        )
-        return
-    decision = writeback.Decision(
+    decision = Decision(
         item_id=item.pk, label=decided, fine_label=label, counts=list(outcome.counts),
         agreement=outcome.agreement, kept=kept, cluster_id=item.cluster_id,
-        perspective_id=item.perspective_id, evidence_id=item.evidence_id,
+        perspective_id=item.perspective_id, evidence_id=item.evidence_id, claim_id=item.claim_id,
     )  # fmt: skip
-    writeback.write_decisions(task, [decision], rule)
+    get_task_type(outcome.job.task_type).write_adjudication(decision, rule)
 
 
 def draw_sample(job_id: int, size: int, *, seed: int = 0) -> int:

@@ -186,7 +186,7 @@ class WorkerQualityAdmin(admin.ModelAdmin):
 @admin.register(AggregationRun)
 class AggregationRunAdmin(admin.ModelAdmin):
     list_display = ("pk", "job", "created", "trigger", "state", "rule", "fleiss_kappa", "krippendorff_alpha",
-                    "kept", "rejected", "no_majority", "dashboard")  # fmt: skip
+                    "kept", "rejected", "no_majority", "changed_items", "dashboard")  # fmt: skip
     list_filter = ("state", "trigger", "task_type")
     readonly_fields = [f.name for f in AggregationRun._meta.fields]
     actions = ["aggregate_again"]

@@ -8,10 +8,10 @@ from typing import Any
 
 from aggregation import charts
 from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
+from aggregation.declared import categorical_rule
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
-from aggregation.policy import CATEGORICAL_RULES
 from annotation.models import Job
-from annotation.services import Progress, job_progress
+from annotation.work import Progress, job_progress
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ def job_dashboard(job: Job) -> Dashboard:
 def _threshold(task_type: str, run: AggregationRun) -> float | None:
     """The ρ threshold the run kept items by: its policy's, else the task's rule's (none for topics)."""
     given: float | None = run.policy.get("threshold")
-    if given is not None or task_type not in CATEGORICAL_RULES:
+    rule = categorical_rule(task_type)
+    if given is not None or rule is None:
         return given
-    return CATEGORICAL_RULES[task_type][0].threshold
+    return rule.threshold

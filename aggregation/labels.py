@@ -1,30 +1,18 @@
-"""Label sets of the built-in task types, in the release's spellings and orders, and the 5 → 3 collapse.
+"""Label sets and the collapses between them. Pure module: no Django.
 
-Pure module: no Django. A label set fixes the order of the columns of every count matrix built over it,
-so the stance set's order *is* the release's ``voter_counts`` order.
+A label set fixes the order of the columns of every count matrix built over it. Task types declare
+their labels (``annotation.task_types``); ``rules.AgreementRule.declared`` builds the sets from them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-NO_MAJORITY_LABEL = "NO_MAJORITY_LABEL"
-
-SUPPORT = "SUPPORT"
-MILDLY_SUPPORT = "MILDLY_SUPPORT"
-MILDLY_UNDERMINE = "MILDLY_UNDERMINE"
-UNDERMINE = "UNDERMINE"
-NOT_VALID = "NOT_VALID"
-
-SUPPORTED = "SUPPORTED"
-NOT_SUPPORTED = "NOT_SUPPORTED"
-
-SAME = "SAME"
-DIFFERENT = "DIFFERENT"
+from annotation.task_types.decisions import NO_MAJORITY_LABEL
 
 # Code used wherever a label index is expected but there is no majority (a tie).
 NO_MAJORITY = -1
@@ -66,32 +54,6 @@ class LabelSet:
         return [self.name_of(int(code)) for code in np.asarray(codes).ravel()]
 
 
-# The release's voter_counts order: [support, mildly support, mildly undermine, undermine, not valid].
-STANCE_5 = LabelSet("stance-5", (SUPPORT, MILDLY_SUPPORT, MILDLY_UNDERMINE, UNDERMINE, NOT_VALID))
-STANCE_3 = LabelSet("stance-3", (SUPPORT, UNDERMINE, NOT_VALID))
-EVIDENCE = LabelSet("evidence", (SUPPORTED, NOT_SUPPORTED))
-PARAPHRASE = LabelSet("paraphrase", (SAME, DIFFERENT))
-
-# Paper §4.1 step 2a: "collapsing mildly-support and mildly-oppose into support and oppose".
-STANCE_5_TO_3: dict[str, str] = {
-    SUPPORT: SUPPORT,
-    MILDLY_SUPPORT: SUPPORT,
-    MILDLY_UNDERMINE: UNDERMINE,
-    UNDERMINE: UNDERMINE,
-    NOT_VALID: NOT_VALID,
-}
-
-# Flipping a stance (a perspective copied onto an opposing claim) swaps the sides, keeps the intensity.
-STANCE_FLIP: dict[str, str] = {
-    SUPPORT: UNDERMINE,
-    MILDLY_SUPPORT: MILDLY_UNDERMINE,
-    MILDLY_UNDERMINE: MILDLY_SUPPORT,
-    UNDERMINE: SUPPORT,
-    NOT_VALID: NOT_VALID,
-    NO_MAJORITY_LABEL: NO_MAJORITY_LABEL,
-}
-
-
 @dataclass(frozen=True)
 class Collapse:
     """A many-to-one map between two label sets, applied to codes or to count matrices."""
@@ -120,11 +82,3 @@ class Collapse:
         onto = np.zeros((len(self.source), len(self.target)), dtype=np.int64)
         onto[np.arange(len(self.source)), self.code_map] = 1
         return source @ onto
-
-
-STANCE_COLLAPSE = Collapse(STANCE_5, STANCE_3, STANCE_5_TO_3)
-
-
-def flip_stance(labels: Sequence[str]) -> list[str]:
-    """Labels of a perspective moved to a claim of the opposite stance."""
-    return [STANCE_FLIP[label] for label in labels]

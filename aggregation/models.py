@@ -68,6 +68,9 @@ class AggregationRun(models.Model):
     fleiss_kappa = models.FloatField(null=True, blank=True)
     krippendorff_alpha = models.FloatField(null=True, blank=True)
     flagged_workers = models.PositiveIntegerField(default=0)
+    changed_items = models.PositiveIntegerField(
+        default=0, help_text="Items whose written label or status this run changed from the last run's."
+    )
     versions = models.JSONField(default=dict, blank=True)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -88,13 +91,14 @@ class ItemOutcome(models.Model):
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="item_outcomes")
     run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes")
     counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
-    label = models.CharField(max_length=64, blank=True, help_text="Majority over the rule's label set.")
-    fine_label = models.CharField(max_length=64, blank=True, help_text="Majority over the answer labels.")
+    # Labels have no length cap: a multi-label outcome is its kept labels joined.
+    label = models.CharField(blank=True, help_text="Majority over the rule's label set.")
+    fine_label = models.CharField(blank=True, help_text="Majority over the answer labels.")
     agreement = models.FloatField(null=True, blank=True, help_text="ρ")
     status = models.CharField(max_length=16, blank=True)
-    model_label = models.CharField(max_length=64, blank=True)
+    model_label = models.CharField(blank=True)
     model_confidence = models.FloatField(null=True, blank=True)
-    reference_label = models.CharField(max_length=64, blank=True, help_text="The gold or crawled answer.")
+    reference_label = models.CharField(blank=True, help_text="The gold or crawled answer.")
     contested = models.BooleanField(default=False, db_index=True)
     reasons = models.JSONField(default=list, blank=True)
     # Drawn for the random-sample accuracy check (crowd vs expert), whether contested or not.
@@ -141,12 +145,10 @@ class Adjudication(models.Model):
     cluster = models.ForeignKey(
         PerspectiveCluster, null=True, blank=True, on_delete=models.SET_NULL, related_name="adjudications"
     )
-    crowd_label = models.CharField(
-        max_length=64, blank=True, help_text="The crowd's label on the rule's set."
-    )
-    old_label = models.CharField(max_length=64, blank=True, help_text="The label before this decision.")
-    new_label = models.CharField(max_length=64, help_text="The expert's label, in the answer labels.")
-    decided_label = models.CharField(max_length=64, blank=True, help_text="new_label on the rule's set.")
+    crowd_label = models.CharField(blank=True, help_text="The crowd's label on the rule's set.")
+    old_label = models.CharField(blank=True, help_text="The label before this decision.")
+    new_label = models.CharField(help_text="The expert's label, in the answer labels.")
+    decided_label = models.CharField(blank=True, help_text="new_label on the rule's set.")
     old_status = models.CharField(max_length=16, blank=True)
     new_status = models.CharField(max_length=16)
     sampled = models.BooleanField(default=False, help_text="Part of the random accuracy sample.")

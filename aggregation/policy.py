@@ -1,5 +1,5 @@
-"""How a job is aggregated, as data: the rule per task type and its threshold, the label model, and the
-thresholds that contest items and flag workers. Pure module: no Django.
+"""How a job is aggregated, as data: the threshold applied to the task type's rule, the label model,
+and the thresholds that contest items and flag workers. Pure module: no Django.
 
 A policy is recorded with every aggregation run (``as_dict``) and read back for the next one, so a
 job re-aggregated on demand decides exactly as it did before unless someone changes a number.
@@ -16,18 +16,11 @@ import numpy.typing as npt
 
 from aggregation.dawid_skene import DawidSkene
 from aggregation.label_models import LabelModel, MajorityVote
-from aggregation.labels import NO_MAJORITY, LabelSetError
+from aggregation.labels import NO_MAJORITY
 from aggregation.mace import MACE
-from aggregation.rules import EVIDENCE_RULE, PARAPHRASE_RULE, STANCE_RULE, AgreementRule, Comparison
-
-# The annotation task types whose answers are one categorical label, with the rule that decides them
-# and how their form values are spelled in the rule's answer set (the forms use lower case).
-CATEGORICAL_RULES: dict[str, tuple[AgreementRule, Callable[[str], str]]] = {
-    "stance": (STANCE_RULE, str),
-    "evidence_verification": (EVIDENCE_RULE, str.upper),
-    "paraphrase_verification": (PARAPHRASE_RULE, str.upper),
-}
-TOPIC_TASK = "topic_tagging"
+from aggregation.rules import AgreementRule, Comparison
+from aggregation.topics import TopicRule
+from annotation.task_types.rules import MultiLabelRule
 
 LABEL_MODELS: dict[str, Callable[[], LabelModel]] = {
     "dawid_skene": DawidSkene,
@@ -35,6 +28,7 @@ LABEL_MODELS: dict[str, Callable[[], LabelModel]] = {
     "majority_vote": MajorityVote,
 }
 
+DROP_WORKERS = frozenset({"none", "blocked", "flagged"})
 LOW_AGREEMENT, NO_MAJORITY_REASON, GOLD, MODEL = "low_agreement", "no_majority", "gold", "model"
 LOW_WORKER_AGREEMENT, LOW_RELIABILITY, LOW_GOLD = "low_agreement", "low_reliability", "low_gold_accuracy"
 
@@ -57,8 +51,15 @@ class AggregationPolicy:
     min_gold_accuracy: float = 0.7
     min_gold_answered: int = 3
     topic_min_share: float = 0.5
+    # Whose answers vote besides confirmed, unrejected work: everybody's ("none" dropped), or not the
+    # workers blocked in the admin ("blocked"), or not those flagged by the job's last run ("flagged").
+    drop_workers: str = "none"
 
     def __post_init__(self) -> None:
+        if self.drop_workers not in DROP_WORKERS:
+            raise PolicyError(
+                f"drop_workers must be one of {sorted(DROP_WORKERS)}, not {self.drop_workers!r}"
+            )
         if self.label_model not in LABEL_MODELS:
             raise PolicyError(f"unknown label model {self.label_model!r}; known: {sorted(LABEL_MODELS)}")
         if self.comparison is not None and self.comparison not in {c.value for c in Comparison}:
@@ -86,16 +87,17 @@ class AggregationPolicy:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def rule_for(self, task_type: str) -> AgreementRule:
-        """The task type's rule with this policy's threshold and comparison applied."""
-        if task_type not in CATEGORICAL_RULES:
-            raise LabelSetError(f"no categorical rule for task type {task_type!r}")
-        rule = CATEGORICAL_RULES[task_type][0]
+    def applied_to(self, rule: AgreementRule) -> AgreementRule:
+        """A task type's rule with this policy's threshold and comparison applied."""
         if rule.threshold is None and self.threshold is not None:
             return rule  # a majority-only rule (paraphrase) has no agreement threshold to move
         threshold = self.threshold if self.threshold is not None else rule.threshold
         comparison = Comparison(self.comparison) if self.comparison else None
         return rule.with_threshold(threshold, comparison)
+
+    def shares_rule(self, declared: MultiLabelRule) -> TopicRule:
+        """A multi-label task type's rule with this policy's share of raters."""
+        return TopicRule.declared(declared, self.topic_min_share)
 
     def model(self) -> LabelModel:
         return LABEL_MODELS[self.label_model]()

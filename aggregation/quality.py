@@ -13,7 +13,7 @@ from aggregation.models import AggregationRun, WorkerFlagReason, WorkerQuality
 from aggregation.policy import AggregationPolicy, worker_flags
 from aggregation.responses import Responses
 from annotation.models import Job, Worker
-from annotation.services import block_worker, gold_accuracy
+from annotation.work import block_worker, gold_accuracy
 
 
 def record_worker_quality(

@@ -1,8 +1,8 @@
-"""Keep/reject rules per task type, as data with their thresholds, and the per-item outcomes they give.
+"""Keep/reject rules as data with their thresholds, and the per-item outcomes they give.
 
-A rule is a value (it is recorded beside every result it decides, via :meth:`AgreementRule.describe`);
-the defaults are the paper's, and every number is an argument. Pure module: the service that writes
-outcomes back to the corpus lives elsewhere.
+A rule is a value (it is recorded beside every result it decides, via :meth:`AgreementRule.describe`),
+built from what a task type declares (:meth:`AgreementRule.declared`); every number is an argument.
+Pure module: the task types' hooks write outcomes back to the corpus.
 """
 
 from __future__ import annotations
@@ -16,22 +16,9 @@ import numpy as np
 import numpy.typing as npt
 
 from aggregation.agreement import majority, rho
-from aggregation.labels import (
-    EVIDENCE,
-    NO_MAJORITY,
-    PARAPHRASE,
-    SAME,
-    STANCE_3,
-    STANCE_5,
-    STANCE_COLLAPSE,
-    SUPPORT,
-    SUPPORTED,
-    UNDERMINE,
-    Collapse,
-    LabelSet,
-    LabelSetError,
-)
+from aggregation.labels import NO_MAJORITY, Collapse, LabelSet, LabelSetError
 from aggregation.responses import Responses
+from annotation.task_types.rules import CategoricalRule
 
 KEPT = "kept"
 REJECTED = "rejected"
@@ -99,25 +86,16 @@ class AgreementRule:
     def with_threshold(self, threshold: float | None, comparison: Comparison | None = None) -> AgreementRule:
         return replace(self, threshold=threshold, comparison=comparison or self.comparison)
 
-
-# Paper §4.1 step 2a and the spec's defaults.
-#
-# How the PERSPECTRUM v1.0 release's labels follow from its voter_counts (checked on all 5,095 clusters
-# in tests/aggregation/test_rules.py): stance_label_5 is the plurality of the five counts and
-# stance_label_3 the plurality of the collapsed counts [S + MS, MU + U, NV], each NO_MAJORITY_LABEL on
-# a tied top count. So 1 support + 1 mildly support is 3-way SUPPORT (2–0) yet 5-way NO_MAJORITY_LABEL
-# (1–1): that is how NO_MAJORITY_LABEL sits beside a SUPPORT/UNDERMINE 3-way label. 4,728 clusters
-# follow this exactly. 348 are stance-flipped copies (made when a perspective was copied to an opposing
-# claim) whose counts were flipped by reversing the list — [NV, U, MU, MS, S] — rather than by swapping
-# the sides; their labels are the flip of the rule applied to the reversed counts. 19 more are flipped
-# copies whose 5-way label is NO_MAJORITY_LABEL and whose counts were left as they were. Every
-# reproduced cluster has ρ ≥ 0.5 on 3 labels and none has ρ = 0.5, so the release cannot tell ≥ (paper)
-# from > (original code); hence the comparison is an argument.
-STANCE_RULE = AgreementRule("stance", STANCE_3, frozenset({SUPPORT, UNDERMINE}), collapse=STANCE_COLLAPSE)
-# Step 3: "keep if ρ ≥ 0.5 and supported is the majority".
-EVIDENCE_RULE = AgreementRule("evidence", EVIDENCE, frozenset({SUPPORTED}))
-# Step 2b: a paraphrase judged "same" by the majority joins its original's cluster.
-PARAPHRASE_RULE = AgreementRule("paraphrase", PARAPHRASE, frozenset({SAME}), threshold=None)
+    @classmethod
+    def declared(cls, rule: CategoricalRule) -> AgreementRule:
+        """The rule a task type declares, as label sets, collapse and comparison."""
+        answers = LabelSet(rule.label_set, rule.labels)
+        decided, collapse = answers, None
+        if rule.collapse is not None:
+            decided = LabelSet(rule.collapse.label_set, rule.collapse.labels)
+            collapse = Collapse(answers, decided, dict(rule.collapse.mapping))
+        comparison = Comparison(rule.comparison)
+        return cls(rule.name, decided, rule.keep, rule.threshold, comparison, collapse)
 
 
 @dataclass(frozen=True)
@@ -206,10 +184,3 @@ def apply_rule(responses: Responses, rule: AgreementRule) -> RuleOutcome:
         given = responses.label_set.name
         raise LabelSetError(f"rule {rule.task!r} reads {rule.answer_set.name} answers, not {given}")
     return apply_rule_to_counts(responses.items, responses.counts(), rule)
-
-
-def stance_outcome(responses: Responses, rule: AgreementRule = STANCE_RULE) -> RuleOutcome:
-    """Stance verification: 5-way answers → voter counts, 5- and 3-way majorities, ρ on 3, kept/rejected."""
-    if rule.answer_set != STANCE_5:
-        raise LabelSetError(f"a stance rule reads {STANCE_5.name} answers, not {rule.answer_set.name}")
-    return apply_rule(responses, rule)

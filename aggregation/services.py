@@ -13,17 +13,22 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 
-from aggregation import writeback
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
+from aggregation.declared import declared_rule
+from aggregation.label_models import Aggregate
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
-from aggregation.policy import CATEGORICAL_RULES, TOPIC_TASK, AggregationPolicy, PolicyError, contest_reasons
+from aggregation.policy import AggregationPolicy, PolicyError, contest_reasons
 from aggregation.quality import record_worker_quality
 from aggregation.responses import Responses, ResponsesError
-from aggregation.rules import Comparison, RuleOutcome, apply_rule
-from aggregation.topics import TopicRule, assign_topics, topic_label_set
+from aggregation.rules import AgreementRule, RuleOutcome, apply_rule
+from aggregation.topics import assign_topics, topic_label_set
 from annotation.models import Item, Job
-from annotation.services import long_format
+from annotation.task_types import get_task_type
+from annotation.task_types.base import TaskType, TaskTypeError
+from annotation.task_types.decisions import Decision
+from annotation.task_types.rules import CategoricalRule, MultiLabelRule
+from annotation.work import long_format
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "Django")
 
@@ -48,18 +53,23 @@ class AggregationReport:
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
     flagged_workers: int
+    changed_items: int
 
     @classmethod
     def of(cls, run: AggregationRun) -> AggregationReport:
         return cls(
             run.pk, run.job_id, run.task_type, run.rule, run.items, run.kept, run.rejected,
             run.no_majority, run.adjudicated, run.fleiss_kappa, run.krippendorff_alpha, run.flagged_workers,
+            run.changed_items,
         )  # fmt: skip
 
 
 def has_aggregation(task_type: str) -> bool:
     """Whether jobs of this task type are aggregated (free-text writing jobs are not)."""
-    return task_type in CATEGORICAL_RULES or task_type == TOPIC_TASK
+    try:
+        return declared_rule(task_type) is not None
+    except TaskTypeError:
+        return False
 
 
 def current_policy(job: Job) -> AggregationPolicy:
@@ -79,23 +89,38 @@ def aggregate_job(
     job = Job.objects.get(pk=job_id)
     try:
         policy = current_policy(job).merged(overrides)
+        task_type = get_task_type(job.task_type)
         with transaction.atomic():
             Job.objects.select_for_update().get(pk=job.pk)  # one aggregation of a job at a time
             run = AggregationRun.objects.create(
                 job=job, trigger=trigger, task_type=job.task_type, policy=policy.as_dict(),
                 label_model=policy.label_model, versions=library_versions(), started_by=user,
             )  # fmt: skip
-            if job.task_type == TOPIC_TASK:
-                _aggregate_topics(job, run, policy)
+            declared = task_type.aggregation
+            if isinstance(declared, MultiLabelRule):
+                _aggregate_multilabel(job, run, policy, task_type, declared)
+            elif isinstance(declared, CategoricalRule):
+                _aggregate_categorical(job, run, policy, task_type, declared)
             else:
-                _aggregate_categorical(job, run, policy)
-    except (ResponsesError, LabelSetError, PolicyError) as error:
+                raise LabelSetError(
+                    f"task type {job.task_type!r} has no aggregation (nothing categorical to decide)"
+                )
+    except (ResponsesError, LabelSetError, PolicyError, TaskTypeError) as error:
         AggregationRun.objects.create(
             job=job, trigger=trigger, task_type=job.task_type, state=RunState.FAILED, error=str(error),
             versions=library_versions(), started_by=user,
         )  # fmt: skip
         raise AggregationError(f"job {job.pk} ({job.task_type}): {error}") from error
     return AggregationReport.of(run)
+
+
+def dropped_workers(job: Job, policy: AggregationPolicy) -> list[int]:
+    """The workers whose answers the policy leaves out (besides rejected and unconfirmed work)."""
+    if policy.drop_workers == "blocked":
+        return list(job.responses.filter(worker__blocked=True).values_list("worker_id", flat=True).distinct())
+    if policy.drop_workers == "flagged":
+        return list(job.worker_qualities.filter(flagged=True).values_list("worker_id", flat=True))
+    return []
 
 
 def library_versions() -> dict[str, str]:
@@ -108,16 +133,16 @@ def library_versions() -> dict[str, str]:
     return found
 
 
-def _aggregate_categorical(job: Job, run: AggregationRun, policy: AggregationPolicy) -> None:
-    if job.task_type not in CATEGORICAL_RULES:
-        raise LabelSetError(f"task type {job.task_type!r} has no aggregation (nothing categorical to decide)")
-    rule = policy.rule_for(job.task_type)
-    spell = CATEGORICAL_RULES[job.task_type][1]
-    rows = list(long_format(job, include_gold=True))
+def _aggregate_categorical(
+    job: Job, run: AggregationRun, policy: AggregationPolicy, task_type: TaskType, declared: CategoricalRule
+) -> None:
+    rule = policy.applied_to(AgreementRule.declared(declared))
+    rows = list(long_format(job, include_gold=True, exclude_workers=dropped_workers(job, policy)))
     if not rows:
         raise ResponsesError("the job has no responses yet")
     items, workers, labels = zip(*rows, strict=True)
-    answers = Responses.from_columns(items, workers, [spell(label) for label in labels], rule.answer_set)
+    spelled = [declared.spell(label) for label in labels]
+    answers = Responses.from_columns(items, workers, spelled, rule.answer_set)
     decided = answers
     if rule.collapse is not None:
         decided = Responses(
@@ -132,7 +157,7 @@ def _aggregate_categorical(job: Job, run: AggregationRun, policy: AggregationPol
     run.mean_rho = _finite(float(np.nanmean(rho(counts))))
     run.fleiss_kappa = _finite(fleiss_kappa(counts))
     run.krippendorff_alpha = _finite(krippendorff_alpha(counts))
-    adjudicated = _store_outcomes(job, run, outcome, fitted.labels, fitted.probabilities)
+    adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared)
     run.flagged_workers = record_worker_quality(
         job, run, policy, decided, worker_agreement_with_majority(decided), fitted.worker_reliability
     )
@@ -143,19 +168,28 @@ def _aggregate_categorical(job: Job, run: AggregationRun, policy: AggregationPol
 
 
 def _store_outcomes(
-    job: Job, run: AggregationRun, outcome: RuleOutcome, model_labels: Any, probabilities: Any
+    job: Job,
+    run: AggregationRun,
+    outcome: RuleOutcome,
+    fitted: Aggregate,
+    task_type: TaskType,
+    declared: CategoricalRule,
 ) -> set[int]:
-    """Item outcomes (kept across runs, so adjudications stay attached) and the corpus write-back.
-
-    Returns the items left as an expert adjudicated them.
+    """Item outcomes (kept across runs, so adjudications stay attached) and the corpus write-back
+    through the task type's hook. Returns the items left as an expert adjudicated them.
     """
-    rule = outcome.rule
-    info = {row["pk"]: row for row in Item.objects.filter(job=job).values(*ITEM_FIELDS)}
-    reference = np.array([_reference_code(info[pk], job.task_type, rule) for pk in outcome.items.tolist()])
+    rule, model_labels, probabilities = outcome.rule, fitted.labels, fitted.probabilities
+    items = Item.objects.filter(job=job)
+    info = {row["pk"]: row for row in items.values(*ITEM_FIELDS)}
+    references = task_type.reference_answers(items)
+    reference = np.array(
+        [_reference_code(info[pk], references.get(pk), declared, rule) for pk in outcome.items.tolist()]
+    )
     reasons = contest_reasons(rule, outcome.agreement, outcome.labels, model_labels, reference)
     model_names = rule.label_set.names_of(model_labels)
     reference_names = ["" if code < 0 else rule.label_set.name_of(int(code)) for code in reference]
     existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
+    before = {pk: (o.label, o.status) for pk, o in existing.items()}
     adjudicated = set(
         ItemOutcome.objects.filter(job=job, adjudications__isnull=False).values_list("item_id", flat=True)
     )
@@ -177,7 +211,11 @@ def _store_outcomes(
         if not item["is_gold"] and row.item not in adjudicated:
             decisions.append(_decision(row, item))
     _save_outcomes(job, changed, adjudicated)
-    writeback.write_decisions(job.task_type, decisions, rule.describe())
+    # What re-aggregation changed: items whose written label or status differ from the last run's.
+    run.changed_items = sum(
+        1 for r in changed if r.item_id in before and before[r.item_id] != (r.label, r.status)
+    )
+    task_type.write_back(decisions, rule.describe())
     return adjudicated
 
 
@@ -188,13 +226,12 @@ ITEM_FIELDS = (
     "cluster_id",
     "perspective_id",
     "evidence_id",
-    "cluster__source_side",
+    "claim_id",
 )
 OUTCOME_FIELDS = [
     "run", "counts", "label", "fine_label", "agreement", "status", "reasons",
     "model_label", "contested", "model_confidence", "reference_label",
 ]  # fmt: skip
-CRAWLED_SIDE = {"pro": "SUPPORT", "con": "UNDERMINE"}
 
 
 def _save_outcomes(job: Job, outcomes: list[ItemOutcome], adjudicated: set[int]) -> None:
@@ -212,64 +249,84 @@ def _save_outcomes(job: Job, outcomes: list[ItemOutcome], adjudicated: set[int])
     ItemOutcome.objects.bulk_create(fresh, batch_size=1000)
 
 
-def _reference_code(item: Mapping[str, Any], task_type: str, rule: Any) -> int:
-    """The gold answer on the rule's label set: a gold item's known answer, or a stance pair's crawled
-    side (the side the debate site put the point on); −1 when there is none."""
-    spell = CATEGORICAL_RULES[task_type][1]
-    answer: str | None = None
-    if item["is_gold"] and isinstance(item["known_answer"], str):
-        answer = spell(item["known_answer"])
-        if rule.collapse is not None and answer in rule.collapse.mapping:
-            answer = rule.collapse.mapping[answer]
-    elif task_type == "stance":
-        answer = CRAWLED_SIDE.get(item["cluster__source_side"] or "")
+def _reference_code(
+    item: Mapping[str, Any], reference: str | None, declared: CategoricalRule, rule: AgreementRule
+) -> int:
+    """The gold answer on the rule's label set: a gold item's known answer, else the task type's
+    reference answer (stance: the side the debate site put the point on); −1 when there is none."""
+    answer = item["known_answer"] if item["is_gold"] and isinstance(item["known_answer"], str) else reference
+    if answer is None:
+        return -1
+    answer = declared.spell(answer)
+    if rule.collapse is not None and answer in rule.collapse.mapping:
+        answer = rule.collapse.mapping[answer]
     return rule.label_set.code(answer) if answer in rule.label_set.labels else -1
 
 
-def _decision(row: Any, item: Mapping[str, Any]) -> writeback.Decision:
-    return writeback.Decision(
+def _decision(row: Any, item: Mapping[str, Any]) -> Decision:
+    return Decision(
         item_id=row.item, label=row.label, fine_label=row.fine_label, counts=row.counts,
         agreement=row.agreement, kept=row.status == "kept", cluster_id=item["cluster_id"],
-        perspective_id=item["perspective_id"], evidence_id=item["evidence_id"],
+        perspective_id=item["perspective_id"], evidence_id=item["evidence_id"], claim_id=item["claim_id"],
     )  # fmt: skip
 
 
-def _aggregate_topics(job: Job, run: AggregationRun, policy: AggregationPolicy) -> None:
-    """Topics kept per claim by share of raters, written to ClaimTopic; no ρ (a multi-label answer)."""
-    rule = TopicRule(min_share=policy.topic_min_share, comparison=Comparison.ABOVE)
-    rows = list(long_format(job))
+def _aggregate_multilabel(
+    job: Job, run: AggregationRun, policy: AggregationPolicy, task_type: TaskType, declared: MultiLabelRule
+) -> None:
+    """Labels (topics) kept per item by share of raters, written back by the task type's hook; no ρ."""
+    rule = policy.shares_rule(declared)
+    rows = list(long_format(job, exclude_workers=dropped_workers(job, policy)))
     raters: dict[int, int] = {}
     tags: list[tuple[int, int, str]] = []
     for item, worker, label in rows:
         raters[item] = raters.get(item, 0) + 1
-        tags.extend((item, worker, slug) for slug in label.split(",") if slug)
+        tags.extend((item, worker, chosen) for chosen in declared.split(label))
     if not tags:
         raise ResponsesError("the job has no topic tags yet")
     slugs = sorted({slug for _, _, slug in tags})
     columns = list(zip(*tags, strict=True))
     kept = assign_topics(columns[0], columns[1], columns[2], topic_label_set(slugs), rule, raters=raters)
     claims = dict(Item.objects.filter(job=job, pk__in=list(kept)).values_list("pk", "claim_id"))
-    existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
-    changed = []
-    for item, chosen in kept.items():
-        record = existing.get(item) or ItemOutcome(item_id=item, job=job)
-        record.run, record.label, record.fine_label = (
-            run,
-            ",".join(chosen) or NO_MAJORITY_LABEL,
-            ",".join(chosen),
-        )
-        record.status, record.counts = ("kept" if chosen else "rejected"), []
-        changed.append(record)
-    ItemOutcome.objects.bulk_update(
-        [r for r in changed if r.pk], ["run", "label", "fine_label", "status", "counts"]
-    )
-    ItemOutcome.objects.bulk_create([r for r in changed if not r.pk])
-    writeback.write_topics({claims[item]: chosen for item, chosen in kept.items() if claims.get(item)})
+    decisions = [
+        _multilabel_decision(declared, item, chosen, claims.get(item)) for item, chosen in kept.items()
+    ]
+    _store_multilabel_outcomes(job, run, decisions)
+    task_type.write_back(decisions, rule.describe())
     run.rule = rule.describe()
     run.items, run.responses, run.workers = len(kept), len(rows), len({w for _, w, _ in rows})
     run.kept = sum(1 for chosen in kept.values() if chosen)
     run.rejected = run.no_majority = len(kept) - run.kept
     run.save()
+
+
+def _multilabel_decision(rule: MultiLabelRule, item: int, chosen: list[str], claim: int | None) -> Decision:
+    joined = rule.separator.join(chosen)
+    return Decision(
+        item_id=item, label=joined or NO_MAJORITY_LABEL, fine_label=joined, counts=[], agreement=None,
+        kept=bool(chosen), claim_id=claim, labels=tuple(chosen),
+    )  # fmt: skip
+
+
+def _store_multilabel_outcomes(job: Job, run: AggregationRun, decisions: list[Decision]) -> None:
+    existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
+    before = {pk: (o.label, o.status) for pk, o in existing.items()}
+    changed = []
+    for decision in decisions:
+        record = existing.get(decision.item_id) or ItemOutcome(item_id=decision.item_id, job=job)
+        record.run, record.label, record.fine_label = run, decision.label, decision.fine_label
+        record.status, record.counts = ("kept" if decision.kept else "rejected"), []
+        changed.append(record)
+    ItemOutcome.objects.bulk_update(
+        [r for r in changed if r.pk], ["run", "label", "fine_label", "status", "counts"]
+    )
+    ItemOutcome.objects.bulk_create([r for r in changed if not r.pk])
+    run.changed_items = _changed(before, changed)
+
+
+def _changed(before: Mapping[int, tuple[str, str]], outcomes: list[ItemOutcome]) -> int:
+    """How many items this run wrote differently from the last one (label or status)."""
+    return sum(1 for o in outcomes if o.item_id in before and before[o.item_id] != (o.label, o.status))
 
 
 def _finite(value: float) -> float | None:

@@ -1,7 +1,8 @@
-"""Topic tagging: each worker tags a claim with any number of topics from a fixed list; a topic is
-kept for a claim when its share of the claim's raters passes a threshold (majority by default).
+"""Multi-label answers (topic tagging): each worker tags an item with any number of labels from a
+fixed list (e.g. topics); a label is kept for an item when its share of the item's raters passes a
+threshold (majority by default).
 
-Multi-label, so ties do not arise per topic; a claim may end with no topic.
+Multi-label, so ties do not arise per label; an item may end with no label.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy.typing as npt
 from aggregation.labels import LabelSet
 from aggregation.responses import Responses
 from aggregation.rules import Comparison
+from annotation.task_types.rules import MultiLabelRule
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,15 @@ class TopicRule:
 
     min_share: float = 0.5
     comparison: Comparison = Comparison.ABOVE
+    name: str = "topics"
 
     def describe(self) -> str:
-        return f"topics: share of raters {self.comparison} {self.min_share:g}"
+        return f"{self.name}: share of raters {self.comparison} {self.min_share:g}"
+
+    @classmethod
+    def declared(cls, rule: MultiLabelRule, min_share: float) -> TopicRule:
+        """The rule a task type declares, with the policy's share."""
+        return cls(min_share=min_share, comparison=Comparison(rule.comparison), name=rule.name)
 
 
 TOPIC_RULE = TopicRule()

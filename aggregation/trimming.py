@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max, QuerySet
 
-from aggregation.labels import STANCE_FLIP
+from annotation.task_types.builtin_rules import STANCE_FLIP
 from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
 
 

@@ -9,12 +9,14 @@ from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
-from annotation import market_admin, services
-from annotation.ledger_admin import reconcile_jobs, show_market_cost  # also registers the ledger's admin
+from annotation import work
+from annotation.ledger.admin import reconcile_jobs, show_market_cost  # also registers the ledger's admin
+from annotation.markets import admin as market_admin
+from annotation.markets.registry import provider_choices
 from annotation.models import Assignment, Hit, Item, Job, Qualification, Response, Worker
-from annotation.providers import provider_choices
 from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
+from annotation.work.operations import ACTION_ERRORS
 
 
 class JobCreationForm(forms.ModelForm):
@@ -49,9 +51,20 @@ def _each(action_name: str, service: Any, label: str) -> Any:
             try:
                 service(pk)
                 done += 1
-            except market_admin.ACTION_ERRORS as error:
+            except ACTION_ERRORS as error:
                 modeladmin.message_user(request, f"{pk}: {error}", messages.ERROR)
         modeladmin.message_user(request, f"{label}: {done}")
+
+    action.__name__ = action_name
+    return admin.action(description=label)(action)
+
+
+def _in_background(action_name: str, kind: str, label: str) -> Any:
+    """An action whose work calls a market: run as a background operation, never in the request."""
+
+    def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> None:
+        job_ids = list(queryset.values_list("pk", flat=True))
+        market_admin.start(modeladmin, request, kind, label, {"job_ids": job_ids}, len(job_ids))
 
     action.__name__ = action_name
     return admin.action(description=label)(action)
@@ -78,10 +91,10 @@ class JobAdmin(admin.ModelAdmin):
         market_admin.expire_on_market,
         show_market_cost,
         reconcile_jobs,
-        _each("sync", services.sync_job, "Sync with the provider"),
-        _each("pause", services.pause_job, "Pause"),
-        _each("resume", services.resume_job, "Resume"),
-        _each("cancel", services.cancel_job, "Cancel"),
+        _in_background("sync", "annotation.sync_jobs", "Sync with the provider"),
+        _each("pause", work.pause_job, "Pause"),
+        _each("resume", work.resume_job, "Resume"),
+        _in_background("cancel", "annotation.cancel_jobs", "Cancel (expires the HITs at the market)"),
     ]
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
@@ -103,7 +116,7 @@ class JobAdmin(admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        created = services.create_job(
+        created = work.create_job(
             form.cleaned_data["task_type"],
             form.cleaned_data.get("filters") or {},
             provider=form.cleaned_data["provider"],
@@ -118,7 +131,7 @@ class JobAdmin(admin.ModelAdmin):
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
-        progress = services.job_progress(job)
+        progress = work.job_progress(job)
         return f"{progress.assignments_done}/{progress.assignments_wanted} ({progress.fraction:.0%})"
 
 
@@ -140,8 +153,18 @@ class HitAdmin(admin.ModelAdmin):
 
 @admin.register(Assignment)
 class AssignmentAdmin(admin.ModelAdmin):
-    list_display = ["pk", "job", "hit", "worker", "state", "work_seconds", "simulated", "submitted_at"]
-    list_filter = ["state", "simulated", "job"]
+    list_display = [
+        "pk",
+        "job",
+        "hit",
+        "worker",
+        "state",
+        "confirmed",
+        "work_seconds",
+        "simulated",
+        "submitted_at",
+    ]
+    list_filter = ["state", "confirmed", "simulated", "job"]
     readonly_fields = ["job", "hit", "worker", "accepted_at", "submitted_at", "work_seconds", "simulated"]
     actions = [market_admin.approve_work, market_admin.reject_work, market_admin.bonus_work]
 
@@ -203,5 +226,5 @@ class WorkerAdmin(admin.ModelAdmin):
     @admin.action(description="Block the selected workers")
     def block(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
         for worker in queryset:
-            services.block_worker(worker.pk, reason=f"blocked by {request.user}")
+            work.block_worker(worker.pk, reason=f"blocked by {request.user}")
         self.message_user(request, f"blocked {queryset.count()} worker(s)")

@@ -229,13 +229,36 @@ class Assignment(models.Model):
     work_seconds = models.FloatField(null=True, blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
     feedback = models.CharField(max_length=500, blank=True)
+    # Market work counts (HIT slots, completion, aggregation) only once the market has confirmed it
+    # as this worker's on this HIT: `next_assignment` takes it unconfirmed for markets whose
+    # capabilities say they confirm work; our own workers' (in-house, simulated) counts when taken.
+    confirmed = models.BooleanField(default=True, db_index=True)
 
     class Meta:
         ordering = ["hit", "accepted_at"]
-        constraints = [models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["hit", "worker"], name="assignment_unique"),
+            # A market's assignment id names one assignment, bound to its worker on first sight.
+            models.UniqueConstraint(
+                fields=["job", "external_id"],
+                condition=~Q(external_id=""),
+                name="assignment_external_id_once",
+            ),
+            # "Start working" twice (a double click, 20 parallel POSTs) still opens one assignment.
+            models.UniqueConstraint(
+                fields=["job", "worker"],
+                condition=Q(state=AssignmentState.ACCEPTED),
+                name="assignment_one_open_per_worker",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"assignment {self.pk} ({self.state})"
+
+    @classmethod
+    def counted(cls) -> Q:
+        """Work whose answers count: submitted or approved, and confirmed by its market."""
+        return Q(state__in=AssignmentState.payable(), confirmed=True)
 
 
 class WorkerItem(models.Model):
@@ -268,7 +291,8 @@ class Response(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="responses")
     assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="responses")
-    label = models.CharField(max_length=64, blank=True, db_index=True)
+    # No length cap: a multi-label answer is its labels joined (all 18 PERSPECTRUM topics: 228 characters).
+    label = models.CharField(blank=True, db_index=True)
     value = models.JSONField(null=True, blank=True)
     is_gold = models.BooleanField(default=False)
     correct = models.BooleanField(null=True, blank=True, help_text="Against the gold answer.")
@@ -296,4 +320,4 @@ class Authorship(models.Model):
 
 
 # The money ledger (issue 6) lives in its own module; importing it here registers its models.
-from annotation.ledger import LedgerEntry, ReconciliationIssue  # noqa: E402, F401
+from annotation.ledger.models import LedgerEntry, ReconciliationIssue  # noqa: E402, F401

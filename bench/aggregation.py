@@ -17,10 +17,14 @@ import numpy.typing as npt
 
 from aggregation.dawid_skene import DawidSkene
 from aggregation.label_models import Aggregate, LabelModel, MajorityVote
-from aggregation.labels import STANCE_5, LabelSet
+from aggregation.labels import LabelSet
 from aggregation.mace import MACE
 from aggregation.responses import Responses
-from aggregation.rules import stance_outcome
+from aggregation.rules import AgreementRule, apply_rule
+from annotation.task_types.builtin_rules import STANCE_RULE
+
+STANCE = AgreementRule.declared(STANCE_RULE)
+STANCE_5 = STANCE.answer_set
 
 SEED = 2019
 
@@ -56,7 +60,7 @@ def best_of(runs: int, work: Callable[[], Any]) -> tuple[float, Any]:
 def bench_rho_and_majority() -> None:
     items, workers, labels, _ = simulated_labels(200_000, 5, 5_000, len(STANCE_5))
     encode_s, responses = best_of(3, lambda: Responses.from_codes(items, workers, labels, STANCE_5))
-    rule_s, outcome = best_of(3, lambda: stance_outcome(responses))
+    rule_s, outcome = best_of(3, lambda: apply_rule(responses, STANCE))
     total = encode_s + rule_s
     kept = int(outcome.kept.sum())
     print(

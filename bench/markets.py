@@ -19,10 +19,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 call_command("migrate", verbosity=0)
-from annotation import payments
+from annotation.ledger import engine, intents
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
-from annotation.providers.market_clients import market_clients
-from annotation.providers.mturk import MarketAssignment, Outcome
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MarketAssignment, Outcome
 
 class Market:
     def __init__(self):
@@ -41,21 +41,21 @@ asg = Assignment.objects.create(job=job, hit=hit, worker=worker, state=Assignmen
                                 external_id="A", accepted_at=timezone.now())
 
 def rows(n, tag):
-    return [payments.bonus_intent(asg, Decimal("0.10"), "bench", f"{tag}:{i}").pk for i in range(n)]
+    return [intents.bonus_intent(asg, Decimal("0.10"), "bench", f"{tag}:{i}").pk for i in range(n)]
 
 market = Market()
 with market_clients(mturk=market):
     t = time.perf_counter(); ids = rows(1000, "seq"); recorded = time.perf_counter() - t
     t = time.perf_counter()
     for pk in ids:
-        payments.execute(pk)
+        engine.execute(pk)
     sequential = time.perf_counter() - t
     sequential_calls = market.calls
     ids = rows(200, "conc")
     market.calls = 0
     def deliver(chunk):
         for pk in chunk:
-            payments.execute(pk)
+            engine.execute(pk)
         connection.close()
     work = ids * 10
     chunks = [work[i::8] for i in range(8)]
@@ -70,7 +70,8 @@ print(f"record_rows_per_s={1000 / recorded:.0f} execute_rows_per_s={1000 / seque
 
 
 def tokens() -> str:
-    from annotation.worker_identity import MarketIds, issue_token, verify_token
+    from annotation.markets.base import MarketIds
+    from annotation.web.page_tokens import issue_token, verify_token
 
     ids = MarketIds(
         "mturk", "A2Z8QB6XQFTQ1D", "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV", "3PWW", "https://www.mturk.com"

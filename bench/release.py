@@ -14,7 +14,7 @@ import time, django, os
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-from annotation import services as annotation
+from annotation import work as annotation
 from corpus.models import Claim
 from corpus.services import import_perspectrum
 from export.services import assign_claim_splits, build_release, diff_releases

@@ -6,6 +6,7 @@ Pure: no Django import, so settings.py and scripts can both use it.
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from pathlib import Path
 
@@ -33,14 +34,17 @@ def env_bool(name: str, default: bool = False) -> bool:
     raise ConfigError(f"{name}={raw!r} is not a boolean (use one of {sorted(TRUE | FALSE - {''})})")
 
 
-def env_int(name: str, default: int) -> int:
+def env_int(name: str, default: int, minimum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{name}={raw!r} is below the minimum of {minimum}")
+    return value
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -48,6 +52,19 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+# A DNS name: dot-separated labels of letters, digits and inner hyphens (no scheme, port or path).
+LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+HOSTNAME = re.compile(rf"^(?=.{{1,253}}$){LABEL}(\.{LABEL})*$")
+
+
+def env_hostname(name: str) -> str:
+    """A bare host name (lower-cased), or "" when unset."""
+    raw = os.environ.get(name, "").strip()
+    if raw and not HOSTNAME.match(raw.lower()):
+        raise ConfigError(f"{name}={raw!r} is not a host name (give the bare domain: no scheme, port, path)")
+    return raw.lower()
 
 
 def env_path(name: str, default: Path) -> Path:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import env_bool, env_int, env_list, env_path, env_str, secret_key
+from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, env_path, env_str, secret_key
+from config.headers import static_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = env_path("STANCEWORK_VAR_DIR", BASE_DIR / "var")
@@ -22,10 +23,21 @@ SHARED_FIXTURES_DIR = env_path("STANCEWORK_FIXTURES_DIR", BASE_DIR.parent / "sha
 
 DEBUG = env_bool("DEBUG", default=True)
 SECRET_KEY = secret_key(DEBUG, VAR_DIR)
-# HMAC key for worker pseudonyms in exports and logs (annotation.pseudonyms). Required when DEBUG
+# HMAC key for worker pseudonyms in exports and logs (annotation.work.pseudonyms). Required when DEBUG
 # is off; in DEBUG it is derived from SECRET_KEY. Changing it changes every pseudonym.
 WORKER_PSEUDONYM_KEY = env_str("WORKER_PSEUDONYM_KEY")
-ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"] if DEBUG else [])
+if not DEBUG and not WORKER_PSEUDONYM_KEY:
+    # Refused at start-up (and so by `check --deploy`), not first noticed at export time.
+    raise ConfigError(
+        "WORKER_PSEUDONYM_KEY must be set when DEBUG is off (the HMAC key of worker pseudonyms)"
+    )
+# The public domain the TLS proxy (deploy/Caddyfile) serves: by default the one allowed host and the
+# https origin markets send workers to (MARKET_PUBLIC_URL).
+STANCEWORK_DOMAIN = env_hostname("STANCEWORK_DOMAIN")
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS",
+    [STANCEWORK_DOMAIN] if STANCEWORK_DOMAIN else (["127.0.0.1", "localhost"] if DEBUG else []),
+)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
@@ -37,12 +49,14 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "corpus",
+    "operations",
     "crawler",
     "annotation",
     "aggregation",
     "search",
     "export",
     "pipeline",
+    "backups",
 ]
 
 MIDDLEWARE = [
@@ -54,7 +68,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "annotation.worker_identity.FramingMiddleware",
+    "annotation.web.framing.FramingMiddleware",
+    "config.headers.NoStoreMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -97,6 +112,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+WHITENOISE_ADD_HEADERS_FUNCTION = static_headers
 STATIC_ROOT = env_path("STATIC_ROOT", BASE_DIR / "staticfiles")
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -127,13 +143,19 @@ ELASTICSEARCH_URL = env_str("ELASTICSEARCH_URL", "http://127.0.0.1:9200")
 SEARCH_INDEX_PREFIX = env_str("SEARCH_INDEX_PREFIX", "stancework")
 # Keep indexes in step with corpus saves through a Celery task enqueued after commit.
 SEARCH_SYNC = env_bool("SEARCH_SYNC", default=True)
-# Candidate ranking: "bm25", or "hybrid" (BM25 + MiniLM, needs requirements-dense.txt; without it, BM25
-# with a warning).
-SEARCH_RANKING = env_str("SEARCH_RANKING", "bm25")
+# Candidate ranking: "best" (the MiniLM fine-tuned by `train_ranker` if trained, else the packaged
+# MiniLM, both fused with BM25; BM25 alone without requirements-dense.txt), "hybrid" (the packaged
+# MiniLM; BM25 with a warning without the extra) or "bm25".
+SEARCH_RANKING = env_str("SEARCH_RANKING", "best")
 WEB_SEARCH_SOURCE = env_str("WEB_SEARCH_SOURCE", "")  # "brave", or a path to an offline sentences file
 WEB_SEARCH_API_KEY = env_str("WEB_SEARCH_API_KEY")
 
-# Deployment hardening, on whenever DEBUG is off.
+# The largest request body Django reads (there are no file uploads); deploy/Caddyfile refuses larger
+# bodies with 413 at the proxy from the same variable, so both ends agree.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 2_621_440, minimum=1024)
+
+# Deployment hardening, on whenever DEBUG is off. The proxy header is trusted because only the TLS
+# proxy reaches gunicorn (docker-compose.yml's edge network), and Caddy overwrites the header itself.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=True)
@@ -147,6 +169,8 @@ if not DEBUG:
 # this app's, so the deploy check that asks for it (W021) is silenced until SECURE_HSTS_PRELOAD=1.
 SILENCED_SYSTEM_CHECKS = [] if env_bool("SECURE_HSTS_PRELOAD", default=False) else ["security.W021"]
 X_FRAME_OPTIONS = "DENY"
+# Worker pages take small form posts; anything larger is refused before it is read (413).
+WORKER_PAGE_MAX_BODY_BYTES = env_int("WORKER_PAGE_MAX_BODY_BYTES", 256 * 1024)
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 
@@ -174,7 +198,16 @@ CRAWLER_AUTOTHROTTLE = env_bool("CRAWLER_AUTOTHROTTLE", default=True)
 CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5)
 CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")  # CDX API and snapshots
 
-# Crowd markets (annotation/providers/mturk.py, prolific.py, annotation/ledger.py; issue 6).
+# The crowd markets a job can name (annotation.markets.registry). A market added here works end to
+# end: its provider class supplies its gateway, reconciliation step and URL parameters.
+ANNOTATION_PROVIDERS = {
+    "inhouse": "annotation.markets.inhouse.provider.InhouseProvider",
+    "simulated": "annotation.markets.simulated.provider.SimulatedProvider",
+    "mturk": "annotation.markets.mturk.provider.MTurkProvider",
+    "prolific": "annotation.markets.prolific.provider.ProlificProvider",
+}
+
+# Crowd markets (annotation/markets/mturk/, annotation/markets/prolific/, annotation/ledger/).
 # AWS announced that MTurk closes on 2026-09-30: with MTURK_ENABLED the system checks warn.
 MTURK_ENABLED = env_bool("MTURK_ENABLED", default=False)
 MTURK_SANDBOX = env_bool("MTURK_SANDBOX", default=True)  # AWS credentials: the standard AWS_* env
@@ -188,16 +221,22 @@ MTURK_SUBMIT_ORIGINS = env_list(
 )
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
 PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
+# Studies are created (and billed) in PROLIFIC_PROJECT_ID; the balance read is its workspace's.
+# PROLIFIC_WORKSPACE_ID is optional and, when set, must be that workspace.
+PROLIFIC_PROJECT_ID = env_str("PROLIFIC_PROJECT_ID")
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
+# Prolific pays bonuses "in the following minutes": past this, a bonus missing from the submission
+# proves the pay call never happened, and it is made again as a new ledger attempt.
+PROLIFIC_BONUS_SETTLE_MINUTES = env_int("PROLIFIC_BONUS_SETTLE_MINUTES", 60)
 # The https origin markets send workers to (task pages are under /annotate/jobs/<id>/).
-MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL")
+MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else "")
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
 WORKER_FRAME_ANCESTORS = env_list(
     "WORKER_FRAME_ANCESTORS",
     ["https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
 )
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
-CELERY_IMPORTS = ["annotation.ledger_tasks"]
+CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.tasks"]
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
 # market about unclear ones; reconciliation compares every active market job with its market.
 CELERY_BEAT_SCHEDULE = {
@@ -209,4 +248,18 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.reconcile_market_jobs",
         "schedule": float(env_int("RECONCILE_SECONDS", 60 * 60)),
     },
+}
+
+# Backups (backups/): `manage.py backup` writes a pg_dump (custom format) and an archive of
+# RELEASES_DIR into BACKUP_DIR and keeps the newest BACKUP_KEEP; the compose `backup` service runs
+# the same every BACKUP_INTERVAL_SECONDS from beat, on its own queue (only it has pg_dump and the volume).
+BACKUP_DIR = env_path("BACKUP_DIR", VAR_DIR / "backups")
+BACKUP_KEEP = env_int("BACKUP_KEEP", 7, minimum=1)
+BACKUP_INTERVAL_SECONDS = env_int("BACKUP_INTERVAL_SECONDS", 24 * 60 * 60, minimum=60)
+BACKUP_QUEUE = "backups"
+CELERY_BEAT_SCHEDULE["backup"] = {
+    "task": "backups.create_backup",
+    "schedule": float(BACKUP_INTERVAL_SECONDS),
+    # A backup nobody ran within its interval is dropped: the next one is due anyway.
+    "options": {"queue": BACKUP_QUEUE, "expires": float(BACKUP_INTERVAL_SECONDS)},
 }

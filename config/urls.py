@@ -8,7 +8,7 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
-    path("annotate/", include("annotation.urls")),
+    path("annotate/", include("annotation.web.urls")),
     path("aggregation/", include("aggregation.urls")),
     path("releases/", include("export.urls")),
 ]

@@ -22,7 +22,7 @@ from corpus.models import (
     Status,
     Topic,
 )
-from export.perspectrum import Release, read_release
+from corpus.perspectrum import Release, read_release
 
 PUBLIC_ID = {Claim: "cid", Perspective: "pid", Evidence: "eid"}
 # The release's `source` values that are not debate sites.

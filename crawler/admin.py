@@ -74,14 +74,20 @@ class CrawlRunAdmin(admin.ModelAdmin):
             return HttpResponseRedirect(reverse("admin:index"))
         form = StartCrawlForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
-            run = services.request_crawl(
-                form.cleaned_data["site"],
-                archive=form.cleaned_data["archive"],
-                limit=form.cleaned_data["limit"],
-                user_id=request.user.pk,
-            )
-            self.message_user(request, f"Crawl {run.pk} of {run.site} queued; it runs in its own process.")
-            return HttpResponseRedirect(reverse("admin:crawler_crawlrun_change", args=[run.pk]))
+            try:
+                run = services.request_crawl(
+                    form.cleaned_data["site"],
+                    archive=form.cleaned_data["archive"],
+                    limit=form.cleaned_data["limit"],
+                    user_id=request.user.pk,
+                )
+            except services.CrawlRequestError as error:
+                form.add_error(None, str(error))
+            else:
+                self.message_user(
+                    request, f"Crawl {run.pk} of {run.site} queued; it runs in its own process."
+                )
+                return HttpResponseRedirect(reverse("admin:crawler_crawlrun_change", args=[run.pk]))
         context: dict[str, Any] = {
             **self.admin_site.each_context(request),
             "form": form,
@@ -97,10 +103,14 @@ class CrawlRunAdmin(admin.ModelAdmin):
     @admin.action(description="Crawl the selected sites again")
     def crawl_again(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
         for run in queryset:
-            new = services.request_crawl(
-                run.site, archive=run.archive_range, limit=run.limit, user_id=request.user.pk
-            )
-            self.message_user(request, f"Crawl {new.pk} of {new.site} queued.", messages.SUCCESS)
+            try:
+                new = services.request_crawl(
+                    run.site, archive=run.archive_range, limit=run.limit, user_id=request.user.pk
+                )
+            except services.CrawlRequestError as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.message_user(request, f"Crawl {new.pk} of {new.site} queued.", messages.SUCCESS)
 
 
 class PointInline(admin.TabularInline):

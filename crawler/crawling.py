@@ -6,11 +6,15 @@ process of its own.
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from django.conf import settings
+from scrapy import Spider, signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
@@ -19,6 +23,9 @@ from crawler.models import CrawlRun, RunStatus
 
 log = logging.getLogger(__name__)
 
+# Written into a JOBDIR when its crawl stopped gracefully, and only then.
+CLEAN_STOP = "stancework-clean-stop.json"
+
 
 def job_dir(run: CrawlRun) -> Path:
     """Where a crawl of this site and mode keeps its resumable state (JOBDIR)."""
@@ -26,20 +33,42 @@ def job_dir(run: CrawlRun) -> Path:
     return Path(settings.CRAWLER_DIR) / "jobs" / name
 
 
-def prepare_job_dir(path: Path, resume: bool) -> str:
-    """Keep a JOBDIR left by a clean stop; start over from one left by a killed process.
+def prepare_job_dir(path: Path, resume: bool) -> tuple[str, int | None]:
+    """Keep a JOBDIR only when the run that left it stopped cleanly; (what was done, that run's id).
 
-    Scrapy writes its queue's index only on a clean close; after a kill the seen-requests file
-    would silently skip pages never ingested. The page store and the HTTP cache make a fresh
+    Scrapy's own files prove nothing: `spider.state` survives from an earlier clean stop when a
+    later, resumed run is killed, and resuming that half-consumed queue stalls for ever. So a clean
+    stop writes a marker naming its run, and a crawl removes it before it starts: after a kill
+    there is no marker, and the state is discarded. The page store and the HTTP cache make a fresh
     start cheap and duplicate-free.
     """
+    marker = path / CLEAN_STOP
+    stopped_run = _clean_stop_run(marker)
+    if resume and stopped_run is not None:
+        marker.unlink()
+        return f"resuming from {path} (left by run {stopped_run}, stopped cleanly)", stopped_run
     if not path.exists():
-        return ""
-    clean = (path / "spider.state").exists()
-    if resume and clean:
-        return f"resuming from {path}"
+        return "", None
     shutil.rmtree(path)
-    return "previous crawl state discarded (" + ("asked" if not resume else "unclean stop") + ")"
+    why = "asked" if not resume else "the previous crawl did not stop cleanly"
+    return f"previous crawl state discarded ({why})", None
+
+
+def _clean_stop_run(marker: Path) -> int | None:
+    try:
+        return int(json.loads(marker.read_text())["run"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _mark_clean_stop(jobdir: Path, run_id: int) -> Callable[..., None]:
+    """A spider_closed handler: after a graceful stop Scrapy has saved its queue; say so last."""
+
+    def closed(spider: Spider, reason: str) -> None:
+        if reason == "shutdown" and jobdir.exists():
+            (jobdir / CLEAN_STOP).write_text(json.dumps({"run": run_id}))
+
+    return closed
 
 
 def scrapy_settings(jobdir: Path) -> Settings:
@@ -54,7 +83,7 @@ def scrapy_settings(jobdir: Path) -> Settings:
 def run_spider(run: CrawlRun, resume: bool = True) -> str:
     """Crawl to the end (or the limit); the RunProgress extension keeps the run row current."""
     jobdir = job_dir(run)
-    note = prepare_job_dir(jobdir, resume)
+    note, resumed_from = prepare_job_dir(jobdir, resume)
     if note:
         log.info("%s", note)
     process = CrawlerProcess(scrapy_settings(jobdir), install_root_handler=False)
@@ -62,8 +91,16 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
     # Spiders are named after their site; Scrapy's spider loader finds them in SPIDER_MODULES.
     crawler = process.create_crawler(run.site)
+    # Kept referenced here: signal handlers are held weakly.
+    mark_clean_stop = _mark_clean_stop(jobdir, run.pk)
+    crawler.signals.connect(mark_clean_stop, signal=signals.spider_closed)
     process.crawl(
-        crawler, run_id=run.pk, archive=run.archive_range, start_urls=list(run.start_urls), limit=run.limit
+        crawler,
+        run_id=run.pk,
+        archive=run.archive_range,
+        start_urls=list(run.start_urls),
+        limit=run.limit,
+        resumed_from=resumed_from,
     )
     try:
         process.start()
@@ -77,3 +114,20 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
         # end or a limit, the seen-requests would make the next crawl skip pages never ingested.
         shutil.rmtree(jobdir)
     return note
+
+
+@contextmanager
+def serving(pages: str, run: CrawlRun) -> Iterator[None]:
+    """With a folder of saved idebate pages: serve them on 127.0.0.1 and point the run at them.
+
+    The server lives in the crawl's own process, so a caller that only starts the crawl (the
+    pipeline's step) need not stay to serve it."""
+    if not pages:
+        yield
+        return
+    from crawler.local_site import LocalSite
+
+    with LocalSite.idebate(Path(pages)).serve() as site:
+        run.start_urls = [f"{site.url}/debatabase/all"]
+        CrawlRun.objects.filter(pk=run.pk).update(start_urls=run.start_urls)
+        yield

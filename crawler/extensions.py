@@ -33,7 +33,7 @@ class RunProgress:
         run_id = getattr(spider, "run_id", None)
         if run_id is None:
             return
-        services.start_run(run_id, os.getpid())
+        services.start_run(run_id, os.getpid(), resumed_from=getattr(spider, "resumed_from", None))
         self.loop = task.LoopingCall(lambda: services.save_progress(run_id, self._stats()))
         self.loop.start(self.interval, now=False)
 

@@ -40,6 +40,16 @@ class CrawlRun(models.Model):
         max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
     )
     pid = models.PositiveIntegerField(null=True, blank=True)
+    # When the process holding `pid` started: with it, a reused pid is never taken for the crawl.
+    pid_started = models.FloatField(null=True, blank=True)
+    resumed_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The cleanly stopped run whose saved queue this run continued.",
+    )
     # Scrapy's own stats plus ours (stancework/...), saved every few seconds while the crawl runs.
     stats = models.JSONField(default=dict, blank=True)
     pages = models.PositiveIntegerField(default=0)
@@ -56,6 +66,14 @@ class CrawlRun(models.Model):
 
     class Meta:
         ordering = ["-created"]
+        constraints = [
+            # Two crawls of one site and mode would share its saved queue (JOBDIR) and its politeness.
+            models.UniqueConstraint(
+                fields=["site", "mode"],
+                condition=models.Q(status__in=["queued", "running"]),
+                name="crawlrun_one_active_per_site_mode",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"crawl {self.pk} {self.site} ({self.status})"

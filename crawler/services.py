@@ -13,17 +13,23 @@ import signal
 import subprocess
 import sys
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from crawler import processes
 from crawler.models import CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
 
 log = logging.getLogger(__name__)
+
+PROCESS_GONE = "its crawl process is gone (killed or crashed)"
+# A queued run no process took up in this long was never launched (a lost task, a stopped worker).
+QUEUED_TIMEOUT = timedelta(minutes=15)
 
 
 class CrawlRequestError(ValueError):
@@ -63,22 +69,39 @@ def create_run(
     limit: int | None = None,
     start_urls: list[str] | None = None,
     user_id: int | None = None,
+    pid: int | None = None,
 ) -> CrawlRun:
-    """A queued CrawlRun; the crawl process picks it up by id."""
+    """A queued CrawlRun; the crawl process picks it up by id. One active run per site and mode.
+
+    `pid`: the process that will crawl it, when that is the caller itself (`manage.py crawl`), so a
+    crawl killed before its spider opens is still known to be dead."""
     if site not in SITES:
         raise CrawlRequestError(f"unknown site {site!r}; known: {', '.join(SITES)}")
     if limit is not None and limit < 1:
         raise CrawlRequestError("--limit must be at least 1")
     start, end = parse_archive_range(archive) if archive else ("", "")
-    return CrawlRun.objects.create(
-        site=site,
-        mode=CrawlMode.ARCHIVE if archive else CrawlMode.LIVE,
-        archive_from=start,
-        archive_to=end,
-        limit=limit,
-        start_urls=list(start_urls or []),
-        requested_by_id=user_id,
-    )
+    mode = CrawlMode.ARCHIVE if archive else CrawlMode.LIVE
+    # A crawl that died without a word still says "running": settle it before it blocks this one.
+    fail_dead_runs(site=site, mode=mode)
+    try:
+        with transaction.atomic():
+            return CrawlRun.objects.create(
+                site=site,
+                mode=mode,
+                archive_from=start,
+                archive_to=end,
+                limit=limit,
+                start_urls=list(start_urls or []),
+                requested_by_id=user_id,
+                pid=pid,
+                pid_started=_started(pid),
+            )
+    except IntegrityError:
+        active = CrawlRun.objects.filter(site=site, mode=mode, status__in=RunStatus.active()).first()
+        raise CrawlRequestError(
+            f"a {mode} crawl of {site} is already active (run {active.pk if active else '?'}); "
+            "stop it or wait for it to end"
+        ) from None
 
 
 def request_crawl(
@@ -110,7 +133,9 @@ def launch_crawl(run_id: int) -> int:
     return start_crawl_process(run_id).pid
 
 
-def start_crawl_process(run_id: int, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+def start_crawl_process(
+    run_id: int, env: dict[str, str] | None = None, extra_args: list[str] | None = None
+) -> subprocess.Popen[bytes]:
     """`manage.py crawl` for a queued run in its own process, logging to the run's log file.
 
     The caller may wait for it (the pipeline does) or leave it running (the admin's launch)."""
@@ -121,7 +146,7 @@ def start_crawl_process(run_id: int, env: dict[str, str] | None = None) -> subpr
     log_dir.mkdir(parents=True, exist_ok=True)
     with open(log_dir / f"run-{run_id}.log", "ab") as log_file:
         process = subprocess.Popen(
-            crawl_command(run),
+            [*crawl_command(run), *(extra_args or [])],
             stdout=log_file,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -130,25 +155,65 @@ def start_crawl_process(run_id: int, env: dict[str, str] | None = None) -> subpr
             # Its own session: the crawl outlives the worker task that started it.
             start_new_session=True,
         )
-    CrawlRun.objects.filter(pk=run_id).update(pid=process.pid)
+    CrawlRun.objects.filter(pk=run_id).update(pid=process.pid, pid_started=_started(process.pid))
     return process
 
 
+def _started(pid: int | None) -> float | None:
+    described = processes.describe(pid) if pid else None
+    return described.started if described else None
+
+
 def stop_crawl(run_id: int) -> bool:
-    """Ask a running crawl to stop gracefully: on SIGTERM Scrapy finishes what is in flight."""
+    """Ask a running crawl to stop gracefully: on SIGTERM Scrapy finishes what is in flight.
+
+    The signal goes only to the run's own process: same pid, same start time, a crawl command line.
+    A run whose process is gone is marked failed instead."""
     run = CrawlRun.objects.get(pk=run_id)
     if run.status not in RunStatus.active() or not run.pid:
+        return False
+    if not processes.is_crawl_of(run.pid, run.pid_started, run.pk):
+        finish_run(run_id, RunStatus.FAILED, message=PROCESS_GONE)
         return False
     try:
         os.kill(run.pid, signal.SIGTERM)
     except ProcessLookupError:
-        finish_run(run_id, RunStatus.FAILED, message="process was gone when asked to stop")
+        finish_run(run_id, RunStatus.FAILED, message=PROCESS_GONE)
         return False
     return True
 
 
-def start_run(run_id: int, pid: int) -> None:
-    CrawlRun.objects.filter(pk=run_id).update(status=RunStatus.RUNNING, pid=pid, started=timezone.now())
+def fail_dead_runs(site: str | None = None, mode: str | None = None) -> list[int]:
+    """Mark failed the active runs whose process is gone (or is now another process); their ids."""
+    runs = CrawlRun.objects.filter(status__in=RunStatus.active())
+    if site is not None:
+        runs = runs.filter(site=site)
+    if mode is not None:
+        runs = runs.filter(mode=mode)
+    never_started = timezone.now() - QUEUED_TIMEOUT
+    dead = [
+        run.pk
+        for run in runs
+        if (run.pid and not processes.is_crawl_of(run.pid, run.pid_started, run.pk))
+        or (not run.pid and run.created < never_started)
+    ]
+    for run_id in dead:
+        # Only a run still active is settled: one that finished meanwhile keeps its own ending.
+        CrawlRun.objects.filter(pk=run_id, status__in=RunStatus.active()).update(
+            status=RunStatus.FAILED, finished=timezone.now(), message=PROCESS_GONE
+        )
+    return dead
+
+
+def start_run(run_id: int, pid: int, resumed_from: int | None = None) -> None:
+    """The crawl process of a run has opened its spider: record who it is."""
+    CrawlRun.objects.filter(pk=run_id).update(
+        status=RunStatus.RUNNING,
+        pid=pid,
+        pid_started=_started(pid),
+        started=timezone.now(),
+        resumed_from_id=resumed_from,
+    )
 
 
 def save_progress(run_id: int, stats: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from export.perspectrum import Release
+from corpus.perspectrum import Release
 
 Labels = tuple[str, str]
 

@@ -14,9 +14,23 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from corpus.perspectrum import SCHEMA_DIR as FORMAT_SCHEMA_DIR
+
 FORMAT = "stancework-release/1"
 MANIFEST = "manifest.json"
 SCHEMAS = "schemas"
+# Every schema a release ships: the PERSPECTRUM format's (corpus) and the release's own files'.
+RELEASE_SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+
+
+def schema_files() -> list[Path]:
+    """The schema files a release ships, sorted by name (one name never stands in both folders)."""
+    return sorted(
+        [*FORMAT_SCHEMA_DIR.glob("*.schema.json"), *RELEASE_SCHEMA_DIR.glob("*.schema.json")],
+        key=lambda path: path.name,
+    )
+
+
 _CHUNK = 1 << 20
 
 

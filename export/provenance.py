@@ -20,22 +20,21 @@ from django.db.models import Count, Max, Sum
 
 from aggregation.adjudication import sample_accuracy
 from aggregation.agreement import dataset_agreement, worker_agreement_with_majority
-from aggregation.labels import STANCE_5_TO_3
+from aggregation.declared import categorical_rule, categorical_rules
 from aggregation.models import Adjudication, AggregationRun, RunState, WorkerQuality
 from aggregation.responses import Responses, ResponsesError
-from aggregation.rules import EVIDENCE_RULE, PARAPHRASE_RULE, STANCE_RULE, AgreementRule, apply_rule_to_counts
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from aggregation.rules import AgreementRule, apply_rule_to_counts
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response
-from annotation.pseudonyms import pseudonym
-from annotation.services.records import pseudonym_key
+from annotation.task_types import builtin_rules
+from annotation.work.pseudonyms import pseudonym
+from annotation.work.records import pseudonym_key
 from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
 from crawler.models import CrawlRun, Debate
 
-RULES: dict[str, AgreementRule] = {
-    "stance": STANCE_RULE,
-    "evidence_verification": EVIDENCE_RULE,
-    "paraphrase_verification": PARAPHRASE_RULE,
-}
+# Released clusters carry the stance task type's voter counts.
+STANCE_RULE = AgreementRule.declared(builtin_rules.STANCE_RULE)
 LIBRARIES = ("numpy", "krippendorff", "scipy", "jsonschema", "Django")
 
 
@@ -153,7 +152,7 @@ def _job(job: Job, key: bytes) -> dict[str, Any]:
         job=job, kind=LedgerKind.BONUS, state=LedgerState.CONFIRMED
     ).aggregate(total=Sum("amount"))["total"] or Decimal("0")
     responses = Response.objects.filter(job=job)
-    simulated = job.provider == "simulated" or responses.filter(simulated=True).exists()
+    simulated = get_provider(job.provider).simulated or responses.filter(simulated=True).exists()
     return {
         "id": job.pk,
         "name": job.name,
@@ -177,7 +176,7 @@ def _job(job: Job, key: bytes) -> dict[str, Any]:
 
 def job_agreement(job: Job, key: bytes) -> dict[str, Any] | None:
     """ρ, Fleiss' κ, Krippendorff's α and per-worker agreement for a job with categorical answers."""
-    rule = RULES.get(job.task_type)
+    rule = categorical_rule(job.task_type)
     if rule is None:
         return None  # free-text or multi-label answers (paraphrase writing, topics): no label agreement
     rows = list(
@@ -246,7 +245,7 @@ def agreement_record(jobs: list[dict[str, Any]], key: bytes) -> dict[str, Any]:
     return {
         "label_models": worker_quality(key),
         "library_versions": library_versions(),
-        "label_maps": {"stance-5 to stance-3": STANCE_5_TO_3},
+        "label_maps": {"stance-5 to stance-3": builtin_rules.STANCE_5_TO_3},
         "released_clusters_voter_counts": cluster_agreement(),
         "jobs": [{"job_id": job["id"], **job["agreement"]} for job in jobs if job["agreement"]],
         "aggregation_runs": aggregation_runs(),
@@ -320,7 +319,7 @@ def rules_record() -> dict[str, Any]:
         .order_by("rule")
     )
     return {
-        "defaults": {task: rule.as_dict() for task, rule in sorted(RULES.items())},
+        "defaults": {task: rule.as_dict() for task, rule in sorted(categorical_rules().items())},
         "released_statuses": sorted(Status.released()),
         "applied": [{"rule": row["rule"], "clusters": row["clusters"]} for row in applied],
     }

@@ -21,6 +21,17 @@ from corpus.models import (
     PerspectiveCluster,
     Status,
 )
+from corpus.perspectrum import (
+    CLAIMS,
+    EVIDENCE,
+    POOL,
+    SPLIT,
+    TOPIC,
+    VOTER_ORDER,
+    dumps,
+    file_names,
+)
+from corpus.perspectrum import Release as PerspectrumRelease
 from corpus.services import cluster_contents
 from export import provenance
 from export.archive import write_zip
@@ -34,21 +45,10 @@ from export.manifest import (
     canonical_json,
     file_entries,
     release_paths,
+    schema_files,
     sha256_of,
 )
 from export.models import Release
-from export.perspectrum import (
-    CLAIMS,
-    EVIDENCE,
-    POOL,
-    SCHEMA_DIR,
-    SPLIT,
-    TOPIC,
-    VOTER_ORDER,
-    dumps,
-    file_names,
-)
-from export.perspectrum import Release as PerspectrumRelease
 from export.splits import SPLITS, SplitPlan, split_claims, split_report
 from export.statistics import release_statistics
 
@@ -207,7 +207,7 @@ def write_release_files(
         (directory / path).parent.mkdir(exist_ok=True)
         (directory / path).write_bytes(dumps_lines(rows))
     (directory / SCHEMAS).mkdir(exist_ok=True)
-    for schema_file in sorted(SCHEMA_DIR.glob("*.schema.json")):
+    for schema_file in schema_files():
         shutil.copyfile(schema_file, directory / SCHEMAS / schema_file.name)
     statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
     jobs = provenance.jobs_record(key)
@@ -226,6 +226,14 @@ def write_release_files(
         "split": split,
         "job_ids": [job["id"] for job in jobs],
         "jobs": jobs,
+        # Which ranking chose each job's retrieved candidates (search.services.ranking_name).
+        "candidate_rankings": sorted(
+            {
+                job["filters"]["candidates_ranked_by"]
+                for job in jobs
+                if "candidates_ranked_by" in job["filters"]
+            }
+        ),
         "rules": provenance.rules_record(),
         "agreement": provenance.agreement_record(jobs, key),
         "statistics": statistics,

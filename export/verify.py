@@ -16,10 +16,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from corpus.perspectrum import ReleaseFormatError, read_release
 from export.jsonl import DIRECTORY as JSONL_DIRECTORY
 from export.jsonl import schema_for
-from export.manifest import MANIFEST, SCHEMAS, release_paths, sha256_of
-from export.perspectrum import SCHEMA_DIR, ReleaseFormatError, read_release
+from export.manifest import MANIFEST, SCHEMAS, release_paths, schema_files, sha256_of
 
 MAX_PER_FILE = 20
 
@@ -128,7 +128,8 @@ def _validator(directory: Path, schema_name: str) -> Draft202012Validator:
             return _compiled(shipped.read_text())
         except (json.JSONDecodeError, UnicodeDecodeError):
             pass  # a damaged shipped schema fails its sha256 check above; validate with ours instead
-    return _compiled((SCHEMA_DIR / schema_name).read_text())
+    ours = {path.name: path for path in schema_files()}
+    return _compiled(ours[schema_name].read_text())
 
 
 @cache

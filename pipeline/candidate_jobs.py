@@ -13,7 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from annotation import services as annotation
+from annotation import work as annotation
 from annotation.models import Job
 from corpus.models import (
     Claim,
@@ -75,7 +75,12 @@ def paraphrase_writing_job(claims: Sequence[int], params: dict[str, Any]) -> Job
         str(found.perspective_id): [hint.text for hint in found.hints]
         for found in search.paraphrase_hint_candidates(pids, k=int(params["hints"]))
     }
-    filters = {"claims": list(claims), "status": Status.released(), "hints": hints}
+    filters = {
+        "claims": list(claims),
+        "status": Status.released(),
+        "hints": hints,
+        "candidates_ranked_by": search.ranking_name(),
+    }
     return _create("paraphrase_writing", filters, params, "paraphrase writing")
 
 
@@ -163,7 +168,12 @@ def evidence_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
         str(found.evidence_id): [scored.id for scored in found.perspectives]
         for found in search.evidence_verification_candidates(eids, k=int(params["evidence_candidates"]))
     }
-    filters = {"claims": list(claims), "status": Status.released(), "candidates": candidates}
+    filters = {
+        "claims": list(claims),
+        "status": Status.released(),
+        "candidates": candidates,
+        "candidates_ranked_by": search.ranking_name(),
+    }
     return _create("evidence_verification", filters, params, "evidence verification")
 
 

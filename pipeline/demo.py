@@ -6,16 +6,19 @@ Everything it makes is labelled simulated (the run, the workers, the responses, 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 from django.conf import settings
 
 from corpus.models import Perspective
 from pipeline import services
-from pipeline.models import PipelineRun
+from pipeline.models import PipelineRun, StepRun, StepState
 
 DEMO_NAME = "demo: saved idebate pages, simulated crowd"
 DEMO_VERSION = "demo-1"
+# The demo's crawl of the saved pages takes seconds; a small archive crawl, a few minutes.
+DEMO_CRAWL_SECONDS = 15 * 60
 
 
 def web_sentences_file(path: Path) -> Path | None:
@@ -41,7 +44,18 @@ def demo_params() -> dict[str, object]:
 
 
 def run_demo() -> PipelineRun:
-    """Create the demo run once, then run (or continue) it to the end."""
+    """Create the demo run once, then run (or continue) it to the end.
+
+    The crawl step returns WAITING while its crawl process runs: poll it, bounded, like a person
+    re-running the step would."""
     run = PipelineRun.objects.filter(name=DEMO_NAME).first() or services.create_run(DEMO_NAME, demo_params())
-    services.run_all(run.pk)
+    deadline = time.monotonic() + DEMO_CRAWL_SECONDS
+    steps = services.run_all(run.pk)
+    while _crawl_waiting(steps) and time.monotonic() < deadline:
+        time.sleep(1.0)
+        steps = services.run_all(run.pk)
     return run
+
+
+def _crawl_waiting(steps: list[StepRun]) -> bool:
+    return bool(steps) and steps[-1].name == "crawl" and steps[-1].state == StepState.WAITING

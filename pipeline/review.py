@@ -7,8 +7,8 @@ from dataclasses import asdict
 from django.contrib.auth import get_user_model
 
 from aggregation.adjudication import AdjudicationError, adjudicate, draw_sample, sample_accuracy
+from aggregation.declared import answer_spelling
 from aggregation.models import ItemOutcome
-from aggregation.policy import CATEGORICAL_RULES
 from aggregation.services import AggregationError, aggregate_job, has_aggregation
 from annotation.models import Job, JobState
 from export.models import Release
@@ -75,7 +75,7 @@ def _simulated_expert(job: Job) -> None:
     expert, _ = get_user_model().objects.get_or_create(
         username=SIMULATED_EXPERT, defaults={"first_name": "Simulated", "last_name": "expert (demo)"}
     )
-    spell = CATEGORICAL_RULES[job.task_type][1]  # the worker page's label → the rule's spelling
+    spell = answer_spelling(job.task_type)  # the worker page's label → the rule's spelling
     sampled = ItemOutcome.objects.filter(job=job, sampled=True).exclude(adjudications__isnull=False)
     for outcome in sampled.select_related("item"):
         known = outcome.item.known_answer

@@ -5,17 +5,16 @@ stopped (jobs are reused, crawls and collections are idempotent)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
 from django.db.models import Q
 
 from aggregation.services import aggregate_job, has_aggregation
-from annotation import services as annotation
+from annotation import work as annotation
 from annotation.models import Job, JobState
-from annotation.services.paraphrases import collect_paraphrases
+from annotation.work.paraphrases import collect_paraphrases
 from crawler import services as crawler
 from crawler.models import CrawlRun, Debate, RunStatus
 from pipeline import candidate_jobs, review
@@ -53,25 +52,22 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
 
 
 def crawl(ctx: Context) -> Outcome:
+    """Start the crawl and return WAITING; each later call polls it, like the job steps poll jobs.
+
+    The crawl is its own process (Twisted's reactor cannot restart in this one), so nothing here
+    waits for it and a step that is run again never starts a second crawl of a run still going."""
     options = ctx.params["crawl"]
     if ctx.claims and not options.get("start_urls") and not options.get("serve_fixtures"):
         return Outcome(StepState.DONE, f"{len(ctx.claims)} claims given; nothing to crawl")
     run_id = ctx.step.output.get("crawl_run")
-    run = CrawlRun.objects.get(pk=run_id) if run_id else None
-    with _fixture_site(bool(options.get("serve_fixtures"))) as start_urls:
-        if run is None or run.status != RunStatus.FINISHED:
-            run = crawler.create_run(
-                options["site"],
-                archive=options.get("archive", ""),
-                limit=options.get("limit"),
-                start_urls=start_urls or list(options.get("start_urls") or []),
-            )
-            ctx.step.output["crawl_run"] = run.pk
-            ctx.step.save(update_fields=["output"])
-            # Scrapy runs in its own process (Twisted's reactor cannot restart in this one).
-            env = {**os.environ, **({"CRAWLER_DOWNLOAD_DELAY_MS": "0"} if start_urls else {})}
-            crawler.start_crawl_process(run.pk, env).wait(timeout=3600)
-            run.refresh_from_db()
+    run = CrawlRun.objects.filter(pk=run_id).first() if run_id else None
+    if run is not None and run.status in RunStatus.active():
+        crawler.fail_dead_runs(site=run.site, mode=run.mode)
+        run.refresh_from_db()
+    if run is None or run.status in (RunStatus.FAILED, RunStatus.STOPPED):
+        run = _start_crawl(ctx, options)
+    if run.status in RunStatus.active():
+        return Outcome(StepState.WAITING, f"crawl {run.pk} {run.status}: " + _crawl_figures(run))
     if run.status != RunStatus.FINISHED:
         raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
     cids = sorted(
@@ -81,25 +77,38 @@ def crawl(ctx: Context) -> Outcome:
     )
     ctx.params["claims"] = cids
     return Outcome(
-        StepState.DONE,
-        f"crawl {run.pk}: {run.pages} pages, {run.items} debates, {run.drops} drops, {len(cids)} claims",
-        {"claims": cids},
+        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims", {"claims": cids}
     )
 
 
-@contextmanager
-def _fixture_site(serve: bool) -> Iterator[list[str]]:
-    """Serve the saved idebate pages of ../shared/fixtures on 127.0.0.1 while the crawl runs."""
-    if not serve:
-        yield []
-        return
-    from crawler.local_site import LocalSite
+def _crawl_figures(run: CrawlRun) -> str:
+    return f"{run.pages} pages, {run.items} debates, {run.drops} drops, {run.errors} errors"
 
-    pages = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
-    if not pages.is_dir():
-        raise StepError(f"no saved pages at {pages}: give crawl.start_urls for a live or archive crawl")
-    with LocalSite.idebate(pages).serve() as site:
-        yield [f"{site.url}/debatabase/all"]
+
+def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
+    """Create the crawl's run (one active per site and mode: the database refuses a second) and start it."""
+    extra: list[str] = []
+    if options.get("serve_fixtures"):
+        pages = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
+        if not pages.is_dir():
+            raise StepError(f"no saved pages at {pages}: give crawl.start_urls for a live or archive crawl")
+        extra = ["--serve-saved-pages", str(pages)]
+    try:
+        run = crawler.create_run(
+            options["site"],
+            archive=options.get("archive", ""),
+            limit=options.get("limit"),
+            start_urls=list(options.get("start_urls") or []),
+        )
+    except crawler.CrawlRequestError as error:
+        raise StepError(str(error)) from None
+    ctx.step.output["crawl_run"] = run.pk
+    ctx.step.save(update_fields=["output"])
+    # The saved pages are served without a delay: no real site is behind them.
+    env = {**os.environ, **({"CRAWLER_DOWNLOAD_DELAY_MS": "0"} if extra else {})}
+    crawler.start_crawl_process(run.pk, env, extra)
+    run.refresh_from_db()
+    return run
 
 
 def stance(ctx: Context) -> Outcome:

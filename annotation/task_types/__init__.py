@@ -1,32 +1,31 @@
-"""The registry of task types. Adding one: write its module and template, then list it here."""
+"""Task types: each one module (a `base.TaskType` subclass) plus a template, listed in `registry`.
+
+This package's own import stays free of Django so its pure modules (`rules`, `decisions`,
+`builtin_rules`) can be read by the pure aggregation core; the registry is imported on first use.
+"""
 
 from __future__ import annotations
 
-from annotation.task_types.base import TaskType, TaskTypeError
-from annotation.task_types.evidence_verification import EvidenceVerificationTaskType
-from annotation.task_types.paraphrase_verification import ParaphraseVerificationTaskType
-from annotation.task_types.paraphrase_writing import ParaphraseWritingTaskType
-from annotation.task_types.stance import StanceTaskType
-from annotation.task_types.topic_tagging import TopicTaggingTaskType
+from typing import TYPE_CHECKING
 
-REGISTRY: dict[str, TaskType] = {
-    task_type.slug: task_type
-    for task_type in (
-        StanceTaskType(),
-        ParaphraseWritingTaskType(),
-        ParaphraseVerificationTaskType(),
-        EvidenceVerificationTaskType(),
-        TopicTaggingTaskType(),
-    )
-}
+if TYPE_CHECKING:
+    from annotation.task_types.base import TaskType
 
 
 def get_task_type(slug: str) -> TaskType:
-    try:
-        return REGISTRY[slug]
-    except KeyError:
-        raise TaskTypeError(f"unknown task type {slug!r}; known: {sorted(REGISTRY)}") from None
+    """The registered task type `slug`; `TaskTypeError` for an unknown slug or a broken path."""
+    from annotation.task_types import registry
+
+    return registry.get_task_type(slug)
+
+
+def task_type_slugs() -> list[str]:
+    from annotation.task_types import registry
+
+    return registry.task_type_slugs()
 
 
 def task_type_choices() -> list[tuple[str, str]]:
-    return [(slug, task_type.name) for slug, task_type in REGISTRY.items()]
+    from annotation.task_types import registry
+
+    return registry.task_type_choices()

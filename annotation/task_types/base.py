@@ -1,8 +1,11 @@
-"""What a task type is: how items are chosen and bundled, the form, the instructions, the quiz.
+"""What a task type is: how items are chosen and bundled, the form, the instructions, the quiz, and
+how its answers are aggregated and reach the corpus.
 
-A task type is one module in this package plus one template `annotation/task_types/<slug>.html`
-(blocks `instructions` and `items`). Register it in `annotation/task_types/__init__.py`.
-Every number in `defaults` is a default a job can override (`Job.params`).
+A task type is one module plus one template `annotation/task_types/<slug>.html` (blocks
+`instructions` and `items`), listed in `registry.DEFAULT_TASK_TYPES` or `ANNOTATION_TASK_TYPES`.
+Every number in `defaults` is a default a job can override (`Job.params`). Its aggregation is
+declared as data (`rules.CategoricalRule` / `rules.MultiLabelRule`); the aggregation app applies it
+and calls the hooks below with `decisions.Decision`s.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from django import forms
 from django.db.models import QuerySet
 
 from annotation.simulation import WorkerModel
+from annotation.task_types.decisions import Decision
+from annotation.task_types.rules import AggregationRule
 from corpus.models import Claim, PerspectiveCluster
 
 if TYPE_CHECKING:
@@ -64,7 +69,7 @@ class QuizQuestion:
 
 
 # Job parameters every task type accepts: how the job is offered and paid on a crowd market.
-# Absent, the provider's defaults apply (annotation/providers/*_provider.py, services.jobs for costs).
+# Absent, the provider's defaults apply (annotation/markets/<market>/provider.py, work.jobs for costs).
 MARKET_PARAMS = frozenset(
     {
         "bonus_cap",  # the most all bonuses of the job may total (before fees); 0 allows no bonus
@@ -119,6 +124,8 @@ class TaskType:
     labels: ClassVar[tuple[tuple[str, str], ...]] = ()
     defaults: ClassVar[Defaults]
     quiz: ClassVar[tuple[QuizQuestion, ...]] = ()
+    # How its answers are decided; None: they are not aggregated (free text).
+    aggregation: ClassVar[AggregationRule | None] = None
 
     @property
     def template(self) -> str:
@@ -167,6 +174,29 @@ class TaskType:
     def label_values(self) -> list[str]:
         return [value for value, _ in self.labels]
 
+    # Aggregation hooks ----------------------------------------------------------------------------
+    def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
+        """Make the corpus agree with a job's decisions; returns the rows changed.
+
+        Runs inside the aggregation's transaction and must be a no-op the second time, so
+        re-aggregating a job changes nothing. The base writes nothing.
+        """
+        return 0
+
+    def write_adjudication(self, decision: Decision, rule: str) -> None:
+        """What an expert's final label writes (``decision.fine_label`` as answered, ``label`` as
+        decided); by default the same as a crowd decision would."""
+        self.write_back([decision], rule)
+
+    def corpus_status(self, item: Item) -> str | None:
+        """The status the corpus holds for the item now, when it keeps one; None: the crowd outcome's."""
+        return None
+
+    def reference_answers(self, items: QuerySet[Item]) -> dict[int, str]:
+        """Per item pk, a reference answer besides gold (as a worker page stores it), e.g. the side a
+        debate site put a point on. An outcome whose majority differs from it is contested."""
+        return {}
+
 
 # Shared corpus selection ----------------------------------------------------------------------------
 
@@ -194,6 +224,8 @@ def select_claims(filters: Mapping[str, Any]) -> QuerySet[Claim]:
         "gold",
         "candidates",
         "hints",
+        # no selection: which ranking chose the candidates or hints (releases list it)
+        "candidates_ranked_by",
     }
     unknown = set(filters) - known
     if unknown:
@@ -230,3 +262,8 @@ def gold_filters(filters: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def choice_pairs(values: Sequence[str]) -> tuple[tuple[str, str], ...]:
     return tuple((value, value.replace("_", " ").capitalize()) for value in values)
+
+
+def last_positions(rows: Iterable[Mapping[str, int]]) -> dict[int, int]:
+    """cluster pk → last position, from ``values("cluster_id").annotate(last=Max("position"))`` rows."""
+    return {row["cluster_id"]: row["last"] for row in rows}

@@ -7,11 +7,22 @@ Candidates per paragraph come from retrieval, passed in as the `candidates` filt
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from annotation.task_types.base import Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
+from django.db.models import Max
+
+from annotation.task_types.base import (
+    Defaults,
+    ItemSpec,
+    QuizQuestion,
+    TaskType,
+    last_positions,
+    select_clusters,
+)
+from annotation.task_types.builtin_rules import EVIDENCE_RULE
+from annotation.task_types.decisions import Decision
 from corpus.models import ClusterEvidence, ClusterMember, Evidence, Perspective
 
 SUPPORTED, NOT_SUPPORTED = "supported", "not_supported"
@@ -47,6 +58,7 @@ class EvidenceVerificationTaskType(TaskType):
         groups_per_hit=20, workers_per_item=4, reward=Decimal("1.00"), extra={"candidates": 8}
     )
     quiz = QUIZ
+    aggregation = EVIDENCE_RULE
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         clusters = list(select_clusters(filters))
@@ -100,3 +112,37 @@ class EvidenceVerificationTaskType(TaskType):
                     perspective_id=perspective.pk,
                     evidence_id=evidence.pk,
                 )
+
+    def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
+        return write_evidence(decisions)
+
+
+def write_evidence(decisions: Sequence[Decision]) -> int:
+    """A kept (evidence, perspective) pair links the evidence to every cluster the perspective is in;
+    a rejected one removes that link."""
+    perspectives = {d.perspective_id for d in decisions}
+    clusters_of: dict[int, list[int]] = {}
+    for cluster_id, perspective_id in ClusterMember.objects.filter(
+        perspective_id__in=perspectives
+    ).values_list("cluster_id", "perspective_id"):
+        clusters_of.setdefault(perspective_id, []).append(cluster_id)
+    wanted = {
+        (cluster, d.evidence_id): d.kept
+        for d in decisions
+        if d.perspective_id is not None and d.evidence_id is not None
+        for cluster in clusters_of.get(d.perspective_id, [])
+    }
+    cluster_ids = {cluster for cluster, _ in wanted}
+    links = ClusterEvidence.objects.filter(cluster_id__in=cluster_ids)
+    present = set(links.values_list("cluster_id", "evidence_id"))
+    last = last_positions(links.values("cluster_id").annotate(last=Max("position")))
+    added = []
+    for (cluster, evidence), kept in sorted(wanted.items()):
+        if kept and (cluster, evidence) not in present:
+            last[cluster] = last.get(cluster, -1) + 1
+            added.append(ClusterEvidence(cluster_id=cluster, evidence_id=evidence, position=last[cluster]))
+    ClusterEvidence.objects.bulk_create(added, batch_size=1000)
+    dropped = [pair for pair, kept in wanted.items() if not kept and pair in present]
+    for cluster, evidence in dropped:
+        ClusterEvidence.objects.filter(cluster_id=cluster, evidence_id=evidence).delete()
+    return len(added) + len(dropped)

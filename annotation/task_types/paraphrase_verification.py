@@ -6,11 +6,22 @@ excluded from the item, which the database enforces (see `annotation.models.Work
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from annotation.task_types.base import Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
+from django.db.models import Max
+
+from annotation.task_types.base import (
+    Defaults,
+    ItemSpec,
+    QuizQuestion,
+    TaskType,
+    last_positions,
+    select_clusters,
+)
+from annotation.task_types.builtin_rules import PARAPHRASE_RULE
+from annotation.task_types.decisions import Decision
 from corpus.models import ClusterMember, Origin, Perspective
 
 SAME, DIFFERENT = "same", "different"
@@ -58,6 +69,7 @@ class ParaphraseVerificationTaskType(TaskType):
     labels = LABELS
     defaults = Defaults(groups_per_hit=24, workers_per_item=3, reward=Decimal("1.00"))
     quiz = QUIZ
+    aggregation = PARAPHRASE_RULE
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         from annotation.models import Authorship
@@ -101,3 +113,29 @@ class ParaphraseVerificationTaskType(TaskType):
                 cluster_id=cluster.pk,
                 excluded_workers=(authors[candidate.pk],) if candidate.pk in authors else (),
             )
+
+    def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
+        return write_paraphrases(decisions)
+
+
+def write_paraphrases(decisions: Sequence[Decision]) -> int:
+    """An accepted paraphrase joins its original's cluster (after the members it has); a refused one
+    leaves it, unless it is the cluster's original."""
+    pairs = {(d.cluster_id, d.perspective_id): d.kept for d in decisions if d.cluster_id and d.perspective_id}
+    members = ClusterMember.objects.filter(cluster_id__in={cluster for cluster, _ in pairs})
+    present = dict(((m.cluster_id, m.perspective_id), m.position) for m in members)
+    last = last_positions(members.values("cluster_id").annotate(last=Max("position")))
+    added, dropped = [], []
+    for (cluster, perspective), kept in sorted(pairs.items()):
+        position = present.get((cluster, perspective))
+        if kept and position is None:
+            last[cluster] = last.get(cluster, -1) + 1
+            added.append(
+                ClusterMember(cluster_id=cluster, perspective_id=perspective, position=last[cluster])
+            )
+        elif not kept and position:
+            dropped.append((cluster, perspective))
+    ClusterMember.objects.bulk_create(added, batch_size=1000)
+    for cluster, perspective in dropped:
+        ClusterMember.objects.filter(cluster_id=cluster, perspective_id=perspective).delete()
+    return len(added) + len(dropped)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from django.db.models import QuerySet
+from django.utils import timezone
+
 from annotation.task_types.base import Answer, Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
-from corpus.models import ClusterMember, PerspectiveCluster, Side, Stance5
+from annotation.task_types.builtin_rules import STANCE_RULE
+from annotation.task_types.decisions import Decision
+from corpus.models import ClusterMember, PerspectiveCluster, Side, Stance5, Status
 
 if TYPE_CHECKING:
     from annotation.models import Item
@@ -95,6 +100,7 @@ class StanceTaskType(TaskType):
         extra={"members": "original"},
     )
     quiz = QUIZ
+    aggregation = STANCE_RULE
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         clusters = {cluster.pk: cluster for cluster in select_clusters(filters)}
@@ -131,3 +137,77 @@ class StanceTaskType(TaskType):
     def is_correct(self, item: Item, answer: Answer) -> bool:
         known = item.known_answer
         return known in SIDE and SIDE.get(Stance5(answer.label)) == SIDE[Stance5(known)]
+
+    def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
+        return write_stances(decisions, rule)
+
+    def write_adjudication(self, decision: Decision, rule: str) -> None:
+        """The expert's label onto the cluster, whose status says an expert decided it."""
+        if decision.cluster_id is None:
+            return
+        PerspectiveCluster.objects.filter(pk=decision.cluster_id).update(
+            stance_5=decision.fine_label,
+            stance_3=decision.label,
+            status=Status.ADJUDICATED if decision.kept else Status.REJECTED,
+            rule=rule[:200],
+            updated=timezone.now(),
+        )
+
+    def corpus_status(self, item: Item) -> str | None:
+        if not item.cluster_id:
+            return None
+        return PerspectiveCluster.objects.filter(pk=item.cluster_id).values_list("status", flat=True)[0]
+
+    def reference_answers(self, items: QuerySet[Item]) -> dict[int, str]:
+        """The side the debate site put the point on, as the strong stance on that side."""
+        sides = items.filter(cluster__source_side__in=list(FROM_CRAWLED_SIDE)).values_list(
+            "pk", "cluster__source_side"
+        )
+        return {pk: FROM_CRAWLED_SIDE[Side(side)] for pk, side in sides}
+
+
+def original_first(decisions: Iterable[Decision]) -> list[Decision]:
+    """One decision per cluster: that of its lowest-placed member (the original when it was judged).
+
+    A stance job with ``members=all`` judges every member of a cluster, but the cluster has one
+    stance; the release's stance is the original's.
+    """
+    chosen = [d for d in decisions if d.cluster_id is not None]
+    places: dict[tuple[int, int | None], int] = {
+        (cluster, perspective): position
+        for cluster, perspective, position in ClusterMember.objects.filter(
+            cluster_id__in={d.cluster_id for d in chosen}
+        ).values_list("cluster_id", "perspective_id", "position")
+    }
+    best: dict[int, tuple[int, Decision]] = {}
+    for decision in chosen:
+        assert decision.cluster_id is not None
+        place = places.get((decision.cluster_id, decision.perspective_id), 1 << 30)
+        if decision.cluster_id not in best or place < best[decision.cluster_id][0]:
+            best[decision.cluster_id] = (place, decision)
+    return [decision for _, decision in best.values()]
+
+
+def write_stances(decisions: Sequence[Decision], rule: str) -> int:
+    """Stance labels, voter counts, ρ, status and rule onto each decided cluster.
+
+    One UPDATE per distinct outcome (with three raters there are a few dozen) rather than a
+    ``bulk_update``, whose per-row CASE expressions took seconds for a thousand clusters.
+    """
+    groups: dict[tuple[str, str, tuple[int, ...], float | None, bool], list[int]] = {}
+    for d in original_first(decisions):
+        assert d.cluster_id is not None
+        key = (d.label, d.fine_label, tuple(d.counts), d.agreement, d.kept)
+        groups.setdefault(key, []).append(d.cluster_id)
+    now = timezone.now()
+    for (label, fine_label, counts, agreement, kept), clusters in groups.items():
+        PerspectiveCluster.objects.filter(pk__in=clusters).update(
+            stance_3=label,
+            stance_5=fine_label,
+            voter_counts=list(counts),
+            agreement=agreement,
+            status=Status.KEPT if kept else Status.REJECTED,
+            rule=rule[:200],
+            updated=now,
+        )
+    return sum(len(clusters) for clusters in groups.values())

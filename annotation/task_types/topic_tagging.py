@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,8 @@ from django import forms
 
 from annotation.simulation import WorkerModel, answer_many
 from annotation.task_types.base import Answer, Defaults, ItemSpec, QuizQuestion, TaskType, select_claims
+from annotation.task_types.builtin_rules import TOPIC_RULE
+from annotation.task_types.decisions import Decision
 from corpus.models import ClaimTopic, Topic
 
 if TYPE_CHECKING:
@@ -60,6 +62,7 @@ class TopicTaggingTaskType(TaskType):
         groups_per_hit=10, workers_per_item=2, reward=Decimal("0.50"), extra={"gold_min_overlap": 0.5}
     )
     quiz = QUIZ
+    aggregation = TOPIC_RULE
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         claims = list(select_claims(filters))
@@ -101,3 +104,24 @@ class TopicTaggingTaskType(TaskType):
         slugs = [slug for slug, _ in topic_choices()]
         chosen = sorted(answer_many(worker, list(item.known_answer or []), slugs, rng)) or [rng.choice(slugs)]
         return Answer(label=",".join(chosen), value=chosen)
+
+    def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
+        return write_topics({d.claim_id: d.labels for d in decisions if d.claim_id})
+
+
+def write_topics(topics: Mapping[int, Sequence[str]]) -> int:
+    """Each claim's topics, replaced by the kept ones in their order."""
+    slugs = {slug for chosen in topics.values() for slug in chosen}
+    known = dict(Topic.objects.filter(slug__in=slugs).values_list("slug", "pk"))
+    for slug in sorted(slugs - set(known)):
+        known[slug] = Topic.objects.create(slug=slug, name=slug.replace("_", " ").capitalize()).pk
+    ClaimTopic.objects.filter(claim_id__in=list(topics)).delete()
+    ClaimTopic.objects.bulk_create(
+        [
+            ClaimTopic(claim_id=claim, topic_id=known[slug], position=position)
+            for claim, chosen in topics.items()
+            for position, slug in enumerate(chosen)
+        ],
+        batch_size=1000,
+    )
+    return len(topics)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from crawler.parsing import debatewise, idebate, procon
-from crawler.parsing.records import BadPageError, DebateRecord, PointRecord
+from crawler.parsing.records import ArchivePattern, BadPageError, DebateRecord, PointRecord
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class SiteParsing:
     parse_debate: Callable[[str | bytes, str], DebateRecord]
     listing_links: Callable[[str | bytes, str], tuple[list[str], list[str]]]
     debate_url: re.Pattern[str]
-    archive_patterns: tuple[str, ...]
+    archive_patterns: tuple[ArchivePattern, ...]
 
 
 REGISTRY: dict[str, SiteParsing] = {
@@ -61,9 +61,17 @@ def is_debate_url(site: str, url: str) -> bool:
     return bool(_site(site).debate_url.match(url))
 
 
-def archive_patterns(site: str) -> tuple[str, ...]:
+def archive_patterns(site: str) -> tuple[ArchivePattern, ...]:
     """CDX URL patterns that cover the site's debate pages."""
     return _site(site).archive_patterns
 
 
-__all__ = ["SITES", "BadPageError", "DebateRecord", "PointRecord", "listing_links", "parse_debate"]
+__all__ = [
+    "SITES",
+    "ArchivePattern",
+    "BadPageError",
+    "DebateRecord",
+    "PointRecord",
+    "listing_links",
+    "parse_debate",
+]

@@ -1,12 +1,14 @@
 """Evidence cleaning and the headline filter, as the PERSPECTRUM crawler did them (SPEC §7).
 
-Pure functions over strings. A regex sentence splitter is enough here: it only decides which short
-fragments to drop, and a trained splitter (punkt) would add a model download for no gain.
+Pure functions over strings. Sentences come from `sentences.split_sentences`, which does not cut at
+abbreviations ("Prop. 215", "U.S."), so a short-sentence filter never drops half a sentence.
 """
 
 from __future__ import annotations
 
 import re
+
+from crawler.parsing.sentences import split_sentences
 
 MARKER = re.compile(r"\[\s*(?:\d{1,3}|[ivxlc]{1,6}|\.\.\.|…)\s*\]", re.I)
 # A footnote number glued to the end of a word or quote: "revenue1." or "costs 1," after a <sup>.
@@ -19,7 +21,6 @@ REFERENCE_START = re.compile(
 # Footnotes that share the paragraph's last line break ("…productivity1. 1 USA Today, 15 Jul 11, …").
 TRAILING_NOTES = re.compile(r"(?<=[.!?”\"’)\]\d])\s+((?:\[\s*\d{1,3}\s*\]|\d{1,2})\s*[A-Z“\"‘][^\n]*)$")
 SOURCE_HINT = re.compile(r"https?://|www\.|accessed|retrieved|\b(?:1[89]|20)\d\d\b|\bp\.?\s?\d", re.I)
-SENTENCE_END = re.compile(r"(?<=[.!?])[\"”’)\]]*\s+(?=[\"“‘(\[]?[A-Z0-9])")
 TOKEN = re.compile(r"\w+(?:['’]\w+)*")
 SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)])")
 SPACE = re.compile(r"\s+")
@@ -58,10 +59,6 @@ def reference_lines(paragraphs: list[str]) -> list[str]:
             if notes:
                 found.append(notes)
     return found
-
-
-def split_sentences(text: str) -> list[str]:
-    return [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
 
 
 def clean_evidence(paragraphs: list[str], min_tokens: int = 6) -> str:

@@ -10,7 +10,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import _Element
 
-from crawler.parsing.cleaning import reference_lines, split_sentences
+from crawler.parsing.cleaning import reference_lines
 from crawler.parsing.html import (
     canonical_url,
     check_page,
@@ -23,12 +23,25 @@ from crawler.parsing.html import (
     select,
     text_of,
 )
-from crawler.parsing.records import DebateRecord, PointRecord, SideName
+from crawler.parsing.records import ArchivePattern, DebateRecord, PointRecord, SideName
+from crawler.parsing.sentences import split_sentences
 
 SITE = "debatewise"
-DEBATE_PATH = re.compile(r"^/(?:debates/)?(\d+)-[^/]+/?$")
-DEBATE_URL = re.compile(r"^https?://[^/]*debatewise\.org/(?:debates/)?\d+-[^/?#]+/?$")
-ARCHIVE_PATTERNS = ("debatewise.org/debates/*", "debatewise.org/*")
+# Paths of the site that are not debates, though shaped like today's `/<slug>/` ones.
+NOT_DEBATES = (
+    "about|contact|privacy-policy|terms|terms-and-conditions|cookie-policy|faq|help|search|sitemap|"
+    "page|category|categories|tag|tags|author|feed|comments|login|logout|register|wp-admin|wp-login\\.php|"
+    "wp-content|wp-includes|wp-json|debates|topics|submit-a-debate|my-account"
+)
+# Both eras, each with and without the numeric id: /debates/<id>-<slug>/ and /debates/<slug>/ until
+# ~2018 (10 of the 395 debates in the 2018 crawl had no id), /<id>-<slug>/ and /<slug>/ since ~2019.
+DEBATE_PATH = re.compile(rf"^/(?:debates/)?(?!(?:{NOT_DEBATES})/?$)(?:(\d+)-)?[a-z0-9][^/?#]*/?$", re.I)
+DEBATE_URL = re.compile(
+    rf"^https?://(?:www\.)?debatewise\.org/(?:debates/)?(?!(?:{NOT_DEBATES})/?$)[a-z0-9][^/?#]*/?$", re.I
+)
+# One prefix query covers both eras (`/debates/…` is under `/`); today's debates sit at the root
+# among the site's other pages, so the server keeps only the captures shaped like a debate.
+ARCHIVE_PATTERNS = (ArchivePattern("debatewise.org/*", original=DEBATE_URL.pattern[1:-1]),)
 MARKER = re.compile(r"^(yes|no)\s+because\b[\s.:,…-]*", re.I)
 
 
@@ -139,4 +152,6 @@ def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
         href = urljoin(url, a.get("href", ""))
         if re.search(r"/page/\d+/?$", urlsplit(href).path):
             listings.append(href)
+    # By path: a saved or local copy of the index keeps the paths, not the host.
+    debates = [u for u in debates if DEBATE_PATH.match(urlsplit(u).path) and not urlsplit(u).query]
     return list(dict.fromkeys(debates)), list(dict.fromkeys(listings))

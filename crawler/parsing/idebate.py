@@ -24,17 +24,27 @@ from crawler.parsing.html import (
     select,
     text_of,
 )
-from crawler.parsing.records import DebateRecord, PointRecord, SideName
+from crawler.parsing.records import ArchivePattern, DebateRecord, PointRecord, SideName
 
 SITE = "idebate"
 # "improve this": a link to the login page that Drupal appends to every text field.
 LOGIN_PARAGRAPH = "p:has(a[href*='user/login'])"
+# The marker: "COUNTERPOINT" in capitals opening a paragraph, or a paragraph that is only the word.
+COUNTERPOINT = re.compile(r"^(?:COUNTERPOINT\b\s*[:.–-]?\s*|(?i:counterpoint)\s*:?\s*$)")
 NET_DEBATE = re.compile(r"~b(\d+)/?$")
 NET_CATEGORY = re.compile(r"/debatabase/[^/]+~c\d+/?$")
 # Drupal debate URLs vary in depth (/debatabase/<slug>, /debatabase/<theme>/<slug>, ...), so any
 # query-less /debatabase/ path may be one: the page itself decides. idebate.net debates end in ~b<id>/.
-DEBATE_URL = re.compile(r"^https?://[^/]*idebate\.(?:org|net)/(?:debatabase/[^?#]+|[^/?#]+~b\d+/?)$")
-ARCHIVE_PATTERNS = ("idebate.org/debatabase/*",)
+DEBATE_URL = re.compile(
+    r"^https?://(?:[^/]*idebate\.org/debatabase/[^?#]+|(?:www\.)?idebate\.net/[^/?#]+~b\d+/?)$"
+)
+ARCHIVE_PATTERNS = (
+    # idebate.org's Drupal Debatabase; archive.idebate.org kept a copy after the move.
+    ArchivePattern("idebate.org/debatabase/*"),
+    ArchivePattern("archive.idebate.org/debatabase/*"),
+    # idebate.net debates sit at the root as /<slug>~b<id>/.
+    ArchivePattern("idebate.net/*", original=r"https?://(?:www\.)?idebate\.net/[^/?#]+~b\d+/?"),
+)
 
 
 @dataclass(frozen=True)
@@ -165,19 +175,36 @@ def _parse_net(root: _Element, url: str) -> DebateRecord:
         if accordion is None:
             continue
         for position, item in enumerate(select(accordion, "div.accordion__item")):
-            body = [text_of(p) for p in select(item, "div.accordion__body p")]
+            body, counterpoint = split_counterpoint(
+                [text_of(p) for p in select(item, "div.accordion__body p")]
+            )
             point = PointRecord(
                 side=side,  # type: ignore[arg-type]
                 headline=text_of(first(item, "h4.accordion__subtitle")),
-                body=[p for p in body if p],
+                body=body,
+                counterpoint=counterpoint,
                 site_point_id=item.get("data-id") or item.get("id") or f"{side}-{position + 1}",
             )
-            point.references = reference_lines(point.body)
+            point.references = reference_lines(point.body + point.counterpoint)
             if point.body:
                 record.points.append(point)
             else:
                 record.warnings.append(f"{side} point {point.site_point_id} has no body")
     return record
+
+
+def split_counterpoint(texts: list[str]) -> tuple[list[str], list[str]]:
+    """(point, counterpoint) paragraphs of an idebate.net accordion body.
+
+    idebate.net prints the counterpoint in the same body after a "COUNTERPOINT" marker, either a
+    paragraph of its own or the opening word of the counterpoint's first paragraph.
+    """
+    for index, text in enumerate(texts):
+        marker = COUNTERPOINT.match(text)
+        if marker:
+            rest = [text[marker.end() :], *texts[index + 1 :]]
+            return [t for t in texts[:index] if t], [t for t in rest if t]
+    return [t for t in texts if t], []
 
 
 def _next_accordion(element: _Element) -> _Element | None:

@@ -23,6 +23,19 @@ class BadPageError(ValueError):
         self.url = url
 
 
+@dataclass(frozen=True)
+class ArchivePattern:
+    """One CDX query covering one URL form of a site.
+
+    `url` is in CDX syntax (`host/path*` is a prefix, `*.host` a whole domain); `original`, when set,
+    is a regular expression the CDX server matches against each capture's whole original URL, so a
+    domain query returns only that form (e.g. topic-site roots) instead of every page of the domain.
+    """
+
+    url: str
+    original: str = ""
+
+
 @dataclass
 class PointRecord:
     side: SideName

@@ -20,6 +20,9 @@ from crawler.webarchive import WAYBACK, CdxError, cdx_query, parse_cdx, snapshot
 class DebateSpider(scrapy.Spider):
     site: ClassVar[str] = ""
     live_start_urls: ClassVar[tuple[str, ...]] = ()
+    # Whether a debate page's own links lead to more debates (procon's topic sites link their
+    # quotes pages); elsewhere only listings are followed.
+    follow_debate_links: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -27,9 +30,12 @@ class DebateSpider(scrapy.Spider):
         archive: str = "",
         start_urls: str | list[str] = "",
         limit: int | str | None = None,
+        resumed_from: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        # The cleanly stopped run whose saved queue this crawl continues (recorded on the run).
+        self.resumed_from = resumed_from
         # Debates to ingest before closing (`--limit`); listing pages and drops do not count.
         self.limit = int(limit) if limit is not None and limit != "" else None
         self.run_id = int(run_id) if run_id is not None and run_id != "" else None
@@ -46,9 +52,9 @@ class DebateSpider(scrapy.Spider):
             start, end = self.archive
             for pattern in archive_patterns(self.site):
                 yield scrapy.Request(
-                    cdx_query(pattern, start, end, base=self.wayback),
+                    cdx_query(pattern.url, start, end, base=self.wayback, original=pattern.original),
                     callback=self.parse_cdx,
-                    cb_kwargs={"pattern": pattern},
+                    cb_kwargs={"pattern": pattern.url, "original": pattern.original},
                 )
             return
         for url in self.start_urls:
@@ -90,14 +96,26 @@ class DebateSpider(scrapy.Spider):
         item = self._debate_item(page)
         if item.error != "no_title":
             yield item
+            if follow and self.follow_debate_links:
+                yield from self._follow_links(response, page)
         elif follow:
-            yield from self.parse_listing(response)
+            yield ListingItem(page=page)
+            yield from self._follow_links(response, page)
         else:
             yield ListingItem(page=page)
 
     def parse_listing(self, response: Response) -> Iterator[Any]:
         page = self._page(response)
         yield ListingItem(page=page)
+        yield from self._follow_links(response, page)
+
+    def parse_debate(self, response: Response) -> Iterator[Any]:
+        page = self._page(response)
+        yield self._debate_item(page)
+        if self.follow_debate_links and not page.archive_timestamp:
+            yield from self._follow_links(response, page)
+
+    def _follow_links(self, response: Response, page: FetchedPage) -> Iterator[scrapy.Request]:
         debates, listings = listing_links(self.site, page.body, page.url)
         for url in debates:
             if not forbidden_reason(url):
@@ -106,10 +124,7 @@ class DebateSpider(scrapy.Spider):
             if not forbidden_reason(url):
                 yield response.follow(url, callback=self.parse_listing)
 
-    def parse_debate(self, response: Response) -> Iterator[DebateItem]:
-        yield self._debate_item(self._page(response))
-
-    def parse_cdx(self, response: Response, pattern: str) -> Iterator[scrapy.Request]:
+    def parse_cdx(self, response: Response, pattern: str, original: str = "") -> Iterator[scrapy.Request]:
         try:
             captures, resume_key = parse_cdx(response.text)
         except CdxError as error:
@@ -127,7 +142,7 @@ class DebateSpider(scrapy.Spider):
         if resume_key:
             start, end = self.archive
             yield scrapy.Request(
-                cdx_query(pattern, start, end, resume_key=resume_key, base=self.wayback),
+                cdx_query(pattern, start, end, resume_key=resume_key, base=self.wayback, original=original),
                 callback=self.parse_cdx,
-                cb_kwargs={"pattern": pattern},
+                cb_kwargs={"pattern": pattern, "original": original},
             )

@@ -7,7 +7,6 @@ from typing import Any
 
 from scrapy.http import Response
 
-from crawler.items import DebateItem
 from crawler.spiders.base import DebateSpider
 
 
@@ -27,7 +26,7 @@ class DebatewiseSpider(DebateSpider):
         """
         yield from super().parse_listing(response)
 
-    def parse_debate(self, response: Response) -> Iterator[DebateItem]:
+    def parse_debate(self, response: Response) -> Iterator[Any]:
         """A pre-2019 wiki debate page (fixture built from SPEC §7, not saved from the site).
 
         @fixture tests/fixtures/crawler/debatewise/wiki-debate.html

@@ -7,7 +7,6 @@ from typing import Any
 
 from scrapy.http import Response
 
-from crawler.items import DebateItem
 from crawler.spiders.base import DebateSpider
 
 
@@ -28,7 +27,7 @@ class IdebateSpider(DebateSpider):
         """
         yield from super().parse_listing(response)
 
-    def parse_debate(self, response: Response) -> Iterator[DebateItem]:
+    def parse_debate(self, response: Response) -> Iterator[Any]:
         """A Drupal Debatabase page (saved from idebate.org in 2018).
 
         @fixture shared:idebate/pages/debate-media-and-good-government-house-would-regulate-press.html

@@ -1,4 +1,4 @@
-"""procon.org per-topic sites (until ~2019; since 2020 they redirect to Britannica): crawl them archived."""
+"""procon.org: topic sites, portal headlines and quotes pages (archived), and Britannica's ProCon pages."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ from typing import Any
 
 from scrapy.http import Response
 
-from crawler.items import DebateItem
 from crawler.spiders.base import DebateSpider
 
 
 class ProconSpider(DebateSpider):
     name = "procon"
     site = "procon"
-    allowed_domains = ["procon.org", "web.archive.org", "127.0.0.1", "localhost"]
+    allowed_domains = ["procon.org", "britannica.com", "web.archive.org", "127.0.0.1", "localhost"]
+    # The portal links every topic site; today it redirects to Britannica's ProCon index.
     live_start_urls = ("https://www.procon.org/",)
+    follow_debate_links = True
     # Seconds between requests; raise it to the site's robots.txt Crawl-delay if that is larger.
     custom_settings = {"DOWNLOAD_DELAY": 3.0}
 
@@ -27,7 +28,7 @@ class ProconSpider(DebateSpider):
         """
         yield from super().parse_listing(response)
 
-    def parse_debate(self, response: Response) -> Iterator[DebateItem]:
+    def parse_debate(self, response: Response) -> Iterator[Any]:
         """A 2015 "Pro & Con Quotes" page (saved from medicalmarijuana.procon.org).
 
         @fixture shared:procon/medicalmarijuana-view-answers-001325-2015-07.html

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from aggregation.labels import STANCE_3
 from aggregation.responses import Responses
+from tests.aggregation.builtin_rules import STANCE_3
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ from aggregation.agreement import (
     rho,
     worker_agreement_with_majority,
 )
-from aggregation.labels import NO_MAJORITY, STANCE_3
+from aggregation.labels import NO_MAJORITY
 from aggregation.responses import Responses, SingleRaterError
+from tests.aggregation.builtin_rules import STANCE_3
 from tests.aggregation.published import FLEISS_1971, FLEISS_TEXTBOOK_10
 
 

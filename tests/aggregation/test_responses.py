@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 
-from aggregation.labels import STANCE_3, STANCE_5
 from aggregation.responses import (
     ColumnLengthError,
     NoItemsError,
@@ -9,6 +8,7 @@ from aggregation.responses import (
     SingleRaterError,
     UnknownLabelError,
 )
+from tests.aggregation.builtin_rules import STANCE_3, STANCE_5
 
 
 def test_counts_follow_the_label_sets_order():

@@ -5,15 +5,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aggregation.labels import EVIDENCE, PARAPHRASE, STANCE_3, STANCE_5, LabelSetError, flip_stance
+from aggregation.labels import LabelSetError
 from aggregation.responses import Responses
-from aggregation.rules import (
+from aggregation.rules import Comparison, apply_rule, apply_rule_to_counts
+from annotation.task_types.builtin_rules import flip_stance
+from tests.aggregation.builtin_rules import (
+    EVIDENCE,
     EVIDENCE_RULE,
+    PARAPHRASE,
     PARAPHRASE_RULE,
+    STANCE_3,
+    STANCE_5,
     STANCE_RULE,
-    Comparison,
-    apply_rule,
-    apply_rule_to_counts,
     stance_outcome,
 )
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.management import call_command
 
 from aggregation import services
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger, WorkerQuality
 from aggregation.quality import block_flagged_workers
-from annotation import services as annotation
+from annotation import work as annotation
 from annotation.models import JobState
 from corpus.models import (
     ClaimTopic,
@@ -182,6 +184,22 @@ def test_topics_kept_by_a_majority_of_raters_replace_the_claims_topics():
 
     topics = list(ClaimTopic.objects.filter(claim=claim).values_list("topic__slug", flat=True))
     assert topics == ["ethics", "law"]
+
+
+def test_a_worker_may_tick_every_topic_and_a_claim_keep_them_all(perspectrum_dir):
+    """The release has 18 topics: all of them joined (228 characters) is a valid answer and outcome."""
+    rows = json.loads((perspectrum_dir / "topic.json").read_text())
+    slugs = sorted({slug for row in rows for slug in row["topics"]})
+    (claim,) = make_corpus(claims=1, perspectives=1)
+    for slug in slugs:
+        Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
+    job = annotation.create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 2})
+    (key,) = keys(job)
+    answer(job, {key: [",".join(slugs)] * 2})
+
+    services.aggregate_job(job.pk)
+
+    assert sorted(ClaimTopic.objects.filter(claim=claim).values_list("topic__slug", flat=True)) == slugs
 
 
 def test_workers_who_disagree_with_the_majority_are_flagged_and_can_be_soft_blocked():

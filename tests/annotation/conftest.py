@@ -11,8 +11,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from annotation.providers.market_clients import market_clients
-from annotation.providers.mturk import MTurkClient
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MTurkClient
 
 CHROMIUM = Path("/usr/bin/chromium")
 

@@ -2,10 +2,11 @@
 
 MTurk: a real boto3 client (so botocore validates every request against AWS's API model) whose
 `before-call` hook answers from an in-memory market instead of the network, the way Stubber does,
-but in any order. Prolific: a requests transport adapter over the same kind of in-memory market.
+but in any order. Prolific: a requests transport adapter over the same kind of in-memory market,
+every request and answer checked against Prolific's published schema (prolific_schema.py).
 
 The guard: when a call that creates work or pays reaches either market, the ledger row for it
-must already be committed in state `sent` (claimed, then marked sent, by annotation.payments),
+must already be committed in state `sent` (claimed, then marked sent, by annotation.ledger.engine),
 and the caller must not be inside a transaction (or the row would not be durable yet).
 Every breach is recorded in `violations`; tests assert there are none.
 """
@@ -18,7 +19,7 @@ import re
 from collections import Counter
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import boto3
 import requests
@@ -26,7 +27,8 @@ from botocore.awsrequest import AWSResponse
 from django.db import connection
 from requests.adapters import BaseAdapter
 
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from tests.annotation.prolific_schema import check_request, check_response, transitions
 
 
 class Guard:
@@ -181,7 +183,16 @@ class FakeMTurk:
 
 
 class FakeProlific(BaseAdapter):
-    """A Prolific workspace in memory, mounted on a requests session."""
+    """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema.
+
+    Every request must be one Prolific documents (tests/annotation/prolific_schema.py) and every
+    answer the fake gives must match the documented response, so the fake cannot drift from the API.
+    It keeps Prolific's rules: study transitions only from the statuses the API accepts (else a 400
+    in Prolific's error format), lists paged by limit/offset with `meta.count`, money in cents,
+    bonuses that land on the submission when paid (or, with `settle_later`, once `settle()` runs).
+    """
+
+    PROJECT, WORKSPACE = "project0000000000000000001", "workspace00000000000000001"
 
     def __init__(self, guard: Guard) -> None:
         super().__init__()
@@ -190,6 +201,13 @@ class FakeProlific(BaseAdapter):
         self.studies: dict[str, dict[str, Any]] = {}
         self.submissions: dict[str, dict[str, Any]] = {}
         self.bulks: dict[str, dict[str, Any]] = {}
+        self.groups: dict[str, dict[str, Any]] = {}
+        self.settle_later = False
+        self.unsettled: list[tuple[str, int]] = []
+        self.throttled: set[str] = set()  # operations answered 429 once
+        self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
+        self.rejections: dict[str, tuple[str, str]] = {}  # submission → (message, category)
+        self.calls: list[tuple[str, str]] = []  # (operation, path) of every request
 
     def submit(self, study_id: str, submission_id: str, participant_id: str) -> None:
         self.submissions[submission_id] = {
@@ -197,18 +215,39 @@ class FakeProlific(BaseAdapter):
             "participant_id": participant_id,
             "status": "AWAITING REVIEW",
             "study_id": study_id,
+            "started_at": "2026-11-02T10:00:00Z",
             "bonus_payments": [],
         }
 
+    def settle(self) -> None:
+        """Prolific pays bonuses "in the following minutes": land the ones paid so far."""
+        for submission_id, cents in self.unsettled:
+            self.submissions[submission_id]["bonus_payments"].append(cents)
+        self.unsettled.clear()
+
+    def throttle(self, operation: str) -> None:
+        """Answer the next request to `operation` (e.g. "pay-bonus-payments") with a 429."""
+        self.throttled.add(operation)
+
+    def lose_reply(self, operation: str) -> None:
+        """Carry out the next request to `operation`, then lose its reply (a read timeout)."""
+        self.lost.add(operation)
+
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
-        path = urlsplit(str(request.url)).path
-        body = json.loads(request.body) if request.body else {}
-        status, reply = self._route(str(request.method), path, body)
+        url, method = str(request.url), str(request.method)
+        body = json.loads(request.body) if request.body else None
+        found = check_request(method, url, body)
+        self.calls.append((found.operation, urlsplit(url).path))
+        status, reply = self._answer(found.operation, method, urlsplit(url), body or {})
+        check_response(found, status, reply)
+        if found.operation in self.lost:
+            self.lost.discard(found.operation)
+            raise requests.ReadTimeout(f"the reply to {found.operation} was lost")
         response = requests.Response()
         response.status_code = status
         response._content = json.dumps(reply).encode()
         response.headers["Content-Type"] = "application/json"
-        response.url, response.request = str(request.url), request
+        response.url, response.request = url, request
         return response
 
     def close(self) -> None:
@@ -217,66 +256,136 @@ class FakeProlific(BaseAdapter):
     def _guard(self, what: str, **match: Any) -> None:
         self.guard.check(f"prolific {what}", LedgerEntry.objects.filter(provider="prolific", **match))
 
-    def _route(self, method: str, path: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        parts = path.strip("/").split("/")[2:]  # after api/v1
-        if method == "GET" and parts[0] == "workspaces":
-            return 200, {"currency_code": "GBP", "available_balance": 1_000_000}
-        if parts[0] == "studies":
-            return self._studies(method, parts[1:], body)
-        if parts[0] == "submissions":
-            return self._submissions(method, parts[1:], body)
-        if parts[0] == "bulk-bonus-payments" and method == "POST":
-            bulk = self.bulks[parts[1]]
-            self._guard("pay bonus", kind=LedgerKind.PAY, market_ref=parts[1])
-            for submission_id, cents in bulk["lines"]:
-                self.submissions[submission_id]["bonus_payments"].append(cents)
-            return 202, {}
-        return 404, {"error": path}
+    def _answer(self, operation: str, method: str, url: Any, body: dict[str, Any]) -> tuple[int, Any]:
+        if operation in self.throttled:
+            self.throttled.discard(operation)
+            return 429, _error(429, "Too many requests", "Request was throttled.")
+        parts = url.path.strip("/").split("/")[2:]  # after api/v1
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        handler = getattr(self, "_" + operation.replace("-", "_"))
+        answer: tuple[int, Any] = handler(parts, query, body)
+        return answer
 
-    def _studies(self, method: str, parts: list[str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        if not parts:  # POST studies/: a draft study
-            job_id = int(re.sub(r"\D", "", body["internal_name"]))
-            self._guard("create study", kind=LedgerKind.CREATE_HIT, job_id=job_id)
-            study_id = f"study{next(self.ids):019d}"
-            self.studies[study_id] = {
-                "id": study_id,
-                "status": "UNPUBLISHED",
-                "total_available_places": body["total_available_places"],
-            }
-            return 201, self.studies[study_id]
-        study = self.studies[parts[0]]
-        if method == "PATCH":
-            self._guard("add places", kind=LedgerKind.EXTEND, market_ref=study["id"])
-            study["total_available_places"] = body["total_available_places"]
-        elif parts[1:] == ["submissions"]:
-            found = [s for s in self.submissions.values() if s["study_id"] == study["id"]]
-            return 200, {"results": found, "_links": {"next": {"href": None}}}
-        elif parts[1:] == ["transition"]:
-            if body["action"] == "PUBLISH":
-                self._guard("publish study", kind=LedgerKind.CREATE_HIT, result_ref=study["id"])
-            study["status"] = {"PUBLISH": "ACTIVE", "STOP": "AWAITING REVIEW"}.get(body["action"], "PAUSED")
+    # -- operations, named as in Prolific's reference -------------------------------------------
+
+    def _get_project(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        return 200, {"id": parts[1], "title": "Stancework", "workspace": self.WORKSPACE}
+
+    def _get_workspace_balance(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        return 200, {"currency_code": "GBP", "total_balance": 1_000_000, "available_balance": 1_000_000}
+
+    def _get_participant_groups(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        found = [g for g in self.groups.values() if g["workspace_id"] == query["workspace_id"]]
+        return 200, _page([_group(g) for g in found], query)
+
+    def _create_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        group_id = f"group{next(self.ids):019d}"
+        self.groups[group_id] = {"id": group_id, "name": body["name"], "workspace_id": body["workspace_id"]}
+        self.groups[group_id]["members"] = list(body.get("participant_ids", []))
+        return 201, _group(self.groups[group_id])
+
+    def _add_to_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        members = self.groups[parts[1]]["members"]
+        members += [pid for pid in body["participant_ids"] if pid not in members]
+        return 200, {"results": [{"participant_id": pid} for pid in members]}
+
+    def _create_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        job_id = int(re.sub(r"\D", "", body["internal_name"]))
+        self._guard("create study", kind=LedgerKind.CREATE_HIT, job_id=job_id)
+        study_id = f"study{next(self.ids):019d}"
+        self.studies[study_id] = {
+            "id": study_id,
+            "status": "UNPUBLISHED",
+            "total_available_places": body["total_available_places"],
+            "reward": body["reward"],
+            "project": body["project"],
+            "filters": body.get("filters", []),
+        }
+        return 201, self.studies[study_id]
+
+    def _get_study(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        return 200, self.studies[parts[1]]
+
+    def _update_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        study = self.studies[parts[1]]
+        self._guard("add places", kind=LedgerKind.EXTEND, market_ref=study["id"])
+        study["total_available_places"] = body["total_available_places"]
         return 200, study
 
-    def _submissions(self, method: str, parts: list[str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-        if parts == ["bonus-payments"]:
-            lines = [line.split(",") for line in body["csv_bonuses"].splitlines()]
-            for submission_id, _ in lines:
-                self._guard("set up bonus", kind=LedgerKind.BONUS, market_ref=submission_id)
-            bulk_id = f"bulk{next(self.ids):020d}"
-            cents = [(ref, int(Decimal(amount) * 100)) for ref, amount in lines]
-            self.bulks[bulk_id] = {"lines": cents}
-            total = sum(Decimal(amount) for _, amount in lines)
-            return 201, {
-                "id": bulk_id,
-                "study": body["study_id"],
-                "amount": str(total),
-                "fees": "0",
-                "total_amount": str(total),
-            }
-        submission = self.submissions[parts[0]]
-        if method == "POST":
-            action = body["action"]
-            kind = LedgerKind.APPROVE if action == "APPROVE" else LedgerKind.REJECT
-            self._guard(f"{action.lower()} submission", kind=kind, market_ref=submission["id"])
-            submission["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
-        return 200, submission
+    def _transition_study(
+        self, parts: list[str], query: dict[str, str], body: dict[str, Any]
+    ) -> tuple[int, Any]:
+        study, action = self.studies[parts[1]], body["action"]
+        rule = transitions()[action]
+        if study["status"] not in rule["from"]:
+            return 400, _error(400, "Invalid transition", f"{action} is not allowed from {study['status']}")
+        if action == "PUBLISH":
+            self._guard("publish study", kind=LedgerKind.CREATE_HIT, result_ref=study["id"])
+        study["status"] = rule["to"]
+        return 200, study
+
+    def _get_study_submissions(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        found = [s for s in self.submissions.values() if s["study_id"] == parts[1]]
+        return 200, _page([_short(s) for s in found], query)
+
+    def _get_submission(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        return 200, _detail(self.submissions[parts[1]])
+
+    def _transition_submission(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        submission, action = self.submissions[parts[1]], body["action"]
+        kind = LedgerKind.APPROVE if action == "APPROVE" else LedgerKind.REJECT
+        self._guard(f"{action.lower()} submission", kind=kind, market_ref=submission["id"])
+        submission["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
+        if action == "REJECT":
+            self.rejections[submission["id"]] = (body["message"], body["rejection_category"])
+        return 200, _detail(submission)
+
+    def _create_bonus_payments(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        lines = [line.split(",") for line in body["csv_bonuses"].splitlines()]
+        for submission_id, _ in lines:
+            self._guard("set up bonus", kind=LedgerKind.BONUS, market_ref=submission_id)
+        bulk_id = f"bulk{next(self.ids):020d}"
+        cents = [(ref, int(Decimal(amount) * 100)) for ref, amount in lines]
+        self.bulks[bulk_id] = {"lines": cents}
+        amount = sum(c for _, c in cents)
+        fees = round(amount * Decimal("0.3334"))
+        vat = round(fees * Decimal("0.2"))
+        reply = {"id": bulk_id, "study": body["study_id"], "amount": amount, "fees": fees, "vat": vat}
+        return 201, {**reply, "total_amount": amount + fees + vat}
+
+    def _pay_bonus_payments(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        self._guard("pay bonus", kind=LedgerKind.PAY, market_ref=parts[1])
+        self.unsettled += self.bulks[parts[1]]["lines"]
+        if not self.settle_later:
+            self.settle()
+        return 202, f"Bulk bonus payment with ID {parts[1]} is being processed asynchronously."
+
+
+def _error(status: int, title: str, detail: str) -> dict[str, Any]:
+    return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
+
+
+def _page(results: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
+    offset, limit = int(query.get("offset", 0)), int(query.get("limit", 20))
+    return {"results": results[offset : offset + limit], "meta": {"count": len(results)}}
+
+
+def _group(group: dict[str, Any]) -> dict[str, Any]:
+    shown = {k: v for k, v in group.items() if k != "members"}
+    return {**shown, "participant_count": len(group["members"]), "is_deleted": False}
+
+
+def _short(submission: dict[str, Any]) -> dict[str, Any]:
+    """A submission as the study's list shows it (with `participant_id`)."""
+    keep = ("id", "participant_id", "status", "started_at")
+    return {k: submission[k] for k in keep} | {"completed_at": None, "study_code": None}
+
+
+def _detail(submission: dict[str, Any]) -> dict[str, Any]:
+    """A submission read on its own (with `participant`, and its bonuses in cents)."""
+    shown = {k: v for k, v in submission.items() if k != "participant_id"}
+    return {**shown, "participant": submission["participant_id"]}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from annotation import services
+from annotation import work
 from annotation.models import Assignment, Response
 from annotation.task_types import get_task_type
 from tests.annotation.factories import make_corpus
@@ -44,7 +44,7 @@ def page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
 
 def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
     make_corpus(claims=20, perspectives=2)
-    job = services.publish_job(services.create_job("stance", {}, provider="inhouse").pk)
+    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
     User.objects.create_user("annotator", password="a-long-test-password")
 
     page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
@@ -73,7 +73,7 @@ def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, p
 
 def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, page: Any) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = services.publish_job(services.create_job("stance", {}, provider="inhouse").pk)
+    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
     User.objects.create_user("annotator", password="a-long-test-password")
 
     page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")

@@ -2,57 +2,31 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
-
 import pytest
-from django.db import connection
 
-from annotation import services
+from annotation import work
 from annotation.models import Assignment, WorkerItem
 from annotation.task_types import get_task_type
 from corpus.models import Status
 from tests.annotation.factories import make_corpus
+from tests.races import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def race(count: int, work: Callable[[int], None]) -> list[BaseException]:
-    """Run `work(n)` in `count` threads released together, each on its own connection."""
-    barrier, errors = threading.Barrier(count), []
-
-    def run(n: int) -> None:
-        try:
-            barrier.wait()
-            work(n)
-        except services.NoWorkError:
-            pass
-        except BaseException as error:  # collected and re-raised by the test, never swallowed
-            errors.append(error)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return errors
 
 
 def test_one_worker_racing_for_hits_that_share_gold_never_gets_an_item_twice() -> None:
     make_corpus(claims=8, perspectives=1)
     make_corpus(claims=1, perspectives=1, status=Status.ADJUDICATED)
-    job = services.create_job(
+    job = work.create_job(
         "stance",
         {"status": "candidate", "gold": {"status": "adjudicated"}},
         params={"groups_per_hit": 1, "gold_per_hit": 1},
     )
-    services.publish_job(job.pk)
-    worker = services.get_worker("inhouse", "racer")
-    services.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
+    work.publish_job(job.pk)
+    worker = work.get_worker("inhouse", "racer")
+    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
 
-    errors = race(8, lambda n: services.next_assignment(job, worker))
+    errors = race(8, lambda n: work.next_assignment(job, worker))
 
     assert errors == []
     # Every HIT holds the one gold item, so exactly one HIT can be the worker's.
@@ -63,13 +37,13 @@ def test_one_worker_racing_for_hits_that_share_gold_never_gets_an_item_twice() -
 
 def test_many_workers_racing_for_one_hit_fill_exactly_its_slots() -> None:
     make_corpus(claims=1, perspectives=2)
-    job = services.create_job("stance", {}, params={"workers_per_item": 3})
-    services.publish_job(job.pk)
-    workers = [services.get_worker("inhouse", f"w{n}") for n in range(10)]
+    job = work.create_job("stance", {}, params={"workers_per_item": 3})
+    work.publish_job(job.pk)
+    workers = [work.get_worker("inhouse", f"w{n}") for n in range(10)]
     for worker in workers:
-        services.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
+        work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
 
-    errors = race(10, lambda n: services.next_assignment(job, workers[n]))
+    errors = race(10, lambda n: work.next_assignment(job, workers[n]))
 
     assert errors == []
     assert Assignment.objects.filter(job=job).count() == 3
@@ -77,16 +51,16 @@ def test_many_workers_racing_for_one_hit_fill_exactly_its_slots() -> None:
 
 def test_a_double_submit_racing_stores_one_response_per_item() -> None:
     make_corpus(claims=1, perspectives=3)
-    job = services.create_job("stance", {})
-    services.publish_job(job.pk)
-    worker = services.get_worker("inhouse", "w")
-    services.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
-    assignment = services.next_assignment(job, worker)
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
+    worker = work.get_worker("inhouse", "w")
+    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
+    assignment = work.next_assignment(job, worker)
     from annotation.task_types.base import Answer
 
-    answers = {item.pk: Answer(label="SUPPORT") for item in services.items_of(assignment)}
+    answers = {item.pk: Answer(label="SUPPORT") for item in work.items_of(assignment)}
 
-    errors = race(4, lambda n: services.submit_assignment(assignment.pk, answers))
+    errors = race(4, lambda n: work.submit_assignment(assignment.pk, answers))
 
     assert errors == []
     assert assignment.responses.count() == 3

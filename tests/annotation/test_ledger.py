@@ -14,14 +14,14 @@ from botocore.stub import ANY, Stubber
 from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
-from annotation import payments
-from annotation.idempotency import idempotency_token
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger import engine, intents
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.tokens import idempotency_token
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MarketAssignment, MTurkClient, Outcome
+from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.providers import get_provider
-from annotation.providers.market_clients import market_clients
-from annotation.providers.mturk import MarketAssignment, MTurkClient, Outcome
-from annotation.services import BudgetError, publish_job
+from annotation.work import BudgetError, publish_job
 
 HIT_ID = "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV"
 ASG = "3PWWM24LHSX369EBUXKO681UQPO82A"
@@ -67,7 +67,7 @@ def bonus_params(entry: LedgerEntry) -> dict[str, Any]:
 def test_a_bonus_row_is_sent_before_the_market_hears_of_it(
     boto_client: Any, mturk: MTurkClient, stub: Stubber
 ) -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
     seen: list[str] = []
 
     def check_row(params: dict[str, Any], **kwargs: Any) -> None:
@@ -77,7 +77,7 @@ def test_a_bonus_row_is_sent_before_the_market_hears_of_it(
     stub.add_response("get_assignment", {"Assignment": market_assignment("Approved")}, {"AssignmentId": ASG})
     stub.add_response("send_bonus", {}, bonus_params(entry))
 
-    done = payments.execute(entry.pk)
+    done = engine.execute(entry.pk)
 
     assert seen == [LedgerState.SENT]
     assert (done.state, done.attempts, len(done.token) <= 64) == (LedgerState.CONFIRMED, 1, True)
@@ -87,9 +87,9 @@ def test_a_bonus_row_is_sent_before_the_market_hears_of_it(
 def test_the_same_intent_is_one_row(mturk: MTurkClient) -> None:
     assignment = make_assignment(make_job())
 
-    first = payments.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
-    again = payments.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
-    other = payments.bonus_intent(assignment, Decimal("0.5"), "Second batch", "rule:batch-2")
+    first = intents.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
+    again = intents.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
+    other = intents.bonus_intent(assignment, Decimal("0.5"), "Second batch", "rule:batch-2")
 
     assert first.pk == again.pk != other.pk
     assert first.token == idempotency_token("bonus", "mturk", f"asg:{ASG}", "rule:gold")
@@ -99,10 +99,10 @@ def test_the_same_intent_is_one_row(mturk: MTurkClient) -> None:
 def test_work_the_market_does_not_report_as_submitted_is_never_paid(
     mturk: MTurkClient, stub: Stubber
 ) -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
     stub.add_response("get_assignment", {"Assignment": market_assignment("Rejected")})
 
-    done = payments.execute(entry.pk)
+    done = engine.execute(entry.pk)
 
     assert done.state == LedgerState.FAILED
     assert "Rejected" in done.error
@@ -138,7 +138,7 @@ def test_a_rejection_goes_through_the_ledger_with_feedback(mturk: MTurkClient, s
 def test_a_timeout_after_the_market_paid_is_retried_with_the_same_token_and_pays_once(
     boto_client: Any, mturk: MTurkClient, stub: Stubber
 ) -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
     paid: list[str] = []
 
     def lose_the_reply(http_response: Any, **kwargs: Any) -> None:
@@ -161,8 +161,8 @@ def test_a_timeout_after_the_market_paid_is_retried_with_the_same_token_and_pays
         "list_bonus_payments", {"BonusPayments": [bonus]}, {"AssignmentId": ASG, "MaxResults": 100}
     )
 
-    first = payments.execute(entry.pk)
-    second = payments.execute(entry.pk)
+    first = engine.execute(entry.pk)
+    second = engine.execute(entry.pk)
 
     assert first.state == LedgerState.REQUESTED and "unreachable" in first.error
     assert (second.state, second.attempts) == (LedgerState.CONFIRMED, 2)
@@ -198,7 +198,7 @@ def deliver_concurrently(entry_id: int, market: CountingMarket, deliveries: int 
         try:
             start.wait()
             if connection.vendor != "sqlite":
-                payments.execute(entry_id)
+                engine.execute(entry_id)
                 return
             # SQLite's shared in-memory test database locks whole tables, even for readers, so a
             # delivery runs in one IMMEDIATE transaction and is redelivered when it cannot start,
@@ -206,7 +206,7 @@ def deliver_concurrently(entry_id: int, market: CountingMarket, deliveries: int 
             for _ in range(1000):
                 try:
                     with transaction.atomic():
-                        payments.execute(entry_id)
+                        engine.execute(entry_id)
                     return
                 except OperationalError as exc:
                     if "locked" not in str(exc):
@@ -228,7 +228,7 @@ def deliver_concurrently(entry_id: int, market: CountingMarket, deliveries: int 
 
 @pytest.mark.django_db(transaction=True)
 def test_fifty_concurrent_deliveries_of_one_payment_make_one_market_call() -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
     market = CountingMarket()
 
     errors = deliver_concurrently(entry.pk, market)
@@ -241,7 +241,7 @@ def test_fifty_concurrent_deliveries_of_one_payment_make_one_market_call() -> No
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_fifty_concurrent_deliveries_make_one_call_on_postgresql() -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
     market = CountingMarket()
 
     assert deliver_concurrently(entry.pk, market) == []
@@ -253,17 +253,17 @@ def test_the_sweeper_requeues_what_is_safe_and_marks_the_rest_unclear(mturk: MTu
     job = make_job()
     assignment = make_assignment(job)
     long_ago = timezone.now() - dt.timedelta(hours=1)
-    claimed = payments.review_intent(assignment, approve=True, feedback="")
-    sent_bonus = payments.bonus_intent(assignment, Decimal("1"), "r", "rule:a")
-    sent_pay = payments.record(LedgerKind.PAY, "prolific", ["bulk-1"], job_id=job.pk, market_ref="bulk-1")
-    old_bonus = payments.bonus_intent(assignment, Decimal("1"), "r", "rule:old")
+    claimed = intents.review_intent(assignment, approve=True, feedback="")
+    sent_bonus = intents.bonus_intent(assignment, Decimal("1"), "r", "rule:a")
+    sent_pay = intents.record(LedgerKind.PAY, "prolific", ["bulk-1"], job_id=job.pk, market_ref="bulk-1")
+    old_bonus = intents.bonus_intent(assignment, Decimal("1"), "r", "rule:old")
     LedgerEntry.objects.filter(pk=claimed.pk).update(state=LedgerState.CLAIMED, claimed_at=long_ago)
     LedgerEntry.objects.filter(pk__in=[sent_bonus.pk, sent_pay.pk, old_bonus.pk]).update(
         state=LedgerState.SENT, sent_at=long_ago
     )
     LedgerEntry.objects.filter(pk=old_bonus.pk).update(requested_at=timezone.now() - dt.timedelta(hours=30))
 
-    report = payments.sweep_stale(stale=dt.timedelta(minutes=10))
+    report = engine.sweep_stale(stale=dt.timedelta(minutes=10))
 
     assert sorted(report.requeued) == sorted([claimed.pk, sent_bonus.pk])
     assert sorted(report.unclear) == sorted([sent_pay.pk, old_bonus.pk])
@@ -272,14 +272,14 @@ def test_the_sweeper_requeues_what_is_safe_and_marks_the_rest_unclear(mturk: MTu
 
 @pytest.mark.django_db
 def test_an_unclear_mturk_bonus_is_resolved_from_the_bonus_listing(mturk: MTurkClient, stub: Stubber) -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "r", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "r", "rule:gold")
     LedgerEntry.objects.filter(pk=entry.pk).update(state=LedgerState.UNCLEAR)
     bonus = {"WorkerId": WORKER, "BonusAmount": "0.50", "AssignmentId": ASG, "Reason": "r", "GrantTime": NOW}
     stub.add_response(
         "list_bonus_payments", {"BonusPayments": [bonus]}, {"AssignmentId": ASG, "MaxResults": 100}
     )
 
-    assert payments.resolve(entry.pk).state == LedgerState.CONFIRMED
+    assert engine.resolve(entry.pk).state == LedgerState.CONFIRMED
 
 
 @pytest.mark.django_db
@@ -342,3 +342,22 @@ def test_publishing_writes_one_create_hit_row_per_hit(
     assert published[0].url == f"https://sw.example/annotate/jobs/{job.pk}/"
     rows = LedgerEntry.objects.filter(kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED)
     assert rows.count() == 2
+
+
+class StallingMarket(CountingMarket):
+    """The read before a payment takes so long that the sweeper takes the claimed row back meanwhile."""
+
+    def get_assignment(self, assignment_id: str) -> MarketAssignment:
+        engine.sweep_stale(now=timezone.now() + dt.timedelta(hours=1))
+        return super().get_assignment(assignment_id)
+
+
+@pytest.mark.django_db
+def test_a_delivery_that_lost_its_claim_while_reading_never_calls_the_market() -> None:
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    market = StallingMarket()
+
+    with market_clients(mturk=market):
+        stalled = engine.execute(entry.pk)
+
+    assert (stalled.state, market.bonuses) == (LedgerState.REQUESTED, [])

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from annotation import payments
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger import intents
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
 from annotation.models import Job
 
 
@@ -22,7 +22,7 @@ def staff(client: Client) -> Client:
 @pytest.mark.django_db
 def test_ledger_and_reconciliation_lists_show_rows(staff: Client) -> None:
     job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
-    entry = payments.record(LedgerKind.BONUS, "mturk", ["asg:X", "r"], job_id=job.pk, market_ref="ASGX")
+    entry = intents.record(LedgerKind.BONUS, "mturk", ["asg:X", "r"], job_id=job.pk, market_ref="ASGX")
     ReconciliationIssue.objects.create(
         job=job, provider="mturk", kind="bonus", ref="ASGX", ours="0", theirs="1"
     )
@@ -38,7 +38,7 @@ def test_ledger_and_reconciliation_lists_show_rows(staff: Client) -> None:
 
 @pytest.mark.django_db
 def test_ledger_rows_cannot_be_added_or_deleted_by_hand(staff: Client) -> None:
-    entry = payments.record(LedgerKind.APPROVE, "mturk", ["asg:Y"], market_ref="ASGY")
+    entry = intents.record(LedgerKind.APPROVE, "mturk", ["asg:Y"], market_ref="ASGY")
 
     assert staff.get("/admin/annotation/ledgerentry/add/").status_code == 403
     assert staff.get(f"/admin/annotation/ledgerentry/{entry.pk}/delete/").status_code == 403
@@ -46,7 +46,7 @@ def test_ledger_rows_cannot_be_added_or_deleted_by_hand(staff: Client) -> None:
 
 @pytest.mark.django_db
 def test_the_sweep_action_reports_what_it_did(staff: Client) -> None:
-    entry = payments.record(LedgerKind.PAY, "prolific", ["bulk-1"], market_ref="bulk-1")
+    entry = intents.record(LedgerKind.PAY, "prolific", ["bulk-1"], market_ref="bulk-1")
     LedgerEntry.objects.filter(pk=entry.pk).update(state=LedgerState.UNCLEAR)
 
     response = staff.post(

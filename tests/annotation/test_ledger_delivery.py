@@ -18,10 +18,10 @@ from celery.contrib.testing.worker import start_worker
 from celery.signals import task_postrun
 from django.db import connection, transaction
 
-from annotation import payments
-from annotation.ledger import LedgerEntry, LedgerState
-from annotation.ledger_tasks import execute_ledger_entry_task
-from annotation.providers.market_clients import market_clients
+from annotation.ledger import engine, intents
+from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.tasks import execute_ledger_entry_task
+from annotation.markets.clients import market_clients
 from config.celery import app
 from tests.annotation.test_ledger import CountingMarket, make_assignment, make_job
 
@@ -62,7 +62,7 @@ def close_connection(**kwargs: object) -> None:
 
 
 def test_a_payment_delivered_many_times_by_the_broker_pays_once(market: CountingMarket, queue: str) -> None:
-    entry = payments.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
+    entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "All gold right", "rule:gold")
 
     results = [execute_ledger_entry_task.apply_async((entry.pk,), queue=queue) for _ in range(DELIVERIES)]
     states = [result.get(timeout=WAIT) for result in results]
@@ -84,8 +84,8 @@ def test_a_row_queued_on_commit_runs_only_after_the_commit(market: CountingMarke
     assignment = make_assignment(make_job())
 
     with transaction.atomic():
-        entry = payments.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
-        payments.request_execution(entry)
+        entry = intents.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
+        engine.request_execution(entry)
         time.sleep(0.5)  # were the task sent now, the worker would find no row, or pay before commit
         assert market.bonuses == []
     deadline = time.monotonic() + WAIT

@@ -12,16 +12,16 @@ import requests
 from botocore.stub import ANY, Stubber
 from django.utils import timezone
 
-from annotation import payments
-from annotation.idempotency import idempotency_token
-from annotation.ledger import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger import engine, intents
+from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger.reconcile import reconcile_job
+from annotation.ledger.tokens import idempotency_token
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MTurkClient
+from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.providers import get_provider
-from annotation.providers.market_clients import market_clients
-from annotation.providers.mturk import MTurkClient
-from annotation.providers.prolific import ProlificClient
-from annotation.reconciliation import reconcile_job
-from annotation.services import publish_job, review_assignment, sync_job
+from annotation.work import publish_job, review_assignment, sync_job
 from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER
 from tests.annotation.test_prolific import BULK, STUDY, SUBMISSION, RecordedProlific
 
@@ -60,19 +60,15 @@ def test_a_prolific_bonus_is_set_up_then_paid_once(market: RecordedProlific) -> 
     assignment = prolific_assignment()
     market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # precheck: APPROVED
     market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
-    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # snapshot before paying
     market.add("POST", PAY_PATH, (202, "bonus_paid.json"))
 
     get_provider("prolific").bonus(assignment, Decimal("0.25"), "Gold right", "rule:gold")
 
     setup, pay = LedgerEntry.objects.order_by("pk")
     assert (setup.kind, setup.state, setup.result_ref) == (LedgerKind.BONUS, LedgerState.CONFIRMED, BULK)
-    assert (pay.kind, pay.state, pay.market_ref, pay.params["paid_before"]) == (
-        LedgerKind.PAY,
-        LedgerState.CONFIRMED,
-        BULK,
-        0,
-    )
+    # Prolific answers the setup in cents: 88 cents with fees and VAT, not 88 pounds.
+    assert setup.response_excerpt.startswith("total with fees 0.88 ")
+    assert (pay.kind, pay.state, pay.market_ref) == (LedgerKind.PAY, LedgerState.CONFIRMED, BULK)
     assert market.calls("POST", PAY_PATH) == 1
 
 
@@ -83,17 +79,16 @@ def test_an_unclear_prolific_pay_is_resolved_by_reading_and_never_paid_again(
     assignment = prolific_assignment()
     market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))
     market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
-    market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))
     market.add("POST", PAY_PATH, requests.ReadTimeout("the reply was lost"))
     market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # not paid yet
     market.add("GET", SUBMISSION_PATH, (200, "submission_with_bonus.json"))  # paid, minutes later
 
-    setup = payments.execute(payments.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold").pk)
+    setup = engine.execute(intents.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold").pk)
     pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
-    swept = payments.sweep_stale(now=timezone.now() + dt.timedelta(days=1))
-    again = payments.execute(pay.pk)
-    still = payments.resolve(pay.pk)
-    settled = payments.resolve(pay.pk)
+    swept = engine.sweep_stale(now=timezone.now() + dt.timedelta(days=1))
+    again = engine.execute(pay.pk)
+    still = engine.resolve(pay.pk)
+    settled = engine.resolve(pay.pk)
 
     assert setup.state == LedgerState.CONFIRMED
     assert pay.state == LedgerState.UNCLEAR
@@ -113,7 +108,7 @@ def test_prolific_approval_is_refused_for_a_submission_the_market_has_not_receiv
     assignment = prolific_assignment()
     market.add("GET", "/api/v1/submissions/60d9aadeb86739de712faee0/", (200, "submission_rejected.json"))
 
-    entry = payments.execute(payments.review_intent(assignment, approve=True, feedback="").pk)
+    entry = engine.execute(intents.review_intent(assignment, approve=True, feedback="").pk)
 
     assert entry.state == LedgerState.FAILED and "REJECTED" in entry.error
     assert market.calls("POST", f"/api/v1/submissions/{SUBMISSION}/transition/") == 0
@@ -216,9 +211,9 @@ def test_reconciliation_flags_every_mismatch(mturk: MTurkClient, stub: Stubber) 
         external_id=ASG,
         accepted_at=timezone.now(),
     )
-    approve = payments.review_intent(ours, approve=True, feedback="")
+    approve = intents.review_intent(ours, approve=True, feedback="")
     LedgerEntry.objects.filter(pk=approve.pk).update(state=LedgerState.CONFIRMED)
-    payments.bonus_intent(ours, Decimal("1.00"), "r", "rule:stuck")  # requested, never sent
+    intents.bonus_intent(ours, Decimal("1.00"), "r", "rule:stuck")  # requested, never sent
     other = {"AssignmentId": "A" * 30, "WorkerId": "AOTHER", "HITId": HIT_ID, "AssignmentStatus": "Approved"}
     page = listed("Submitted")
     stub.add_response(

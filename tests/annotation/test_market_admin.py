@@ -10,14 +10,15 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 from django.contrib.auth.models import User
-from django.test import Client
+from django.test import Client, TestCase
 from django.utils import timezone
 
-from annotation import services
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
+from annotation import work
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.providers.market_clients import market_clients
-from annotation.providers.mturk import MTurkClient
+from operations.models import Operation
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -42,17 +43,26 @@ def stub() -> Iterator[Stubber]:
 
 
 def act(client: Client, url: str, action: str, pks: list[int], **data: Any) -> Any:
-    return client.post(url, {"action": action, "_selected_action": pks, **data}, follow=True)
+    """Post an admin action. An operation it starts runs as a worker would, once the request has
+    committed; then the page returned is the operation's, where staff follow what happened."""
+    before = set(Operation.objects.values_list("pk", flat=True))
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        response = client.post(url, {"action": action, "_selected_action": pks, **data}, follow=True)
+    started = Operation.objects.exclude(pk__in=before).first()
+    if started is None:
+        return response
+    assert b"follow its progress" in response.content
+    return client.get(f"/admin/operations/operation/{started.pk}/change/")
 
 
 def inhouse_job(budget: str | None = None) -> Job:
     make_corpus(claims=2, perspectives=2)
-    return services.create_job("stance", {}, budget=Decimal(budget) if budget else None)
+    return work.create_job("stance", {}, budget=Decimal(budget) if budget else None)
 
 
 def test_publishing_shows_the_worst_case_first_and_publishes_only_on_confirm(staff: Client) -> None:
     job = inhouse_job(budget="100")
-    cost = services.estimate_cost(job).worst_case
+    cost = work.estimate_cost(job).worst_case
 
     page = act(staff, JOBS, "publish_on_market", [job.pk])
     assert Job.objects.get(pk=job.pk).state == JobState.DRAFT
@@ -81,7 +91,7 @@ def test_an_mturk_job_over_its_balance_is_shown_refused_and_never_published(
 
 
 def test_extending_acts_only_on_the_count_whose_cost_was_shown(staff: Client) -> None:
-    job = services.publish_job(inhouse_job().pk)
+    job = work.publish_job(inhouse_job().pk)
     wanted = list(job.hits.values_list("assignments_wanted", flat=True))
 
     changed = act(staff, JOBS, "extend_on_market", [job.pk], count=2, shown=1, confirm="x")
@@ -93,7 +103,7 @@ def test_extending_acts_only_on_the_count_whose_cost_was_shown(staff: Client) ->
 
 
 def test_expiring_stops_offering_the_hits_and_pauses_the_job(staff: Client) -> None:
-    job = services.publish_job(inhouse_job().pk)
+    job = work.publish_job(inhouse_job().pk)
 
     page = act(staff, JOBS, "expire_on_market", [job.pk])
     assert not job.hits.filter(expired=True).exists()

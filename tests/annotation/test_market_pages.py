@@ -13,10 +13,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import services
+from annotation import work
+from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT
+from annotation.markets.registry import market_ids
 from annotation.models import Assignment, Job, JobState, Qualification, Response, Worker
 from annotation.task_types import get_task_type
-from annotation.worker_identity import PREVIEW_ASSIGNMENT, issue_token, market_ids
+from annotation.web.page_tokens import issue_token
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -39,7 +41,7 @@ TOKEN = re.compile(rb'name="page_token" value="([^"]+)"')
 def market_job(provider: str, external_id: str) -> Job:
     """A published market job over one HIT, as if the market had been told (no market needed)."""
     make_corpus(claims=2, perspectives=2)
-    job = services.create_job("stance", {}, provider=provider, params={"completion_code": "C0DE1234"})
+    job = work.create_job("stance", {}, provider=provider, params={"completion_code": "C0DE1234"})
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=external_id)
     return Job.objects.get(pk=job.pk)
@@ -71,7 +73,7 @@ def reach_the_task(client: Client, job: Job, params: dict[str, str]) -> str:
 
 
 def answers_for(assignment: Assignment, label: str = "UNDERMINE") -> dict[str, str]:
-    return {f"item-{item.pk}": label for item in services.items_of(assignment)}
+    return {f"item-{item.pk}": label for item in work.items_of(assignment)}
 
 
 def test_mturk_preview_writes_nothing_and_may_be_framed_by_mturk(client: Client) -> None:
@@ -149,7 +151,7 @@ def test_an_expired_page_token_saves_nothing(client: Client) -> None:
     assignment = Assignment.objects.get()
     ids = market_ids(MTURK)
     assert ids is not None
-    items = [item.pk for item in services.items_of(assignment)]
+    items = [item.pk for item in work.items_of(assignment)]
     old = issue_token(ids, job.pk, items, now=time.time() - 5 * 60 * 60)
 
     refused = client.post(task_url, {**answers_for(assignment), "page_token": old})
@@ -195,22 +197,23 @@ def test_a_turk_submit_to_off_the_allowlist_is_refused_and_writes_nothing(client
     assert not Worker.objects.exists()
 
 
-def test_an_mturk_worker_gets_the_hit_they_accepted_or_none(client: Client) -> None:
+def test_an_mturk_worker_with_a_hit_of_another_job_is_refused_before_anything_is_written(
+    client: Client,
+) -> None:
     job = market_job("mturk", HIT_ID)
     params = {**MTURK, "hitId": "3SOMEOTHERHIT0000000000000000"}
-    client.get(url("job", job.pk, params))  # the first visit makes the worker row
-    services.grade_quiz(Worker.objects.get(), job, quiz_answers())
+
     home = client.get(url("job", job.pk, params))
+    started = client.post(url("start", job.pk, params), {"page_token": "forged"})
 
-    started = client.post(url("start", job.pk, params), {"page_token": token_of(home)})
-
-    assert started.status_code == 404 and b"not part of this job" in started.content
-    assert not Assignment.objects.exists()
+    assert home.status_code == started.status_code == 403
+    assert b"another study or HIT" in home.content
+    assert not Worker.objects.exists() and not Assignment.objects.exists()
 
 
 def test_in_house_annotators_keep_the_csrf_check_and_are_never_framed() -> None:
     make_corpus(claims=1, perspectives=2)
-    job = services.publish_job(services.create_job("stance", {}).pk)
+    job = work.publish_job(work.create_job("stance", {}).pk)
     client = Client(enforce_csrf_checks=True)
     client.force_login(User.objects.create_user("ann", password="pw-for-tests-1"))
 

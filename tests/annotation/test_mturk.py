@@ -10,21 +10,21 @@ import pytest
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
 
-from annotation.idempotency import idempotency_token
-from annotation.providers.market_errors import (
+from annotation.ledger.tokens import idempotency_token
+from annotation.markets.errors import (
     AssignmentLimitError,
     MarketRejectedError,
     MarketUnavailableError,
     VerificationError,
 )
-from annotation.providers.mturk import (
+from annotation.markets.mturk.client import (
     PRODUCTION_ENDPOINT,
     SANDBOX_ENDPOINT,
     MTurkClient,
     build_boto3_client,
     mturk_closure_warning,
 )
-from annotation.providers.mturk_spec import (
+from annotation.markets.mturk.spec import (
     HitSpec,
     HitTypeSpec,
     QualificationPolicy,
@@ -409,7 +409,7 @@ def test_mturk_configured_is_a_system_check_warning(settings: Any) -> None:
 
 
 def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> None:
-    from annotation.providers import get_provider
+    from annotation.markets.registry import get_provider
 
     provider = get_provider("mturk")
     params = {

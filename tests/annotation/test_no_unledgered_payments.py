@@ -20,14 +20,15 @@ from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
-from annotation import payments, services
-from annotation.ledger import LedgerEntry, LedgerKind, LedgerState
-from annotation.ledger_tasks import sweep_ledger_task
+from annotation import work
+from annotation.ledger import engine, intents
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.reconcile import reconcile_job
+from annotation.ledger.tasks import sweep_ledger_task
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MTurkClient
+from annotation.markets.prolific.client import ProlificClient
 from annotation.models import Assignment, AssignmentState, Job
-from annotation.providers.market_clients import market_clients
-from annotation.providers.mturk import MTurkClient
-from annotation.providers.prolific import ProlificClient
-from annotation.reconciliation import reconcile_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
@@ -40,7 +41,8 @@ REASON = "The answers to the worked examples inside this HIT were not given; " *
 @pytest.fixture
 def guard(settings: Any) -> Guard:
     settings.MARKET_PUBLIC_URL = "https://stancework.example"
-    settings.PROLIFIC_WORKSPACE_ID = "workspace-1"
+    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
+    settings.PROLIFIC_WORKSPACE_ID = FakeProlific.WORKSPACE
     return Guard()
 
 
@@ -83,22 +85,20 @@ def work_at_our_pages(job: Job, params: dict[str, str]) -> Assignment:
 
 def run_the_ledger_machinery(assignment: Assignment) -> None:
     """A stale claimed bonus row requeued by the sweeper, and one sent through delay_on_commit."""
-    stale = payments.bonus_intent(assignment, Decimal("0.10"), "Swept", "batch:swept")
+    stale = intents.bonus_intent(assignment, Decimal("0.10"), "Swept", "batch:swept")
     long_ago = timezone.now() - dt.timedelta(hours=1)
     LedgerEntry.objects.filter(pk=stale.pk).update(state=LedgerState.CLAIMED, claimed_at=long_ago)
     sweep_ledger_task()
     with transaction.atomic():
-        queued = payments.bonus_intent(assignment, Decimal("0.10"), "Queued", "batch:queued")
-        payments.request_execution(queued)  # runs once the transaction has committed
+        queued = intents.bonus_intent(assignment, Decimal("0.10"), "Queued", "batch:queued")
+        engine.request_execution(queued)  # runs once the transaction has committed
 
 
 def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     guard: Guard, mturk: FakeMTurk, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = services.create_job(
-        "stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50")
-    )
+    job = work.create_job("stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     hit_id = Job.objects.get(pk=job.pk).hits.get().external_id
     done = []
@@ -111,8 +111,8 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
         }
         done.append(work_at_our_pages(job, params))
         mturk.submit(hit_id, params["assignmentId"], params["workerId"])
-    services.sync_job(job.pk)
-    services.review_assignment(done[0].pk, approve=True, feedback="Thanks")
+    work.sync_job(job.pk)
+    work.review_assignment(done[0].pk, approve=True, feedback="Thanks")
     admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
     admin_action(
         staff,
@@ -124,9 +124,9 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
         reason="Gold right",
         batch="gold",
     )
-    services.bonus_assignment(done[0].pk, Decimal("0.25"), "Fast", "fast")
-    services.extend_job(job.pk, 1)
-    services.expire_job(job.pk)
+    work.bonus_assignment(done[0].pk, Decimal("0.25"), "Fast", "fast")
+    work.extend_job(job.pk, 1)
+    work.expire_job(job.pk)
     run_the_ledger_machinery(done[0])
     reconcile_job(job.pk)
 
@@ -141,7 +141,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     guard: Guard, prolific: FakeProlific, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = services.create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     study_id = Job.objects.get(pk=job.pk).hits.get().external_id
     done = []
@@ -149,8 +149,8 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
         params = {"PROLIFIC_PID": f"participant{n}", "STUDY_ID": study_id, "SESSION_ID": f"session{n}"}
         done.append(work_at_our_pages(job, params))
         prolific.submit(study_id, params["SESSION_ID"], params["PROLIFIC_PID"])
-    services.sync_job(job.pk)
-    services.review_assignment(done[0].pk, approve=True)
+    work.sync_job(job.pk)
+    work.review_assignment(done[0].pk, approve=True)
     admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
     admin_action(
         staff,
@@ -162,8 +162,8 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
         reason="Gold right",
         batch="gold",
     )
-    services.extend_job(job.pk, 1)
-    services.expire_job(job.pk)
+    work.extend_job(job.pk, 1)
+    work.expire_job(job.pk)
     run_the_ledger_machinery(done[0])
     reconcile_job(job.pk)
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.pseudonyms import PseudonymKeyError, pseudonym
+from annotation.work.pseudonyms import PseudonymKeyError, pseudonym
 
 KEY = b"k" * 32
 

@@ -5,7 +5,9 @@ from decimal import Decimal
 import pytest
 from django.db import IntegrityError, transaction
 
-from annotation import services
+from annotation import work
+from annotation.markets.base import AssignmentReport, SyncReport
+from annotation.markets.inhouse.provider import InhouseProvider
 from annotation.models import (
     Assignment,
     AssignmentState,
@@ -17,8 +19,6 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
-from annotation.providers.base import AssignmentReport, SyncReport
-from annotation.providers.inhouse import InhouseProvider
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
 from corpus.models import Origin, Perspective, Status
@@ -28,19 +28,19 @@ pytestmark = pytest.mark.django_db
 
 
 def qualified(job, name: str = "w1") -> Worker:
-    worker = services.get_worker(job.provider, name)
-    services.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
+    worker = work.get_worker(job.provider, name)
+    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
     return worker
 
 
 def answers_for(assignment: Assignment, label: str = "SUPPORT") -> dict[int, Answer]:
-    return {item.pk: Answer(label=label) for item in services.items_of(assignment)}
+    return {item.pk: Answer(label=label) for item in work.items_of(assignment)}
 
 
 def test_stance_job_bundles_ten_claims_with_all_their_perspectives_per_hit() -> None:
     make_corpus(claims=23, perspectives=3)
 
-    job = services.create_job("stance", {}, provider="inhouse")
+    job = work.create_job("stance", {}, provider="inhouse")
 
     hits = list(job.hits.order_by("position"))
     assert [hit.items.count() for hit in hits] == [30, 30, 9]
@@ -52,9 +52,7 @@ def test_stance_job_bundles_ten_claims_with_all_their_perspectives_per_hit() -> 
 def test_job_parameters_override_the_task_type_defaults() -> None:
     make_corpus(claims=4, perspectives=2)
 
-    job = services.create_job(
-        "stance", {}, params={"groups_per_hit": 2, "workers_per_item": 5, "reward": "2.00"}
-    )
+    job = work.create_job("stance", {}, params={"groups_per_hit": 2, "workers_per_item": 5, "reward": "2.00"})
 
     assert job.hits.count() == 2
     assert set(job.hits.values_list("assignments_wanted", flat=True)) == {5}
@@ -65,30 +63,30 @@ def test_unknown_parameters_are_refused() -> None:
     make_corpus(claims=1)
 
     with pytest.raises(ValueError, match="no parameter"):
-        services.create_job("stance", {}, params={"wokers_per_item": 5})
+        work.create_job("stance", {}, params={"wokers_per_item": 5})
 
 
 def test_simulated_job_completes_after_publish_then_sync() -> None:
     make_corpus(claims=20, perspectives=3)
-    job = services.create_job("stance", {}, provider="simulated", params={"crowd": {"size": 8}})
+    job = work.create_job("stance", {}, provider="simulated", params={"crowd": {"size": 8}})
 
-    services.publish_job(job.pk)
-    job = services.sync_job(job.pk)
+    work.publish_job(job.pk)
+    job = work.sync_job(job.pk)
 
     assert job.state == JobState.COMPLETE
     assert Response.objects.filter(job=job).count() == 60 * 3
     assert not Response.objects.filter(job=job, simulated=False).exists()
-    assert services.long_format(job).count() == 180
+    assert work.long_format(job).count() == 180
 
 
 def test_publish_and_sync_are_safe_to_repeat() -> None:
     make_corpus(claims=3)
-    job = services.create_job("stance", {}, provider="simulated")
+    job = work.create_job("stance", {}, provider="simulated")
 
-    services.publish_job(job.pk)
-    services.publish_job(job.pk)
-    services.sync_job(job.pk)
-    services.sync_job(job.pk)
+    work.publish_job(job.pk)
+    work.publish_job(job.pk)
+    work.sync_job(job.pk)
+    work.sync_job(job.pk)
 
     assert Response.objects.filter(job=job).count() == 12 * 3
 
@@ -96,21 +94,21 @@ def test_publish_and_sync_are_safe_to_repeat() -> None:
 def test_a_worker_never_gets_the_same_item_twice_even_through_shared_gold() -> None:
     make_corpus(claims=6, perspectives=2)
     make_corpus(claims=2, perspectives=1, status=Status.ADJUDICATED)
-    job = services.create_job(
+    job = work.create_job(
         "stance",
         {"status": "candidate", "gold": {"status": "adjudicated"}},
         params={"groups_per_hit": 1, "gold_per_hit": 1},
     )
-    services.publish_job(job.pk)
+    work.publish_job(job.pk)
     worker = qualified(job)
 
     taken = []
     while True:
         try:
-            assignment = services.next_assignment(job, worker)
-        except services.NoWorkError:
+            assignment = work.next_assignment(job, worker)
+        except work.NoWorkError:
             break
-        services.submit_assignment(assignment.pk, answers_for(assignment))
+        work.submit_assignment(assignment.pk, answers_for(assignment))
         taken.append(assignment)
 
     items = list(Response.objects.filter(worker=worker).values_list("item_id", flat=True))
@@ -121,11 +119,11 @@ def test_a_worker_never_gets_the_same_item_twice_even_through_shared_gold() -> N
 
 def test_the_database_refuses_a_second_row_for_the_same_worker_and_item() -> None:
     make_corpus(claims=1)
-    job = services.create_job("stance", {})
-    services.publish_job(job.pk)
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
     worker = qualified(job)
-    assignment = services.next_assignment(job, worker)
-    item = services.items_of(assignment)[0]
+    assignment = work.next_assignment(job, worker)
+    item = work.items_of(assignment)[0]
 
     with pytest.raises(IntegrityError), transaction.atomic():
         WorkerItem.objects.create(
@@ -135,24 +133,24 @@ def test_the_database_refuses_a_second_row_for_the_same_worker_and_item() -> Non
 
 def test_a_hit_gets_no_more_workers_than_it_wants() -> None:
     make_corpus(claims=1)
-    job = services.create_job("stance", {}, params={"workers_per_item": 2})
-    services.publish_job(job.pk)
+    job = work.create_job("stance", {}, params={"workers_per_item": 2})
+    work.publish_job(job.pk)
 
-    services.next_assignment(job, qualified(job, "a"))
-    services.next_assignment(job, qualified(job, "b"))
+    work.next_assignment(job, qualified(job, "a"))
+    work.next_assignment(job, qualified(job, "b"))
 
-    with pytest.raises(services.NoWorkError):
-        services.next_assignment(job, qualified(job, "c"))
+    with pytest.raises(work.NoWorkError):
+        work.next_assignment(job, qualified(job, "c"))
 
 
 def test_double_submit_stores_one_response_per_item() -> None:
     make_corpus(claims=1, perspectives=3)
-    job = services.create_job("stance", {})
-    services.publish_job(job.pk)
-    assignment = services.next_assignment(job, qualified(job))
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
+    assignment = work.next_assignment(job, qualified(job))
 
-    services.submit_assignment(assignment.pk, answers_for(assignment, "SUPPORT"))
-    again = services.submit_assignment(assignment.pk, answers_for(assignment, "UNDERMINE"))
+    work.submit_assignment(assignment.pk, answers_for(assignment, "SUPPORT"))
+    again = work.submit_assignment(assignment.pk, answers_for(assignment, "UNDERMINE"))
 
     assert Response.objects.filter(assignment=assignment).count() == 3
     assert set(Response.objects.values_list("label", flat=True)) == {"SUPPORT"}
@@ -161,99 +159,97 @@ def test_double_submit_stores_one_response_per_item() -> None:
 
 def test_a_submission_must_answer_every_item_or_nothing_is_saved() -> None:
     make_corpus(claims=1, perspectives=3)
-    job = services.create_job("stance", {})
-    services.publish_job(job.pk)
-    assignment = services.next_assignment(job, qualified(job))
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
+    assignment = work.next_assignment(job, qualified(job))
     partial = dict(list(answers_for(assignment).items())[:2])
 
-    with pytest.raises(services.AnswerError):
-        services.submit_assignment(assignment.pk, partial)
+    with pytest.raises(work.AnswerError):
+        work.submit_assignment(assignment.pk, partial)
 
     assert not Response.objects.exists()
 
 
 def test_failing_the_quiz_means_no_work() -> None:
     make_corpus(claims=1)
-    job = services.create_job("stance", {})
-    services.publish_job(job.pk)
-    worker = services.get_worker("inhouse", "w")
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
+    worker = work.get_worker("inhouse", "w")
 
-    result = services.grade_quiz(worker, job, {})
+    result = work.grade_quiz(worker, job, {})
 
     assert not result.passed and result.score == 0
-    with pytest.raises(services.NotQualifiedError, match="did not pass"):
-        services.next_assignment(job, worker)
+    with pytest.raises(work.NotQualifiedError, match="did not pass"):
+        work.next_assignment(job, worker)
     # One attempt by default: a later right answer does not overturn the fail.
-    assert not services.grade_quiz(
-        worker, job, {q.key: q.answer for q in get_task_type("stance").quiz}
-    ).passed
+    assert not work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz}).passed
 
 
 def test_gold_answers_are_scored_per_worker() -> None:
     make_corpus(claims=2, perspectives=1)
     make_corpus(claims=2, perspectives=1, status=Status.ADJUDICATED)
-    job = services.create_job(
+    job = work.create_job(
         "stance", {"status": "candidate", "gold": {"status": "adjudicated"}}, params={"gold_per_hit": 2}
     )
-    services.publish_job(job.pk)
+    work.publish_job(job.pk)
     worker = qualified(job)
-    assignment = services.next_assignment(job, worker)
+    assignment = work.next_assignment(job, worker)
     answers = {
         item.pk: Answer(label=item.known_answer if item.is_gold else "SUPPORT")
-        for item in services.items_of(assignment)
+        for item in work.items_of(assignment)
     }
-    gold_item = next(item for item in services.items_of(assignment) if item.is_gold)
+    gold_item = next(item for item in work.items_of(assignment) if item.is_gold)
     answers[gold_item.pk] = Answer(label="NOT_VALID")
 
-    services.submit_assignment(assignment.pk, answers)
+    work.submit_assignment(assignment.pk, answers)
 
     worker.refresh_from_db()
     assert (worker.gold_answered, worker.gold_correct) == (2, 1)
-    assert services.gold_accuracy(job) == {worker.pk: (2, 1)}
-    assert services.long_format(job).count() == 2  # gold stays out of the aggregators' rows
+    assert work.gold_accuracy(job) == {worker.pk: (2, 1)}
+    assert work.long_format(job).count() == 2  # gold stays out of the aggregators' rows
 
 
 def test_the_writer_of_a_paraphrase_never_verifies_it() -> None:
     claims = make_corpus(claims=1, perspectives=1)
     original = claims[0].clusters.get().perspectives.get()
-    writer, other = services.get_worker("inhouse", "writer"), services.get_worker("inhouse", "other")
+    writer, other = work.get_worker("inhouse", "writer"), work.get_worker("inhouse", "other")
     written = PerspectiveFactory(origin=Origin.PARAPHRASE, source="paraphrase", paraphrase_of=original)
     Authorship.objects.create(perspective=written, worker=writer)
 
-    job = services.create_job("paraphrase_verification", {})
-    services.publish_job(job.pk)
+    job = work.create_job("paraphrase_verification", {})
+    work.publish_job(job.pk)
     for worker in (writer, other):
-        services.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
+        work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
 
-    with pytest.raises(services.NoWorkError):
-        services.next_assignment(job, writer)
-    assert services.next_assignment(job, other).hit.items.get().perspective == written
+    with pytest.raises(work.NoWorkError):
+        work.next_assignment(job, writer)
+    assert work.next_assignment(job, other).hit.items.get().perspective == written
     assert WorkerItem.objects.filter(worker=writer, reason=WorkerItemReason.AUTHORED).count() == 1
 
 
 def test_pause_stops_new_work_and_cancel_expires_hits() -> None:
     make_corpus(claims=2)
-    job = services.create_job("stance", {}, params={"groups_per_hit": 1})
-    services.publish_job(job.pk)
+    job = work.create_job("stance", {}, params={"groups_per_hit": 1})
+    work.publish_job(job.pk)
     worker = qualified(job)
 
-    services.pause_job(job.pk)
+    work.pause_job(job.pk)
     job.refresh_from_db()
-    with pytest.raises(services.NoWorkError, match="not taking work"):
-        services.next_assignment(job, worker)
+    with pytest.raises(work.NoWorkError, match="not taking work"):
+        work.next_assignment(job, worker)
 
-    services.cancel_job(job.pk)
+    work.cancel_job(job.pk)
     assert set(job.hits.values_list("expired", flat=True)) == {True}
-    with pytest.raises(services.JobStateError):
-        services.publish_job(job.pk) and services.resume_job(job.pk)
+    with pytest.raises(work.JobStateError):
+        work.publish_job(job.pk) and work.resume_job(job.pk)
 
 
 def test_publishing_over_budget_is_refused() -> None:
     make_corpus(claims=20)
-    job = services.create_job("stance", {}, budget=Decimal("5.00"))  # 2 HITs × 3 × 1.50 = 9.00
+    job = work.create_job("stance", {}, budget=Decimal("5.00"))  # 2 HITs × 3 × 1.50 = 9.00
 
-    with pytest.raises(services.BudgetError):
-        services.publish_job(job.pk)
+    with pytest.raises(work.BudgetError):
+        work.publish_job(job.pk)
 
     job.refresh_from_db()
     assert job.state == JobState.DRAFT
@@ -261,48 +257,48 @@ def test_publishing_over_budget_is_refused() -> None:
 
 def test_blocking_a_worker_returns_their_open_work() -> None:
     make_corpus(claims=1)
-    job = services.create_job("stance", {})
-    services.publish_job(job.pk)
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
     worker = qualified(job)
-    assignment = services.next_assignment(job, worker)
+    assignment = work.next_assignment(job, worker)
 
-    services.block_worker(worker.pk, "spam")
+    work.block_worker(worker.pk, "spam")
 
     assignment.refresh_from_db()
     assert assignment.state == "returned"
-    with pytest.raises(services.NoWorkError, match="no longer"):
-        services.next_assignment(job, worker)
+    with pytest.raises(work.NoWorkError, match="no longer"):
+        work.next_assignment(job, worker)
 
 
 def test_long_format_rows_come_from_one_query(django_assert_num_queries) -> None:
     make_corpus(claims=3)
-    job = services.create_job("stance", {}, provider="simulated")
-    services.publish_job(job.pk)
-    services.sync_job(job.pk)
+    job = work.create_job("stance", {}, provider="simulated")
+    work.publish_job(job.pk)
+    work.sync_job(job.pk)
 
     with django_assert_num_queries(1):
-        rows = list(services.long_format(job))
+        rows = list(work.long_format(job))
 
     assert len(rows) == 36 and all(isinstance(label, str) and label for _, _, label in rows)
 
 
 def test_worker_pseudonym_is_keyed_and_hides_the_external_id(settings) -> None:
     settings.WORKER_PSEUDONYM_KEY = "a-test-key-of-enough-length"
-    worker = services.get_worker("mturk", "A2Z8QB6XQFTQ1D")
+    worker = work.get_worker("mturk", "A2Z8QB6XQFTQ1D")
 
-    alias = services.worker_pseudonym(worker)
+    alias = work.worker_pseudonym(worker)
     settings.WORKER_PSEUDONYM_KEY = "another-test-key-of-enough-length"
 
     assert "A2Z8QB6XQFTQ1D" not in alias
-    assert alias != services.worker_pseudonym(worker)
+    assert alias != work.worker_pseudonym(worker)
 
 
 def test_publish_is_enqueued_only_after_commit(django_capture_on_commit_callbacks) -> None:
     make_corpus(claims=1)
-    job = services.create_job("stance", {})
+    job = work.create_job("stance", {})
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        services.request_publish(job)
+        work.request_publish(job)
         job.refresh_from_db()
         assert job.state == JobState.DRAFT
 
@@ -314,8 +310,8 @@ def test_publish_is_enqueued_only_after_commit(django_capture_on_commit_callback
 
 def test_each_hit_item_belongs_to_its_job() -> None:
     make_corpus(claims=2)
-    first = services.create_job("stance", {})
-    second = services.create_job("topic_tagging", {})
+    first = work.create_job("stance", {})
+    second = work.create_job("topic_tagging", {})
 
     assert not HitItem.objects.filter(hit__job=first).exclude(item__job=first).exists()
     assert second.items.count() == 2 and Perspective.objects.count() == 8
@@ -337,15 +333,18 @@ class ReportingProvider(InhouseProvider):
 
 
 def test_sync_takes_each_assignments_state_from_the_market(settings) -> None:
-    settings.ANNOTATION_PROVIDERS = {"reporting": "tests.annotation.test_services.ReportingProvider"}
+    settings.ANNOTATION_PROVIDERS = {
+        **settings.ANNOTATION_PROVIDERS,
+        "reporting": "tests.annotation.test_services.ReportingProvider",
+    }
     make_corpus(claims=2, perspectives=2)
-    job = services.publish_job(services.create_job("stance", {}, provider="reporting").pk)
-    first = services.next_assignment(job, qualified(job, "w1"), external_id="A1")
-    second = services.next_assignment(job, qualified(job, "w2"), external_id="A2")
-    services.submit_assignment(first.pk, answers_for(first))
-    services.submit_assignment(second.pk, answers_for(second))
+    job = work.publish_job(work.create_job("stance", {}, provider="reporting").pk)
+    first = work.next_assignment(job, qualified(job, "w1"), external_id="A1")
+    second = work.next_assignment(job, qualified(job, "w2"), external_id="A2")
+    work.submit_assignment(first.pk, answers_for(first))
+    work.submit_assignment(second.pk, answers_for(second))
 
-    services.sync_job(job.pk)
+    work.sync_job(job.pk)
 
     states = dict(job.assignments.values_list("external_id", "state"))
     assert states == {"A1": AssignmentState.APPROVED, "A2": AssignmentState.REJECTED}

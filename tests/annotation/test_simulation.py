@@ -4,7 +4,14 @@ import random
 
 import pytest
 
-from annotation.simulation import CrowdParams, SimulationError, WorkerModel, answer, answer_many, make_crowd
+from annotation.simulation import (
+    CrowdParams,
+    SimulationError,
+    WorkerModel,
+    answer,
+    answer_many,
+    make_crowd,
+)
 
 LABELS = ["A", "B", "C"]
 

@@ -6,27 +6,24 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
 from django.http import HttpRequest, HttpResponse
 from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
+from annotation.markets.base import MarketIds, MissingParamsError, SubmitOriginError
+from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT, external_submit_url
+from annotation.markets.registry import market_ids
 from annotation.models import Assignment, Worker
-from annotation.worker_identity import (
-    PREVIEW_ASSIGNMENT,
+from annotation.web.framing import frame_ancestors, worker_page
+from annotation.web.page_tokens import (
     ExpiredTokenError,
     ForgedTokenError,
-    MarketIds,
-    MissingParamsError,
     PreviewError,
-    SubmitOriginError,
     TokenMismatchError,
-    external_submit_url,
-    frame_ancestors,
     issue_token,
-    market_ids,
     verify_token,
-    worker_page,
 )
 
 T0 = 1_800_000_000.0
@@ -163,7 +160,10 @@ def page(request: HttpRequest) -> HttpResponse:
 
 
 def test_a_worker_page_may_be_framed_by_the_markets_only() -> None:
-    response = worker_page(page)(RequestFactory().post("/annotate/jobs/1/", MTURK_PARAMS))
+    # A market visitor's page (nobody logged in): framable by the markets' worker sites, by nobody else.
+    request = RequestFactory().get("/annotate/jobs/1/", MTURK_PARAMS)
+    request.user = AnonymousUser()
+    response = worker_page(page)(request)
 
     policy = response["Content-Security-Policy"]
     assert policy.startswith("frame-ancestors 'self' ")

@@ -1,4 +1,5 @@
-"""docker-compose.yml (no Docker engine runs here): its structure is what the README promises."""
+"""docker-compose.yml, the Caddyfile and the Dockerfile (no Docker engine runs here): their structure is
+what the README's "Deploy" section promises. tests/deploy/ runs the same processes without Docker."""
 
 from __future__ import annotations
 
@@ -7,9 +8,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.conf import settings
 from django.test import Client
 
 ROOT = Path(__file__).resolve().parents[2]
+APP_SERVICES = ("web", "worker", "beat", "flower", "backup")
+# The Caddyfile's directives, without its comments.
+CADDYFILE_LINES = (ROOT / "deploy" / "Caddyfile").read_text().splitlines()
+CADDYFILE = "\n".join(line for line in CADDYFILE_LINES if not line.strip().startswith("#"))
 
 
 @pytest.fixture(scope="module")
@@ -19,18 +25,101 @@ def compose() -> dict:
 
 def test_compose_has_every_service_with_a_health_check(compose: dict) -> None:
     services = compose["services"]
-    assert set(services) == {"web", "worker", "beat", "flower", "postgres", "redis", "elasticsearch"}
+    assert set(services) >= {
+        "proxy", "web", "worker", "beat", "flower", "backup", "postgres", "redis", "elasticsearch"
+    }  # fmt: skip
     for name, service in services.items():
         assert "test" in service["healthcheck"], name
 
 
+def test_only_the_proxy_publishes_ports_and_only_http_and_https(compose: dict) -> None:
+    services = compose["services"]
+    published = {name: service["ports"] for name, service in services.items() if "ports" in service}
+    assert list(published) == ["proxy"]
+    assert {port.split(":")[0] for port in published["proxy"]} == {"80", "443"}
+    assert not any("expose" in service for service in services.values())
+
+
+def test_the_proxy_reaches_only_web_and_flower_and_they_alone_share_its_network(compose: dict) -> None:
+    services = compose["services"]
+    assert services["proxy"]["networks"] == ["edge"]
+    on_edge = {name for name, service in services.items() if "edge" in service.get("networks", [])}
+    assert on_edge == {"proxy", "web", "flower"}
+    for name in ("postgres", "redis", "elasticsearch"):
+        assert services[name]["networks"] == ["backend"], name
+
+
+def test_the_proxy_serves_the_domain_with_the_caddyfile_and_keeps_its_certificates(compose: dict) -> None:
+    proxy = compose["services"]["proxy"]
+    assert re.fullmatch(r"caddy:2\.\d+", proxy["image"])
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    assert "caddydata:/data" in proxy["volumes"]  # certificates and the ACME account survive restarts
+    env = proxy["environment"]
+    assert env["STANCEWORK_DOMAIN"].startswith("${STANCEWORK_DOMAIN:?")
+    assert env["CADDY_TLS"].startswith("${CADDY_TLS:?")
+    assert env["MAX_REQUEST_BYTES"] == compose["services"]["web"]["environment"]["MAX_REQUEST_BYTES"]
+
+
+def test_the_caddyfile_names_the_domain_tls_and_both_upstreams() -> None:
+    assert re.search(r"^\{\$STANCEWORK_DOMAIN\} \{$", CADDYFILE, re.M)
+    assert "\ttls {$CADDY_TLS}" in CADDYFILE
+    assert "skip_install_trust" in CADDYFILE
+    assert re.search(r"handle /flower/\* \{\n\s+reverse_proxy \{\$FLOWER_UPSTREAM:flower:5555\}", CADDYFILE)
+    assert "reverse_proxy {$WEB_UPSTREAM:web:8000}" in CADDYFILE
+    # Caddy only trusts a client's X-Forwarded-* from trusted_proxies; there must be none.
+    assert "trusted_proxies" not in CADDYFILE
+    assert "header_up X-Forwarded-Proto" not in CADDYFILE
+
+
+def test_the_proxy_limits_request_bodies_exactly_as_django_does() -> None:
+    limits = set(re.findall(r"\{\$MAX_REQUEST_BYTES:(\d+)\}", CADDYFILE))
+    assert limits == {str(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)}
+    assert "max_size {$MAX_REQUEST_BYTES:" in CADDYFILE
+    assert re.search(r'handle @oversized \{\n\s+respond "request body too large" 413', CADDYFILE)
+
+
 def test_compose_app_services_share_one_environment_with_no_default_secrets(compose: dict) -> None:
-    envs = [compose["services"][name]["environment"] for name in ("web", "worker", "beat", "flower")]
-    assert all(env == envs[0] for env in envs)
-    assert envs[0]["SECRET_KEY"] == "${SECRET_KEY:?set SECRET_KEY}"
-    assert envs[0]["DEBUG"] == "false"
-    assert envs[0]["DATABASE_URL"].startswith("postgres://")
-    assert envs[0]["REDIS_URL"].startswith("redis://redis:")
+    envs = {name: compose["services"][name]["environment"] for name in APP_SERVICES}
+    shared = envs["web"]
+    assert all(env.items() >= shared.items() for env in envs.values())
+    assert envs["worker"] == envs["beat"] == shared
+    assert shared["SECRET_KEY"] == "${SECRET_KEY:?set SECRET_KEY}"
+    assert shared["WORKER_PSEUDONYM_KEY"] == "${WORKER_PSEUDONYM_KEY:?set WORKER_PSEUDONYM_KEY}"
+    assert shared["STANCEWORK_DOMAIN"].startswith("${STANCEWORK_DOMAIN:?")
+    assert shared["DEBUG"] == "false"
+    # Nothing switches off what DEBUG=false turns on (https redirect, HSTS, secure cookies).
+    assert not {"SECURE_SSL_REDIRECT", "SECURE_HSTS_SECONDS", "ALLOWED_HOSTS"} & set(shared)
+    assert shared["DATABASE_URL"].startswith("postgres://")
+    assert shared["REDIS_URL"].startswith("redis://redis:")
+
+
+def test_flower_sits_under_flower_behind_its_basic_auth_secret(compose: dict) -> None:
+    flower = compose["services"]["flower"]
+    assert "--url_prefix=flower" in flower["command"]
+    assert flower["environment"]["FLOWER_BASIC_AUTH"].startswith("${FLOWER_BASIC_AUTH:?")
+    assert "basic_auth" not in flower["command"]  # a password on the command line shows in ps
+    assert "FLOWER_BASIC_AUTH" not in compose["services"]["web"]["environment"]
+    assert "/flower/healthcheck" in " ".join(flower["healthcheck"]["test"])
+
+
+def test_the_backup_worker_alone_takes_the_backup_queue_and_holds_the_backups_volume(compose: dict) -> None:
+    services = compose["services"]
+    backup = services["backup"]
+    assert "--queues backups" in backup["command"] and "--concurrency 1" in backup["command"]
+    assert backup["environment"]["BACKUP_DIR"] == "/backups"
+    assert "backups:/backups" in backup["volumes"] and "appdata:/data" in backup["volumes"]
+    holders = {name for name, service in services.items() if "backups:/backups" in service.get("volumes", [])}
+    assert holders == {"backup"}
+    assert "--queues" not in services["worker"]["command"]  # the default queue only
+    assert settings.CELERY_BEAT_SCHEDULE["backup"]["options"]["queue"] == "backups"
+
+
+def test_the_image_pg_dump_matches_the_postgres_server(compose: dict) -> None:
+    server = re.fullmatch(r"postgres:(\d+)", compose["services"]["postgres"]["image"])
+    assert server
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert f"ARG POSTGRES_MAJOR={server.group(1)}" in dockerfile
+    assert "postgresql-client-${POSTGRES_MAJOR}" in dockerfile
 
 
 def test_compose_web_runs_gunicorn_and_redis_never_evicts_tasks(compose: dict) -> None:
@@ -42,13 +131,19 @@ def test_compose_web_runs_gunicorn_and_redis_never_evicts_tasks(compose: dict) -
     assert es["environment"]["discovery.type"] == "single-node"
 
 
+def test_web_health_check_asks_as_the_proxy_does(compose: dict) -> None:
+    check = " ".join(compose["services"]["web"]["healthcheck"]["test"])
+    assert "'X-Forwarded-Proto': 'https'" in check and "os.environ['STANCEWORK_DOMAIN']" in check
+
+
 def test_compose_app_services_wait_for_healthy_backends(compose: dict) -> None:
-    depends = compose["services"]["worker"]["depends_on"]
-    assert {name: dep["condition"] for name, dep in depends.items()} == {
-        "postgres": "service_healthy",
-        "redis": "service_healthy",
-        "elasticsearch": "service_healthy",
-    }
+    for name in APP_SERVICES:
+        depends = compose["services"][name]["depends_on"]
+        assert {dep: spec["condition"] for dep, spec in depends.items()} == {
+            "postgres": "service_healthy",
+            "redis": "service_healthy",
+            "elasticsearch": "service_healthy",
+        }, name
 
 
 @pytest.mark.django_db

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from config.env import ConfigError, env_bool, env_int, env_list, secret_key
+from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, secret_key
 
 
 def test_env_bool_accepts_the_usual_spellings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -47,3 +47,20 @@ def test_secret_key_in_debug_is_generated_once_and_kept(
     assert len(first) >= 50
     assert secret_key(debug=True, var_dir=tmp_path) == first
     assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+def test_env_int_enforces_a_minimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEEP", "3")
+    assert env_int("KEEP", 7, minimum=1) == 3
+    monkeypatch.setenv("KEEP", "-1")
+    with pytest.raises(ConfigError, match="KEEP='-1' is below the minimum of 1"):
+        env_int("KEEP", 7, minimum=1)
+
+
+def test_env_hostname_lowercases_a_bare_domain_and_rejects_a_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert env_hostname("DOMAIN") == ""
+    monkeypatch.setenv("DOMAIN", " Stancework.Example.ORG ")
+    assert env_hostname("DOMAIN") == "stancework.example.org"
+    monkeypatch.setenv("DOMAIN", "stancework.example.org/annotate")
+    with pytest.raises(ConfigError, match="no scheme, port, path"):
+        env_hostname("DOMAIN")

@@ -11,8 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from corpus.models import Claim, ClusterMember, Evidence, Origin, Perspective, PerspectiveCluster
+from corpus.perspectrum import ReleaseFormatError
 from corpus.services import allocate_ids, import_perspectrum
-from export.perspectrum import ReleaseFormatError
 
 pytestmark = pytest.mark.django_db
 

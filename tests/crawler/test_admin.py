@@ -62,3 +62,11 @@ def test_non_staff_cannot_start_a_crawl() -> None:
     response = Client().get(reverse("admin:crawler_crawlrun_start"))
     assert response.status_code == 302
     assert "login" in response["Location"]
+
+
+def test_a_second_crawl_of_an_active_site_is_refused_on_the_form_not_with_a_500(staff_client: Client) -> None:
+    active = services.create_run("idebate")  # queued moments ago: not dead yet
+    response = staff_client.post(reverse("admin:crawler_crawlrun_start"), {"site": "idebate"})
+    assert response.status_code == 200
+    assert f"already active (run {active.pk})" in response.content.decode()
+    assert CrawlRun.objects.count() == 1

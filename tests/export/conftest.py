@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from annotation import services as annotation
+from annotation import work as annotation
 from annotation.models import Job
 from corpus.models import Claim, ClaimTopic, Status, Topic
 from tests.annotation.factories import make_corpus

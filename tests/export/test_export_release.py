@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from corpus.models import PerspectiveCluster, Status
-from export.perspectrum import file_names, read_release
+from corpus.perspectrum import file_names, read_release
 from export.services import export_perspectrum
 
 pytestmark = pytest.mark.django_db

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,8 @@ def test_a_simulated_run_goes_through_every_step_to_a_valid_release(run_params: 
     assert not Claim.objects.filter(cid__in=run_params["claims"], split="").exists()
     release = Release.objects.get(version="test-1")
     assert verify_release(Path(settings.RELEASES_DIR) / release.directory) == []
+    manifest = json.loads((Path(settings.RELEASES_DIR) / release.directory / "manifest.json").read_text())
+    assert manifest["candidate_rankings"] == ["bm25"]  # the paraphrase hints and evidence candidates
 
 
 def test_running_a_step_again_reuses_its_job(run_params: dict) -> None:

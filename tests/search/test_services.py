@@ -7,10 +7,10 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from corpus.models import Claim, ClusterMember, Evidence, Perspective, PerspectiveCluster, Status
-from search import dense, services
+from search import dense, finetune, services
 from search.base import Kind
 from search.websources import FileWebSource
 from tests.search.conftest import FIXTURES, WordEncoder
@@ -212,3 +212,109 @@ def test_an_unknown_ranking_name_is_a_config_error(corpus: None, settings) -> No
     settings.SEARCH_RANKING = "neural"
     with pytest.raises(services.SearchConfigError):
         services.paraphrase_hint_candidates([3695])
+
+
+@pytest.fixture
+def fake_models(settings, monkeypatch: pytest.MonkeyPatch) -> dict[Path | None, WordEncoder]:  # type: ignore[no-untyped-def]
+    """SEARCH_RANKING=best with fake encoders standing in for the packaged and the fine-tuned MiniLM."""
+    loaded: dict[Path | None, WordEncoder] = {}
+    settings.SEARCH_RANKING = "best"
+    monkeypatch.setattr(dense, "load_encoder", lambda folder=None: loaded.setdefault(folder, WordEncoder()))
+    services.get_encoder.cache_clear()
+    return loaded
+
+
+def train_fake_model() -> None:
+    """What `fine_tune` leaves behind, as far as the ranking can tell: a folder with its training.json."""
+    folder = services.tuned_model_dir()
+    folder.mkdir(parents=True)
+    (folder / finetune.TRAINING_FILE).write_text("{}")
+
+
+def test_best_ranking_uses_the_packaged_model_until_one_is_trained_here(
+    corpus: None, fake_models: dict[Path | None, WordEncoder]
+) -> None:
+    services.rebuild_index()
+    assert services.ranking_name() == "hybrid:all-MiniLM-L6-v2"
+    services.evidence_verification_candidates(k=8)
+    assert list(fake_models) == [None]
+
+    train_fake_model()
+    services.get_encoder.cache_clear()
+
+    assert services.ranking_name() == "hybrid:minilm-perspectrum"
+    items = services.evidence_verification_candidates(k=8)
+    assert fake_models[services.tuned_model_dir()].encoded  # the fine-tuned model ranked them
+    assert items[0].perspectives[0].id == 3695
+
+
+def test_best_ranking_without_the_dense_extra_is_bm25_without_a_warning(
+    corpus: None, settings, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
+    def missing(folder: Path | None = None) -> WordEncoder:
+        raise dense.DenseUnavailableError("torch missing")
+
+    settings.SEARCH_RANKING = "best"
+    monkeypatch.setattr(dense, "load_encoder", missing)
+    with caplog.at_level(logging.WARNING, logger="search.services"):
+        backend = services.ranking_backend(services.EVIDENCE_RANKING)
+    assert backend is services.get_backend()
+    assert services.ranking_name() == "bm25"
+    assert caplog.text == ""
+
+
+def test_the_ranker_trains_on_train_split_claims_only(search_settings: Path) -> None:
+    make_claim(1, "Homework should be banned", [(10, "Children need time to play"), (11, "Practice helps")])
+    make_claim(2, "Zoos should be banned", [(20, "Zoos are cruel")])
+    make_claim(3, "Taxes should rise", [(30, "Public services need money")], status=Status.CANDIDATE)
+    make_claim(4, "Cars should be banned", [(40, "Cars pollute")])
+    Claim.objects.filter(cid__in=[1, 3]).update(split="train")
+    Claim.objects.filter(cid=2).update(split="test")
+
+    assert services.ranker_training_claims() == [
+        ("Homework should be banned", ["Children need time to play", "Practice helps"])
+    ]
+
+
+def test_train_ranker_command_trains_then_best_ranking_uses_the_model(
+    corpus: None, fake_models: dict[Path | None, WordEncoder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Claim.objects.filter(cid=499).update(split="train")
+    seen: list[object] = []
+
+    def fake_fine_tune(claims: object, out: Path, **options: object) -> finetune.Training:
+        seen.append(claims)
+        train_fake_model()
+        return finetune.Training("fake", 1, 2, 1, 64, 0)
+
+    monkeypatch.setattr(finetune, "fine_tune", fake_fine_tune)
+    out = StringIO()
+    call_command("train_ranker", stdout=out)
+
+    assert seen == [
+        [
+            (
+                "Vaccination must be made compulsory",
+                ["Vaccination protects children from deadly diseases", "Parents should decide on vaccines"],
+            )
+        ]
+    ]
+    assert "trained on 1 train claims (2 pairs" in out.getvalue()
+    assert services.ranking_name() == "hybrid:minilm-perspectrum"
+
+
+def test_train_ranker_refuses_clearly_without_train_claims_or_the_extra(
+    corpus: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(CommandError, match="no train-split claim"):
+        call_command("train_ranker")
+    Claim.objects.filter(cid=499).update(split="train")
+
+    def missing(*args: object, **kwargs: object) -> finetune.Training:
+        raise dense.DenseUnavailableError("fine-tuning needs `pip install -r requirements-dense.txt`")
+
+    monkeypatch.setattr(finetune, "fine_tune", missing)
+    with pytest.raises(CommandError, match="requirements-dense"):
+        call_command("train_ranker")
+    with pytest.raises(CommandError, match="at least 1"):
+        call_command("train_ranker", "--epochs", "0")

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aggregation.models import RunTrigger
-from aggregation.policy import LABEL_MODELS, PolicyError
+from aggregation.policy import DROP_WORKERS, LABEL_MODELS, PolicyError
 from aggregation.services import AggregationError, AggregationReport, aggregate_job
 from annotation.models import Job
 
@@ -20,12 +20,18 @@ class Command(BaseCommand):
         parser.add_argument("--threshold", type=float, help="ρ threshold (default: the last run's, else 0.5)")
         parser.add_argument("--comparison", choices=[">=", ">"], help="how ρ meets the threshold")
         parser.add_argument("--label-model", choices=sorted(LABEL_MODELS), help="worker reliability model")
+        parser.add_argument(
+            "--drop-workers",
+            choices=sorted(DROP_WORKERS),
+            help="leave out blocked or flagged workers' answers",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         overrides = {
             "threshold": options["threshold"],
             "comparison": options["comparison"],
             "label_model": options["label_model"],
+            "drop_workers": options["drop_workers"],
         }
         try:
             report = aggregate_job(options["job"], overrides=overrides, trigger=RunTrigger.COMMAND)
@@ -45,6 +51,7 @@ def report_lines(report: AggregationReport) -> list[str]:
         f"items: {report.items}  kept: {report.kept}  rejected: {report.rejected}  "
         f"no majority: {report.no_majority}  left as adjudicated: {report.adjudicated}",
         f"flagged workers: {report.flagged_workers}",
+        f"changed since the last run: {report.changed_items} items",
     ]
 
 

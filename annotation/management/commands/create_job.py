@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import services
-from annotation.task_types import REGISTRY
+from annotation import work
+from annotation.task_types import task_type_slugs
 from annotation.task_types.base import TaskTypeError
 
 
@@ -24,7 +24,7 @@ class Command(BaseCommand):
     help = "Create a draft annotation job over the items the filters choose, bundled into HITs."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("task_type", choices=sorted(REGISTRY))
+        parser.add_argument("task_type", choices=sorted(task_type_slugs()))
         parser.add_argument("--provider", default="inhouse")
         parser.add_argument("--claims", help="comma-separated cIds")
         parser.add_argument("--source", help="idebate, debatewise, procon …")
@@ -66,7 +66,7 @@ class Command(BaseCommand):
             except json.JSONDecodeError:
                 params[name] = raw
         try:
-            job = services.create_job(
+            job = work.create_job(
                 options["task_type"],
                 filters,
                 provider=options["provider"],
@@ -74,9 +74,9 @@ class Command(BaseCommand):
                 budget=options["budget"],
                 name=options["name"],
             )
-        except (services.JobError, TaskTypeError, ValueError) as error:
+        except (work.JobError, TaskTypeError, ValueError) as error:
             raise CommandError(str(error)) from error
-        progress = services.job_progress(job)
+        progress = work.job_progress(job)
         self.stdout.write(
             f"job {job.pk}: {job.items.count()} items in {progress.hits} HITs"
             f" × {job.workers_per_item} workers"

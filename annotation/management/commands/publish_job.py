@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import services
+from annotation import work
+from annotation.markets.base import ProviderError
 from annotation.models import Job
-from annotation.providers.base import ProviderError
 
 
 class Command(BaseCommand):
@@ -22,12 +22,12 @@ class Command(BaseCommand):
         try:
             job = Job.objects.get(pk=options["job"])
             if options["queue"]:
-                services.request_publish(job)
+                work.request_publish(job)
                 self.stdout.write(f"job {job.pk}: publishing queued")
                 return
-            job = services.publish_job(job.pk)
+            job = work.publish_job(job.pk)
         except Job.DoesNotExist:
             raise CommandError(f"no job {options['job']}") from None
-        except (services.BudgetError, ProviderError) as error:
+        except (work.BudgetError, ProviderError) as error:
             raise CommandError(str(error)) from error
         self.stdout.write(f"job {job.pk}: {job.state}")

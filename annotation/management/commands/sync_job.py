@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import services
+from annotation import work
+from annotation.markets.base import ProviderError
 from annotation.models import Job
-from annotation.providers.base import ProviderError
 
 
 class Command(BaseCommand):
@@ -22,15 +22,15 @@ class Command(BaseCommand):
         try:
             job = Job.objects.get(pk=options["job"])
             if options["queue"]:
-                services.request_sync(job)
+                work.request_sync(job)
                 self.stdout.write(f"job {job.pk}: sync queued")
                 return
-            job = services.sync_job(job.pk)
+            job = work.sync_job(job.pk)
         except Job.DoesNotExist:
             raise CommandError(f"no job {options['job']}") from None
         except ProviderError as error:
             raise CommandError(str(error)) from error
-        progress = services.job_progress(job)
+        progress = work.job_progress(job)
         self.stdout.write(
             f"job {job.pk}: {job.state}, "
             f"{progress.assignments_done}/{progress.assignments_wanted} assignments, "

@@ -5,10 +5,10 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from corpus.commands import ReleaseVersionCommand
 from corpus.download import DownloadError, download_release
+from corpus.perspectrum import ReleaseFormatError
 from corpus.services import import_perspectrum
-from export.commands import ReleaseVersionCommand
-from export.perspectrum import ReleaseFormatError
 
 
 class Command(ReleaseVersionCommand):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler import services
-from crawler.crawling import run_spider
+from crawler.crawling import run_spider, serving
 from crawler.models import CrawlRun
 from crawler.parsing import SITES
 
@@ -26,6 +27,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--run", type=int, default=None, help="id of a queued CrawlRun (the admin's)")
         parser.add_argument("--no-resume", action="store_true", help="forget the saved crawl state first")
+        parser.add_argument(
+            "--serve-saved-pages",
+            default="",
+            metavar="DIR",
+            help="serve these saved idebate pages on 127.0.0.1 for the crawl's lifetime and crawl them",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -37,10 +44,12 @@ class Command(BaseCommand):
                     archive=options["archive"],
                     limit=options["limit"],
                     start_urls=options["start_url"],
+                    pid=os.getpid(),
                 )
         except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
             raise CommandError(str(error)) from None
-        outcome = run_spider(run, resume=not options["no_resume"])
+        with serving(options["serve_saved_pages"], run):
+            outcome = run_spider(run, resume=not options["no_resume"])
         run.refresh_from_db()
         self.stdout.write(
             f"crawl {run.pk} {run.site}: {run.status}; pages {run.pages}, debates ingested {run.items}, "

@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-from export.commands import ReleaseVersionCommand
+from corpus.commands import ReleaseVersionCommand
 from export.services import ReleaseExistsError, ReleaseVersionError, build_release
 from export.splits import DEFAULT_PLAN, Grouping, SplitPlan, SplitPlanError
 

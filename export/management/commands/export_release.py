@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandParser
 
-from export.commands import ReleaseVersionCommand
+from corpus.commands import ReleaseVersionCommand
 from export.services import export_perspectrum
 
 

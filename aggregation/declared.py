@@ -1,0 +1,44 @@
+"""What the registered task types declare about their aggregation, in the machinery's terms.
+
+Aggregation knows no task type by name: it asks the registry (built-ins plus `ANNOTATION_TASK_TYPES`)
+for the rule a task type declares and builds its label sets and agreement rule from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from aggregation.rules import AgreementRule
+from annotation.task_types import get_task_type, task_type_slugs
+from annotation.task_types.base import TaskTypeError
+from annotation.task_types.rules import AggregationRule, CategoricalRule
+
+
+def declared_rule(task_type: str) -> AggregationRule | None:
+    """The rule the task type declares (None: its answers are not aggregated); `TaskTypeError` for an
+    unknown or broken one."""
+    return get_task_type(task_type).aggregation
+
+
+def categorical_rule(task_type: str) -> AgreementRule | None:
+    """The agreement rule of a task type whose answers are one label each; None for any other."""
+    try:
+        declared = declared_rule(task_type)
+    except TaskTypeError:
+        return None
+    return AgreementRule.declared(declared) if isinstance(declared, CategoricalRule) else None
+
+
+def categorical_rules() -> dict[str, AgreementRule]:
+    """Every registered categorical task type's default rule, by slug."""
+    found = {slug: categorical_rule(slug) for slug in task_type_slugs()}
+    return {slug: rule for slug, rule in found.items() if rule is not None}
+
+
+def answer_spelling(task_type: str) -> Callable[[str], str]:
+    """How a worker page's stored label is spelled in the task type's rule (identity if it has none)."""
+    try:
+        declared = declared_rule(task_type)
+    except TaskTypeError:
+        return str
+    return declared.spell if isinstance(declared, CategoricalRule) else str

@@ -1,0 +1,124 @@
+"""Admin for the money ledger and reconciliation: see every intended call, act on open rows.
+
+Rows are never edited by hand: the actions below queue the same tasks the sweeper queues (no market
+call inside the web request), so a row still goes requested → claimed → sent → confirmed | failed |
+unclear through conditional updates.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from annotation.ledger import engine, intents
+from annotation.ledger.models import LedgerEntry, LedgerState, ReconciliationIssue
+from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
+from annotation.markets.admin import start
+from annotation.markets.base import ProviderError
+from annotation.models import Job
+from annotation.work.jobs import estimate_cost
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "provider",
+        "kind",
+        "attempt",
+        "state",
+        "amount",
+        "currency",
+        "market_ref",
+        "job",
+        "requested_at",
+    ]
+    list_filter = ["provider", "kind", "state"]
+    search_fields = ["token", "intent", "market_ref", "result_ref", "worker_ref"]
+    date_hierarchy = "requested_at"
+    actions = ["run_requested", "retry_failed", "resolve_unclear", "sweep_stale"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: LedgerEntry | None = None) -> list[str]:
+        return [field.name for field in LedgerEntry._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: LedgerEntry | None = None) -> bool:
+        return False
+
+    @admin.action(description="Make the market call of the selected requested rows (in the background)")
+    def run_requested(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
+        pks = list(queryset.filter(state=LedgerState.REQUESTED).values_list("pk", flat=True))
+        for pk in pks:
+            execute_ledger_entry_task.delay_on_commit(pk)  # type: ignore[attr-defined]
+        self.message_user(request, f"{len(pks)} requested rows queued for their market call")
+
+    @admin.action(description="Retry the selected failed rows as new attempts (in the background)")
+    def retry_failed(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
+        retried = []
+        for entry in queryset.filter(state=LedgerState.FAILED):
+            try:
+                attempt = intents.retry(entry.pk)
+            except intents.RetryError as error:
+                self.message_user(request, str(error), messages.WARNING)
+                continue
+            execute_ledger_entry_task.delay_on_commit(attempt.pk)  # type: ignore[attr-defined]
+            retried.append(attempt)
+        self.message_user(request, f"{len(retried)} failed rows queued again as new attempts")
+
+    @admin.action(description="Resolve the selected unclear rows by reading the market (in the background)")
+    def resolve_unclear(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
+        pks = list(queryset.filter(state=LedgerState.UNCLEAR).values_list("pk", flat=True))
+        for pk in pks:
+            resolve_ledger_entry_task.delay_on_commit(pk)  # type: ignore[attr-defined]
+        self.message_user(request, f"{len(pks)} unclear rows queued to be resolved by reading the market")
+
+    @admin.action(description="Sweep stale rows (all, not only the selected)")
+    def sweep_stale(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
+        report = engine.sweep_stale()
+        self.message_user(request, f"requeued {len(report.requeued)}, unclear {len(report.unclear)}")
+
+
+@admin.register(ReconciliationIssue)
+class ReconciliationIssueAdmin(admin.ModelAdmin):
+    list_display = ["found_at", "provider", "job", "kind", "ref", "ours", "theirs", "resolved"]
+    list_filter = ["resolved", "provider", "kind"]
+    search_fields = ["ref"]
+    actions = ["mark_resolved"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ReconciliationIssue | None = None) -> list[str]:
+        return [f.name for f in ReconciliationIssue._meta.fields if f.name != "resolved"]
+
+    @admin.action(description="Mark the selected issues resolved")
+    def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ReconciliationIssue]) -> None:
+        self.message_user(request, f"{queryset.update(resolved=True)} issues marked resolved")
+
+
+# Actions for the Job admin (annotation/admin.py may add them to its `actions`).
+
+
+@admin.action(description="Show the worst-case market cost of the selected jobs")
+def show_market_cost(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+    for job in queryset:
+        try:
+            estimate = estimate_cost(job)
+        except ProviderError as exc:
+            modeladmin.message_user(request, f"{job}: {exc}", messages.WARNING)
+            continue
+        budget = f"budget {estimate.budget}" if estimate.budget is not None else "no budget set"
+        balance = f"balance {estimate.balance}" if estimate.balance is not None else "no market balance"
+        verdict = estimate.refusal or "within budget and balance"
+        modeladmin.message_user(
+            request,
+            f"{job}: worst case {estimate.worst_case} (fee {estimate.fee_rate:%}, bonus cap "
+            f"{estimate.bonus_cap}); {budget}; {balance}: {verdict}",
+            messages.WARNING if estimate.refusal else messages.INFO,
+        )
+
+
+@admin.action(description="Reconcile the selected jobs with their market (in the background)")
+def reconcile_jobs(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> None:
+    job_ids = list(queryset.values_list("pk", flat=True))
+    start(modeladmin, request, "annotation.reconcile_jobs", "Reconcile", {"job_ids": job_ids}, len(job_ids))

@@ -1,0 +1,188 @@
+"""Ledger services: record the intent, claim it, make the market call once, store what happened.
+
+Call these outside a transaction (tasks, admin actions): each state change commits on its own, so
+the row exists before the call and a crash leaves a row the sweeper can see. Inside a caller's
+transaction (a provider method called from a service holding a lock) they still work, but the
+row only becomes durable with that transaction.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.markets.base import Finish, Gateway, ProviderError
+from annotation.markets.errors import (
+    MarketConfigError,
+    MarketError,
+    MarketUnavailableError,
+    PaymentOutcomeUnclearError,
+)
+from annotation.markets.registry import get_provider
+
+log = logging.getLogger(__name__)
+
+
+def gateway_for(provider: str) -> Gateway:
+    """The market's gateway; refused before any row is claimed when the market has none."""
+    gateway = get_provider(provider).gateway
+    if gateway is None:
+        raise MarketConfigError(f"the {provider} provider makes no market calls (it has no gateway)")
+    return gateway
+
+
+def _move(entry: LedgerEntry, source: Sequence[str], target: str, **fields: Any) -> bool:
+    """A conditional UPDATE: true only for the one caller that found the row in `source`."""
+    now = timezone.now()
+    moved = LedgerEntry.objects.filter(pk=entry.pk, state__in=list(source)).update(
+        state=target, updated=now, **fields
+    )
+    return moved == 1
+
+
+def _finish(entry: LedgerEntry, finish: Finish, source: Sequence[str]) -> LedgerEntry:
+    fields: dict[str, Any] = {"finished_at": timezone.now(), "response_excerpt": finish.excerpt[:2000]}
+    if finish.ref:
+        fields["result_ref"] = finish.ref
+    if finish.state == LedgerState.FAILED:
+        fields["error"] = finish.excerpt[:500]
+    _move(entry, source, finish.state, **fields)
+    entry.refresh_from_db()
+    return entry
+
+
+def execute(entry_id: int) -> LedgerEntry:
+    """Claim the row and make its market call. Any number of concurrent callers: one call at most."""
+    now = timezone.now()
+    entry = LedgerEntry.objects.get(pk=entry_id)
+    gateway = gateway_for(entry.provider)
+    if not _move(
+        entry, [LedgerState.REQUESTED], LedgerState.CLAIMED, claimed_at=now, attempts=F("attempts") + 1
+    ):
+        # Another delivery holds (or finished) the row: report its state now, not as first read.
+        entry.refresh_from_db()
+        return entry
+    entry.refresh_from_db()
+    state = LedgerState.CLAIMED
+    try:
+        early = gateway.precheck(entry)
+        if early is not None:
+            return _finish(entry, early, [state])
+        if not _move(entry, [state], LedgerState.SENT, sent_at=timezone.now()):
+            # The sweeper took the row back while this delivery was stalled (a frozen worker, a slow
+            # read) and another may have paid it since: only the holder of the claim may call.
+            entry.refresh_from_db()
+            return entry
+        state = LedgerState.SENT
+        finish = gateway.send(entry)
+    except PaymentOutcomeUnclearError as exc:
+        log.warning("ledger %s: outcome unclear, to be resolved by reading: %s", entry.pk, exc)
+        return _finish(entry, Finish(LedgerState.UNCLEAR, excerpt=exc.excerpt or str(exc)), [state])
+    except MarketUnavailableError as exc:
+        return _back_off(entry, state, exc, gateway)
+    except MarketError as exc:
+        return _finish(entry, Finish(LedgerState.FAILED, excerpt=f"{exc} {exc.excerpt}".strip()), [state])
+    # A confirmed row and the rows it leads to (Prolific's pay row after a bonus set-up) commit
+    # together: a worker dying between the two can no longer leave a bonus set up and never paid.
+    with transaction.atomic():
+        entry = _finish(entry, finish, [state])
+        follow_ups = gateway.follow_ups(entry) if entry.state == LedgerState.CONFIRMED else []
+    for row in follow_ups:
+        execute(row.pk)
+    return entry
+
+
+class InFlightError(ProviderError):
+    """Another delivery holds the row and is making its call now; its outcome will show in the ledger."""
+
+
+def confirmed(entry: LedgerEntry) -> LedgerEntry:
+    """The row's call made (unless an earlier run confirmed it), insisting it ended confirmed."""
+    if entry.state != LedgerState.CONFIRMED:
+        entry = execute(entry.pk)
+    if entry.state in (LedgerState.CLAIMED, LedgerState.SENT):
+        raise InFlightError(f"{entry.provider} {entry.kind} is being made by another request right now")
+    if entry.state != LedgerState.CONFIRMED:
+        raise ProviderError(
+            f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
+        )
+    return entry
+
+
+def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, gateway: Gateway) -> LedgerEntry:
+    """A transient failure: back to requested when a resend is safe, else unclear."""
+    if entry.kind in gateway.not_idempotent and state == LedgerState.SENT:
+        target = LedgerState.UNCLEAR
+    else:
+        # Reviews are read before they are sent; token-protected calls reuse their token.
+        target = LedgerState.REQUESTED
+    _move(entry, [state], target, error=str(exc)[:500])
+    entry.refresh_from_db()
+    return entry
+
+
+def resolve(entry_id: int) -> LedgerEntry:
+    """Decide an unclear row by reading the market; left unclear when the market cannot tell yet."""
+    entry = LedgerEntry.objects.get(pk=entry_id)
+    if entry.state != LedgerState.UNCLEAR:
+        return entry
+    try:
+        finish = gateway_for(entry.provider).resolve(entry)
+    except MarketError as exc:
+        log.info("ledger %s: could not read the market yet: %s", entry.pk, exc)
+        return entry
+    if finish is None:
+        return entry
+    entry = _finish(entry, finish, [LedgerState.UNCLEAR])
+    gateway_for(entry.provider).after_resolved(entry)
+    return entry
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    requeued: list[int]
+    unclear: list[int]
+
+
+def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = None) -> SweepReport:
+    """Rows stuck mid-way (a worker died): back to requested where a resend is safe, else unclear."""
+    now = now or timezone.now()
+    cutoff = now - (stale or dt.timedelta(seconds=settings.LEDGER_STALE_SECONDS))
+    requeued: list[int] = []
+    unclear: list[int] = []
+    # Claimed but never sent: the call did not go out.
+    for entry in LedgerEntry.objects.filter(state=LedgerState.CLAIMED, claimed_at__lt=cutoff):
+        if _move(entry, [LedgerState.CLAIMED], LedgerState.REQUESTED):
+            requeued.append(entry.pk)
+    # Sent and never finished: the call may have gone out.
+    for entry in LedgerEntry.objects.filter(state=LedgerState.SENT, sent_at__lt=cutoff):
+        if gateway_for(entry.provider).resend_is_safe(entry, now):
+            if _move(entry, [LedgerState.SENT], LedgerState.REQUESTED):
+                requeued.append(entry.pk)
+        elif _move(entry, [LedgerState.SENT], LedgerState.UNCLEAR, error="stale after the call was sent"):
+            unclear.append(entry.pk)
+    requeued += LedgerEntry.objects.filter(state=LedgerState.REQUESTED, updated__lt=cutoff).values_list(
+        "pk", flat=True
+    )
+    unclear += (
+        LedgerEntry.objects.filter(state=LedgerState.UNCLEAR)
+        .exclude(pk__in=unclear)
+        .values_list("pk", flat=True)
+    )
+    return SweepReport(sorted(set(requeued)), sorted(set(unclear)))
+
+
+def request_execution(entry: LedgerEntry) -> None:
+    """Run the row's call in the background once the current transaction commits."""
+    from annotation.ledger.tasks import execute_ledger_entry_task
+
+    execute_ledger_entry_task.delay_on_commit(entry.pk)  # type: ignore[attr-defined]

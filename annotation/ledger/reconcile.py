@@ -1,0 +1,130 @@
+"""Compare the ledger and our assignments with what the market reports; flag every disagreement.
+
+A run reads the market through its paginated listings (assignments and bonus payments per HIT on
+MTurk; submissions per study on Prolific), replaces the job's unresolved issues with what it finds,
+and changes nothing else: deciding what to do about a mismatch is a person's job, in the admin.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.ledger.models import (
+    IssueKind,
+    LedgerEntry,
+    LedgerKind,
+    LedgerState,
+    ReconciliationIssue,
+    cents,
+)
+from annotation.markets.registry import get_provider, provider_names
+from annotation.models import Assignment, AssignmentState, Job, JobState
+
+RECENT = dt.timedelta(days=30)
+
+
+def jobs_to_reconcile(*, now: dt.datetime | None = None) -> list[int]:
+    """Market jobs worth a scheduled look: published and not finished, or finished within 30 days."""
+    now = now or timezone.now()
+    markets = [name for name in provider_names() if get_provider(name).capabilities.reconcile]
+    jobs = Job.objects.filter(provider__in=markets).exclude(state=JobState.DRAFT)
+    active = Q(state__in=[*JobState.open(), JobState.PAUSED]) | Q(updated__gte=now - RECENT)
+    return list(jobs.filter(active).order_by("pk").values_list("pk", flat=True))
+
+
+def reconcile_job(job_id: int) -> list[ReconciliationIssue]:
+    """Flag every mismatch between our records and the market for one job."""
+    job = Job.objects.get(pk=job_id)
+    provider = get_provider(job.provider)
+    if not provider.capabilities.reconcile:
+        return []
+    found = [*provider.reconcile(job), *open_entries(job)]
+    with transaction.atomic():
+        ReconciliationIssue.objects.filter(job=job, resolved=False).delete()
+        return ReconciliationIssue.objects.bulk_create(found)
+
+
+def issue(
+    job: Job, kind: str, ref: str, ours: object, theirs: object, entry: LedgerEntry | None = None
+) -> ReconciliationIssue:
+    return ReconciliationIssue(
+        job=job,
+        provider=job.provider,
+        kind=kind,
+        ref=ref,
+        ours=str(ours)[:300],
+        theirs=str(theirs)[:300],
+        entry=entry,
+    )
+
+
+def confirmed_rows(job: Job, kind: str) -> dict[str, list[LedgerEntry]]:
+    rows: dict[str, list[LedgerEntry]] = defaultdict(list)
+    for entry in LedgerEntry.objects.filter(job=job, kind=kind, state=LedgerState.CONFIRMED):
+        rows[entry.market_ref].append(entry)
+    return rows
+
+
+def compare_assignments(
+    job: Job,
+    market: dict[str, tuple[str, str]],
+    states: Mapping[str, str],
+    reviews: Mapping[str, str],
+) -> Iterable[ReconciliationIssue]:
+    """Local states and reviews against the market's.
+
+    market: assignment ref → (market status, worker); states: market status → our state;
+    reviews: ledger kind → the market status a confirmed review leaves.
+    """
+    local = {a.external_id: a for a in Assignment.objects.filter(job=job).exclude(external_id="")}
+    approved, rejected = confirmed_rows(job, LedgerKind.APPROVE), confirmed_rows(job, LedgerKind.REJECT)
+    for ref, (status, _worker) in market.items():
+        ours = local.get(ref)
+        expected = states.get(status)
+        if ours is None and expected is not None and expected != "accepted":
+            yield issue(job, IssueKind.STATE, ref, "no such assignment", status)
+        elif ours is not None and expected is not None and ours.state != expected:
+            yield issue(job, IssueKind.STATE, ref, ours.state, status)
+        for kind, rows in ((LedgerKind.APPROVE, approved), (LedgerKind.REJECT, rejected)):
+            if rows.get(ref) and status != reviews[kind]:
+                yield issue(job, IssueKind.APPROVAL, ref, f"{kind} confirmed", status, rows[ref][0])
+            if not rows.get(ref) and status == reviews[kind]:
+                yield issue(job, IssueKind.APPROVAL, ref, f"no {kind} in the ledger", status)
+    for ref, ours in sorted(local.items()):
+        if ref not in market and ours.state in AssignmentState.done():
+            # Submitted through our pages, unknown to the market: made-up ids, or work never sent.
+            # It is not confirmed, so it counts for nothing; staff see it here.
+            yield issue(job, IssueKind.UNKNOWN, ref, f"{ours.state}, worker {ours.worker_id}", "unknown")
+    for ref in set(approved) | set(rejected):
+        if ref not in market:
+            yield issue(job, IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
+
+
+def bonus_issues(
+    job: Job, ours: Mapping[str, Decimal], paid: Mapping[str, Decimal]
+) -> Iterable[ReconciliationIssue]:
+    """Bonus money per assignment (MTurk) or submission (Prolific): ours against the market's, to the cent."""
+    for ref in sorted(set(ours) | set(paid)):
+        if cents(ours.get(ref, Decimal(0))) != cents(paid.get(ref, Decimal(0))):
+            yield issue(job, IssueKind.BONUS, ref, ours.get(ref, Decimal(0)), paid.get(ref, Decimal(0)))
+
+
+def open_entries(job: Job) -> list[ReconciliationIssue]:
+    return [
+        issue(
+            job,
+            IssueKind.OPEN_ENTRY,
+            entry.market_ref or entry.token,
+            f"{entry.kind} {entry.state}",
+            "",
+            entry,
+        )
+        for entry in LedgerEntry.objects.filter(job=job, state__in=LedgerState.open())
+    ]

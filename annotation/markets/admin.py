@@ -1,0 +1,271 @@
+"""Admin actions that spend money on a market: publish, extend, expire jobs; reject and bonus work.
+
+Each shows what it will do, and what it can cost, on a confirmation page first; only the page's
+"confirm" button acts, and it acts by starting a background operation (annotation.work.operations)
+that a Celery worker runs: no market call is made inside the web request. The operation calls the
+same services as everything else, so every paying call goes through the money ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from annotation import work
+from annotation.markets.base import ProviderError
+from annotation.markets.errors import RejectionError
+from annotation.markets.registry import get_provider
+from annotation.models import Assignment, Job
+from operations.models import Operation
+from operations.services import start_operation
+
+TEMPLATE = "annotation/admin/confirm_market_action.html"
+
+
+def _confirm(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    *,
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    confirm_label: str,
+    form: forms.Form | None = None,
+    note: str = "",
+) -> TemplateResponse:
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "headers": headers,
+        "rows": rows,
+        "form": form,
+        "note": note,
+        "confirm_label": confirm_label,
+        "objects": list(queryset),
+        "action": request.POST.get("action", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+        "opts": modeladmin.model._meta,
+    }
+    return TemplateResponse(request, TEMPLATE, context)
+
+
+def start(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    kind: str,
+    label: str,
+    params: dict[str, Any],
+    total: int,
+) -> Operation:
+    """Queue the operation and tell the user where to follow it."""
+    operation = start_operation(kind, label, params, total=total, user=request.user)
+    link = reverse("admin:operations_operation_change", args=[operation.pk])
+    modeladmin.message_user(
+        request, format_html('{} queued: <a href="{}">follow its progress</a>.', label, link), messages.INFO
+    )
+    return operation
+
+
+def _pks(objects: Sequence[Any]) -> list[int]:
+    return [obj.pk for obj in objects]
+
+
+def _cost_rows(jobs: Sequence[Job], extra: int = 0) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for job in jobs:
+        try:
+            estimate = work.estimate_cost(job, extra=extra)
+        except ProviderError as error:
+            rows.append([job, job.provider, "–", "–", job.budget, "–", "–", str(error)])
+            continue
+        verdict = estimate.refusal or "allowed"
+        fee = f"{estimate.fee_rate:.2%}"
+        money = [estimate.spend, estimate.worst_case, job.budget, estimate.balance]
+        rows.append([job, job.provider, *money, fee, verdict])
+    return rows
+
+
+COST_HEADERS = [
+    "job",
+    "market",
+    "this step can cost",
+    "whole job worst case",
+    "budget",
+    "balance",
+    "fee",
+    "verdict",
+]
+
+
+@admin.action(description="Publish on the market (shows the cost first)")
+def publish_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
+    jobs = list(queryset)
+    if "confirm" in request.POST:
+        start(modeladmin, request, "annotation.publish_jobs", "Publish", {"job_ids": _pks(jobs)}, len(jobs))
+        return None
+    return _confirm(
+        modeladmin,
+        request,
+        queryset,
+        title="Publish these jobs?",
+        headers=COST_HEADERS,
+        rows=_cost_rows(jobs),
+        confirm_label="Publish",
+        note="The worst case is every assignment done and every allowed bonus paid, with the market fee.",
+    )
+
+
+class ExtendForm(forms.Form):
+    count = forms.IntegerField(
+        min_value=1, max_value=8, initial=1, help_text="More assignments on every HIT."
+    )
+    shown = forms.IntegerField(required=False, widget=forms.HiddenInput)
+
+
+@admin.action(description="Extend on the market: more assignments per HIT (shows the cost first)")
+def extend_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
+    jobs = list(queryset)
+    form = ExtendForm(request.POST if "count" in request.POST else None)
+    count = form.cleaned_data["count"] if form.is_valid() else 1
+    if "confirm" in request.POST and form.is_valid() and form.cleaned_data["shown"] == count:
+        params = {"job_ids": _pks(jobs), "count": count}
+        start(modeladmin, request, "annotation.extend_jobs", f"Extend by {count}", params, len(jobs))
+        return None
+    # The cost on the page is for `count`; confirming a count whose cost was not shown shows it first.
+    form = ExtendForm(initial={"count": count, "shown": count})
+    return _confirm(
+        modeladmin,
+        request,
+        queryset,
+        title=f"Extend these jobs by {count} assignment(s) per HIT?",
+        headers=COST_HEADERS,
+        rows=_cost_rows(jobs, extra=count),
+        confirm_label=f"Extend by {count}",
+        form=form,
+        note="Change the number and press 'Show the cost' to see what another extension would cost.",
+    )
+
+
+@admin.action(description="Expire on the market now (stop offering the HITs; pauses the job)")
+def expire_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
+    jobs = list(queryset)
+    if "confirm" in request.POST:
+        start(modeladmin, request, "annotation.expire_jobs", "Expire", {"job_ids": _pks(jobs)}, len(jobs))
+        return None
+    rows = [[job, job.provider, job.state, job.hits.filter(expired=False).count()] for job in jobs]
+    return _confirm(
+        modeladmin,
+        request,
+        queryset,
+        title="Expire these jobs' HITs on their market?",
+        headers=["job", "market", "state", "HITs still offered"],
+        rows=rows,
+        confirm_label="Expire",
+        note="Work already accepted can still be submitted. Extending offers the HITs again.",
+    )
+
+
+@admin.action(description="Approve submitted work (through the ledger)")
+def approve_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
+    work_done = list(queryset)
+    params = {"assignment_ids": _pks(work_done), "approve": True, "feedback": "Thank you."}
+    start(modeladmin, request, "annotation.review_work", "Approve", params, len(work_done))
+
+
+class RejectForm(forms.Form):
+    feedback = forms.CharField(
+        widget=forms.Textarea,
+        min_length=1,
+        help_text="The worker reads this. Prolific asks for at least 100 characters.",
+    )
+
+    def __init__(self, *args: Any, assignments: Sequence[Assignment] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.jobs = {a.job_id: a.job for a in assignments}.values()
+
+    def clean_feedback(self) -> str:
+        """Refused before anything is queued when a market would refuse it (Prolific: 100+ characters)."""
+        feedback = str(self.cleaned_data["feedback"])
+        for job in self.jobs:
+            try:
+                get_provider(job.provider).check_rejection(job, feedback)
+            except RejectionError as error:
+                raise forms.ValidationError(f"{job}: {error}") from error
+        return feedback
+
+
+@admin.action(description="Reject submitted work (asks for the feedback first)")
+def reject_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Assignment]) -> Any:
+    chosen = list(queryset.select_related("job"))
+    form = RejectForm(request.POST if "confirm" in request.POST else None, assignments=chosen)
+    if form.is_valid():
+        params = {
+            "assignment_ids": _pks(chosen),
+            "approve": False,
+            "feedback": form.cleaned_data["feedback"],
+        }
+        start(modeladmin, request, "annotation.review_work", "Reject", params, len(chosen))
+        return None
+    rows = [[a, a.job, a.worker, a.state] for a in queryset.select_related("job", "worker")]
+    return _confirm(
+        modeladmin,
+        request,
+        queryset,
+        title="Reject this work?",
+        headers=["assignment", "job", "worker", "state"],
+        rows=rows,
+        confirm_label="Reject",
+        form=form,
+    )
+
+
+class BonusForm(forms.Form):
+    amount = forms.DecimalField(min_value=Decimal("0.01"), max_digits=8, decimal_places=2)
+    reason = forms.CharField(max_length=500, help_text="The worker reads this.")
+    batch = forms.SlugField(
+        help_text="Bonuses with the same batch name are paid at most once per assignment.",
+    )
+
+
+@admin.action(description="Pay a bonus (through the ledger; asks for the amount first)")
+def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Assignment]) -> Any:
+    form = BonusForm(request.POST if "confirm" in request.POST else None)
+    if form.is_valid():
+        data, work_done = form.cleaned_data, list(queryset)
+        params = {
+            "assignment_ids": _pks(work_done),
+            "amount": str(data["amount"]),
+            "reason": data["reason"],
+            "batch": data["batch"],
+        }
+        start(modeladmin, request, "annotation.bonus_work", f"Bonus {data['amount']}", params, len(work_done))
+        return None
+    if not form.is_bound:
+        form = BonusForm(initial={"batch": f"admin-{timezone.now():%Y%m%d}"})
+    rows = []
+    for a in queryset.select_related("job", "worker"):
+        cap = a.job.params.get("bonus_cap", 0)
+        rows.append([a, a.job, get_provider(a.job.provider).name, a.state, cap])
+    return _confirm(
+        modeladmin,
+        request,
+        queryset,
+        title="Pay a bonus for this work?",
+        headers=["assignment", "job", "market", "state", "job bonus cap"],
+        rows=rows,
+        confirm_label="Pay the bonus",
+        form=form,
+        note="The market adds its fee. A job's bonuses never pass its bonus_cap parameter.",
+    )

@@ -1,0 +1,413 @@
+"""Amazon Mechanical Turk over boto3: the only module in the project that imports boto3 or botocore.
+
+Every call that accepts a UniqueRequestToken gets one (built by annotation.ledger.tokens from the
+ledger row); a reused token that MTurk reports as "already processed" counts as success only
+after reading the market's state confirms it. Only named transient errors are retried.
+
+AWS announced that MTurk closes on 2026-09-30. The adapter stays complete for accounts and
+archives that still use it; `mturk_closure_warning` says so wherever MTurk is configured.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import partial
+from typing import Any, TypeVar
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    ReadTimeoutError,
+)
+from django.conf import settings
+
+from annotation.markets.clients import market_client
+from annotation.markets.errors import (
+    MarketAuthError,
+    MarketConfigError,
+    MarketError,
+    MarketRejectedError,
+    MarketUnavailableError,
+    VerificationError,
+)
+from annotation.markets.mturk.spec import HitSpec, HitTypeSpec, check_assignments, external_question, money
+
+log = logging.getLogger(__name__)
+
+REGION = "us-east-1"
+SANDBOX_ENDPOINT = "https://mturk-requester-sandbox.us-east-1.amazonaws.com"
+PRODUCTION_ENDPOINT = "https://mturk-requester.us-east-1.amazonaws.com"
+CLOSURE_DATE = dt.date(2026, 9, 30)
+NOTIFY_BATCH = 100
+PAGE_SIZE = 100
+
+# Error codes MTurk uses for "try again": a server fault or throttling.
+TRANSIENT_CODES = frozenset({"ServiceFault", "ServiceUnavailable", "Throttling", "ThrottlingException"})
+TRANSIENT_NETWORK = (ReadTimeoutError, ConnectTimeoutError, EndpointConnectionError, ConnectionClosedError)
+AUTH_CODES = frozenset({"UnrecognizedClientException", "InvalidClientTokenId", "AccessDeniedException"})
+# MTurk answers a reused UniqueRequestToken with a RequestError; the wording differs per operation
+# (HitAlreadyExists for HITs, "already been processed"/"already exists" for bonuses and extensions).
+_ALREADY = re.compile(r"HitAlreadyExists|already (?:been )?(?:processed|exists|granted|sent)", re.IGNORECASE)
+_HIT_ID = re.compile(r"\b([A-Z0-9]{30})\b")
+
+T = TypeVar("T")
+
+
+def mturk_closure_warning(today: dt.date | None = None) -> str:
+    """The sentence shown wherever MTurk is configured."""
+    today = today or dt.date.today()
+    verb = "closed" if today > CLOSURE_DATE else "closes"
+    return (
+        f"MTurk is configured, and AWS announced that MTurk {verb} on {CLOSURE_DATE.isoformat()}: "
+        "keep a second provider (Prolific, in-house) ready for new jobs."
+    )
+
+
+@dataclass(frozen=True)
+class MarketAssignment:
+    assignment_id: str
+    worker_id: str
+    hit_id: str
+    status: str  # Submitted | Approved | Rejected
+    submit_time: dt.datetime | None
+    answer: str
+
+
+@dataclass(frozen=True)
+class MarketBonus:
+    assignment_id: str
+    worker_id: str
+    amount: Decimal
+    reason: str
+    granted_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class MarketHit:
+    hit_id: str
+    hit_type_id: str
+    max_assignments: int
+    status: str
+    expiration: dt.datetime | None
+    annotation: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a paying or creating call achieved; `replayed` means MTurk had it already."""
+
+    ref: str
+    replayed: bool = False
+
+
+class MTurkClient:
+    """A typed adapter over a boto3 MTurk client. Pass `client` to use a stubbed one in tests."""
+
+    def __init__(
+        self,
+        *,
+        sandbox: bool = True,
+        client: Any | None = None,
+        attempts: int = 3,
+        backoff: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.sandbox = sandbox
+        self.attempts = attempts
+        self.backoff = backoff
+        self.sleep = sleep
+        self.client = client if client is not None else build_boto3_client(sandbox)
+        log.warning(mturk_closure_warning())
+
+    # -- creating work ------------------------------------------------------------------------
+
+    def create_hit_type(self, spec: HitTypeSpec) -> str:
+        """Register (or find: MTurk dedupes identical HIT types) the HIT type; returns its id."""
+        response = self._call("create_hit_type", **spec.as_request())
+        return str(response["HITTypeId"])
+
+    def create_hit(self, hit_type_id: str, spec: HitSpec, token: str) -> Outcome:
+        """Create one HIT. The token is also stored as RequesterAnnotation so the HIT can be found."""
+        try:
+            response = self._call(
+                "create_hit_with_hit_type",
+                HITTypeId=hit_type_id,
+                MaxAssignments=spec.max_assignments,
+                LifetimeInSeconds=int(spec.lifetime.total_seconds()),
+                Question=external_question(spec.task_url, spec.frame_height),
+                RequesterAnnotation=token,
+                UniqueRequestToken=token,
+            )
+        except MarketRejectedError as exc:
+            if not _ALREADY.search(f"{exc.code} {exc}"):
+                raise
+            return Outcome(self._find_replayed_hit(str(exc), token), replayed=True)
+        return Outcome(str(response["HIT"]["HITId"]))
+
+    def _find_replayed_hit(self, message: str, token: str) -> str:
+        found = _HIT_ID.search(message)
+        if found:
+            hit = self.get_hit(found.group(1))
+            if hit.annotation == token:
+                return hit.hit_id
+        for hit in self.list_hits():
+            if hit.annotation == token:
+                return hit.hit_id
+        raise VerificationError(f"MTurk reports HIT token {token} as used, but no HIT carries it")
+
+    def create_additional_assignments(self, hit_id: str, count: int, token: str) -> Outcome:
+        """Extend a HIT by `count` assignments, keeping it at 9 or fewer."""
+        before = self.get_hit(hit_id)
+        check_assignments(count, already=before.max_assignments)
+        try:
+            self._call(
+                "create_additional_assignments_for_hit",
+                HITId=hit_id,
+                NumberOfAdditionalAssignments=count,
+                UniqueRequestToken=token,
+            )
+        except MarketRejectedError as exc:
+            if not _ALREADY.search(f"{exc.code} {exc}"):
+                raise
+            return Outcome(hit_id, replayed=True)
+        return Outcome(hit_id)
+
+    def update_expiration(self, hit_id: str, expire_at: dt.datetime) -> None:
+        """Move a HIT's expiry; a time in the past expires it now."""
+        self._call("update_expiration_for_hit", HITId=hit_id, ExpireAt=expire_at)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def get_hit(self, hit_id: str) -> MarketHit:
+        return _hit(self._call("get_hit", HITId=hit_id)["HIT"])
+
+    def list_hits(self) -> Iterator[MarketHit]:
+        for page in self._pages("list_hits"):
+            yield from (_hit(raw) for raw in page.get("HITs", []))
+
+    def list_assignments(self, hit_id: str, statuses: Sequence[str] = ()) -> Iterator[MarketAssignment]:
+        """Every assignment of a HIT, through the paginator (100 a page)."""
+        kwargs: dict[str, Any] = {"HITId": hit_id}
+        if statuses:
+            kwargs["AssignmentStatuses"] = list(statuses)
+        for page in self._pages("list_assignments_for_hit", **kwargs):
+            yield from (_assignment(raw) for raw in page.get("Assignments", []))
+
+    def get_assignment(self, assignment_id: str) -> MarketAssignment:
+        return _assignment(self._call("get_assignment", AssignmentId=assignment_id)["Assignment"])
+
+    def list_bonuses(self, *, hit_id: str = "", assignment_id: str = "") -> Iterator[MarketBonus]:
+        kwargs = {"HITId": hit_id} if hit_id else {"AssignmentId": assignment_id}
+        for page in self._pages("list_bonus_payments", **kwargs):
+            for raw in page.get("BonusPayments", []):
+                yield MarketBonus(
+                    assignment_id=raw["AssignmentId"],
+                    worker_id=raw["WorkerId"],
+                    amount=Decimal(raw["BonusAmount"]),
+                    reason=raw.get("Reason", ""),
+                    granted_at=raw.get("GrantTime"),
+                )
+
+    def get_account_balance(self) -> Decimal:
+        """Available balance in US dollars (the sandbox always reports $10,000.00)."""
+        return Decimal(self._call("get_account_balance")["AvailableBalance"])
+
+    # -- paying -------------------------------------------------------------------------------
+
+    def approve(self, assignment_id: str, feedback: str = "") -> Outcome:
+        """Approve a submitted assignment; approving one already approved is verified, not repeated."""
+        kwargs: dict[str, Any] = {"AssignmentId": assignment_id}
+        if feedback:
+            kwargs["RequesterFeedback"] = feedback[:1024]
+        return self._review("approve_assignment", "Approved", kwargs)
+
+    def reject(self, assignment_id: str, feedback: str) -> Outcome:
+        """Reject with the reason the worker will read (MTurk requires one)."""
+        if not feedback.strip():
+            raise MarketRejectedError("MTurk requires feedback explaining a rejection")
+        kwargs = {"AssignmentId": assignment_id, "RequesterFeedback": feedback[:1024]}
+        return self._review("reject_assignment", "Rejected", kwargs)
+
+    def _review(self, operation: str, final: str, kwargs: dict[str, Any]) -> Outcome:
+        assignment_id = kwargs["AssignmentId"]
+        try:
+            self._call(operation, **kwargs)
+        except MarketRejectedError:
+            # A repeated review fails because the status is no longer Submitted: read it.
+            if self.get_assignment(assignment_id).status != final:
+                raise
+            return Outcome(assignment_id, replayed=True)
+        return Outcome(assignment_id)
+
+    def send_bonus(
+        self, worker_id: str, assignment_id: str, amount: Decimal, reason: str, token: str
+    ) -> Outcome:
+        """Pay a bonus once: a retry reuses `token`, and a replay is confirmed from ListBonusPayments."""
+        try:
+            self._call(
+                "send_bonus",
+                WorkerId=worker_id,
+                AssignmentId=assignment_id,
+                BonusAmount=money(amount),
+                Reason=reason,
+                UniqueRequestToken=token,
+            )
+        except MarketRejectedError as exc:
+            if not _ALREADY.search(f"{exc.code} {exc}"):
+                raise
+            paid = [b for b in self.list_bonuses(assignment_id=assignment_id) if b.amount == Decimal(amount)]
+            if not paid:
+                raise VerificationError(
+                    f"MTurk reports bonus token {token} as used, but {assignment_id} shows no such bonus"
+                ) from exc
+            return Outcome(assignment_id, replayed=True)
+        return Outcome(assignment_id)
+
+    # -- workers ------------------------------------------------------------------------------
+
+    def notify_workers(self, worker_ids: Sequence[str], subject: str, message: str) -> list[str]:
+        """Message workers, 100 per call; returns the ids MTurk could not notify."""
+        failed: list[str] = []
+        unique = list(dict.fromkeys(worker_ids))
+        for start in range(0, len(unique), NOTIFY_BATCH):
+            batch = unique[start : start + NOTIFY_BATCH]
+            response = self._call("notify_workers", Subject=subject, MessageText=message, WorkerIds=batch)
+            failed += [s["WorkerId"] for s in response.get("NotifyWorkersFailureStatuses", [])]
+        return failed
+
+    def create_qualification_type(self, name: str, description: str) -> str:
+        """One of our own qualifications (quiz passed, soft block); granted by us, never by a test."""
+        response = self._call(
+            "create_qualification_type",
+            Name=name,
+            Description=description,
+            QualificationTypeStatus="Active",
+        )
+        return str(response["QualificationType"]["QualificationTypeId"])
+
+    def grant_qualification(self, type_id: str, worker_id: str, value: int = 1) -> None:
+        self._call(
+            "associate_qualification_with_worker",
+            QualificationTypeId=type_id,
+            WorkerId=worker_id,
+            IntegerValue=value,
+            SendNotification=False,
+        )
+
+    def revoke_qualification(self, type_id: str, worker_id: str, reason: str = "") -> None:
+        kwargs = {"QualificationTypeId": type_id, "WorkerId": worker_id}
+        if reason:
+            kwargs["Reason"] = reason
+        self._call("disassociate_qualification_from_worker", **kwargs)
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _pages(self, operation: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """Pages from the paginator, one request at a time so a transient error retries that page only."""
+        paginator = self.client.get_paginator(operation)
+        config: dict[str, Any] = {"PageSize": PAGE_SIZE}
+        while True:
+            pages = paginator.paginate(PaginationConfig=dict(config), **kwargs)
+            # Each next(iter(pages)) sends the request afresh, so a retry repeats only this page.
+            page: dict[str, Any] = self._retrying(partial(_first_page, pages))
+            yield page
+            if not page.get("NextToken"):
+                return
+            config["StartingToken"] = page["NextToken"]
+
+    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
+        method = getattr(self.client, operation)
+        return self._retrying(lambda: method(**kwargs))
+
+    def _retrying(self, call: Callable[[], T]) -> T:
+        """Run `call`, retrying named transient errors only; map everything to MarketError."""
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return call()
+            except (ClientError, BotoCoreError) as exc:
+                error = translate(exc)
+                if not isinstance(error, MarketUnavailableError) or attempt == self.attempts:
+                    raise error from exc
+                log.info("MTurk transient error (attempt %d/%d): %s", attempt, self.attempts, error)
+                self.sleep(self.backoff * 2 ** (attempt - 1))
+        raise AssertionError("unreachable: the loop returns or raises")
+
+
+def translate(exc: ClientError | BotoCoreError) -> MarketError:
+    """Name a botocore failure so callers can tell transient from final."""
+    if isinstance(exc, TRANSIENT_NETWORK):
+        return MarketUnavailableError(f"MTurk unreachable: {exc}", code=type(exc).__name__)
+    if isinstance(exc, NoCredentialsError):
+        return MarketAuthError("no AWS credentials in the environment", code="NoCredentials")
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        code = str(error.get("Code", ""))
+        message = str(error.get("Message", exc))
+        excerpt = f"{code}: {message}"
+        if code in TRANSIENT_CODES:
+            return MarketUnavailableError(message, code=code, excerpt=excerpt)
+        if code in AUTH_CODES:
+            return MarketAuthError(message, code=code, excerpt=excerpt)
+        return MarketRejectedError(message, code=code, excerpt=excerpt)
+    return MarketError(f"MTurk client error: {exc}", code=type(exc).__name__)
+
+
+def build_boto3_client(sandbox: bool) -> Any:
+    """A boto3 MTurk client; credentials come from the standard AWS environment and files."""
+    config = Config(
+        region_name=REGION,
+        connect_timeout=5,
+        read_timeout=20,
+        # Retries are ours (named errors only, same idempotency token), not botocore's.
+        retries={"total_max_attempts": 1, "mode": "standard"},
+    )
+    endpoint = SANDBOX_ENDPOINT if sandbox else PRODUCTION_ENDPOINT
+    return boto3.client("mturk", region_name=REGION, endpoint_url=endpoint, config=config)
+
+
+def _first_page(pages: Any) -> dict[str, Any]:
+    return dict(next(iter(pages)))
+
+
+def _hit(raw: dict[str, Any]) -> MarketHit:
+    return MarketHit(
+        hit_id=raw["HITId"],
+        hit_type_id=raw.get("HITTypeId", ""),
+        max_assignments=int(raw.get("MaxAssignments", 0)),
+        status=raw.get("HITStatus", ""),
+        expiration=raw.get("Expiration"),
+        annotation=raw.get("RequesterAnnotation", ""),
+    )
+
+
+def _assignment(raw: dict[str, Any]) -> MarketAssignment:
+    return MarketAssignment(
+        assignment_id=raw["AssignmentId"],
+        worker_id=raw["WorkerId"],
+        hit_id=raw["HITId"],
+        status=raw["AssignmentStatus"],
+        submit_time=raw.get("SubmitTime"),
+        answer=raw.get("Answer", ""),
+    )
+
+
+def _check_enabled() -> None:
+    if not settings.MTURK_ENABLED:
+        raise MarketConfigError("MTurk is not enabled (MTURK_ENABLED)")
+
+
+def mturk_client() -> MTurkClient:
+    """The platform's MTurk client (settings: MTURK_ENABLED, MTURK_SANDBOX), or the test's fake."""
+    return market_client("mturk", lambda: MTurkClient(sandbox=settings.MTURK_SANDBOX), _check_enabled)

@@ -1,0 +1,186 @@
+"""MTurk behind the provider interface: every HIT, review and bonus goes through the money ledger."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import ClassVar
+
+from django.conf import settings
+
+from annotation.ledger import intents
+from annotation.ledger.engine import confirmed
+from annotation.ledger.models import LedgerKind, ReconciliationIssue
+from annotation.markets.base import (
+    AssignmentReport,
+    Capabilities,
+    ExternalIdentity,
+    Handoff,
+    MarketIds,
+    Provider,
+    PublishedHit,
+    SyncReport,
+    WorkQueue,
+)
+from annotation.markets.mturk.client import mturk_client
+from annotation.markets.mturk.gateway import MTurkGateway
+from annotation.markets.mturk.identity import MTURK, MTURK_PARAMS, external_submit_url, mturk_ids
+from annotation.markets.mturk.reconcile import reconcile_mturk_job
+from annotation.markets.mturk.spec import (
+    DEFAULT_FEE_RATE,
+    HitTypeSpec,
+    QualificationPolicy,
+    check_assignments,
+)
+from annotation.markets.mturk.states import ASSIGNMENT_STATES
+from annotation.markets.pages import task_url
+from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+
+# UpdateExpirationForHIT with a time in the past expires the HIT at once.
+PAST = dt.datetime(2015, 1, 1, tzinfo=dt.UTC)
+
+
+def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
+    """Settings give the defaults (the paper's crowd); a job's params may override each one."""
+    return QualificationPolicy(
+        locales=tuple(params.get("mturk_locales", settings.MTURK_LOCALES)),  # type: ignore[arg-type]
+        min_approved_hits=params.get("mturk_min_approved_hits", settings.MTURK_MIN_APPROVED_HITS),  # type: ignore[arg-type]
+        min_approval_rate=params.get("mturk_min_approval_rate", settings.MTURK_MIN_APPROVAL_RATE),  # type: ignore[arg-type]
+        quiz_qualification_id=settings.MTURK_QUIZ_QUALIFICATION_ID or None,
+        soft_block_qualification_id=settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID or None,
+    )
+
+
+class MTurkProvider(Provider):
+    name = MTURK
+    capabilities = Capabilities(
+        review=True,
+        bonus=True,
+        block=True,
+        extend=True,
+        reconcile=True,
+        worker_takes_hit=True,
+        confirms_work=True,
+    )
+    fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
+    url_params = MTURK_PARAMS
+    gateway = MTurkGateway()
+
+    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
+        if not hits:
+            return []
+        client = mturk_client()
+        for hit in hits:
+            check_assignments(hit.assignments_wanted)
+        # The worst-case cost was checked against budget and balance by the caller (services.jobs).
+        url = task_url(job.pk)
+        hit_types: dict[Decimal, str] = {}
+        published = []
+        for hit in hits:
+            if hit.reward not in hit_types:
+                hit_types[hit.reward] = client.create_hit_type(self._hit_type(job, hit.reward))
+            entry = intents.record(
+                LedgerKind.CREATE_HIT,
+                self.name,
+                [f"job:{job.pk}", f"hit:{hit.pk}"],
+                job_id=job.pk,
+                hit_id=hit.pk,
+                amount=hit.reward * hit.assignments_wanted,
+                params={
+                    "hit_type_id": hit_types[hit.reward],
+                    "task_url": url,
+                    "max_assignments": hit.assignments_wanted,
+                    "lifetime": int(job.params.get("lifetime_seconds", 7 * 86400)),
+                },
+            )
+            entry = confirmed(entry)
+            published.append(PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=url))
+        return published
+
+    def _hit_type(self, job: Job, reward: Decimal) -> HitTypeSpec:
+        params = job.params
+        return HitTypeSpec(
+            title=str(params.get("title") or job.name or job.task_type)[:128],
+            description=str(params.get("description") or f"{job.task_type} annotation")[:2000],
+            reward=reward,
+            assignment_duration=dt.timedelta(seconds=int(params.get("assignment_seconds", 3600))),
+            keywords=tuple(params.get("keywords", ("annotation", "stance"))),
+            qualifications=qualification_policy(params),
+        )
+
+    def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
+        client = mturk_client()
+        reports = []
+        for hit in job.hits.exclude(external_id="").order_by("position"):
+            for found in client.list_assignments(hit.external_id):
+                reports.append(
+                    AssignmentReport(
+                        hit_external_id=hit.external_id,
+                        assignment_external_id=found.assignment_id,
+                        worker_external_id=found.worker_id,
+                        state=ASSIGNMENT_STATES.get(found.status, AssignmentState.SUBMITTED),
+                        submitted_at=found.submit_time,
+                    )
+                )
+        return SyncReport(assignments=reports)
+
+    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
+        confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
+
+    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
+        confirmed(intents.review_intent(assignment, approve=False, feedback=reason))
+
+    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
+        confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
+
+    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:
+        """More assignments on each HIT, one EXTEND row each; an expired HIT is offered again."""
+        client = mturk_client()
+        lifetime = dt.timedelta(seconds=int(job.params.get("lifetime_seconds", 7 * 86400)))
+        for hit in hits:
+            check_assignments(count, already=hit.assignments_wanted)
+            entry = intents.record(
+                LedgerKind.EXTEND,
+                self.name,
+                [f"job:{job.pk}", f"hit:{hit.pk}", f"to:{hit.assignments_wanted + count}"],
+                job_id=job.pk,
+                hit_id=hit.pk,
+                market_ref=hit.external_id,
+                amount=hit.reward * count,
+                params={"count": count},
+            )
+            confirmed(entry)
+            if hit.expired:
+                # Not a paying call: it only lets workers find the HIT again.
+                client.update_expiration(hit.external_id, dt.datetime.now(dt.UTC) + lifetime)
+
+    def balance(self) -> Decimal | None:
+        return mturk_client().get_account_balance()
+
+    def expire(self, hit: Hit) -> None:
+        mturk_client().update_expiration(hit.external_id, PAST)
+
+    def block(self, worker: Worker, reason: str) -> None:
+        """A soft block: our own qualification, which our HITs require to be absent."""
+        if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
+            mturk_client().grant_qualification(settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id)
+
+    def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
+        return mturk_ids(params)
+
+    def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
+        return reconcile_mturk_job(job)
+
+    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+        """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""
+        if identity is None:
+            return None
+        ids = MarketIds(
+            MTURK,
+            identity.worker_id,
+            identity.hit_id,
+            identity.assignment_id,
+            identity.extra.get("turkSubmitTo", ""),
+        )
+        return Handoff(external_submit_url(ids), {"assignmentId": identity.assignment_id})

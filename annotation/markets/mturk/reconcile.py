@@ -1,0 +1,37 @@
+"""MTurk's reconciliation step: assignments and bonus payments per HIT, and every HIT we created."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from decimal import Decimal
+
+from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger.reconcile import bonus_issues, compare_assignments, confirmed_rows, issue
+from annotation.markets.mturk.client import mturk_client
+from annotation.markets.mturk.states import ASSIGNMENT_STATES, REVIEWED
+from annotation.models import Job
+
+
+def reconcile_mturk_job(job: Job) -> Iterable[ReconciliationIssue]:
+    client = mturk_client()
+    market: dict[str, tuple[str, str]] = {}
+    paid: dict[str, Decimal] = defaultdict(Decimal)
+    hits = list(job.hits.exclude(external_id=""))
+    for hit in hits:
+        for found in client.list_assignments(hit.external_id):
+            market[found.assignment_id] = (found.status, found.worker_id)
+        for bonus in client.list_bonuses(hit_id=hit.external_id):
+            paid[bonus.assignment_id] += bonus.amount
+    yield from compare_assignments(job, market, ASSIGNMENT_STATES, REVIEWED)
+    ours = {
+        ref: sum((row.amount for row in rows), Decimal(0))
+        for ref, rows in confirmed_rows(job, LedgerKind.BONUS).items()
+    }
+    yield from bonus_issues(job, ours, paid)
+    published = {hit.external_id for hit in hits}
+    for entry in LedgerEntry.objects.filter(job=job, kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED):
+        if entry.result_ref not in published:
+            yield issue(
+                job, IssueKind.HIT, entry.result_ref, "created in the ledger", "not on any HIT", entry
+            )

@@ -1,0 +1,25 @@
+"""MTurk's assignment statuses in our vocabulary, written once for the provider, gateway and reconcile."""
+
+from __future__ import annotations
+
+from annotation.ledger.models import LedgerKind
+from annotation.models import AssignmentState
+
+SUBMITTED = "Submitted"
+APPROVED = "Approved"
+REJECTED = "Rejected"
+
+# An assignment's status at MTurk → our assignment state.
+ASSIGNMENT_STATES: dict[str, str] = {
+    SUBMITTED: AssignmentState.SUBMITTED,
+    APPROVED: AssignmentState.APPROVED,
+    REJECTED: AssignmentState.REJECTED,
+}
+# The status a confirmed review leaves the assignment in at MTurk.
+REVIEWED: dict[str, str] = {LedgerKind.APPROVE: APPROVED, LedgerKind.REJECT: REJECTED}
+# Statuses in which MTurk accepts each paying call.
+PAYABLE: dict[str, tuple[str, ...]] = {
+    LedgerKind.APPROVE: (SUBMITTED,),
+    LedgerKind.REJECT: (SUBMITTED,),
+    LedgerKind.BONUS: (SUBMITTED, APPROVED),
+}

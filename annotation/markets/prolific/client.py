@@ -1,0 +1,306 @@
+"""Prolific's REST API (https://docs.prolific.com/api-reference), token auth, through `requests`.
+
+A study per job batch, created in the configured project; participants arrive at our external study
+URL with PROLIFIC_PID, STUDY_ID and SESSION_ID and leave through the completion redirect. Approve and
+reject are idempotent on Prolific's side. Bonuses are two calls: set up a bulk bonus payment (harmless
+to repeat: an unpaid one pays nobody), then pay it. The pay call is NOT idempotent (Prolific pays twice
+if asked twice), so `pay_bonus_payment` makes exactly one attempt, never retries, and reports an
+unclear outcome as `PaymentOutcomeUnclearError`; the gateway then reads the submission's bonuses.
+Lists are read page by page with limit/offset until `meta.count`, as Prolific's own client does.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+import requests
+from django.conf import settings
+
+from annotation.markets.clients import market_client
+from annotation.markets.errors import (
+    MarketAuthError,
+    MarketConfigError,
+    MarketError,
+    MarketRejectedError,
+    MarketUnavailableError,
+    PaymentOutcomeUnclearError,
+)
+from annotation.markets.prolific import resources
+from annotation.markets.prolific.resources import (
+    Balance,
+    BulkBonus,
+    ParticipantGroup,
+    Project,
+    Study,
+    Submission,
+)
+from annotation.markets.prolific.studies import TRANSITIONS, StudySpec, needs_transition
+
+log = logging.getLogger(__name__)
+
+API_URL = "https://api.prolific.com"
+TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
+CENT = Decimal("0.01")
+PAGE_SIZE = 200  # the official client's default page
+MAX_PAGES = 1000  # a list that never ends is a fault, not a study
+MAX_RETRY_AFTER = 60.0  # seconds: longer throttling is left to the caller's own retry
+
+
+class ProlificThrottledError(MarketUnavailableError):
+    """A 429: Prolific asks us to wait `retry_after` seconds (from its Retry-After header, when sent)."""
+
+    def __init__(self, message: str, *, retry_after: float | None, excerpt: str = "") -> None:
+        super().__init__(message, code="429", excerpt=excerpt)
+        self.retry_after = retry_after
+
+
+class ProlificClient:
+    """A typed client. Pass `session` to route requests elsewhere (tests mount a recorded transport)."""
+
+    def __init__(
+        self,
+        token: str,
+        *,
+        base_url: str = API_URL,
+        session: requests.Session | None = None,
+        timeout: float = 20.0,
+        attempts: int = 3,
+        backoff: float = 0.5,
+        page_size: int = PAGE_SIZE,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not token:
+            raise MarketConfigError("PROLIFIC_API_TOKEN is not set")
+        self.base_url = base_url.rstrip("/")
+        self.session = session or requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+        self.timeout = timeout
+        self.attempts = attempts
+        self.backoff = backoff
+        self.page_size = page_size
+        self.sleep = sleep
+
+    # -- studies ------------------------------------------------------------------------------
+
+    def create_study(self, spec: StudySpec) -> Study:
+        """Create a draft study. Not retried: a lost reply could leave a second, unpaid draft."""
+        body = spec.as_request()
+        return resources.study(self._send("POST", "/api/v1/studies/", json=body, retry=False))
+
+    def get_study(self, study_id: str) -> Study:
+        return resources.study(self._send("GET", f"/api/v1/studies/{study_id}/"))
+
+    def transition_study(self, study_id: str, action: str) -> Study:
+        """Send PUBLISH, PAUSE, START (resume) or STOP as it is; `move_study` first reads the status."""
+        if action not in TRANSITIONS:
+            raise MarketRejectedError(f"unknown study action {action!r}; use one of {sorted(TRANSITIONS)}")
+        body = {"action": action}
+        return resources.study(self._send("POST", f"/api/v1/studies/{study_id}/transition/", json=body))
+
+    def move_study(self, study_id: str, action: str) -> Study:
+        """Read the study, then send `action` only if its status allows it; a study already there is left be.
+
+        Raises StudyTransitionError, sending nothing, when Prolific would refuse the action.
+        """
+        study = self.get_study(study_id)
+        if not needs_transition(action, study.status):
+            return study
+        return self.transition_study(study_id, action)
+
+    def set_places(self, study_id: str, places: int) -> Study:
+        """Set a study's total places. A total, not a delta, so sending it twice changes nothing."""
+        if places < 1:
+            raise MarketRejectedError(f"a study needs at least one place, got {places}")
+        body = {"total_available_places": places}
+        return resources.study(self._send("PATCH", f"/api/v1/studies/{study_id}/", json=body))
+
+    # -- submissions --------------------------------------------------------------------------
+
+    def list_submissions(self, study_id: str) -> Iterator[Submission]:
+        """Every submission of a study, every page."""
+        for raw in self._pages(f"/api/v1/studies/{study_id}/submissions/", {}):
+            yield resources.submission(raw)
+
+    def get_submission(self, submission_id: str) -> Submission:
+        return resources.submission(self._send("GET", f"/api/v1/submissions/{submission_id}/"))
+
+    def approve_submission(self, submission_id: str) -> Submission:
+        return self._transition_submission(submission_id, {"action": "APPROVE"})
+
+    def reject_submission(self, submission_id: str, message: str, category: str) -> Submission:
+        """Reject; the message and category were checked (rejections.check_rejection) before the ledger."""
+        body = {"action": "REJECT", "message": message, "rejection_category": category}
+        return self._transition_submission(submission_id, body)
+
+    def _transition_submission(self, submission_id: str, body: dict[str, str]) -> Submission:
+        # Idempotent on Prolific's side ("the second request will be ignored"), so retrying is safe.
+        path = f"/api/v1/submissions/{submission_id}/transition/"
+        return resources.submission(self._send("POST", path, json=body))
+
+    # -- money --------------------------------------------------------------------------------
+
+    def create_bonus_payment(self, study_id: str, lines: Sequence[tuple[str, Decimal]]) -> BulkBonus:
+        """Set up (not pay) bonuses: (submission or participant id, amount in the study currency).
+
+        The answer's amount, fees, VAT and total are in cents (BulkBonus keeps them so).
+        """
+        if not lines:
+            raise MarketRejectedError("a bulk bonus needs at least one line")
+        csv = "\n".join(f"{ref},{_amount(amount)}" for ref, amount in lines)
+        body = {"study_id": study_id, "csv_bonuses": csv}
+        raw = self._send("POST", "/api/v1/submissions/bonus-payments/", json=body, retry=False)
+        return resources.bulk_bonus(raw, study_id)
+
+    def pay_bonus_payment(self, bulk_id: str) -> str:
+        """Pay a bulk bonus: one attempt, never retried. Anything but a clear answer is 'unclear'."""
+        url = f"{self.base_url}/api/v1/bulk-bonus-payments/{bulk_id}/pay/"
+        try:
+            response = self.session.request("POST", url, json={}, timeout=self.timeout)
+        except requests.RequestException as exc:
+            raise PaymentOutcomeUnclearError(f"no answer to pay {bulk_id}: {exc}", code="network") from exc
+        if response.status_code in TRANSIENT_STATUS:
+            # A 5xx or 429 may come after the payment was queued; only reading state can tell.
+            raise PaymentOutcomeUnclearError(
+                f"Prolific answered {response.status_code} to pay {bulk_id}",
+                code=str(response.status_code),
+                excerpt=response.text,
+            )
+        _raise_for_status(response)
+        return response.text[:500]
+
+    def bonuses_paid(self, submission_id: str) -> tuple[int, ...]:
+        """Bonus amounts already paid on a submission, in cents, in no documented order."""
+        return self.get_submission(submission_id).bonus_cents
+
+    def get_project(self, project_id: str) -> Project:
+        if not project_id:
+            raise MarketConfigError("PROLIFIC_PROJECT_ID is not set")
+        return resources.project(self._send("GET", f"/api/v1/projects/{project_id}/"))
+
+    def get_balance(self, workspace_id: str) -> Balance:
+        if not workspace_id:
+            raise MarketConfigError("no Prolific workspace to read the balance of")
+        return resources.balance(self._send("GET", f"/api/v1/workspaces/{workspace_id}/balance/"))
+
+    # -- participant groups (our blocklist) ---------------------------------------------------
+
+    def list_participant_groups(self, workspace_id: str) -> Iterator[ParticipantGroup]:
+        for raw in self._pages("/api/v1/participant-groups/", {"workspace_id": workspace_id}):
+            yield resources.participant_group(raw)
+
+    def create_participant_group(self, workspace_id: str, name: str, description: str) -> ParticipantGroup:
+        body = {"name": name, "workspace_id": workspace_id, "description": description}
+        raw = self._send("POST", "/api/v1/participant-groups/", json=body, retry=False)
+        return resources.participant_group(raw)
+
+    def add_to_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
+        """Add participants; those already in the group are ignored by Prolific, so repeating is safe."""
+        body = {"participant_ids": list(participant_ids)}
+        self._send("POST", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every result of a list, `limit`/`offset` page by page, until `meta.count` (or a short page)."""
+        offset = 0
+        for _ in range(MAX_PAGES):
+            page = self._send("GET", path, params={**params, "limit": self.page_size, "offset": offset})
+            results = list(page.get("results") or [])
+            yield from results
+            offset += len(results)
+            count = (page.get("meta") or {}).get("count")
+            # Prolific may serve fewer than asked per page: trust the count when there is one.
+            done = offset >= int(count) if count is not None else len(results) < self.page_size
+            if not results or done:
+                return
+        raise MarketError(f"{path}: still more after {MAX_PAGES} pages; stopped")
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: dict[str, Any] | None = None,
+        retry: bool = True,
+    ) -> dict[str, Any]:
+        url = path if path.startswith("http") else f"{self.base_url}{path}"
+        attempts = self.attempts if retry else 1
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._once(method, url, json, params)
+            except MarketUnavailableError as exc:
+                if attempt == attempts:
+                    raise
+                log.info("Prolific transient error (attempt %d/%d): %s", attempt, attempts, exc)
+                self.sleep(self._wait(exc, attempt))
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def _wait(self, exc: MarketUnavailableError, attempt: int) -> float:
+        backoff = self.backoff * 2 ** (attempt - 1)
+        if isinstance(exc, ProlificThrottledError) and exc.retry_after is not None:
+            return min(max(exc.retry_after, backoff), MAX_RETRY_AFTER)
+        return backoff
+
+    def _once(self, method: str, url: str, json: Any, params: dict[str, Any] | None) -> dict[str, Any]:
+        try:
+            response = self.session.request(method, url, json=json, params=params, timeout=self.timeout)
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise MarketUnavailableError(f"Prolific unreachable: {exc}", code=type(exc).__name__) from exc
+        _raise_for_status(response)
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise MarketError(
+                "Prolific answered with something that is not JSON", excerpt=response.text
+            ) from exc
+        return body if isinstance(body, dict) else {"value": body}
+
+
+def _raise_for_status(response: requests.Response) -> None:
+    status = response.status_code
+    if status < 400:
+        return
+    text = response.text
+    try:
+        summary = resources.error_summary(response.json())
+    except ValueError:
+        summary = ""
+    said = f": {summary}" if summary else ""
+    if status == 429:
+        raise ProlificThrottledError(
+            f"Prolific throttled the request{said}", retry_after=_retry_after(response), excerpt=text
+        )
+    if status in TRANSIENT_STATUS:
+        raise MarketUnavailableError(f"Prolific answered {status}{said}", code=str(status), excerpt=text)
+    if status in (401, 403):
+        raise MarketAuthError(f"Prolific refused the token ({status}){said}", code=str(status), excerpt=text)
+    raise MarketRejectedError(
+        f"Prolific refused the request ({status}){said}", code=str(status), excerpt=text
+    )
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    value = response.headers.get("Retry-After", "")
+    try:
+        return float(value)
+    except ValueError:
+        return None  # absent, or an HTTP date: fall back to our own backoff
+
+
+def _amount(amount: Decimal) -> str:
+    value = Decimal(str(amount)).quantize(CENT, rounding=ROUND_HALF_UP)
+    if value <= 0:
+        raise MarketRejectedError(f"a bonus must be positive, got {amount}")
+    return f"{value:.2f}"
+
+
+def prolific_client() -> ProlificClient:
+    """The platform's Prolific client (settings: PROLIFIC_API_TOKEN, PROLIFIC_API_URL), or the test's fake."""
+    return market_client(
+        "prolific", lambda: ProlificClient(settings.PROLIFIC_API_TOKEN, base_url=settings.PROLIFIC_API_URL)
+    )

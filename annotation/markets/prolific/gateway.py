@@ -1,0 +1,143 @@
+"""How Prolific ledger rows become calls. A bonus is two calls: set up (pays nobody), then pay.
+
+The pay call is not idempotent: its row is claimed before the call, and an unclear outcome is
+resolved by reading the submission's bonuses, never by paying again on a guess. Bonuses land "in
+the following minutes", in an undocumented order, so a payment is matched to our pay rows by amount
+and time (bonuses.matched_attempts); only once the settling window (PROLIFIC_BONUS_SETTLE_MINUTES) has
+passed does its absence prove the pay call never happened, and the row is then tried again as a new
+attempt with its own token.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.utils import timezone
+
+from annotation.ledger import engine, intents
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
+from annotation.markets.base import Finish, Gateway
+from annotation.markets.errors import MarketError
+from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts, settled
+from annotation.markets.prolific.client import prolific_client
+from annotation.markets.prolific.states import PAYABLE, REVIEWED
+from annotation.markets.prolific.studies import StudySpec
+
+PROLIFIC = "prolific"
+NOT_PAID = "not paid"  # the start of the excerpt of a pay row proven never paid, then retried
+
+
+def settle_window() -> dt.timedelta:
+    return dt.timedelta(minutes=settings.PROLIFIC_BONUS_SETTLE_MINUTES)
+
+
+class ProlificGateway(Gateway):
+    not_idempotent = frozenset({LedgerKind.PAY})
+
+    def precheck(self, entry: LedgerEntry) -> Finish | None:
+        if entry.kind not in PAYABLE:
+            return None
+        status = prolific_client().get_submission(entry.market_ref).status
+        if entry.kind in REVIEWED and status == REVIEWED[entry.kind]:
+            return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at Prolific")
+        if status not in PAYABLE[entry.kind]:
+            return Finish(LedgerState.FAILED, excerpt=f"Prolific reports the submission as {status}")
+        return None
+
+    def send(self, entry: LedgerEntry) -> Finish:
+        client, p = prolific_client(), entry.params
+        if entry.kind == LedgerKind.CREATE_HIT:
+            study_id = entry.result_ref
+            if not study_id:
+                study_id = client.create_study(StudySpec(**p["study"])).study_id
+                # Kept at once: a retry publishes this draft instead of creating another.
+                LedgerEntry.objects.filter(pk=entry.pk).update(result_ref=study_id)
+            # Read first: a retry must not publish a study already publishing or published.
+            study = client.move_study(study_id, "PUBLISH")
+            return Finish(LedgerState.CONFIRMED, study.study_id, study.status)
+        if entry.kind == LedgerKind.EXTEND:
+            study = client.set_places(entry.market_ref, int(p["places"]))
+            return Finish(LedgerState.CONFIRMED, study.study_id, f"{study.places} places")
+        if entry.kind == LedgerKind.APPROVE:
+            return Finish(LedgerState.CONFIRMED, client.approve_submission(entry.market_ref).submission_id)
+        if entry.kind == LedgerKind.REJECT:
+            sub = client.reject_submission(entry.market_ref, p["feedback"], p["category"])
+            return Finish(LedgerState.CONFIRMED, sub.submission_id)
+        if entry.kind == LedgerKind.BONUS:
+            # Setting up pays nobody; the PAY row that follows moves the money.
+            bulk = client.create_bonus_payment(p["study_id"], [(entry.market_ref, entry.amount)])
+            return Finish(
+                LedgerState.CONFIRMED, bulk.bulk_id, f"total with fees {bulk.total} {entry.currency}"
+            )
+        if entry.kind == LedgerKind.PAY:
+            return Finish(LedgerState.CONFIRMED, entry.market_ref, client.pay_bonus_payment(entry.market_ref))
+        raise ValueError(f"Prolific has no {entry.kind} call")
+
+    def resolve(self, entry: LedgerEntry) -> Finish | None:
+        if entry.kind == LedgerKind.PAY:
+            return resolve_pay(entry)
+        if entry.kind in REVIEWED:
+            status = prolific_client().get_submission(entry.market_ref).status
+            ok = status == REVIEWED[entry.kind]
+            return Finish(LedgerState.CONFIRMED if ok else LedgerState.FAILED, entry.market_ref, status)
+        return None
+
+    def follow_ups(self, entry: LedgerEntry) -> list[LedgerEntry]:
+        return [pay_intent(entry)] if entry.kind == LedgerKind.BONUS else []
+
+    def after_resolved(self, entry: LedgerEntry) -> None:
+        if (
+            entry.kind == LedgerKind.PAY
+            and entry.state == LedgerState.FAILED
+            and entry.error.startswith(NOT_PAID)
+        ):
+            # Proven never paid: the bulk payment is still unpaid, so paying it now pays once.
+            engine.execute(intents.retry(entry.pk).pk)
+
+
+def resolve_pay(entry: LedgerEntry) -> Finish | None:
+    """Paid when the submission's bonuses account for this row; proven unpaid once the window has passed."""
+    submission_id = str(entry.params["submission_id"])
+    paid = prolific_client().bonuses_paid(submission_id)
+    rows = LedgerEntry.objects.filter(
+        provider=PROLIFIC,
+        kind=LedgerKind.PAY,
+        params__submission_id=submission_id,
+        state__in=[LedgerState.CONFIRMED, LedgerState.SENT, LedgerState.UNCLEAR],
+    )
+    attempts = [PayAttempt(r.pk, cents(r.amount), r.sent_at, r.state == LedgerState.CONFIRMED) for r in rows]
+    if entry.pk in matched_attempts(paid, attempts):
+        return Finish(LedgerState.CONFIRMED, entry.market_ref, f"bonus shows on the submission: {list(paid)}")
+    if not settled(entry.sent_at, timezone.now(), settle_window()):
+        return None  # Prolific pays "in the following minutes": absence is not proof yet
+    return Finish(
+        LedgerState.FAILED,
+        entry.market_ref,
+        f"{NOT_PAID}: {cents(entry.amount)} cents missing from {list(paid)} "
+        f"{settle_window()} after the pay call; paid again as a new attempt",
+    )
+
+
+def pay_bonus(entry: LedgerEntry) -> LedgerEntry:
+    """Once the bulk bonus payment is set up, make the pay call (recorded first, claimed once)."""
+    return engine.execute(pay_intent(entry).pk)
+
+
+def pay_intent(entry: LedgerEntry) -> LedgerEntry:
+    """The PAY row of a set-up bonus. Its token comes from the setup row, so however often this
+    runs there is one PAY row per attempt, and `engine.execute` claims each at most once."""
+    if entry.state != LedgerState.CONFIRMED or not entry.result_ref:
+        raise MarketError(f"bonus setup {entry.pk} is {entry.state}; nothing to pay yet")
+    return intents.record(
+        LedgerKind.PAY,
+        entry.provider,
+        [entry.token],
+        job_id=entry.job_id,
+        assignment_id=entry.assignment_id,
+        market_ref=entry.result_ref,
+        worker_ref=entry.worker_ref,
+        amount=entry.amount,
+        currency=entry.currency,
+        params={"submission_id": entry.market_ref, "bonus_entry": entry.pk},
+    )

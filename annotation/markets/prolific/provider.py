@@ -1,0 +1,196 @@
+"""Prolific behind the provider interface: one study per published batch, money through the ledger."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from django.conf import settings
+
+from annotation.ledger import intents
+from annotation.ledger.engine import confirmed
+from annotation.ledger.models import LedgerKind, LedgerState, ReconciliationIssue
+from annotation.markets.base import (
+    AssignmentReport,
+    Capabilities,
+    ExternalIdentity,
+    Handoff,
+    MarketIds,
+    Provider,
+    ProviderError,
+    PublishedHit,
+    SyncReport,
+    WorkQueue,
+)
+from annotation.markets.pages import task_url
+from annotation.markets.prolific import account
+from annotation.markets.prolific.client import prolific_client
+from annotation.markets.prolific.gateway import ProlificGateway, pay_bonus
+from annotation.markets.prolific.identity import PROLIFIC, PROLIFIC_PARAMS, prolific_ids
+from annotation.markets.prolific.reconcile import reconcile_prolific_job
+from annotation.markets.prolific.rejections import DEFAULT_CATEGORY, check_rejection
+from annotation.markets.prolific.states import ASSIGNMENT_STATES
+from annotation.markets.prolific.studies import StudySpec, completion_redirect
+from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+
+
+def completion_code(job: Job) -> str:
+    """The job's completion code: from its params, else derived from the job (stable, unguessable)."""
+    code = job.params.get("completion_code")
+    if code:
+        return str(code)
+    material = f"{settings.SECRET_KEY}|prolific-completion|{job.pk}".encode()
+    return hashlib.sha256(material).hexdigest()[:8].upper()
+
+
+class ProlificProvider(Provider):
+    name = PROLIFIC
+    capabilities = Capabilities(
+        review=True, bonus=True, block=True, extend=True, reconcile=True, confirms_work=True
+    )
+    # Prolific's platform fee on rewards and bonuses (33.3%); a job may set params["fee_rate"].
+    fee_rate: ClassVar[Decimal] = Decimal("0.3334")
+    url_params = PROLIFIC_PARAMS
+    gateway = ProlificGateway()
+
+    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
+        if not hits:
+            return []
+        # The worst-case cost was checked against budget and balance by the caller (services.jobs).
+        reward = max(hit.reward for hit in hits)
+        places = sum(hit.assignments_wanted for hit in hits)
+        client = prolific_client()
+        spec = StudySpec(
+            name=str(job.params.get("title") or job.name or job.task_type)[:120],
+            internal_name=f"stancework job {job.pk}",
+            description=str(job.params.get("description") or f"{job.task_type} annotation"),
+            task_url=task_url(job.pk),
+            places=places,
+            reward_cents=int(reward * 100),
+            minutes=int(job.params.get("minutes", 10)),
+            completion_code=completion_code(job),
+            project=account.project_id(),
+            blocklist_group=account.blocklist_group(client),
+        )
+        entry = intents.record(
+            LedgerKind.CREATE_HIT,
+            self.name,
+            [f"job:{job.pk}", f"hits:{min(h.pk for h in hits)}-{max(h.pk for h in hits)}"],
+            job_id=job.pk,
+            amount=reward * places,
+            currency=str(job.params.get("currency", "GBP")),
+            params={"study": dataclasses.asdict(spec)},
+        )
+        entry = confirmed(entry)
+        return [PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=spec.task_url) for hit in hits]
+
+    def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
+        client = prolific_client()
+        reports = []
+        studies = job.hits.exclude(external_id="").values_list("external_id", flat=True).distinct()
+        for study_id in studies:
+            for sub in client.list_submissions(study_id):
+                reports.append(
+                    AssignmentReport(
+                        hit_external_id=study_id,
+                        assignment_external_id=sub.submission_id,
+                        worker_external_id=sub.participant_id,
+                        state=ASSIGNMENT_STATES.get(sub.status, AssignmentState.ACCEPTED),
+                    )
+                )
+        return SyncReport(assignments=reports)
+
+    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
+        confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
+
+    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
+        # Checked before the ledger row: a rejection Prolific would refuse writes nothing.
+        self.check_rejection(assignment.job, reason)
+        category = rejection_category(assignment.job)
+        confirmed(intents.review_intent(assignment, approve=False, feedback=reason, category=category))
+
+    def check_rejection(self, job: Job, message: str) -> None:
+        check_rejection(message, rejection_category(job))
+
+    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
+        setup = confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
+        pay = pay_bonus(setup)
+        if pay.state != LedgerState.CONFIRMED:
+            raise ProviderError(f"Prolific bonus payment is {pay.state}: {pay.error or 'resolve by reading'}")
+
+    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:
+        """More places on the job's study: one EXTEND row naming the new total (idempotent to set)."""
+        studies = {hit.external_id for hit in hits}
+        if len(studies) != 1:
+            raise ProviderError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
+        study_id = studies.pop()
+        places = sum(hit.assignments_wanted for hit in job.hits.all()) + count * len(hits)
+        entry = intents.record(
+            LedgerKind.EXTEND,
+            self.name,
+            [f"job:{job.pk}", f"study:{study_id}", f"places:{places}"],
+            job_id=job.pk,
+            market_ref=study_id,
+            amount=max(hit.reward for hit in hits) * count * len(hits),
+            currency=str(job.params.get("currency", "GBP")),
+            params={"places": places},
+        )
+        confirmed(entry)
+
+    def balance(self) -> Decimal | None:
+        """What the workspace owning our project can still spend (Prolific answers in cents)."""
+        client = prolific_client()
+        balance = client.get_balance(account.workspace_id(client))
+        return Decimal(balance.available_cents) / 100
+
+    def reward_lines(self, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
+        """One study for the batch: every place is paid the highest reward of its HITs."""
+        if not hits:
+            return []
+        return [(max(hit.reward for hit in hits), sum(hit.assignments_wanted + extra for hit in hits))]
+
+    def expire(self, hit: Hit) -> None:
+        """STOP the study when its status allows (ACTIVE, PAUSED); a draft or finished one is left be."""
+        prolific_client().move_study(hit.external_id, "STOP")
+
+    def pause(self, job: Job) -> None:
+        """PAUSE the job's live study: Prolific would otherwise keep recruiting (and billing) people."""
+        for study_id in live_studies(job):
+            prolific_client().move_study(study_id, "PAUSE")
+
+    def resume(self, job: Job) -> None:
+        for study_id in live_studies(job):
+            prolific_client().move_study(study_id, "START")
+
+    def block(self, worker: Worker, reason: str) -> None:
+        """Add the participant to our blocklist group, which every study of ours excludes."""
+        client = prolific_client()
+        client.add_to_participant_group(account.blocklist_group(client), [worker.external_id])
+
+    def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
+        return prolific_ids(params)
+
+    def bonus_params(self, assignment: Assignment) -> dict[str, Any]:
+        return {"study_id": assignment.hit.external_id}
+
+    def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
+        return reconcile_prolific_job(job)
+
+    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+        if identity is None:
+            return None
+        return Handoff(completion_redirect(completion_code(assignment.job)))
+
+
+def rejection_category(job: Job) -> str:
+    """The Prolific rejection category a job's rejections use (job parameter `rejection_category`)."""
+    return str(job.params.get("rejection_category", DEFAULT_CATEGORY))
+
+
+def live_studies(job: Job) -> list[str]:
+    """The job's studies still offered (its HITs not expired), each once."""
+    found = job.hits.filter(expired=False).exclude(external_id="").values_list("external_id", flat=True)
+    return sorted(set(found))

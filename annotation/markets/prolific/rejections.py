@@ -1,0 +1,42 @@
+"""What Prolific accepts in a rejection: a message of 100+ characters and one of its 12 categories. Pure.
+
+Checked before any ledger row is written (ProlificProvider.reject, the admin's reject form), so a
+rejection Prolific would refuse writes nothing and a corrected one goes through.
+"""
+
+from __future__ import annotations
+
+from annotation.markets.errors import RejectionError
+
+MIN_REJECTION_MESSAGE = 100  # characters, per the submission transition endpoint
+REJECTION_CATEGORIES = frozenset(
+    {
+        "TOO_QUICKLY",
+        "TOO_SLOWLY",
+        "FAILED_INSTRUCTIONS",
+        "INCOMP_LONGITUDINAL",
+        "FAILED_CHECK",
+        "LOW_EFFORT",
+        "MALINGERING",
+        "NO_CODE",
+        "BAD_CODE",
+        "NO_DATA",
+        "UNSUPP_DEVICE",
+        "OTHER",
+    }
+)
+DEFAULT_CATEGORY = "OTHER"
+
+
+def check_rejection(message: str, category: str) -> None:
+    """Raise RejectionError, saying what to fix, unless Prolific would accept this rejection."""
+    length = len(message.strip())
+    if length < MIN_REJECTION_MESSAGE:
+        raise RejectionError(
+            f"Prolific needs a rejection message of at least {MIN_REJECTION_MESSAGE} characters "
+            f"(this one has {length}): tell the participant what was wrong"
+        )
+    if category not in REJECTION_CATEGORIES:
+        raise RejectionError(
+            f"unknown Prolific rejection category {category!r}; use one of {sorted(REJECTION_CATEGORIES)}"
+        )

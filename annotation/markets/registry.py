@@ -1,0 +1,59 @@
+"""The market registry: one setting, `ANNOTATION_PROVIDERS` (name → dotted path of a Provider class).
+
+A market added there works end to end: jobs pick it by name, the ledger engine asks it for its
+gateway, reconciliation for its reconcile step, and the worker pages for its URL parameters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from importlib import import_module
+
+from django.conf import settings
+
+from annotation.markets.base import MarketIds, Provider, ProviderNotAvailableError
+
+
+def provider_paths() -> dict[str, str]:
+    return dict(settings.ANNOTATION_PROVIDERS)
+
+
+def provider_names() -> list[str]:
+    return list(provider_paths())
+
+
+@cache
+def _provider_class(path: str) -> type[Provider]:
+    module_name, _, class_name = path.rpartition(".")
+    cls: type[Provider] = getattr(import_module(module_name), class_name)
+    return cls
+
+
+def get_provider(name: str) -> Provider:
+    path = provider_paths().get(name)
+    if path is None:
+        raise ProviderNotAvailableError(f"unknown provider {name!r}; known: {sorted(provider_paths())}")
+    try:
+        cls = _provider_class(path)
+    except (ImportError, AttributeError, ValueError) as error:
+        raise ProviderNotAvailableError(f"provider {name!r} is not installed ({error})") from error
+    return cls()
+
+
+def provider_choices() -> list[tuple[str, str]]:
+    return [(name, name) for name in provider_paths()]
+
+
+def market_ids(params: Mapping[str, str]) -> MarketIds | None:
+    """The market identity in a request's parameters; None when no market's parameters are present."""
+    for name in provider_names():
+        ids = get_provider(name).market_ids(params)
+        if ids is not None:
+            return ids
+    return None
+
+
+def from_market(params: Mapping[str, str]) -> bool:
+    """Whether a request names any market's parameter (complete or not: `market_ids` judges that)."""
+    return any(params.get(param) for name in provider_names() for param in get_provider(name).url_params)

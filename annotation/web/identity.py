@@ -1,0 +1,108 @@
+"""Who is at a worker page. The one place that reads identity from a request.
+
+- in-house annotators are logged in: their worker row is tied to their user;
+- external crowds are named by the market's URL parameters, read by the job's provider
+  (`Provider.identity_from_params`) and carried through our pages as they came. Those parameters
+  are only claims, so every page served to a market worker carries a signed, expiring token
+  (`annotation.web.page_tokens`) binding the market ids and the items shown, and every POST from
+  a market worker must bring it back (`check_page_token`): no cookie is needed inside the iframe;
+- preview (`?preview=1`, or the market's preview) is nobody: the pages write nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from django.http import HttpRequest
+
+from annotation.markets.base import ExternalIdentity, MarketIds, WorkerIdentityError
+from annotation.markets.registry import get_provider
+from annotation.models import Job, Worker
+from annotation.web.page_tokens import (
+    TOKEN_FIELD,
+    Grant,
+    MissingTokenError,
+    issue_token,
+    verify_token,
+)
+from annotation.work import get_worker
+
+
+class NotThisJobError(WorkerIdentityError):
+    """Market ids of another study or HIT than this job's (a link taken from elsewhere)."""
+
+
+class LoginRequiredError(PermissionError):
+    """An in-house page visited by someone not logged in."""
+
+
+@dataclass(frozen=True)
+class Visitor:
+    worker: Worker | None
+    preview: bool = False
+    external: ExternalIdentity | None = None
+    ids: MarketIds | None = None  # the market's ids, checked (turkSubmitTo against the allowlist)
+    carried: dict[str, str] = field(default_factory=dict)
+
+
+def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
+    """The visitor of a job's pages; creates the worker row on a first (non-preview) visit.
+
+    Raises `WorkerIdentityError` for market parameters that cannot be trusted (some missing, an id
+    off the market's alphabet, turkSubmitTo off the allowlist), `NotThisJobError` for ids of
+    another study or HIT.
+    """
+    params = {**request.GET.dict(), **request.POST.dict()}
+    if params.get("preview") == "1":
+        return Visitor(worker=None, preview=True, carried={"preview": "1"})
+    provider = get_provider(job.provider)
+    if not provider.capabilities.logged_in_workers:
+        external = provider.identity_from_params(params)
+        if external is not None:
+            ids = provider.market_ids(params)
+            if ids is None or not job.hits.filter(external_id=ids.hit_id).exists():
+                # Checked before any row is written: another study's ids create no worker here.
+                raise NotThisJobError("these market ids belong to another study or HIT")
+            carried = dict(external.extra)
+            if external.preview:
+                return Visitor(worker=None, preview=True, external=external, ids=ids, carried=carried)
+            worker = get_worker(job.provider, external.worker_id)
+            return Visitor(worker=worker, external=external, ids=ids, carried=carried)
+    if not request.user.is_authenticated:
+        raise LoginRequiredError("log in to work on in-house jobs")
+    if not provider.capabilities.logged_in_workers:
+        # Staff looking at a market job without the market's parameters see what workers would.
+        return Visitor(worker=None, preview=True, carried={"preview": "1"})
+    return Visitor(worker=get_worker(job.provider, f"user-{request.user.pk}", user=request.user))
+
+
+def page_token(visitor: Visitor, job: Job, item_ids: Sequence[int] = ()) -> str:
+    """The token for a page about to be served to a market worker; "" for in-house visitors and preview."""
+    if visitor.ids is None or visitor.preview:
+        return ""
+    return issue_token(visitor.ids, job.pk, item_ids)
+
+
+def check_page_token(
+    request: HttpRequest, visitor: Visitor, job: Job, item_ids: Sequence[int] = ()
+) -> Grant | None:
+    """A market worker's POST must bring back a valid token for the same ids, job and items.
+
+    In-house visitors need none (their session and Django's CSRF check cover them): returns None.
+    """
+    if visitor.ids is None:
+        return None
+    token = request.POST.get(TOKEN_FIELD, "")
+    if not token:
+        raise MissingTokenError("this page was not served by us to this worker (no page token)")
+    return verify_token(token, visitor.ids, job.pk, item_ids)
+
+
+def granted_identity(visitor: Visitor, grant: Grant | None) -> ExternalIdentity | None:
+    """The market identity to hand back to the market: where to submit is the token's, not the request's."""
+    if visitor.external is None or grant is None or not grant.ids.submit_to:
+        return visitor.external
+    extra = {**visitor.external.extra, "turkSubmitTo": grant.ids.submit_to}
+    return dataclasses.replace(visitor.external, extra=extra)

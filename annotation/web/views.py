@@ -1,0 +1,247 @@
+"""Worker pages: queue → instructions → qualification quiz → task → next. Thin: services do the work.
+
+The four job pages are `@worker_page`s: market workers reach them inside MTurk's iframe (or from
+Prolific) with the market's parameters, get a signed page token with every page, and must bring it
+back with every POST (`annotation.web.identity`). In-house annotators use the same pages logged in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from annotation import work
+from annotation.markets.base import WorkerIdentityError
+from annotation.markets.registry import get_provider, provider_names
+from annotation.models import Assignment, AssignmentState, Job, JobState
+from annotation.task_types import get_task_type
+from annotation.web.forms import HitForm, QuizForm
+from annotation.web.framing import worker_page
+from annotation.web.identity import (
+    LoginRequiredError,
+    NotThisJobError,
+    Visitor,
+    check_page_token,
+    granted_identity,
+    page_token,
+    resolve_visitor,
+)
+from annotation.web.page_tokens import ExpiredTokenError, Grant
+
+
+def _url(name: str, pk: int, visitor: Visitor) -> str:
+    query = urlencode(visitor.carried)
+    return reverse(f"annotation:{name}", args=[pk]) + (f"?{query}" if query else "")
+
+
+def _visitor(request: HttpRequest, job: Job) -> Visitor | HttpResponse:
+    try:
+        return resolve_visitor(request, job)
+    except LoginRequiredError:
+        return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
+    except NotThisJobError as error:
+        return _message(request, job, "Not this job", f"Nothing was saved: {error}.", status=403)
+    except WorkerIdentityError as error:
+        return _message(request, job, "This link is not valid", str(error), status=400)
+
+
+def _message(request: HttpRequest, job: Job | None, title: str, text: str, status: int = 200) -> HttpResponse:
+    return render(
+        request, "annotation/message.html", {"job": job, "title": title, "text": text}, status=status
+    )
+
+
+def _checked(
+    request: HttpRequest, visitor: Visitor, job: Job, item_ids: Sequence[int] = ()
+) -> Grant | HttpResponse | None:
+    """The POST's page token verified (a Grant; None for in-house visitors), or the refusal to show."""
+    try:
+        return check_page_token(request, visitor, job, item_ids)
+    except ExpiredTokenError:
+        text = "This page is too old to submit. Reload the task from the market and try again."
+        return _message(request, job, "Page expired", text, status=403)
+    except WorkerIdentityError as error:
+        return _message(request, job, "Not accepted", f"Nothing was saved: {error}.", status=403)
+
+
+def _page(request: HttpRequest, job: Job, page: str, context: dict[str, Any]) -> HttpResponse:
+    """Render the job's task-type template inside one of the page layouts."""
+    task_type = get_task_type(job.task_type)
+    context = {"job": job, "task_type": task_type, "page_template": f"annotation/{page}.html", **context}
+    return render(request, task_type.template, context)
+
+
+def queue(request: HttpRequest) -> HttpResponse:
+    """In-house annotators' list of open jobs."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
+    markets = [name for name in provider_names() if get_provider(name).capabilities.logged_in_workers]
+    jobs = Job.objects.filter(provider__in=markets, state__in=JobState.open()).order_by("created")
+    rows = [{"job": job, "progress": work.job_progress(job)} for job in jobs]
+    return render(request, "annotation/queue.html", {"rows": rows})
+
+
+@worker_page
+def job_home(request: HttpRequest, pk: int) -> HttpResponse:
+    """Instructions, and what the visitor can do next: preview, take the quiz, or start work."""
+    job = get_object_or_404(Job, pk=pk)
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.preview or visitor.worker is None:
+        return preview(request, job, visitor)
+    found = work.qualification(visitor.worker, job.task_type)
+    context = {
+        "visitor": visitor,
+        "qualification": found,
+        "can_quiz": work.can_retry_quiz(visitor.worker, job),
+        "quiz_url": _url("quiz", job.pk, visitor),
+        "start_url": _url("start", job.pk, visitor),
+        "blocked": visitor.worker.blocked,
+        "page_token": page_token(visitor, job),
+    }
+    return _page(request, job, "job", context)
+
+
+def preview(request: HttpRequest, job: Job, visitor: Visitor) -> HttpResponse:
+    """The instructions and the first HIT, read-only. Writes nothing."""
+    first = job.hits.order_by("position").first()
+    items = first.ordered_items() if first else []
+    form = HitForm(get_task_type(job.task_type), items)
+    return _page(request, job, "preview", {"visitor": visitor, "form": form, "rows": form.rows()})
+
+
+@worker_page
+@require_http_methods(["GET", "POST"])
+def quiz(request: HttpRequest, pk: int) -> HttpResponse:
+    job = get_object_or_404(Job, pk=pk)
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.worker is None:
+        return _message(request, job, "Preview", "Accept the task to take the qualification quiz.")
+    task_type = get_task_type(job.task_type)
+    if not work.can_retry_quiz(visitor.worker, job):
+        return HttpResponseRedirect(_url("job", job.pk, visitor))
+    form = QuizForm(task_type.quiz, request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        grant = _checked(request, visitor, job)
+        if isinstance(grant, HttpResponse):
+            return grant
+    if request.method == "POST" and form.is_valid():
+        result = work.grade_quiz(visitor.worker, job, form.answers())
+        if result.passed:
+            return HttpResponseRedirect(_url("job", job.pk, visitor))
+        return _message(
+            request,
+            job,
+            "Qualification not passed",
+            f"You answered {result.score:.0%} of the worked examples correctly; "
+            f"this task needs {work.quiz_pass_mark(job):.0%}. "
+            "We cannot offer you this work. Thank you for your time.",
+            status=403,
+        )
+    context = {"job": job, "task_type": task_type, "form": form, "visitor": visitor}
+    return render(request, "annotation/quiz.html", {**context, "page_token": page_token(visitor, job)})
+
+
+@worker_page
+@require_POST
+def start(request: HttpRequest, pk: int) -> HttpResponse:
+    """Hand the worker their next HIT (or their open one) and send them to it."""
+    job = get_object_or_404(Job, pk=pk)
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.worker is None:
+        return _message(request, job, "Preview", "Accept the task to start working.", status=403)
+    grant = _checked(request, visitor, job)
+    if isinstance(grant, HttpResponse):
+        return grant
+    ids = visitor.ids
+    hit = None
+    if ids is not None and get_provider(job.provider).capabilities.worker_takes_hit:
+        # An MTurk worker accepted one particular HIT: that one is theirs, no other.
+        hit = work.market_hit(job, ids.hit_id)
+        if hit is None:
+            return _message(request, job, "No such HIT", "This HIT is not part of this job.", status=404)
+    try:
+        assignment = work.next_assignment(
+            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else ""
+        )
+    except work.NoWorkError as error:
+        refused = (work.NotQualifiedError, work.IdentityConflictError)
+        status = 403 if isinstance(error, refused) else 200
+        return _message(request, job, "No work for you here", str(error), status=status)
+    return HttpResponseRedirect(_url("assignment", assignment.pk, visitor))
+
+
+@worker_page
+@require_http_methods(["GET", "POST"])
+def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """The HIT's items; on POST, save them all in one transaction (a second POST stores nothing new)."""
+    assignment = get_object_or_404(Assignment.objects.select_related("job", "hit", "worker"), pk=pk)
+    job = assignment.job
+    visitor = _visitor(request, job)
+    if isinstance(visitor, HttpResponse):
+        return visitor
+    if visitor.worker is None or visitor.worker.pk != assignment.worker_id:
+        raise Http404("no such assignment for you")
+    if visitor.ids is not None and visitor.ids.assignment_id != assignment.external_id:
+        raise Http404("no such assignment for you")
+    if assignment.state in AssignmentState.done():
+        return _after_submit(request, assignment, visitor, None)
+    if assignment.state != AssignmentState.ACCEPTED:
+        return _message(request, job, "Closed", f"This assignment was {assignment.state}.", status=409)
+    items = work.items_of(assignment)
+    item_ids = [item.pk for item in items]
+    form = HitForm(get_task_type(job.task_type), items, request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        grant = _checked(request, visitor, job, item_ids)
+        if isinstance(grant, HttpResponse):
+            return grant
+        if form.is_valid():
+            try:
+                work.submit_assignment(assignment.pk, form.answers())
+            except work.AssignmentStateError as error:
+                return _message(request, job, "Not saved", str(error), status=409)
+            return _after_submit(request, assignment, visitor, grant)
+    context = {
+        "visitor": visitor,
+        "assignment": assignment,
+        "form": form,
+        "rows": form.rows(),
+        "page_token": page_token(visitor, job, item_ids),
+    }
+    return _page(request, job, "task", context)
+
+
+def _after_submit(
+    request: HttpRequest, assignment: Assignment, visitor: Visitor, grant: Grant | None
+) -> HttpResponse:
+    """Saved already; now send the worker back to the market (MTurk by POST, Prolific by redirect)."""
+    provider = get_provider(assignment.job.provider)
+    try:
+        handoff = provider.after_submit(assignment, granted_identity(visitor, grant))
+    except WorkerIdentityError as error:
+        return _message(request, assignment.job, "Saved", f"Your work is saved, but {error}.", status=400)
+    if handoff is not None and handoff.fields:
+        return render(request, "annotation/external_submit.html", {"handoff": handoff, "job": assignment.job})
+    if handoff is not None:
+        return HttpResponseRedirect(handoff.url)
+    return render(
+        request,
+        "annotation/submitted.html",
+        {
+            "job": assignment.job,
+            "assignment": assignment,
+            "start_url": _url("start", assignment.job_id, visitor),
+        },
+    )

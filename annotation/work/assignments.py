@@ -1,0 +1,310 @@
+"""The worker's side: identity rows, the qualification quiz, handing out work, saving submissions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from annotation.markets.registry import get_provider
+from annotation.models import (
+    Assignment,
+    AssignmentState,
+    Hit,
+    Item,
+    Job,
+    JobState,
+    Qualification,
+    Response,
+    Worker,
+    WorkerItem,
+    WorkerItemReason,
+)
+from annotation.task_types import get_task_type
+from annotation.task_types.base import Answer
+
+# How many open HITs to try, in order, before telling a worker there is nothing for them.
+CANDIDATE_HITS = 50
+
+
+class NoWorkError(RuntimeError):
+    """There is no work for this worker in this job; the message says why, for the worker to read."""
+
+
+class NotQualifiedError(NoWorkError):
+    """The worker has not passed (or has failed) the task type's qualification quiz."""
+
+
+class AnswerError(ValueError):
+    """A submission that does not answer exactly the assignment's items."""
+
+
+class IdentityConflictError(NoWorkError):
+    """The ids a visitor brings name an assignment that is bound to somebody, or to other ids."""
+
+
+class AssignmentStateError(RuntimeError):
+    """A submission for an assignment that can no longer take one (returned or expired)."""
+
+
+def get_worker(
+    provider: str, external_id: str, *, simulated: bool = False, model: Any = None, user: Any = None
+) -> Worker:
+    worker, _ = Worker.objects.get_or_create(
+        provider=provider,
+        external_id=external_id,
+        defaults={"simulated": simulated, "model": dict(model or {}), "user": user},
+    )
+    return worker
+
+
+def qualification(worker: Worker, task_type: str) -> Qualification | None:
+    return Qualification.objects.filter(worker=worker, task_type=task_type).first()
+
+
+def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualification:
+    """Grade the task type's quiz and record the result per worker and task type.
+
+    A pass stands; a fail may be retried only while attempts remain (job parameter `quiz_attempts`).
+    """
+    definition = get_task_type(job.task_type)
+    questions = definition.quiz
+    right = sum(1 for q in questions if answers.get(q.key) == q.answer)
+    score = right / len(questions) if questions else 1.0
+    passed = score >= quiz_pass_mark(job)
+    with transaction.atomic():
+        existing = (
+            Qualification.objects.select_for_update().filter(worker=worker, task_type=job.task_type).first()
+        )
+        if existing is None:
+            return Qualification.objects.create(
+                worker=worker, task_type=job.task_type, passed=passed, score=score, answers=dict(answers)
+            )
+        if existing.passed or existing.attempts >= int(job.params.get("quiz_attempts", 1)):
+            return existing
+        existing.passed, existing.score, existing.answers = passed, score, dict(answers)
+        existing.attempts = F("attempts") + 1
+        existing.save()
+        existing.refresh_from_db()
+        return existing
+
+
+def quiz_pass_mark(job: Job) -> float:
+    """The share of the quiz a worker must get right (job parameter `quiz_pass_mark`)."""
+    return float(job.params.get("quiz_pass_mark", 0.75))
+
+
+def can_retry_quiz(worker: Worker, job: Job) -> bool:
+    found = qualification(worker, job.task_type)
+    return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
+
+
+def check_can_work(job: Job, worker: Worker) -> None:
+    """Raise NoWorkError with a reason the worker can read, or return when they may work."""
+    worker.refresh_from_db(fields=["blocked"])
+    if worker.blocked:
+        raise NoWorkError("Your account can no longer take work here.")
+    # Read the state afresh: a page or a crowd loop may hold the job from before a pause.
+    job.refresh_from_db(fields=["state"])
+    if job.state not in JobState.open():
+        raise NoWorkError("This job is not taking work at the moment.")
+    found = qualification(worker, job.task_type)
+    if found is None:
+        raise NotQualifiedError("Please take the qualification quiz first.")
+    if not found.passed:
+        raise NotQualifiedError(
+            f"You did not pass the qualification quiz for {get_task_type(job.task_type).name} "
+            f"({found.score:.0%} right), so we cannot offer you this work. Thank you for your time."
+        )
+
+
+def next_assignment(job: Job, worker: Worker, *, hit: Hit | None = None, external_id: str = "") -> Assignment:
+    """The worker's open assignment in the job, or a new one on a HIT with none of the items they saw.
+
+    The database decides: an assignment holds a row per item in `WorkerItem` (unique per item and
+    worker), a worker holds at most one open assignment per job, a market's assignment id names one
+    assignment, bound to its worker on first sight, and a HIT's slots are counted under a row lock.
+    """
+    if external_id:
+        bound = job.assignments.filter(external_id=external_id).first()
+        if bound is not None and bound.worker_id != worker.pk:
+            raise IdentityConflictError("This assignment belongs to somebody else.")
+        if bound is not None:
+            return bound  # the worker reloaded the page, or came back
+    check_can_work(job, worker)
+    open_one = _open_assignment(job, worker, hit, external_id)
+    if open_one is not None:
+        return open_one
+    seen = WorkerItem.objects.filter(worker=worker, item__job=job).values("item_id")
+    candidates = (
+        job.hits.filter(expired=False)
+        .exclude(hit_items__item__in=seen)
+        .annotate(taken=Count("assignments", filter=_holding("assignments__")))
+        .filter(taken__lt=F("assignments_wanted"))
+        .order_by("position")
+    )
+    if hit is not None:
+        candidates = candidates.filter(pk=hit.pk)
+    confirmed = not get_provider(job.provider).capabilities.confirms_work
+    for pk in list(candidates.values_list("pk", flat=True)[:CANDIDATE_HITS]):
+        try:
+            assignment = _take(job, worker, pk, external_id, confirmed=confirmed)
+        except _AlreadyOpenError:
+            break  # a parallel request of this worker won: theirs is the answer, below
+        if assignment is not None:
+            from annotation.work.jobs import settle_job
+
+            settle_job(job.pk)
+            return assignment
+    open_one = _open_assignment(job, worker, hit, external_id)
+    if open_one is not None:
+        return open_one
+    raise NoWorkError("There is no more work for you in this job. Thank you!")
+
+
+def _open_assignment(job: Job, worker: Worker, hit: Hit | None, external_id: str) -> Assignment | None:
+    open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).first()
+    if open_one is None:
+        return None
+    if hit is not None and open_one.hit_id != hit.pk:
+        raise IdentityConflictError("Finish or return the HIT you already hold in this job first.")
+    if external_id and open_one.external_id != external_id:
+        # Never re-labelled: the ids in a URL are claims, and this assignment is bound to its own.
+        raise IdentityConflictError("You already hold this work under another assignment.")
+    return open_one
+
+
+def _holding(prefix: str = "") -> Q:
+    """Assignments that hold a HIT's slot: open ones, and finished work unless the market disowns it
+    (market work submitted but not confirmed holds no slot, so made-up ids cannot fill a HIT)."""
+    return Q(**{f"{prefix}state": AssignmentState.ACCEPTED}) | Q(
+        **{f"{prefix}state__in": AssignmentState.holding(), f"{prefix}confirmed": True}
+    )
+
+
+class _AlreadyOpenError(Exception):
+    """The worker took an assignment in a parallel request: no other HIT is to be tried."""
+
+
+def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed: bool) -> Assignment | None:
+    try:
+        with transaction.atomic():
+            # One start at a time per worker: the lock orders them, the constraint would refuse a second.
+            Worker.objects.select_for_update().filter(pk=worker.pk).exists()
+            if job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).exists():
+                raise _AlreadyOpenError
+            hit = Hit.objects.select_for_update().get(pk=hit_pk)
+            if hit.assignments.filter(_holding()).count() >= hit.assignments_wanted:
+                return None
+            assignment = Assignment.objects.create(
+                job=job,
+                hit=hit,
+                worker=worker,
+                external_id=external_id,
+                simulated=worker.simulated,
+                accepted_at=timezone.now(),
+                confirmed=confirmed,
+            )
+            item_pks = hit.hit_items.values_list("item_id", flat=True)
+            WorkerItem.objects.bulk_create(
+                [
+                    WorkerItem(
+                        item_id=pk, worker=worker, assignment=assignment, reason=WorkerItemReason.ASSIGNED
+                    )
+                    for pk in item_pks
+                ]
+            )
+            return assignment
+    except IntegrityError:
+        # Another request gave this worker the HIT, one of its items, or an open assignment first.
+        return None
+
+
+def submit_assignment(assignment_id: int, answers: Mapping[int, Answer]) -> Assignment:
+    """Save every answer of an assignment in one transaction; a second submit changes nothing."""
+    with transaction.atomic():
+        assignment = (
+            Assignment.objects.select_for_update().select_related("job", "worker").get(pk=assignment_id)
+        )
+        if assignment.state in AssignmentState.done():
+            return assignment
+        if assignment.state != AssignmentState.ACCEPTED:
+            raise AssignmentStateError(
+                f"this assignment was {assignment.state}; its work can no longer be saved"
+            )
+        items = list(Item.objects.filter(hit_items__hit=assignment.hit_id).select_related("job"))
+        if {item.pk for item in items} != set(answers):
+            raise AnswerError("a submission must answer exactly the items of its HIT")
+        _store_responses(assignment, items, answers)
+        now = timezone.now()
+        assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
+        assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
+        assignment.save(update_fields=["state", "submitted_at", "work_seconds"])
+    from annotation.work.jobs import settle_job
+
+    settle_job(assignment.job_id)
+    return assignment
+
+
+def _store_responses(assignment: Assignment, items: list[Item], answers: Mapping[int, Answer]) -> None:
+    definition = get_task_type(assignment.job.task_type)
+    now = timezone.now()
+    rows = []
+    for item in items:
+        answer = answers[item.pk]
+        correct = definition.is_correct(item, answer) if item.is_gold else None
+        rows.append(
+            Response(
+                job_id=assignment.job_id,
+                item=item,
+                worker_id=assignment.worker_id,
+                assignment=assignment,
+                label=answer.label,
+                value=answer.value,
+                is_gold=item.is_gold,
+                correct=correct,
+                simulated=assignment.simulated,
+                created=now,
+            )
+        )
+    Response.objects.bulk_create(rows)
+    gold = [row for row in rows if row.is_gold]
+    if gold:
+        Worker.objects.filter(pk=assignment.worker_id).update(
+            gold_answered=F("gold_answered") + len(gold),
+            gold_correct=F("gold_correct") + sum(1 for row in gold if row.correct),
+        )
+
+
+def market_hit(job: Job, hit_external_id: str) -> Hit | None:
+    """The job's HIT the market names (MTurk's hitId); None when the job has no such HIT."""
+    return job.hits.filter(external_id=hit_external_id).first() if hit_external_id else None
+
+
+def items_of(assignment: Assignment) -> list[Item]:
+    return assignment.hit.ordered_items()
+
+
+class ServiceQueue:
+    """The work queue as providers without people see it (`annotation.markets.base.WorkQueue`)."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+
+    def worker(self, external_id: str, *, simulated: bool, model: Mapping[str, Any]) -> Worker:
+        return get_worker(self.job.provider, external_id, simulated=simulated, model=model)
+
+    def qualify(self, worker: Worker, answers: Mapping[str, str]) -> bool:
+        return grade_quiz(worker, self.job, answers).passed
+
+    def next_assignment(self, worker: Worker) -> Assignment | None:
+        try:
+            return next_assignment(self.job, worker)
+        except NoWorkError:
+            return None
+
+    def submit(self, assignment: Assignment, answers: Mapping[int, Answer]) -> None:
+        submit_assignment(assignment.pk, answers)

@@ -1,0 +1,351 @@
+"""Job lifecycle: create (choose items, bundle into HITs), publish, sync, pause, cancel, progress."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from annotation.markets.base import AssignmentReport, Provider, ProviderError
+from annotation.markets.errors import MarketError
+from annotation.markets.registry import get_provider
+from annotation.models import (
+    Assignment,
+    AssignmentState,
+    Hit,
+    HitItem,
+    Item,
+    Job,
+    JobState,
+    WorkerItem,
+    WorkerItemReason,
+)
+from annotation.signals import job_completed
+from annotation.task_types import get_task_type
+from annotation.task_types.base import ItemSpec, gold_filters
+from annotation.work import costs
+from annotation.work.bundling import Grouped, bundle, mix_gold
+
+BATCH = 2000
+
+
+class JobError(ValueError):
+    """A job that cannot be created as asked."""
+
+
+class JobStateError(RuntimeError):
+    """An action the job's current state does not allow."""
+
+
+class BudgetError(JobError):
+    """Publishing would cost more than the job's budget allows."""
+
+
+@dataclass(frozen=True)
+class Progress:
+    hits: int
+    assignments_wanted: int
+    assignments_done: int
+    responses: int
+
+    @property
+    def fraction(self) -> float:
+        return self.assignments_done / self.assignments_wanted if self.assignments_wanted else 0.0
+
+
+def create_job(
+    task_type: str,
+    filters: Mapping[str, Any] | None = None,
+    *,
+    provider: str = "inhouse",
+    params: Mapping[str, Any] | None = None,
+    budget: Decimal | None = None,
+    name: str = "",
+    created_by: Any = None,
+) -> Job:
+    """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
+    definition = get_task_type(task_type)
+    merged = definition.params(params)
+    get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    filters = dict(filters or {})
+    specs = list(definition.select_items(filters, merged))
+    if not specs:
+        raise JobError(f"the filters {filters} choose no items for {task_type}")
+    gold: list[ItemSpec] = []
+    if int(merged["gold_per_hit"]) > 0:
+        chosen = gold_filters(filters)
+        if chosen is None:
+            raise JobError("gold_per_hit > 0 needs a `gold` filter choosing the gold items")
+        regular_keys = {spec.key for spec in specs}
+        gold = [spec for spec in definition.select_gold(chosen, merged) if spec.key not in regular_keys]
+    with transaction.atomic():
+        job = Job.objects.create(
+            name=name or f"{definition.name} over {len(specs)} items",
+            task_type=task_type,
+            provider=provider,
+            params=merged,
+            filters=filters,
+            workers_per_item=int(merged["workers_per_item"]),
+            reward=Decimal(str(merged["reward"])),
+            budget=budget,
+            created_by=created_by,
+        )
+        items = _store_items(job, specs, is_gold=False)
+        gold_items = _store_items(job, gold, is_gold=True)
+        _store_hits(job, items, gold_items, merged)
+        _fence_authors(specs + gold, {item.key: item for item in items + gold_items})
+    return job
+
+
+def _store_items(job: Job, specs: list[ItemSpec], *, is_gold: bool) -> list[Item]:
+    rows = [
+        Item(
+            job=job,
+            key=spec.key,
+            group=spec.group,
+            payload=spec.payload,
+            is_gold=is_gold,
+            known_answer=spec.known_answer,
+            claim_id=spec.claim_id,
+            perspective_id=spec.perspective_id,
+            cluster_id=spec.cluster_id,
+            evidence_id=spec.evidence_id,
+        )
+        for spec in specs
+    ]
+    return Item.objects.bulk_create(rows, batch_size=BATCH)
+
+
+def _store_hits(job: Job, items: list[Item], gold: list[Item], params: Mapping[str, Any]) -> None:
+    bundles = bundle([Grouped(item.pk, item.group) for item in items], int(params["groups_per_hit"]))
+    bundles = mix_gold(bundles, [item.pk for item in gold], int(params["gold_per_hit"]), int(params["seed"]))
+    reward = Decimal(str(params["reward"]))
+    hits = Hit.objects.bulk_create(
+        [
+            Hit(job=job, position=n, assignments_wanted=job.workers_per_item, reward=reward)
+            for n in range(len(bundles))
+        ],
+        batch_size=BATCH,
+    )
+    HitItem.objects.bulk_create(
+        [
+            HitItem(hit=hit, item_id=int(item_pk), position=place)  # type: ignore[call-overload]
+            for hit, pks in zip(hits, bundles, strict=True)
+            for place, item_pk in enumerate(pks)
+        ],
+        batch_size=BATCH,
+    )
+
+
+def _fence_authors(specs: list[ItemSpec], items: Mapping[str, Item]) -> None:
+    """The writer of a paraphrase never verifies it: hold the item for them as already 'seen'."""
+    WorkerItem.objects.bulk_create(
+        [
+            WorkerItem(item=items[spec.key], worker_id=worker_pk, reason=WorkerItemReason.AUTHORED)
+            for spec in specs
+            for worker_pk in spec.excluded_workers
+        ],
+        batch_size=BATCH,
+        ignore_conflicts=True,
+    )
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """What a publication (or an extension by `extra` assignments per HIT) can cost at most."""
+
+    worst_case: Decimal  # the whole job: every assignment, every allowed bonus, the market fee
+    spend: Decimal  # what this step adds (the whole worst case when publishing)
+    fee_rate: Decimal
+    bonus_cap: Decimal
+    budget: Decimal | None
+    balance: Decimal | None  # None where no market account pays
+
+    @property
+    def refusal(self) -> str:
+        """Why this may not be spent, or "": the job budget caps the whole, the balance this step."""
+        return costs.refusal(self.worst_case, self.budget, None) or costs.refusal(
+            self.spend, None, self.balance
+        )
+
+
+def estimate_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
+    """The worst case for the job's HITs with `extra` more assignments each, and the market balance."""
+    provider = provider or get_provider(job.provider)
+    hits = list(job.hits.order_by("position"))
+    fee = provider.fee(job)
+    bonus_cap = Decimal(str(job.params.get("bonus_cap", 0)))
+    whole = costs.worst_case(provider.reward_lines(hits, extra), fee, bonus_cap)
+    if extra:
+        before = costs.worst_case(provider.reward_lines(hits), fee, Decimal(0))
+        spend = costs.worst_case(provider.reward_lines(hits, extra), fee, Decimal(0)) - before
+    else:
+        spend = whole
+    try:
+        balance = provider.balance()
+    except MarketError as error:
+        raise ProviderError(f"cannot read the {provider.name} balance: {error}") from error
+    return CostEstimate(whole, spend, fee, bonus_cap, job.budget, balance)
+
+
+def check_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
+    """The one place of the rule: refuse when the worst case exceeds the job budget or the balance."""
+    estimate = estimate_cost(job, provider, extra=extra)
+    if estimate.refusal:
+        raise BudgetError(estimate.refusal)
+    return estimate
+
+
+def publish_job(job_id: int) -> Job:
+    """Advertise a draft job's HITs through its provider. Safe to call twice: a published job is left be.
+
+    No transaction is open while the market is called: the provider commits each HIT's ledger row
+    before its call, and a caller racing this one finds the same rows, so no HIT is created twice.
+    """
+    job = Job.objects.get(pk=job_id)
+    if job.state != JobState.DRAFT:
+        return job
+    provider = get_provider(job.provider)
+    check_cost(job, provider)
+    pending = list(job.hits.filter(external_id="").order_by("position"))
+    published = {entry.hit_pk: entry for entry in provider.publish(job, pending, f"job-{job.pk}-publish")}
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        if job.state != JobState.DRAFT:
+            return job
+        now = timezone.now()
+        for hit in pending:
+            if hit.pk in published:
+                hit.external_id, hit.published_at = published[hit.pk].external_id, now
+        Hit.objects.bulk_update(pending, ["external_id", "published_at"], batch_size=BATCH)
+        job.state, job.published_at = JobState.PUBLISHED, now
+        job.save(update_fields=["state", "published_at", "updated"])
+    return job
+
+
+def sync_job(job_id: int) -> Job:
+    """Bring a job up to date with its provider, then settle its state. Safe to call any number of times."""
+    from annotation.work.assignments import ServiceQueue
+
+    job = Job.objects.get(pk=job_id)
+    if job.state not in JobState.open():
+        return job
+    report = get_provider(job.provider).sync(job, ServiceQueue(job))
+    for start in range(0, len(report.assignments), BATCH):
+        _take_reports(job, report.assignments[start : start + BATCH])
+    return settle_job(job.pk)
+
+
+def _take_reports(job: Job, reports: Sequence[AssignmentReport]) -> None:
+    """The market's word on a batch of assignments: their states, and confirmation of the ones it
+    reports as the same worker's on the same HIT. A report naming another worker changes nothing."""
+    by_id = {report.assignment_external_id: report for report in reports}
+    local = job.assignments.filter(external_id__in=list(by_id)).select_related("worker", "hit")
+    theirs = [a for a in local if a.worker.external_id == by_id[a.external_id].worker_external_id]
+    # One UPDATE per market state and batch, not one per assignment the market reports.
+    by_state: dict[str, list[int]] = defaultdict(list)
+    for assignment in theirs:
+        by_state[by_id[assignment.external_id].state].append(assignment.pk)
+    for state, pks in by_state.items():
+        Assignment.objects.filter(pk__in=pks).exclude(state=state).update(state=state)
+    confirmed = [a.pk for a in theirs if a.hit.external_id == by_id[a.external_id].hit_external_id]
+    Assignment.objects.filter(pk__in=confirmed, confirmed=False).update(confirmed=True)
+
+
+def settle_job(job_id: int) -> Job:
+    """Move a job to collecting once work has started, and to complete once every HIT is done."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        if job.state not in JobState.open():
+            return job
+        progress = job_progress(job)
+        if progress.assignments_done >= progress.assignments_wanted:
+            job.state, job.completed_at = JobState.COMPLETE, timezone.now()
+        elif job.state == JobState.PUBLISHED and job.assignments.exists():
+            job.state = JobState.COLLECTING
+        else:
+            return job
+        job.save(update_fields=["state", "completed_at", "updated"])
+        if job.state == JobState.COMPLETE:
+            job_completed.send(sender=Job, job_id=job.pk)
+    return job
+
+
+def job_progress(job: Job) -> Progress:
+    wanted = job.hits.aggregate(n=Count("pk"), wanted=Sum("assignments_wanted"))
+    done = job.assignments.aggregate(
+        done=Count("pk", filter=Q(state__in=AssignmentState.done(), confirmed=True)),
+    )
+    return Progress(
+        hits=wanted["n"] or 0,
+        assignments_wanted=wanted["wanted"] or 0,
+        assignments_done=done["done"] or 0,
+        responses=job.responses.count(),
+    )
+
+
+def pause_job(job_id: int) -> Job:
+    """Stop handing out work, here and at the market; accepted assignments may still be submitted.
+
+    The market is told after the state is saved, outside the transaction (pausing pays nobody):
+    a market that kept recruiting would send people to a job with no work for them.
+    """
+    job = _move(job_id, JobState.open(), JobState.PAUSED)
+    get_provider(job.provider).pause(job)
+    return job
+
+
+def resume_job(job_id: int) -> Job:
+    job = _move(job_id, [JobState.PAUSED], JobState.COLLECTING)
+    get_provider(job.provider).resume(job)
+    return settle_job(job.pk)
+
+
+def cancel_job(job_id: int) -> Job:
+    """Cancel a job that is not finished, and expire its HITs at the provider."""
+    job = _move(job_id, [JobState.DRAFT, JobState.PAUSED, *JobState.open()], JobState.CANCELLED)
+    expire_hits(job)
+    return job
+
+
+def expire_hits(job: Job) -> int:
+    """Stop the market offering the job's HITs (outside any transaction: expiring pays nobody)."""
+    provider = get_provider(job.provider)
+    told: set[str] = set()
+    for hit in job.hits.filter(expired=False).exclude(external_id="").order_by("position"):
+        # A Prolific study carries every HIT of the job: stop it once.
+        if hit.external_id not in told:
+            provider.expire(hit)
+            told.add(hit.external_id)
+    return job.hits.filter(expired=False).update(expired=True)
+
+
+def _move(job_id: int, allowed: list[str], target: str) -> Job:
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        if job.state == target:
+            return job
+        if job.state not in allowed:
+            raise JobStateError(f"cannot move job {job.pk} from {job.state} to {target}")
+        job.state = target
+        job.save(update_fields=["state", "updated"])
+    return job
+
+
+def request_publish(job: Job) -> None:
+    """Publish in the background once the current transaction commits."""
+    from annotation.work.tasks import publish_job_task
+
+    publish_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
+
+
+def request_sync(job: Job) -> None:
+    from annotation.work.tasks import sync_job_task
+
+    sync_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types

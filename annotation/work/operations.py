@@ -1,0 +1,83 @@
+"""The admin's market actions as background operations (operations.registry): each acts on its
+objects one by one in a Celery worker and reports every outcome, so no web request waits on a market.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from decimal import Decimal
+from typing import Any
+
+from annotation import work
+from annotation.ledger.reconcile import reconcile_job
+from annotation.markets.base import ProviderError
+from annotation.markets.errors import MarketError
+from annotation.models import Assignment, Job
+from operations.registry import Progress, register
+
+# What a failed market action can raise, reported per object instead of ending the whole run.
+ACTION_ERRORS = (work.JobError, work.JobStateError, work.ReviewError, ValueError, ProviderError, MarketError)
+
+
+def _each(progress: Progress, objects: Iterable[Any], act: Callable[[Any], str]) -> None:
+    for obj in objects:
+        try:
+            progress.step(f"{obj}: {act(obj)}")
+        except ACTION_ERRORS as error:
+            progress.step(f"{obj}: failed: {error}")
+
+
+def _jobs(job_ids: list[int]) -> list[Job]:
+    return list(Job.objects.filter(pk__in=job_ids).order_by("pk"))
+
+
+def _assignments(assignment_ids: list[int]) -> list[Assignment]:
+    return list(Assignment.objects.filter(pk__in=assignment_ids).order_by("pk"))
+
+
+@register("annotation.publish_jobs")
+def publish_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.publish_job(job.pk).state}")
+
+
+@register("annotation.extend_jobs")
+def extend_jobs(progress: Progress, job_ids: list[int], count: int) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.extend_job(job.pk, count).state}")
+
+
+@register("annotation.expire_jobs")
+def expire_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.expire_job(job.pk).state}")
+
+
+@register("annotation.sync_jobs")
+def sync_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.sync_job(job.pk).state}")
+
+
+@register("annotation.cancel_jobs")
+def cancel_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.cancel_job(job.pk).state}")
+
+
+@register("annotation.reconcile_jobs")
+def reconcile_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"{len(reconcile_job(job.pk))} mismatches flagged")
+
+
+@register("annotation.review_work")
+def review_work(progress: Progress, assignment_ids: list[int], approve: bool, feedback: str) -> None:
+    _each(
+        progress,
+        _assignments(assignment_ids),
+        lambda a: work.review_assignment(a.pk, approve=approve, feedback=feedback).state,
+    )
+
+
+@register("annotation.bonus_work")
+def bonus_work(progress: Progress, assignment_ids: list[int], amount: str, reason: str, batch: str) -> None:
+    _each(
+        progress,
+        _assignments(assignment_ids),
+        lambda a: work.bonus_assignment(a.pk, Decimal(amount), reason, batch).state,
+    )

@@ -1,0 +1,110 @@
+"""Reading and reviewing the record: long-format responses, gold accuracy, pseudonyms, reviews, blocks."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from annotation.markets.registry import get_provider
+from annotation.models import Assignment, AssignmentState, Job, Response, Worker
+from annotation.work.pseudonyms import PseudonymKeyError, pseudonym
+
+
+def long_format(
+    job: Job, *, include_gold: bool = False, exclude_workers: Iterable[int] = ()
+) -> QuerySet[Response, tuple[int, int, str]]:
+    """(item, worker, label) rows of a job, one query, for the aggregators.
+
+    Only work that counts: submitted or approved, confirmed by its market (`Assignment.counted`);
+    rejected and unconfirmed work never votes. `exclude_workers` leaves out those workers too.
+    """
+    rows = Response.objects.filter(job=job, assignment__in=Assignment.objects.filter(Assignment.counted()))
+    if not include_gold:
+        rows = rows.filter(is_gold=False)
+    excluded = list(exclude_workers)
+    if excluded:
+        rows = rows.exclude(worker_id__in=excluded)
+    return rows.order_by("item_id", "worker_id").values_list("item_id", "worker_id", "label")
+
+
+def gold_accuracy(job: Job) -> dict[int, tuple[int, int]]:
+    """Per worker of a job: (gold answered, gold right). `Worker.gold_accuracy` holds the all-time figure."""
+    rows = (
+        Response.objects.filter(job=job, is_gold=True)
+        .values("worker_id")
+        .annotate(answered=Count("pk"), right=Count("pk", filter=Q(correct=True)))
+    )
+    return {row["worker_id"]: (row["answered"], row["right"]) for row in rows}
+
+
+def pseudonym_key() -> bytes:
+    key = settings.WORKER_PSEUDONYM_KEY
+    if key:
+        return str(key).encode()
+    if not settings.DEBUG:
+        raise PseudonymKeyError("set WORKER_PSEUDONYM_KEY: worker ids must not leave the database unkeyed")
+    # In development a key derived from SECRET_KEY keeps pseudonyms stable without another secret.
+    return hmac.new(settings.SECRET_KEY.encode(), b"stancework worker pseudonyms", hashlib.sha256).digest()
+
+
+def worker_pseudonym(worker: Worker) -> str:
+    """The only form of a worker's id that may leave the operational database (exports, logs)."""
+    return pseudonym(worker.provider, worker.external_id, pseudonym_key())
+
+
+class ReviewError(ValueError):
+    """A review (approval, rejection, bonus) that the assignment's state does not allow."""
+
+
+def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") -> Assignment:
+    """Approve or reject submitted work, at the provider and here. Reviewing twice changes nothing.
+
+    The market call is made with no transaction open: the provider commits the ledger row first,
+    then calls, then records the outcome; only then is the assignment's new state saved here.
+    """
+    target = AssignmentState.APPROVED if approve else AssignmentState.REJECTED
+    assignment = Assignment.objects.select_related("job", "worker", "hit").get(pk=assignment_id)
+    if assignment.state == target:
+        return assignment
+    if assignment.state != AssignmentState.SUBMITTED:
+        raise ReviewError(f"only submitted work can be reviewed, not {assignment.state} work")
+    provider = get_provider(assignment.job.provider)
+    token = f"assignment-{assignment.pk}-{target}"
+    if approve:
+        provider.approve(assignment, feedback, token)
+    else:
+        provider.reject(assignment, feedback, token)
+    with transaction.atomic():
+        assignment = Assignment.objects.select_for_update().select_related("job").get(pk=assignment_id)
+        if assignment.state == AssignmentState.SUBMITTED:
+            assignment.state, assignment.feedback, assignment.reviewed_at = target, feedback, timezone.now()
+            assignment.save(update_fields=["state", "feedback", "reviewed_at"])
+        elif assignment.state != target:
+            # A concurrent opposite review won locally; the market (read before each call) decided.
+            raise ReviewError(f"assignment {assignment.pk} was {assignment.state} meanwhile")
+    return assignment
+
+
+def block_worker(worker_id: int, reason: str) -> Worker:
+    """Block a worker here and on their market; their open assignments are returned."""
+    worker = Worker.objects.get(pk=worker_id)
+    if not worker.blocked:
+        # Before the lock, not under it: a soft block at the market is safe to repeat.
+        get_provider(worker.provider).block(worker, reason)
+    with transaction.atomic():
+        worker = Worker.objects.select_for_update().get(pk=worker_id)
+        if not worker.blocked:
+            worker.blocked, worker.blocked_reason = True, reason[:200]
+            worker.save(update_fields=["blocked", "blocked_reason"])
+            for assignment in worker.assignments.filter(state=AssignmentState.ACCEPTED):
+                assignment.state = AssignmentState.RETURNED
+                assignment.save(update_fields=["state"])
+                # Returned work frees its items for others; the worker is blocked anyway.
+                assignment.worker_items.all().delete()
+    return worker

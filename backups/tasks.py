@@ -1,0 +1,17 @@
+"""The scheduled backup. Only the compose `backup` service consumes its queue: it alone has pg_dump
+and the backups volume."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from backups import services
+
+# A dump of a large database outlasts the default 30-minute task limit.
+HOURS = 60 * 60
+
+
+@shared_task(name="backups.create_backup", queue=settings.BACKUP_QUEUE, time_limit=6 * HOURS)
+def create_backup() -> str:
+    return str(services.create_backup().path)

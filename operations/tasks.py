@@ -1,0 +1,12 @@
+"""Celery task for admin operations: thin, by id; a second delivery of the same id does nothing."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from operations import services
+
+
+@shared_task(name="operations.run_operation")
+def run_operation_task(operation_id: int) -> str:
+    return str(services.run_operation(operation_id).state)

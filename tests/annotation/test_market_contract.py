@@ -1,0 +1,290 @@
+"""One contract every market must keep, run against each: MTurk and Prolific (behind their stateful
+fakes: botocore validates every MTurk request), simulated, in-house, and a toy market that exists
+only in this module and reaches the platform through `ANNOTATION_PROVIDERS` alone.
+
+Modelled on Django's cache and session backend tests: a mixin of tests, one subclass per backend.
+Each subclass says how a worker arrives at its market (`example_params`) and how that worker's
+submitted work becomes known to the market (`submit_at_market`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from decimal import Decimal
+from typing import Any, ClassVar
+
+import pytest
+import requests
+
+from annotation import work
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.reconcile import reconcile_job
+from annotation.markets.base import (
+    AssignmentReport,
+    Capabilities,
+    Finish,
+    Gateway,
+    MarketIds,
+    MissingParamsError,
+    Provider,
+    PublishedHit,
+    SyncReport,
+    WorkQueue,
+)
+from annotation.markets.clients import market_clients
+from annotation.markets.mturk.client import MTurkClient
+from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.registry import get_provider, market_ids, provider_names
+from annotation.models import Assignment, AssignmentState, Hit, Job
+from tests.annotation.factories import make_corpus
+from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.test_services import answers_for, qualified
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+# -- a market that lives only here ----------------------------------------------------------------
+
+TOY_CALLS: list[tuple[str, str]] = []
+TOY_PARAMS = ("toy_worker", "toy_task", "toy_session")
+
+
+class ToyGateway(Gateway):
+    def send(self, entry: LedgerEntry) -> Finish:
+        TOY_CALLS.append((entry.kind, entry.token))
+        return Finish(LedgerState.CONFIRMED, entry.market_ref or f"toy-{len(TOY_CALLS)}")
+
+
+class ToyMarket(Provider):
+    """Pays through the ledger like a real market; knows its workers from three URL parameters."""
+
+    name = "toy"
+    capabilities = Capabilities(review=True, bonus=True)
+    url_params = TOY_PARAMS
+    gateway = ToyGateway()
+
+    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
+        return [PublishedHit(hit_pk=hit.pk, external_id=f"toy-{hit.pk}") for hit in hits]
+
+    def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
+        return SyncReport()
+
+    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
+        from annotation.ledger import engine, intents
+
+        engine.confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
+
+    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
+        from annotation.ledger import engine, intents
+
+        engine.confirmed(intents.review_intent(assignment, approve=False, feedback=reason))
+
+    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
+        from annotation.ledger import engine, intents
+
+        engine.confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
+
+    def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
+        present = [name for name in TOY_PARAMS if params.get(name)]
+        if not present:
+            return None
+        if len(present) != len(TOY_PARAMS):
+            raise MissingParamsError(f"toy parameters missing: {sorted(set(TOY_PARAMS) - set(present))}")
+        return MarketIds(self.name, params["toy_worker"], params["toy_task"], params["toy_session"])
+
+
+# -- the contract ---------------------------------------------------------------------------------
+
+
+class MarketContract:
+    name: ClassVar[str]
+    # The parameters a worker brings to our task page; empty for markets that send none.
+    example_params: ClassVar[dict[str, str]] = {}
+    sessions = itertools.count(1)
+
+    @pytest.fixture(autouse=True)
+    def market(self, settings: Any) -> Iterator[None]:
+        settings.MARKET_PUBLIC_URL = "https://stancework.example"
+        settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
+        settings.PROLIFIC_WORKSPACE_ID = FakeProlific.WORKSPACE
+        settings.ANNOTATION_PROVIDERS = {**settings.ANNOTATION_PROVIDERS, "toy": f"{__name__}.ToyMarket"}
+        return
+
+    def submit_at_market(self, job: Job, assignment: Assignment, worker_id: str) -> None:
+        """What the market learns when the worker submits (markets that keep no state: nothing)."""
+
+    def worker_ids(self, job: Job) -> tuple[str, str]:
+        """(worker id, assignment id) a worker brings for the job's first HIT."""
+        return f"W{next(self.sessions):05d}", ""
+
+    def submitted(self, job: Job) -> Assignment:
+        worker_id, assignment_id = self.worker_ids(job)
+        worker = qualified(job, worker_id)
+        assignment = work.next_assignment(job, worker, external_id=assignment_id)
+        work.submit_assignment(assignment.pk, answers_for(assignment))
+        self.submit_at_market(job, assignment, worker_id)
+        return Assignment.objects.get(pk=assignment.pk)
+
+    def published(self, **params: Any) -> Job:
+        make_corpus(claims=2, perspectives=2)
+        job = work.create_job("stance", {}, provider=self.name, params={"bonus_cap": 5, **params})
+        return work.publish_job(job.pk)
+
+    @property
+    def provider(self) -> Provider:
+        return get_provider(self.name)
+
+    def test_it_is_registered_under_its_name(self) -> None:
+        assert self.name in provider_names()
+        assert self.provider.name == self.name
+
+    def test_publishing_names_every_hit_and_publishing_again_adds_nothing(self) -> None:
+        job = self.published()
+        hits = list(job.hits.order_by("position"))
+        assert hits and all(hit.external_id for hit in hits)
+        rows = LedgerEntry.objects.count()
+        again = self.provider.publish(job, hits, "again")
+        assert {p.hit_pk: p.external_id for p in again} == {hit.pk: hit.external_id for hit in hits}
+        assert LedgerEntry.objects.count() == rows
+
+    def test_every_paying_call_has_a_confirmed_ledger_row_naming_the_market(self) -> None:
+        job = self.published()
+        assignment = self.submitted(job)
+        work.review_assignment(assignment.pk, approve=True)
+        rows = LedgerEntry.objects.filter(job=job, kind=LedgerKind.APPROVE)
+        if self.provider.capabilities.review:
+            assert [(r.provider, r.state) for r in rows] == [(self.name, LedgerState.CONFIRMED)]
+        else:
+            assert not rows.exists()
+        assert Assignment.objects.get(pk=assignment.pk).state == AssignmentState.APPROVED
+
+    def test_a_bonus_is_paid_through_the_ledger_or_refused_with_nothing_written(self) -> None:
+        job = self.published()
+        assignment = self.submitted(job)
+        if self.provider.capabilities.bonus:
+            entry = work.bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
+            assert (entry.provider, entry.state, entry.amount) == (
+                self.name,
+                LedgerState.CONFIRMED,
+                Decimal("0.50"),
+            )
+        else:
+            with pytest.raises(work.ReviewError):
+                work.bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
+            assert not LedgerEntry.objects.filter(job=job).exists()
+
+    def test_a_market_that_pays_has_a_gateway_and_one_that_does_not_has_none(self) -> None:
+        caps = self.provider.capabilities
+        assert (self.provider.gateway is not None) == (caps.review or caps.bonus or caps.extend)
+
+    def test_sync_reports_only_states_of_our_vocabulary(self) -> None:
+        job = self.published()
+        self.submitted(job)
+        report = self.provider.sync(job, work.ServiceQueue(job))
+        assert all(isinstance(found, AssignmentReport) for found in report.assignments)
+        assert {found.state for found in report.assignments} <= set(AssignmentState.values)
+        work.sync_job(job.pk)  # and the platform takes them without error
+
+    def test_reconciling_a_clean_job_finds_no_disagreement(self) -> None:
+        job = self.published()
+        assignment = self.submitted(job)
+        work.review_assignment(assignment.pk, approve=True)
+        assert reconcile_job(job.pk) == []
+
+    def test_its_url_parameters_name_its_workers_and_half_of_them_are_refused(self) -> None:
+        if not self.example_params:
+            assert self.provider.url_params == ()
+            assert self.provider.market_ids({"workerId": "x", "PROLIFIC_PID": "y"}) is None
+            return
+        ids = market_ids(self.example_params)
+        assert ids is not None and ids.market == self.name and ids.worker_id
+        identity = self.provider.identity_from_params(self.example_params)
+        assert identity is not None and identity.provider == self.name
+        with pytest.raises(MissingParamsError):
+            market_ids(dict(list(self.example_params.items())[:1]))
+
+
+class TestMTurk(MarketContract):
+    name = "mturk"
+    example_params: ClassVar[dict[str, str]] = {
+        "assignmentId": "3PWWM24LHSX369EBUXKO681UQPO82A",
+        "hitId": "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV",
+        "workerId": "A2Z8QB6XQFTQ1D",
+        "turkSubmitTo": "https://www.mturk.com",
+    }
+
+    @pytest.fixture(autouse=True)
+    def fake(self, market: None) -> Iterator[FakeMTurk]:
+        self.fake_market = FakeMTurk(Guard())
+        with market_clients(mturk=MTurkClient(client=self.fake_market.client, attempts=1)):
+            yield self.fake_market
+        assert self.fake_market.guard.violations == []
+
+    def worker_ids(self, job: Job) -> tuple[str, str]:
+        n = next(self.sessions)
+        return f"A{n:013d}", f"3ASG{n:026d}"
+
+    def submit_at_market(self, job: Job, assignment: Assignment, worker_id: str) -> None:
+        self.fake_market.submit(assignment.hit.external_id, assignment.external_id, worker_id)
+
+
+class TestProlific(MarketContract):
+    name = "prolific"
+    example_params: ClassVar[dict[str, str]] = {
+        "PROLIFIC_PID": "60bf9310e8dec401be6e9615",
+        "STUDY_ID": "60aca280709ee40ec37d4885",
+        "SESSION_ID": "611d60a35b7fae26f6f9f8a5",
+    }
+
+    @pytest.fixture(autouse=True)
+    def fake(self, market: None) -> Iterator[FakeProlific]:
+        self.fake_market = FakeProlific(Guard())
+        session = requests.Session()
+        session.mount("https://", self.fake_market)
+        with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+            yield self.fake_market
+        assert self.fake_market.guard.violations == []
+
+    def worker_ids(self, job: Job) -> tuple[str, str]:
+        n = next(self.sessions)
+        return f"{n:024x}", f"session{n:017d}"
+
+    def submit_at_market(self, job: Job, assignment: Assignment, worker_id: str) -> None:
+        self.fake_market.submit(assignment.hit.external_id, assignment.external_id, worker_id)
+
+
+class TestSimulated(MarketContract):
+    name = "simulated"
+
+
+class TestInhouse(MarketContract):
+    name = "inhouse"
+
+
+class TestToyMarketAddedInSettings(MarketContract):
+    name = "toy"
+    example_params: ClassVar[dict[str, str]] = {"toy_worker": "w", "toy_task": "t", "toy_session": "s"}
+
+    def test_its_calls_reach_its_own_gateway(self) -> None:
+        TOY_CALLS.clear()
+        job = self.published()
+        assignment = self.submitted(job)
+        work.review_assignment(assignment.pk, approve=True)
+        work.bonus_assignment(assignment.pk, Decimal("0.25"), "Thanks", "b1")
+        tokens = set(LedgerEntry.objects.filter(provider="toy").values_list("token", flat=True))
+        assert [kind for kind, _ in TOY_CALLS] == [LedgerKind.APPROVE, LedgerKind.BONUS]
+        assert {token for _, token in TOY_CALLS} == tokens
+
+
+def test_a_market_without_a_gateway_is_refused_before_its_ledger_row_is_claimed(settings: Any) -> None:
+    from annotation.ledger import engine, intents
+    from annotation.markets.errors import MarketConfigError
+
+    make_corpus(claims=1, perspectives=1)
+    job = work.create_job("stance", {}, provider="inhouse")
+    entry = intents.record(LedgerKind.APPROVE, "inhouse", ["asg:1"], job_id=job.pk)
+    with pytest.raises(MarketConfigError):
+        engine.execute(entry.pk)
+    entry.refresh_from_db()
+    assert (entry.state, entry.attempts) == (LedgerState.REQUESTED, 0)

@@ -1,0 +1,361 @@
+"""The Prolific provider and its gateway with the platform: project and workspace, pausing, stopping,
+rejections checked before the ledger, blocking, submission statuses, and bonuses read back from the
+submission. Run against FakeProlific (schema-checked, ledger-guarded) or recorded responses."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import requests
+from django.contrib.auth.models import User
+from django.test import Client
+from django.utils import timezone
+
+from annotation import work
+from annotation.ledger import engine
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.markets.base import ProviderError
+from annotation.markets.clients import market_clients
+from annotation.markets.errors import MarketConfigError, RejectionError
+from annotation.markets.prolific.account import BLOCKLIST_NAME
+from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.studies import StudyTransitionError
+from annotation.markets.registry import get_provider
+from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
+from annotation.work.jobs import expire_hits
+from operations.models import Operation
+from tests.annotation.factories import make_corpus
+from tests.annotation.fake_markets import FakeProlific, Guard
+from tests.annotation.test_prolific import STUDY, RecordedProlific
+
+pytestmark = pytest.mark.django_db(transaction=True)
+REASON = "Every gold item was answered against its known stance, and the free-text answers were empty. " * 2
+
+
+@pytest.fixture
+def fake(settings: Any) -> Iterator[FakeProlific]:
+    settings.MARKET_PUBLIC_URL = "https://stancework.example"
+    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
+    settings.PROLIFIC_WORKSPACE_ID = ""
+    market = FakeProlific(Guard())
+    session = requests.Session()
+    session.mount("https://", market)
+    with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+        yield market
+    assert market.guard.violations == []
+
+
+@pytest.fixture
+def recorded(settings: Any) -> Iterator[RecordedProlific]:
+    market = RecordedProlific()
+    session = requests.Session()
+    session.mount("https://", market)
+    with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+        yield market
+
+
+def published(**params: Any) -> Job:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00", **params})
+    return work.publish_job(job.pk)
+
+
+def study_of(job: Job) -> str:
+    return str(job.hits.values_list("external_id", flat=True).first())
+
+
+def submitted(fake: FakeProlific, job: Job, n: int = 1, state: str = AssignmentState.SUBMITTED) -> Assignment:
+    """A participant's submission, known to Prolific and to us."""
+    pid, session = f"{n:024x}", f"session{n:017d}"
+    hit = job.hits.order_by("position").first()
+    assert hit is not None
+    worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)
+    fake.submit(hit.external_id, session, pid)
+    return Assignment.objects.create(
+        job=job, hit=hit, worker=worker, state=state, external_id=session, accepted_at=timezone.now()
+    )
+
+
+# -- the project and the workspace ----------------------------------------------------------------
+
+
+def test_studies_are_created_in_our_project_excluding_our_blocklist_group(fake: FakeProlific) -> None:
+    first, second = published(), published()
+
+    studies = [fake.studies[study_of(job)] for job in (first, second)]
+    (group,) = fake.groups.values()
+    assert [s["project"] for s in studies] == [FakeProlific.PROJECT] * 2
+    assert [s["filters"] for s in studies] == [
+        [{"filter_id": "participant_group_blocklist", "selected_values": [group["id"]]}]
+    ] * 2
+    assert (group["name"], group["workspace_id"]) == (BLOCKLIST_NAME, FakeProlific.WORKSPACE)
+
+
+def test_without_a_project_nothing_is_published_nor_written(fake: FakeProlific, settings: Any) -> None:
+    settings.PROLIFIC_PROJECT_ID = ""
+    make_corpus(claims=1, perspectives=1)
+    job = work.create_job("stance", {}, provider="prolific")
+
+    with pytest.raises(ProviderError, match="PROLIFIC_PROJECT_ID"):
+        work.publish_job(job.pk)
+
+    assert not LedgerEntry.objects.exists()
+    assert fake.calls == [] and fake.studies == {}
+
+
+def test_the_balance_is_read_from_the_workspace_that_owns_the_project(fake: FakeProlific) -> None:
+    balance = get_provider("prolific").balance()
+
+    assert balance == Decimal("10000.00")  # 1,000,000 pence
+    assert [op for op, _ in fake.calls] == ["get-project", "get-workspace-balance"]
+    assert fake.calls[1][1] == f"/api/v1/workspaces/{FakeProlific.WORKSPACE}/balance/"
+
+
+def test_a_configured_workspace_other_than_the_projects_is_refused(fake: FakeProlific, settings: Any) -> None:
+    settings.PROLIFIC_WORKSPACE_ID = "another-workspace"
+
+    with pytest.raises(MarketConfigError, match=f"belongs to workspace {FakeProlific.WORKSPACE}"):
+        get_provider("prolific").balance()
+
+
+# -- pausing, resuming, stopping ------------------------------------------------------------------
+
+
+def test_pausing_a_job_pauses_its_study_and_resuming_starts_it_again(fake: FakeProlific) -> None:
+    job = published()
+    study = fake.studies[study_of(job)]
+
+    work.pause_job(job.pk)
+    paused = study["status"]
+    work.resume_job(job.pk)
+
+    assert (paused, study["status"]) == ("PAUSED", "ACTIVE")
+    assert Job.objects.get(pk=job.pk).state == JobState.COLLECTING
+
+
+def test_expiring_stops_the_study_which_prolific_then_calls_completed(fake: FakeProlific) -> None:
+    job = published()
+
+    work.expire_job(job.pk)
+    work.resume_job(job.pk)  # its HITs are expired: nothing to start, and nothing refused
+
+    assert fake.studies[study_of(job)]["status"] == "COMPLETED"
+    transitions = [path for op, path in fake.calls if op == "transition-study"]
+    assert len(transitions) == 3  # PUBLISH, PAUSE, STOP: no START sent to a completed study
+
+
+def prolific_hit() -> Hit:
+    job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
+    return Hit.objects.create(
+        job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=STUDY
+    )
+
+
+def test_a_draft_study_is_not_sent_stop(recorded: RecordedProlific) -> None:
+    recorded.add("GET", f"/api/v1/studies/{STUDY}/", (200, "study_unpublished.json"))
+
+    get_provider("prolific").expire(prolific_hit())
+
+    assert recorded.calls("POST", f"/api/v1/studies/{STUDY}/transition/") == 0
+
+
+def test_a_study_still_publishing_cannot_be_stopped_yet_and_nothing_is_sent(
+    recorded: RecordedProlific,
+) -> None:
+    recorded.add("GET", f"/api/v1/studies/{STUDY}/", (200, "study_publishing.json"))
+    hit = prolific_hit()
+
+    with pytest.raises(StudyTransitionError, match="the study is PUBLISHING"):
+        expire_hits(hit.job)
+
+    assert recorded.calls("POST", f"/api/v1/studies/{STUDY}/transition/") == 0
+    assert Hit.objects.get(pk=hit.pk).expired is False
+
+
+# -- rejections -----------------------------------------------------------------------------------
+
+
+def test_a_short_rejection_is_refused_before_the_ledger_and_a_valid_one_then_reaches_prolific(
+    fake: FakeProlific,
+) -> None:
+    job = published()
+    assignment = submitted(fake, job)
+
+    with pytest.raises(RejectionError, match="at least 100 characters"):
+        work.review_assignment(assignment.pk, approve=False, feedback="Too fast.")
+    written = LedgerEntry.objects.filter(kind=LedgerKind.REJECT).count()
+    reviewed = work.review_assignment(assignment.pk, approve=False, feedback=REASON)
+
+    assert written == 0
+    assert reviewed.state == AssignmentState.REJECTED
+    assert fake.rejections == {assignment.external_id: (REASON, "OTHER")}
+    assert list(LedgerEntry.objects.filter(kind=LedgerKind.REJECT).values_list("state", flat=True)) == [
+        LedgerState.CONFIRMED
+    ]
+
+
+def test_a_job_naming_an_unknown_rejection_category_writes_nothing(fake: FakeProlific) -> None:
+    job = published(rejection_category="SLOPPY")
+    assignment = submitted(fake, job)
+
+    with pytest.raises(RejectionError, match="unknown Prolific rejection category 'SLOPPY'"):
+        work.review_assignment(assignment.pk, approve=False, feedback=REASON)
+
+    assert not LedgerEntry.objects.filter(kind=LedgerKind.REJECT).exists()
+    assert "transition-submission" not in [op for op, _ in fake.calls]
+
+
+def test_the_admin_reject_form_refuses_what_prolific_would_and_queues_nothing(fake: FakeProlific) -> None:
+    assignment = submitted(fake, published())
+    staff = Client()
+    staff.force_login(User.objects.create_superuser("admin", "admin@example.com", "pw"))
+
+    page = staff.post(
+        "/admin/annotation/assignment/",
+        {
+            "action": "reject_work",
+            "_selected_action": [assignment.pk],
+            "confirm": "Reject",
+            "feedback": "No.",
+        },
+    )
+
+    assert page.status_code == 200
+    assert "at least 100 characters" in page.content.decode()
+    assert not Operation.objects.exists()
+
+
+# -- blocking -------------------------------------------------------------------------------------
+
+
+def test_blocking_a_worker_adds_them_to_the_group_every_study_excludes(fake: FakeProlific) -> None:
+    job = published()
+    assignment = submitted(fake, job)
+
+    work.block_worker(assignment.worker_id, "copied answers across HITs")
+
+    (group,) = fake.groups.values()
+    assert group["members"] == [assignment.worker.external_id]
+    assert fake.studies[study_of(job)]["filters"][0]["selected_values"] == [group["id"]]
+    assert get_provider("prolific").capabilities.block
+
+
+# -- submission statuses --------------------------------------------------------------------------
+
+
+def test_every_listed_submission_status_maps_to_one_of_ours(fake: FakeProlific) -> None:
+    job = published()
+    for n, status in enumerate(["RESERVED", "SCREENED OUT", "TIMED-OUT", "RETURNED"], start=1):
+        submitted(fake, job, n)
+        fake.submissions[f"session{n:017d}"]["status"] = status
+
+    report = get_provider("prolific").sync(job, work.ServiceQueue(job))
+
+    assert [r.state for r in report.assignments] == [
+        AssignmentState.ACCEPTED,
+        AssignmentState.RETURNED,
+        AssignmentState.EXPIRED,
+        AssignmentState.RETURNED,
+    ]
+
+
+def test_partially_approved_work_can_still_earn_a_bonus(recorded: RecordedProlific) -> None:
+    hit = prolific_hit()
+    worker = Worker.objects.create(provider="prolific", external_id="60bf9310e8dec401be6e9615")
+    assignment = Assignment.objects.create(
+        job=hit.job,
+        hit=hit,
+        worker=worker,
+        state=AssignmentState.APPROVED,
+        external_id="60d9aadeb86739de712faee0",
+        accepted_at=timezone.now(),
+    )
+    recorded.add(
+        "GET", f"/api/v1/submissions/{assignment.external_id}/", (200, "submission_partially_approved.json")
+    )
+    recorded.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
+    recorded.add(
+        "POST", "/api/v1/bulk-bonus-payments/621014cb8e9e0f81e387021f/pay/", (202, "bonus_paid.json")
+    )
+
+    get_provider("prolific").bonus(assignment, Decimal("0.25"), "Gold right", "rule:gold")
+
+    assert set(LedgerEntry.objects.values_list("state", flat=True)) == {LedgerState.CONFIRMED}
+
+
+# -- bonuses read back from the submission --------------------------------------------------------
+
+
+def pay_rows(assignment: Assignment) -> list[tuple[int, str]]:
+    rows = LedgerEntry.objects.filter(kind=LedgerKind.PAY, assignment=assignment).order_by("pk")
+    return [(row.attempt, row.state) for row in rows]
+
+
+def past_the_window(entry: LedgerEntry) -> None:
+    LedgerEntry.objects.filter(pk=entry.pk).update(sent_at=timezone.now() - dt.timedelta(hours=2))
+
+
+def test_a_pay_call_throttled_429_is_proven_unpaid_after_the_window_and_paid_once_as_a_new_attempt(
+    fake: FakeProlific,
+) -> None:
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    fake.throttle("pay-bonus-payments")
+
+    with pytest.raises(ProviderError, match="unclear"):
+        work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
+    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    within = engine.resolve(pay.pk).state
+    past_the_window(pay)
+    engine.resolve(pay.pk)
+
+    assert within == LedgerState.UNCLEAR
+    assert pay_rows(assignment) == [(1, LedgerState.FAILED), (2, LedgerState.CONFIRMED)]
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == [50]
+
+
+def test_a_bonus_landing_minutes_later_is_confirmed_by_reading_and_never_paid_again(
+    fake: FakeProlific,
+) -> None:
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    fake.settle_later = True
+    fake.lose_reply("pay-bonus-payments")
+
+    with pytest.raises(ProviderError, match="unclear"):
+        work.bonus_assignment(assignment.pk, Decimal("0.25"), "Fast and right", "fast")
+    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    before_landing = engine.resolve(pay.pk).state
+    fake.settle()
+    after_landing = engine.resolve(pay.pk).state
+
+    assert (before_landing, after_landing) == (LedgerState.UNCLEAR, LedgerState.CONFIRMED)
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == [25]
+    assert [op for op, _ in fake.calls].count("pay-bonus-payments") == 1
+
+
+def test_a_payment_is_matched_by_amount_and_time_not_by_its_place_in_the_list(fake: FakeProlific) -> None:
+    """An earlier confirmed bonus of the same amount, landing late, is not taken for an unpaid one."""
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    fake.settle_later = True
+    work.bonus_assignment(assignment.pk, Decimal("0.25"), "First batch", "first")  # paid, not landed yet
+    fake.throttle("pay-bonus-payments")
+    with pytest.raises(ProviderError, match="unclear"):
+        work.bonus_assignment(assignment.pk, Decimal("0.25"), "Second batch", "second")  # never paid
+    second = LedgerEntry.objects.get(kind=LedgerKind.PAY, state=LedgerState.UNCLEAR)
+    fake.settle()  # the first bonus lands: [25]
+
+    within = engine.resolve(second.pk).state
+    past_the_window(second)
+    engine.resolve(second.pk)
+    fake.settle()
+
+    assert within == LedgerState.UNCLEAR
+    assert pay_rows(assignment) == [
+        (1, LedgerState.CONFIRMED),
+        (1, LedgerState.FAILED),
+        (2, LedgerState.CONFIRMED),
+    ]
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == [25, 25]

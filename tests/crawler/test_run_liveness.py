@@ -1,0 +1,113 @@
+"""Runs and their processes: one active run per site and mode, dead runs settled, and no signal to a
+process that merely inherited a dead crawl's pid."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+
+from crawler import processes, services
+from crawler.models import CrawlRun, RunStatus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process that is not a crawl."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def running(run: CrawlRun, pid: int, started: float | None) -> CrawlRun:
+    CrawlRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, pid=pid, pid_started=started)
+    run.refresh_from_db()
+    return run
+
+
+def test_a_second_active_run_of_a_site_and_mode_is_refused_with_a_clear_error(
+    sleeper: subprocess.Popen[bytes],
+) -> None:
+    first = services.create_run("idebate")
+    fake_crawl = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "crawl", "--run", str(first.pk)]
+    )
+    try:
+        running(first, fake_crawl.pid, processes.describe(fake_crawl.pid).started)  # type: ignore[union-attr]
+        with pytest.raises(services.CrawlRequestError, match=f"already active \\(run {first.pk}\\)"):
+            services.create_run("idebate")
+        # Another mode of the same site, or another site, may run beside it.
+        services.create_run("idebate", archive="2012:2019")
+        services.create_run("procon")
+    finally:
+        fake_crawl.kill()
+        fake_crawl.wait()
+
+
+def test_a_run_whose_process_is_gone_is_failed_and_no_longer_blocks_the_site() -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    run = running(services.create_run("idebate"), gone.pid, time.time() - 5)
+    assert services.fail_dead_runs() == [run.pk]
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED and "process is gone" in run.message
+    assert services.create_run("idebate").status == RunStatus.QUEUED
+
+
+def test_stop_never_signals_a_process_that_reused_a_dead_crawls_pid(
+    sleeper: subprocess.Popen[bytes],
+) -> None:
+    # The pid now belongs to a process that started later and is no crawl.
+    run = running(services.create_run("idebate"), sleeper.pid, time.time() - 3600)
+    assert services.stop_crawl(run.pk) is False
+    assert sleeper.poll() is None  # still alive: nothing was sent to it
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+
+
+def test_a_live_crawl_process_is_recognised_by_pid_start_time_and_command_line() -> None:
+    crawl = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "crawl", "--run", "41"])
+    try:
+        started = processes.describe(crawl.pid)
+        assert started is not None
+        assert processes.is_crawl_of(crawl.pid, started.started, 41)
+        assert not processes.is_crawl_of(crawl.pid, started.started, 42)
+        assert not processes.is_crawl_of(crawl.pid, started.started - 10, 41)
+    finally:
+        crawl.kill()
+        crawl.wait()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_parallel_requests_create_one_active_run_on_postgresql() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the race is about PostgreSQL's unique index")
+    barrier = threading.Barrier(6)
+    outcomes: list[str] = []
+
+    def request() -> None:
+        barrier.wait()
+        try:
+            services.create_run("debatewise")
+            outcomes.append("created")
+        except services.CrawlRequestError:
+            outcomes.append("refused")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=request) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["created"] + ["refused"] * 5
+    assert CrawlRun.objects.filter(site="debatewise", status__in=RunStatus.active()).count() == 1

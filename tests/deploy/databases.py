@@ -1,0 +1,43 @@
+"""Scratch PostgreSQL databases beside the one DATABASE_URL names, created and dropped by a test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+
+def configured_url() -> str:
+    return os.environ["DATABASE_URL"]
+
+
+def with_database(url: str, name: str) -> str:
+    """The same server and credentials, another database."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+def database_of(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def _drop(server: psycopg.Connection, name: str) -> None:
+    server.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@contextmanager
+def scratch_database(suffix: str) -> Iterator[str]:
+    """A new empty database `<configured name>_<suffix>` (a stale one is dropped first); its URL."""
+    base = configured_url()
+    name = f"{database_of(base)}_{suffix}"
+    # libpq takes both postgres:// and postgresql:// URLs; "postgres" is the maintenance database.
+    with psycopg.connect(with_database(base, "postgres"), autocommit=True) as server:
+        _drop(server, name)
+        server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        try:
+            yield with_database(base, name)
+        finally:
+            _drop(server, name)

@@ -1,0 +1,348 @@
+"""The production path without Docker: gunicorn (DEBUG off, PostgreSQL, Redis), a Celery worker and
+Flower behind Caddy with `tls internal` and deploy/Caddyfile, all on loopback, checked over https.
+
+Its own database (`<DATABASE_URL's name>_smoke`, created and dropped here), the Redis database of
+REDIS_URL, a queue of its own for the worker, free ports; every process is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+import requests
+
+from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT
+from tests.deploy.databases import scratch_database
+from tests.deploy.processes import ProcessGroup, free_port
+
+pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.caddy]
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+START_SECONDS = 90  # every process up and answering through the proxy
+MAX_REQUEST_BYTES = 2_621_440  # Django's default, which the Caddyfile's default repeats
+
+
+@dataclass(frozen=True)
+class Stack:
+    https: str  # https://localhost:<port>
+    http: str
+    web: str  # gunicorn itself, as the proxy and docker-compose.yml's health check reach it
+    ca: Path  # Caddy's local root certificate: TLS is verified, not skipped
+    admin_password: str
+    flower_login: tuple[str, str]
+    worker_name: str
+    job: int
+    hit: str
+    release: str
+
+    def session(self) -> requests.Session:
+        return loopback_session(self.ca)
+
+
+def loopback_session(ca: Path) -> requests.Session:
+    """Verifies TLS against Caddy's local CA only; no proxy or CA bundle from the environment."""
+    session = requests.Session()
+    session.trust_env = False
+    session.verify = str(ca)
+    return session
+
+
+def app_environment(tmp: Path, database_url: str) -> dict[str, str]:
+    """What docker-compose.yml gives the app services, with local values."""
+    return {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "WORKER_PSEUDONYM_KEY": secrets.token_hex(32),
+        "STANCEWORK_DOMAIN": "localhost",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "STANCEWORK_VAR_DIR": str(tmp / "var"),
+        "STATIC_ROOT": str(tmp / "static"),
+        "STANCEWORK_CODE_VERSION": "smoke",
+        # Index syncs would queue tasks for a worker on the default queue, which this test does not run.
+        "SEARCH_SYNC": "false",
+    }
+
+
+def caddy_environment(tmp: Path, ports: dict[str, int]) -> dict[str, str]:
+    """What docker-compose.yml gives the proxy, plus loopback ports and a private Caddy home."""
+    return {
+        **os.environ,
+        "STANCEWORK_DOMAIN": "localhost",
+        "CADDY_TLS": "internal",
+        "CADDY_BIND": "127.0.0.1",
+        "CADDY_HTTP_PORT": str(ports["http"]),
+        "CADDY_HTTPS_PORT": str(ports["https"]),
+        "CADDY_ADMIN": f"127.0.0.1:{ports['admin']}",
+        "WEB_UPSTREAM": f"127.0.0.1:{ports['web']}",
+        "FLOWER_UPSTREAM": f"127.0.0.1:{ports['flower']}",
+        "XDG_DATA_HOME": str(tmp / "caddy-data"),
+        "XDG_CONFIG_HOME": str(tmp / "caddy-config"),
+        "HOME": str(tmp),
+    }
+
+
+def migrate_and_collect_static(group: ProcessGroup, env: dict[str, str]) -> None:
+    """What the compose `web` command runs before gunicorn, the two side by side."""
+    group.start("collectstatic", [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], env)
+    group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=180)
+    group.wait_until(lambda: group.running["collectstatic"].poll() is not None, "collectstatic", 120)
+    assert group.running.pop("collectstatic").returncode == 0, group.log_tail("collectstatic")
+
+
+def seed(group: ProcessGroup, env: dict[str, str]) -> dict[str, str]:
+    seeded = group.run("seed", [PYTHON, "-m", "tests.deploy.smoke_seed"], env, timeout=120)
+    return dict(json.loads(seeded.strip().splitlines()[-1]))
+
+
+def start_services(
+    group: ProcessGroup, env: dict[str, str], ports: dict[str, int], worker: str, flower_auth: str
+) -> None:
+    celery = [PYTHON, "-m", "celery", "-A", "config"]
+    group.start(
+        "gunicorn",
+        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
+         "--workers", "2", "--timeout", "60"],
+        env,
+    )  # fmt: skip
+    group.start(
+        "worker",
+        [*celery, "worker", "--queues", worker, "--hostname", worker, "--pool", "solo",
+         "--without-mingle", "--without-gossip", "--loglevel", "INFO"],
+        env,
+    )  # fmt: skip
+    group.start(
+        "flower",
+        [*celery, "flower", f"--port={ports['flower']}", "--address=127.0.0.1", "--url_prefix=flower"],
+        {**env, "FLOWER_BASIC_AUTH": flower_auth},  # as in docker-compose.yml: Flower's environment only
+    )
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    tmp = tmp_path_factory.mktemp("smoke")
+    ports = {name: free_port() for name in ("http", "https", "admin", "web", "flower")}
+    admin_password, flower_password = secrets.token_urlsafe(16), secrets.token_urlsafe(16)
+    worker = f"smoke-{secrets.token_hex(4)}@localhost"
+    group = ProcessGroup(tmp, ROOT)
+    with scratch_database("smoke") as database_url:
+        env = app_environment(tmp, database_url)
+        try:
+            migrate_and_collect_static(group, env)
+            start_services(group, env, ports, worker, f"ops:{flower_password}")
+            config = str(ROOT / "deploy" / "Caddyfile")
+            group.start("caddy", ["caddy", "run", "--config", config, "--adapter", "caddyfile"],
+                        caddy_environment(tmp, ports))  # fmt: skip
+            # While the services start: the data the checks need.
+            seeded = seed(group, {**env, "SMOKE_ADMIN_PASSWORD": admin_password})
+            ca = tmp / "caddy-data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
+            https = f"https://localhost:{ports['https']}"
+            group.wait_until(lambda: _answers(f"{https}/healthz", ca), "web through the proxy", START_SECONDS)
+            group.wait_until(lambda: _answers(f"{https}/flower/healthcheck", ca), "Flower", START_SECONDS)
+            yield Stack(
+                https=https,
+                http=f"http://localhost:{ports['http']}",
+                web=f"http://127.0.0.1:{ports['web']}",
+                ca=ca,
+                admin_password=admin_password,
+                flower_login=("ops", flower_password),
+                worker_name=worker,
+                job=int(seeded["job"]),
+                hit=str(seeded["hit"]),
+                release=str(seeded["release"]),
+            )
+        finally:
+            group.stop()
+
+
+def _answers(url: str, ca: Path) -> bool:
+    if not ca.exists():
+        return False
+    try:
+        return loopback_session(ca).get(url, timeout=5).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def logged_in(stack: Stack) -> requests.Session:
+    session = stack.session()
+    login = f"{stack.https}/admin/login/"
+    session.get(login, timeout=10).raise_for_status()
+    response = session.post(
+        login,
+        data={
+            "username": "smoke-admin",
+            "password": stack.admin_password,
+            "csrfmiddlewaretoken": session.cookies["csrftoken"],
+            "next": "/admin/",
+        },
+        headers={"Referer": login},  # Django's CSRF check wants a same-origin referer over https
+        allow_redirects=False,
+        timeout=10,
+    )
+    assert response.status_code == 302 and response.headers["Location"] == "/admin/", response.text[:500]
+    return session
+
+
+def test_the_health_check_answers_over_https_with_hsts(stack: Stack) -> None:
+    response = stack.session().get(f"{stack.https}/healthz", timeout=10)
+
+    assert response.status_code == 200 and response.text == "ok"
+    # Django only sends HSTS on a request it believes is secure: it trusted the proxy's header.
+    assert "max-age=" in response.headers["Strict-Transport-Security"]
+
+
+def test_plain_http_is_redirected_to_https_whatever_the_client_claims(stack: Stack) -> None:
+    response = stack.session().get(
+        f"{stack.http}/admin/?next=1",
+        headers={"X-Forwarded-Proto": "https"},
+        allow_redirects=False,
+        timeout=10,
+    )
+
+    assert response.status_code == 308
+    # Caddy redirects to the https site; with the test's non-standard https port the port is not
+    # repeated (on 443 there is none to repeat), so only scheme, host and path are checked.
+    assert response.headers["Location"].startswith("https://localhost")
+    assert response.headers["Location"].endswith("/admin/?next=1")
+
+
+def test_a_client_cannot_talk_django_out_of_https(stack: Stack) -> None:
+    # Were the client's header passed on, Django would redirect this request to https.
+    response = stack.session().get(
+        f"{stack.https}/healthz", headers={"X-Forwarded-Proto": "http"}, allow_redirects=False, timeout=10
+    )
+
+    assert response.status_code == 200
+
+
+def test_gunicorn_answers_the_compose_health_check_as_the_proxy_is_answered(stack: Stack) -> None:
+    session = stack.session()
+    as_the_proxy_asks = session.get(
+        f"{stack.web}/healthz",
+        headers={"Host": "localhost", "X-Forwarded-Proto": "https"},
+        allow_redirects=False,
+        timeout=10,
+    )
+    plain = session.get(
+        f"{stack.web}/healthz", headers={"Host": "localhost"}, allow_redirects=False, timeout=10
+    )
+
+    assert as_the_proxy_asks.status_code == 200 and as_the_proxy_asks.text == "ok"
+    assert plain.status_code == 301 and plain.headers["Location"] == "https://localhost/healthz"
+
+
+def test_staff_log_in_to_the_admin_with_secure_cookies(stack: Stack) -> None:
+    session = logged_in(stack)
+
+    cookies = {cookie.name: cookie for cookie in session.cookies}
+    assert cookies["sessionid"].secure and cookies["csrftoken"].secure
+    assert cookies["sessionid"].has_nonstandard_attr("HttpOnly")
+    page = session.get(f"{stack.https}/admin/", timeout=10)
+    assert page.status_code == 200 and "Site administration" in page.text
+    assert "/static/admin/css/" in page.text  # collected static files, served by whitenoise
+    assert session.get(f"{stack.https}/static/admin/css/base.css", timeout=10).status_code == 200
+
+
+def test_a_market_worker_page_may_be_framed_by_the_market_and_nothing_else_may(stack: Stack) -> None:
+    session = stack.session()
+    page = session.get(
+        f"{stack.https}/annotate/jobs/{stack.job}/",
+        params={"assignmentId": PREVIEW_ASSIGNMENT, "hitId": stack.hit},
+        timeout=10,
+    )
+    other = session.get(f"{stack.https}/admin/login/", timeout=10)
+
+    assert page.status_code == 200 and "Nothing you do here is saved" in page.text
+    assert page.headers["Content-Security-Policy"].startswith("frame-ancestors 'self' ")
+    assert "https://worker.mturk.com" in page.headers["Content-Security-Policy"]
+    assert "X-Frame-Options" not in page.headers
+    assert other.headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in other.headers["Content-Security-Policy"]
+
+
+def test_hostile_market_ids_are_refused_by_the_production_stack(stack: Stack) -> None:
+    """The crowd-integrity probes, re-run against gunicorn on PostgreSQL with DEBUG off."""
+    session = stack.session()
+    page = f"{stack.https}/annotate/jobs/{stack.job}/"
+    worker = {"assignmentId": "3" + "A" * 29, "hitId": stack.hit, "turkSubmitTo": "https://www.mturk.com"}
+
+    nul = session.get(page, params={**worker, "workerId": "A\x00B"}, timeout=10)
+    too_long = session.get(page, params={**worker, "workerId": "A" * 129}, timeout=10)
+    other_hit = session.get(
+        page, params={**worker, "workerId": "AWORKER1", "hitId": "3" + "B" * 29}, timeout=10
+    )
+    forged = session.post(
+        f"{page}start/", params={**worker, "workerId": "AWORKER1"}, data={"page_token": "x"}
+    )
+
+    assert (nul.status_code, too_long.status_code, other_hit.status_code) == (400, 400, 403)
+    assert forged.status_code == 403  # no token we signed: Django's CSRF check applies, and refuses
+
+
+def test_staff_download_a_release_file_and_anonymous_visitors_cannot(stack: Stack) -> None:
+    url = f"{stack.https}/releases/{stack.release}/files/manifest.json"
+    anonymous = stack.session().get(url, allow_redirects=False, timeout=10)
+    download = logged_in(stack).get(url, timeout=10)
+
+    assert anonymous.status_code == 302 and "/admin/login/" in anonymous.headers["Location"]
+    assert download.status_code == 200
+    assert download.headers["Content-Disposition"].startswith("attachment")
+    assert download.json()["version"] == stack.release
+
+
+def test_flower_refuses_a_request_without_its_login(stack: Stack) -> None:
+    session = stack.session()
+    user, password = stack.flower_login
+
+    assert session.get(f"{stack.https}/flower/", timeout=10).status_code == 401
+    assert session.get(f"{stack.https}/flower/", auth=(user, "wrong"), timeout=10).status_code == 401
+    assert session.get(f"{stack.https}/flower/api/workers", timeout=10).status_code == 401
+    assert session.get(f"{stack.https}/flower/", auth=(user, password), timeout=10).status_code == 200
+
+
+def test_flower_sees_the_celery_worker_through_redis(stack: Stack) -> None:
+    session = stack.session()
+    session.auth = stack.flower_login
+
+    def worker_listed() -> bool:
+        response = session.get(f"{stack.https}/flower/api/workers", params={"refresh": "1"}, timeout=15)
+        return response.status_code == 200 and stack.worker_name in response.json()
+
+    deadline = time.monotonic() + 30
+    while not worker_listed():
+        assert time.monotonic() < deadline, "the worker never answered Flower's inspect"
+        time.sleep(1)
+
+
+def login_form_of_exactly(stack: Stack, size: int) -> tuple[requests.Session, bytes]:
+    """A session with a CSRF cookie, and a login form body padded to `size` bytes that Django reads whole."""
+    session = stack.session()
+    session.get(f"{stack.https}/admin/login/", timeout=10).raise_for_status()
+    token = session.cookies["csrftoken"]
+    form = urlencode({"csrfmiddlewaretoken": token, "username": "x", "password": "y", "pad": ""})
+    return session, (form + "a" * (size - len(form))).encode()
+
+
+def test_the_proxy_refuses_a_body_larger_than_django_accepts(stack: Stack) -> None:
+    url = f"{stack.https}/admin/login/"
+    session, at_the_limit = login_form_of_exactly(stack, MAX_REQUEST_BYTES)
+    headers = {"Referer": url, "Content-Type": "application/x-www-form-urlencoded"}
+
+    too_large = session.post(url, data=at_the_limit + b"a", headers=headers, timeout=30)
+    accepted = session.post(url, data=at_the_limit, headers=headers, timeout=30)
+
+    assert too_large.status_code == 413 and too_large.text == "request body too large"
+    # Through the proxy, past the CSRF check (which reads the whole form), to the login form's errors.
+    assert accepted.status_code == 200 and "Please enter the correct" in accepted.text

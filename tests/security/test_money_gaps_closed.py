@@ -1,0 +1,54 @@
+"""Gaps found on the money path, each kept as a test once the engine closed it.
+
+A bonus set up (row confirmed) whose pay row was never written was invisible to the sweeper and to
+reconciliation: nobody paid it. The pay row is now written in the transaction that confirms the set-up.
+
+In-process and on any database: the fake Prolific server of the fault rig answers the real client.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.db import OperationalError
+from django.utils import timezone
+
+from annotation.ledger import engine, intents
+from annotation.ledger.models import LedgerKind
+from annotation.markets.clients import market_clients
+from annotation.markets.prolific import gateway
+from annotation.markets.prolific.client import ProlificClient
+from tests.security.fake_prolific_server import FakeProlificMarket
+from tests.security.fault_rig import make_bonuses
+
+RECORD = intents.record
+
+
+def die_before_recording_the_pay_row(kind: str, *args: Any, **kwargs: Any) -> Any:
+    """The database connection drops (or the worker dies) just before the pay row is written."""
+    if kind == LedgerKind.PAY:
+        raise OperationalError("server closed the connection unexpectedly")
+    return RECORD(kind, *args, **kwargs)
+
+
+@pytest.mark.django_db
+def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_row_loses_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    [bonus] = make_bonuses(1)
+    with FakeProlificMarket() as market, market_clients(prolific=ProlificClient("t", base_url=market.url)):
+        monkeypatch.setattr(gateway.intents, "record", die_before_recording_the_pay_row)
+        with pytest.raises(OperationalError):
+            engine.execute(bonus.pk)
+        monkeypatch.undo()
+
+        # What production does next: the sweeper, then the deliveries and reads it asks for.
+        report = engine.sweep_stale(now=timezone.now() + dt.timedelta(hours=1))
+        for entry_id in report.requeued:
+            engine.execute(entry_id)
+        for entry_id in report.unclear:
+            engine.resolve(entry_id)
+
+        assert market.paid(bonus.market_ref) == 1
