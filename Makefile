@@ -28,7 +28,7 @@ migrate: install
 	$(PYTHON) manage.py migrate --noinput
 
 data: migrate
-	$(PYTHON) manage.py setup_demo
+	$(PYTHON) manage.py setup_demo --url http://$(HOST):$(PORT)
 
 run: data
 	$(PYTHON) manage.py run_platform --host $(HOST) --port $(PORT)

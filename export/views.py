@@ -4,15 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+import nh3
 from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
 
 from export.models import Release
 from export.services import DATASHEET, diff_releases
 
 SHOWN = 200  # rows per list on the diff page; the counts are always complete
+
+# CommonMark with tables; raw HTML in the Markdown is escaped, and nh3's allow-list then drops any
+# unsafe link scheme or attribute, so a datasheet edited by hand cannot run script on this origin.
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def datasheet_html(text: str) -> SafeString:
+    return mark_safe(nh3.clean(MARKDOWN.render(text), url_schemes={"http", "https", "mailto"}))
 
 
 def _context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
@@ -29,7 +40,7 @@ def releases(request: HttpRequest) -> HttpResponse:
 def release(request: HttpRequest, version: str) -> HttpResponse:
     found = get_object_or_404(Release, version=version)
     sheet = found.path / DATASHEET
-    datasheet = sheet.read_text() if sheet.is_file() else ""
+    datasheet = datasheet_html(sheet.read_text()) if sheet.is_file() else ""
     return render(
         request,
         "export/release.html",
@@ -69,6 +80,25 @@ def release_diff(request: HttpRequest) -> HttpResponse:
             after=after,
             diff=changes,
             counts=changes.counts(),
+            files=_file_changes(before, after),
             shown=SHOWN,
         ),
     )
+
+
+def _file_changes(before: Release, after: Release) -> list[dict[str, Any]]:
+    """Every file of either release: its bytes in each, and whether it is the same, changed, added or
+    removed (by sha256). Files named after their version (``…_v1.0.json``) pair as ``…_v{version}.json``."""
+    old, new = ({_unversioned(f["name"], r.version): f for f in r.files} for r in (before, after))
+    rows = []
+    for name in sorted(old.keys() | new.keys()):
+        a, b = old.get(name), new.get(name)
+        state = "added" if a is None else "removed" if b is None else "same"
+        if a is not None and b is not None and a["sha256"] != b["sha256"]:
+            state = "changed"
+        rows.append({"name": name, "state": state, "before": a and a["bytes"], "after": b and b["bytes"]})
+    return rows
+
+
+def _unversioned(name: str, version: str) -> str:
+    return name.replace(f"_v{version}.", "_v{version}.")

@@ -127,3 +127,39 @@ def test_the_admin_shows_releases_read_only(staff: Client, two_releases: tuple[R
     page = staff.get(f"/admin/export/release/{two_releases[0].pk}/change/").content.decode()
     assert two_releases[0].pseudonym_key not in page
     assert staff.get("/admin/export/release/add/").status_code == 403
+
+
+def test_the_release_page_renders_the_datasheet_as_html(
+    staff: Client, two_releases: tuple[Release, Release]
+) -> None:
+    text = staff.get("/releases/1.0/").content.decode()
+    assert "<h1>" in text or "<h2>" in text
+    assert "<table>" in text and "<th>" in text  # the statistics tables are tables, not pipes
+    assert "<pre" not in text.split("Datasheet", 1)[1]
+
+
+def test_the_datasheet_is_sanitised(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    sheet = two_releases[0].path / "datasheet.md"
+    sheet.write_text(
+        "# Sheet\n\n<script>alert(1)</script>\n\n[click](javascript:alert(2))\n\n"
+        '<img src=x onerror="alert(3)">\n\n| a | b |\n|---|---|\n| 1 | 2 |\n'
+    )
+    text = staff.get("/releases/1.0/").content.decode().split("Datasheet", 1)[1]
+    assert "<script>alert" not in text and 'href="javascript:' not in text and "<img" not in text
+    assert "&lt;script&gt;alert(1)" in text  # shown as text, not dropped
+    assert "<h1>Sheet</h1>" in text and "<td>1</td>" in text
+
+
+def test_the_diff_page_counts_changes_per_file(staff: Client, two_releases: tuple[Release, Release]) -> None:
+    text = staff.get("/releases/diff/", {"a": "1.0", "b": "1.1"}).content.decode()
+    before, after = (
+        {f["name"].replace(f"_v{r.version}.", "_v{version}."): f["sha256"] for f in r.files}
+        for r in two_releases
+    )
+    changed = sorted(name for name in before if before[name] != after.get(name))
+    same = sorted(name for name in before if before[name] == after.get(name))
+    assert changed and "perspectrum_with_answers_v{version}.json" in changed
+    for name in changed:
+        assert f'<tr class="file-changed"><td>{name}</td>' in text
+    for name in same:
+        assert f'<tr class="file-same"><td>{name}</td>' in text

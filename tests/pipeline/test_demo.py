@@ -44,10 +44,10 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
         return done.stdout
 
     manage("migrate", "--noinput", "-v0")
-    output = manage("setup_demo")
+    output = manage("setup_demo", "--url", "http://10.0.0.7:8123/")
 
     assert "SIMULATED crowd" in output
-    assert "Staff login for http://127.0.0.1:8000/admin/ : admin / " in output
+    assert "Staff login for http://10.0.0.7:8123/admin/ : admin / " in output  # make run's HOST and PORT
     with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
         steps = db.execute(
             "SELECT s.name, s.state, s.message FROM pipeline_steprun s ORDER BY s.position"

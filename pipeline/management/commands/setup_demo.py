@@ -24,8 +24,11 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--username", default=STAFF_USERNAME)
         parser.add_argument("--no-pipeline", action="store_true", help="skip the demo pipeline run")
+        parser.add_argument(
+            "--url", default="http://127.0.0.1:8000", help="where the platform will be served (for the login)"
+        )
 
-    def handle(self, *args: Any, username: str, no_pipeline: bool, **options: Any) -> None:
+    def handle(self, *args: Any, username: str, no_pipeline: bool, url: str, **options: Any) -> None:
         release_dir = settings.PERSPECTRUM_DIR
         if (release_dir / "perspectrum_with_answers_v1.0.json").exists():
             call_command("import_perspectrum", str(release_dir), stdout=self.stdout)
@@ -38,7 +41,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"The release was not imported: {error}")
         if not no_pipeline:
             self._run_demo_pipeline()
-        self._print_login(username)
+        self._print_login(username, url.rstrip("/"))
 
     def _run_demo_pipeline(self) -> None:
         self.stdout.write("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")
@@ -53,7 +56,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  {step['step']}: {step['state']} — {step['message']}")
         self.stdout.write("  see /admin/pipeline/pipelinerun/ for every step and /releases/ for the release")
 
-    def _print_login(self, username: str) -> None:
+    def _print_login(self, username: str, url: str) -> None:
         password_file = settings.VAR_DIR / "staff_password"
         user = User.objects.filter(username=username).first()
         if user is None or not password_file.exists():
@@ -66,6 +69,6 @@ class Command(BaseCommand):
             password_file.write_text(password)
             password_file.chmod(0o600)
         self.stdout.write(
-            f"Staff login for http://127.0.0.1:8000/admin/ : {username} / {password_file.read_text().strip()}"
+            f"Staff login for {url}/admin/ : {username} / {password_file.read_text().strip()}"
             f"  (stored in {password_file})"
         )
