@@ -10,6 +10,7 @@ from typing import Any
 from django.db import connection, models, transaction
 from django.db.models import Max, QuerySet
 
+from config.progress import QUIET, Progress
 from corpus.models import (
     Claim,
     ClaimTopic,
@@ -69,17 +70,30 @@ class ImportReport:
         ]
 
 
-def import_perspectrum(directory: Path | str, version: str | None = None) -> ImportReport:
+def import_perspectrum(
+    directory: Path | str, version: str | None = None, progress: Progress = QUIET
+) -> ImportReport:
     """Import a PERSPECTRUM release; idempotent. Validates everything before writing anything."""
-    release = read_release(Path(directory), version)
+    with progress.stage("read and validate the release"):
+        release = read_release(Path(directory), version)
     report = ImportReport(release.version)
     with transaction.atomic():
-        claims = _sync_claims(release, report)
-        perspectives = _sync_perspectives(release, report)
-        evidence = _sync_evidence(release, report)
-        _sync_paraphrase_links(release, perspectives, report)
-        _sync_topics(release, claims, report)
-        _sync_clusters(release, claims, perspectives, evidence, report)
+        with progress.stage("claims", unit="claims") as done:
+            claims = _sync_claims(release, report)
+            done(len(claims))
+        with progress.stage("perspectives", len(release.pool), unit="perspectives") as done:
+            perspectives = _sync_perspectives(release, report)
+            done(len(perspectives))
+        with progress.stage("evidence", unit="paragraphs") as done:
+            evidence = _sync_evidence(release, report)
+            done(len(evidence))
+        with progress.stage("paraphrase links and topics", len(release.topics), unit="claims") as done:
+            _sync_paraphrase_links(release, perspectives, report)
+            _sync_topics(release, claims, report)
+            done(len(release.topics))
+        with progress.stage("perspective clusters", len(release.claims), unit="claims") as done:
+            _sync_clusters(release, claims, perspectives, evidence, report)
+            done(len(release.claims))
     return report
 
 

@@ -18,6 +18,7 @@ from scrapy import Spider, signals
 from scrapy.crawler import CrawlerProcess
 from scrapy.settings import Settings
 
+from config.progress import QUIET, Progress
 from crawler import services
 from crawler.models import CrawlRun, RunStatus
 
@@ -80,8 +81,9 @@ def scrapy_settings(jobdir: Path) -> Settings:
     return values
 
 
-def run_spider(run: CrawlRun, resume: bool = True) -> str:
-    """Crawl to the end (or the limit); the RunProgress extension keeps the run row current."""
+def run_spider(run: CrawlRun, resume: bool = True, progress: Progress = QUIET) -> str:
+    """Crawl to the end (or the limit); the RunProgress extension keeps the run row current, and
+    `progress` counts the pages fetched as they come."""
     jobdir = job_dir(run)
     note, resumed_from = prepare_job_dir(jobdir, resume)
     if note:
@@ -103,7 +105,10 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
         resumed_from=resumed_from,
     )
     try:
-        process.start()
+        with progress.stage(f"crawl {run.site} (run {run.pk})", total=run.limit, unit="pages") as fetched:
+            on_page = _count_pages(fetched)  # referenced here: signal handlers are held weakly
+            crawler.signals.connect(on_page, signal=signals.response_received)
+            process.start()
     except Exception as error:
         # The crawl process is ending anyway: record why on the run before the traceback surfaces.
         services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
@@ -114,6 +119,13 @@ def run_spider(run: CrawlRun, resume: bool = True) -> str:
         # end or a limit, the seen-requests would make the next crawl skip pages never ingested.
         shutil.rmtree(jobdir)
     return note
+
+
+def _count_pages(advance: Callable[[int], None]) -> Callable[..., None]:
+    def on_page(**_: object) -> None:
+        advance(1)
+
+    return on_page
 
 
 @contextmanager

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config.progress import QUIET, Progress
 from corpus.models import (
     Claim,
     ClaimTopic,
@@ -250,7 +251,9 @@ def write_release_files(
     return manifest
 
 
-def build_release(version: str, *, split_plan: SplitPlan | None = None, notes: str = "") -> Release:
+def build_release(
+    version: str, *, split_plan: SplitPlan | None = None, notes: str = "", progress: Progress = QUIET
+) -> Release:
     """Build, store and record release `version`: refused if the version exists; never overwrites.
 
     With `split_plan`, the claims are re-split first (and `Claim.split` updated); without it the
@@ -265,13 +268,16 @@ def build_release(version: str, *, split_plan: SplitPlan | None = None, notes: s
     final = root / version
     if Release.objects.filter(version=version).exists() or final.exists():
         raise ReleaseExistsError(f"release {version} exists ({final}); releases are never rebuilt")
-    split = assign_claim_splits(split_plan) if split_plan else stored_split_report()
+    with progress.stage("split the claims" if split_plan else "read the stored split"):
+        split = assign_claim_splits(split_plan) if split_plan else stored_split_report()
     key = provenance.release_key(version)
     root.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".building-{version}-", dir=root))
     scratch.chmod(0o755)
     try:
-        manifest = write_release_files(version, scratch, key, provenance.code_version(), split)
+        with progress.stage("write the release files", unit="files") as done:
+            manifest = write_release_files(version, scratch, key, provenance.code_version(), split)
+            done(len(manifest["files"]))
         for path in scratch.rglob("*"):
             if path.is_file():
                 path.chmod(0o444)  # a release's files are read-only on disk too
@@ -283,8 +289,10 @@ def build_release(version: str, *, split_plan: SplitPlan | None = None, notes: s
         if scratch.exists():
             shutil.rmtree(scratch, onerror=_make_writable)
     zip_path = root / f"{version}.zip"
-    write_zip(final, zip_path, f"stancework-{version}", manifest["state_time"])
-    entries = file_entries(final, [MANIFEST, *release_paths(final)])
+    with progress.stage("zip and hash the files", unit="files") as done:
+        write_zip(final, zip_path, f"stancework-{version}", manifest["state_time"])
+        entries = file_entries(final, [MANIFEST, *release_paths(final)])
+        done(len(entries))
     return Release.objects.create(
         version=version,
         code_version=manifest["code_version"],

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config.progress import QUIET, Progress
 from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Split, Status
 from corpus.services import cluster_contents
 from search import candidates, dense, finetune
@@ -154,13 +155,15 @@ def corpus_documents(kind: Kind, ids: Iterable[int] | None = None) -> list[Doc]:
     return [Doc(public_id, text) for public_id, text in rows.values_list(field, "text") if text]
 
 
-def rebuild_index(kinds: Sequence[Kind] = INDEXED_KINDS) -> dict[Kind, int]:
+def rebuild_index(kinds: Sequence[Kind] = INDEXED_KINDS, progress: Progress = QUIET) -> dict[Kind, int]:
     """Empty and refill each kind's index from the corpus; returns the documents written per kind."""
     backend = get_backend()
     written = {}
     for kind in kinds:
-        backend.clear(kind)
-        written[kind] = backend.index(kind, corpus_documents(kind))
+        with progress.stage(f"index {kind}", unit="documents") as done:
+            backend.clear(kind)
+            written[kind] = backend.index(kind, corpus_documents(kind))
+            done(written[kind])
     return written
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from io import StringIO
 from pathlib import Path
@@ -13,6 +14,7 @@ from django.core.management import CommandError, call_command
 from corpus.models import Claim, ClusterMember, Evidence, Origin, Perspective, PerspectiveCluster
 from corpus.perspectrum import ReleaseFormatError
 from corpus.services import allocate_ids, import_perspectrum
+from tests.config.test_progress import Terminal
 
 pytestmark = pytest.mark.django_db
 
@@ -246,3 +248,20 @@ def test_allocate_ids_continues_above_the_highest_public_id(small_release: Path)
     import_perspectrum(small_release)
     assert allocate_ids(Perspective, 3) == [6, 7, 8]
     assert allocate_ids(Claim, 1) == [13]
+
+
+def test_the_import_command_shows_each_stage(small_release: Path) -> None:
+    err = StringIO()
+    call_command("import_perspectrum", str(small_release), stdout=StringIO(), stderr=err)
+    stages = [line.split(":")[0] for line in err.getvalue().splitlines()]
+    assert stages == [
+        "read and validate the release", "claims", "perspectives", "evidence",
+        "paraphrase links and topics", "perspective clusters",
+    ]  # fmt: skip
+    assert re.search(r"^claims: 3 claims in \d+\.\d s$", err.getvalue(), re.M)
+
+
+def test_the_import_command_draws_bars_on_a_terminal(small_release: Path) -> None:
+    err = Terminal()  # a StringIO that says it is a terminal
+    call_command("import_perspectrum", str(small_release), stdout=StringIO(), stderr=err)
+    assert "claims: 3 claims" in err.getvalue() and "perspective clusters: 100%" in err.getvalue()

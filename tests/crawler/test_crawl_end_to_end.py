@@ -7,6 +7,7 @@ reads the results back with sqlite3.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -106,6 +107,10 @@ def test_a_local_crawl_fills_the_corpus(crawl_env: dict[str, str]) -> None:
     # 48 canonical debate URLs (one with two versions) + 2 bad pages + 3 listings (all, ?page=1, ?page=2).
     assert count(crawl_env, "crawler_page") == 53
     assert count(crawl_env, "crawler_pageversion") == 54
+    # The command's progress, one line on a pipe: every response the crawl received, counted live.
+    fetched = re.search(r"^crawl idebate \(run \d+\): (\d+) pages in [\d.]+ s$", done.stderr, re.M)
+    assert fetched is not None, done.stderr[-3000:]
+    assert int(fetched.group(1)) >= 54
     drops = dict(query(crawl_env, "SELECT reason, COUNT(*) FROM crawler_drop GROUP BY reason"))
     assert drops == {"no_points": 7, "login_wall": 1, "truncated_html": 1, "duplicate_in_run": 1}
     status, pages, items, dropped = query(

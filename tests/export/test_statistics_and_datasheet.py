@@ -120,8 +120,12 @@ def test_the_build_command_splits_and_records_a_release(
     small_corpus: list[Claim], releases_dir: Path
 ) -> None:
     out = StringIO()
-    call_command("build_release", "--version", "2.0", "--split-seed", "5", stdout=out)
+    err = StringIO()
+    call_command("build_release", "--version", "2.0", "--split-seed", "5", stdout=out, stderr=err)
     release = Release.objects.get(version="2.0")
+    stages = [line.split(":")[0] for line in err.getvalue().splitlines()]
+    assert stages == ["split the claims", "write the release files", "zip and hash the files"]
+    assert f"zip and hash the files: {len(release.files)} files in " in err.getvalue()
     assert f"release 2.0 at {release.path}" in out.getvalue()
     assert release.manifest["split"]["seed"] == 5
     assert not Claim.objects.filter(split="").exists()

@@ -50,8 +50,11 @@ def corpus(search_settings: Path) -> None:
 def test_rebuild_index_command_indexes_every_kind_into_the_configured_directory(
     corpus: None, search_settings: Path
 ) -> None:
-    out = StringIO()
-    call_command("rebuild_index", stdout=out)
+    out, err = StringIO(), StringIO()
+    call_command("rebuild_index", stdout=out, stderr=err)
+    assert [line.split(" in ")[0] for line in err.getvalue().splitlines()] == [
+        "index perspective: 3 documents", "index evidence: 1 documents", "index claim: 2 documents",
+    ]  # fmt: skip
     assert out.getvalue().splitlines() == [
         "perspective: 3 documents indexed",
         "evidence: 1 documents indexed",

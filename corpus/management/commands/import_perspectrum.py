@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from config.progress import shown_on
 from corpus.commands import ReleaseVersionCommand
 from corpus.download import DownloadError, download_release
 from corpus.perspectrum import ReleaseFormatError
@@ -32,7 +33,7 @@ class Command(ReleaseVersionCommand):
             if download:
                 for line in download_release(directory):
                     self.stdout.write(line)
-            report = import_perspectrum(directory, version)
+            report = import_perspectrum(directory, version, progress=shown_on(self.stderr))
         except (ReleaseFormatError, DownloadError) as error:
             raise CommandError(f"{error} (nothing was written)") from None
         self.stdout.write(f"PERSPECTRUM v{report.version} from {directory}:")

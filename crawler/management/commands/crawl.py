@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.progress import shown_on
 from crawler import services
 from crawler.crawling import run_spider, serving
 from crawler.models import CrawlRun
@@ -49,7 +50,7 @@ class Command(BaseCommand):
         except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
             raise CommandError(str(error)) from None
         with serving(options["serve_saved_pages"], run):
-            outcome = run_spider(run, resume=not options["no_resume"])
+            outcome = run_spider(run, resume=not options["no_resume"], progress=shown_on(self.stderr))
         run.refresh_from_db()
         self.stdout.write(
             f"crawl {run.pk} {run.site}: {run.status}; pages {run.pages}, debates ingested {run.items}, "

@@ -4,6 +4,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from config.progress import shown_on
 from corpus.commands import ReleaseVersionCommand
 from export.services import ReleaseExistsError, ReleaseVersionError, build_release
 from export.splits import DEFAULT_PLAN, Grouping, SplitPlan, SplitPlanError
@@ -39,7 +40,9 @@ class Command(ReleaseVersionCommand):
                     seed=options["split_seed"],
                     grouping=Grouping(options["split_grouping"]),
                 )
-            release = build_release(options["version"], split_plan=plan, notes=options["notes"])
+            release = build_release(
+                options["version"], split_plan=plan, notes=options["notes"], progress=shown_on(self.stderr)
+            )
         except (ReleaseExistsError, ReleaseVersionError, SplitPlanError) as error:
             raise CommandError(str(error)) from None
         split = release.manifest["split"]

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from config.progress import shown_on
 from search.base import Kind
 from search.services import INDEXED_KINDS, rebuild_index
 
@@ -23,5 +24,5 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         kinds = [Kind(k) for k in options["kind"]] if options["kind"] else INDEXED_KINDS
-        for kind, count in rebuild_index(kinds).items():
+        for kind, count in rebuild_index(kinds, progress=shown_on(self.stderr)).items():
             self.stdout.write(f"{kind}: {count} documents indexed")
