@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,13 +12,14 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from aggregation.declared import categorical_rule
+from aggregation.declared import categorical_rule, declared_rule
 from aggregation.labels import LabelSet
-from aggregation.models import Adjudication, ItemOutcome
+from aggregation.models import Adjudication, ItemOutcome, WorkerQuality
 from aggregation.rules import AgreementRule
-from annotation.models import Job
+from annotation.models import Job, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.decisions import Decision
+from annotation.task_types.rules import MultiLabelRule
 from corpus.models import Status
 
 
@@ -51,6 +53,53 @@ def answer_labels(job: Job) -> LabelSet:
     return rule_of(job).answer_set
 
 
+@dataclass(frozen=True)
+class Choices:
+    """What an expert chooses from for an item: one label, or any number of them (topics)."""
+
+    labels: tuple[tuple[str, str], ...]  # (value, as shown)
+    multiple: bool
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(value for value, _ in self.labels)
+
+
+def choices(outcome: ItemOutcome) -> Choices:
+    """One-label task types: the workers' answer labels; multi-label ones: the list their page offers."""
+    if isinstance(declared_rule(outcome.job.task_type), MultiLabelRule):
+        field = get_task_type(outcome.job.task_type).fields(outcome.item)[""]
+        offered = getattr(field, "choices", ())
+        return Choices(tuple((str(value), str(shown)) for value, shown in offered), multiple=True)
+    return Choices(tuple((label, label) for label in answer_labels(outcome.job).labels), multiple=False)
+
+
+@dataclass(frozen=True)
+class RatedResponse:
+    """One worker's answer to an item, with what aggregation learnt about that worker on the job."""
+
+    worker: str
+    label: str
+    reliability: float | None
+    agreement: float | None
+    flags: tuple[str, ...]
+    blocked: bool
+
+
+def rated_responses(outcome: ItemOutcome) -> list[RatedResponse]:
+    quality = {q.worker_id: q for q in WorkerQuality.objects.filter(job=outcome.job_id)}
+    rated = []
+    for response in (
+        Response.objects.filter(item=outcome.item_id).select_related("worker").order_by("worker_id")
+    ):
+        q = quality.get(response.worker_id)
+        rated.append(RatedResponse(
+            str(response.worker), response.label, q.reliability if q else None, q.agreement if q else None,
+            tuple(q.flags) if q and q.flags else (), response.worker.blocked,
+        ))  # fmt: skip
+    return rated
+
+
 def adjudication_queue(job: Job | None = None) -> QuerySet[ItemOutcome]:
     """Outcomes waiting for an expert: contested, or drawn for the sample, and not adjudicated yet."""
     decided = Adjudication.objects.filter(outcome=OuterRef("pk"))
@@ -66,15 +115,47 @@ def current_label(outcome: ItemOutcome) -> str:
     return last.new_label if last else outcome.fine_label
 
 
-def adjudicate(outcome_id: int, label: str, *, user: Any, note: str = "") -> Adjudication:
-    """Set an item's final label, write it to the corpus, and record who decided, when, and over what."""
+def next_waiting(job: Job, after: int | None = None) -> ItemOutcome | None:
+    """The next outcome waiting for an expert after outcome ``after`` (by id), wrapping around to the
+    first; so skipping an item comes back to it once the rest are done."""
+    queue = adjudication_queue(job).order_by("pk")
+    if after is None:
+        return queue.first()
+    return queue.filter(pk__gt=after).first() or queue.exclude(pk=after).first()
+
+
+def accept_model_labels(job: Job, threshold: float, *, user: Any) -> int:
+    """Adjudicate every waiting item whose label model's posterior reaches ``threshold`` with the model's
+    label, recorded as that person's decision with the threshold in its note; returns how many."""
+    if not 0.0 < threshold <= 1.0:
+        raise AdjudicationError(f"a posterior threshold is in (0, 1], not {threshold}")
+    offered = set(answer_labels(job).labels)
+    confident = adjudication_queue(job).filter(model_confidence__gte=threshold).order_by("pk")
+    accepted = 0
+    for outcome in confident.exclude(model_label=""):
+        if outcome.model_label in offered:
+            note = f"model's label accepted in bulk: posterior {outcome.model_confidence:.3f} ≥ {threshold:g}"
+            adjudicate(outcome.pk, outcome.model_label, user=user, note=note)
+            accepted += 1
+    return accepted
+
+
+def adjudicate(outcome_id: int, label: str | Sequence[str], *, user: Any, note: str = "") -> Adjudication:
+    """Set an item's final label (for a multi-label task, its labels), write it to the corpus, and
+    record who decided, when, and over what."""
     with transaction.atomic():
         outcome = ItemOutcome.objects.select_for_update().select_related("item", "job").get(pk=outcome_id)
-        rule = rule_of(outcome.job)
-        if label not in rule.answer_set.labels:
-            raise AdjudicationError(f"{label!r} is not one of {list(rule.answer_set.labels)}")
-        decided = rule.collapse.mapping[label] if rule.collapse is not None else label
-        kept = decided in rule.keep
+        declared = declared_rule(outcome.job.task_type)
+        if isinstance(declared, MultiLabelRule):
+            chosen = _chosen_labels(outcome, label)
+            label = decided = declared.separator.join(chosen)
+            kept = bool(chosen)
+        else:
+            rule = rule_of(outcome.job)
+            if not isinstance(label, str) or label not in rule.answer_set.labels:
+                raise AdjudicationError(f"{label!r} is not one of {list(rule.answer_set.labels)}")
+            decided = rule.collapse.mapping[label] if rule.collapse is not None else label
+            kept, chosen = decided in rule.keep, ()
         stamp = timezone.now()
         record = Adjudication(
             outcome=outcome, job=outcome.job, cluster_id=outcome.item.cluster_id,
@@ -83,9 +164,18 @@ def adjudicate(outcome_id: int, label: str, *, user: Any, note: str = "") -> Adj
             new_status=Status.ADJUDICATED if kept else Status.REJECTED, note=note, decided_by=user,
             decided_at=stamp,
         )  # fmt: skip
-        _write(outcome, label, decided, kept, f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC")
+        _write(outcome, label, decided, kept, chosen, f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC")
         record.save()
     return record
+
+
+def _chosen_labels(outcome: ItemOutcome, label: str | Sequence[str]) -> tuple[str, ...]:
+    offered = choices(outcome).values
+    chosen = [label] if isinstance(label, str) else list(label)
+    unknown = sorted(set(chosen) - set(offered))
+    if unknown:
+        raise AdjudicationError(f"{unknown} not among the offered labels {list(offered)}")
+    return tuple(value for value in offered if value in chosen)  # in the list's order, once each
 
 
 def _status_now(outcome: ItemOutcome) -> str:
@@ -96,7 +186,9 @@ def _status_now(outcome: ItemOutcome) -> str:
     return outcome.status if held is None else held
 
 
-def _write(outcome: ItemOutcome, label: str, decided: str, kept: bool, rule: str) -> None:
+def _write(
+    outcome: ItemOutcome, label: str, decided: str, kept: bool, labels: tuple[str, ...], rule: str
+) -> None:
     """The expert's label to the corpus, as the task type's adjudication hook writes it."""
     item = outcome.item
     if item.is_gold:
@@ -105,6 +197,7 @@ def _write(outcome: ItemOutcome, label: str, decided: str, kept: bool, rule: str
         item_id=item.pk, label=decided, fine_label=label, counts=list(outcome.counts),
         agreement=outcome.agreement, kept=kept, cluster_id=item.cluster_id,
         perspective_id=item.perspective_id, evidence_id=item.evidence_id, claim_id=item.claim_id,
+        labels=labels,
     )  # fmt: skip
     get_task_type(outcome.job.task_type).write_adjudication(decision, rule)
 

@@ -13,11 +13,11 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from aggregation.adjudication import AdjudicationError, adjudicate, answer_labels, current_label
+from aggregation.adjudication import AdjudicationError, adjudicate, choices, current_label, rated_responses
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
 from aggregation.quality import soft_block
 from aggregation.tasks import request_aggregation
-from annotation.models import Response
+from annotation.models import Item
 
 
 class QueueFilter(admin.SimpleListFilter):
@@ -50,6 +50,7 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
     form = FinalLabelForm
     list_display = (
         "item_key",
+        "texts",
         "job",
         "label",
         "fine_label",
@@ -59,10 +60,11 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         "decided",
     )
     list_filter = (QueueFilter, "contested", "sampled", "status", "job")
-    search_fields = ("item__key",)
+    # The item's texts are the corpus rows it is about; searching them finds an item by what it says.
+    search_fields = ("item__key", "item__claim__text", "item__perspective__text", "item__evidence__text")
     list_select_related = ("item", "job")
-    readonly_fields = ("item_shown", "aggregate", "responses_table", "history")
-    fields = ("item_shown", "aggregate", "responses_table", "history", "final_label", "note")
+    readonly_fields = ("fast_page", "item_shown", "aggregate", "responses_table", "history")
+    fields = ("fast_page", "item_shown", "aggregate", "responses_table", "history", "final_label", "note")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -73,6 +75,15 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
     @admin.display(description="item")
     def item_key(self, obj: ItemOutcome) -> str:
         return obj.item.key
+
+    @admin.display(description="texts")
+    def texts(self, obj: ItemOutcome) -> str:
+        return shortened(obj.item)
+
+    @admin.display(description="")
+    def fast_page(self, obj: ItemOutcome) -> SafeString:
+        url = reverse("aggregation:adjudicate", args=[obj.job_id])
+        return format_html('<a href="{}?outcome={}">Adjudicate this job one item at a time</a>', url, obj.pk)
 
     @admin.display(description="why contested")
     def reasons_text(self, obj: ItemOutcome) -> str:
@@ -85,13 +96,17 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change=change, **kwargs)
         if obj is not None:
-            try:
-                labels = answer_labels(obj.job).labels
-            except AdjudicationError:
-                labels = ()
-            field = form.base_fields["final_label"]
-            assert isinstance(field, forms.ChoiceField)
-            field.choices, field.initial = [(label, label) for label in labels], current_label(obj)
+            offered = choices(obj)
+            now = current_label(obj)
+            if offered.multiple:
+                form.base_fields["final_label"] = forms.MultipleChoiceField(
+                    choices=offered.labels, widget=forms.CheckboxSelectMultiple, required=False,
+                    initial=[label for label in now.split(",") if label], help_text="None: no label applies.",
+                )  # fmt: skip
+            else:
+                field = form.base_fields["final_label"]
+                assert isinstance(field, forms.ChoiceField)
+                field.choices, field.initial = list(offered.labels), now
         return form
 
     def save_model(self, request: HttpRequest, obj: ItemOutcome, form: Any, change: bool) -> None:
@@ -125,15 +140,11 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
 
     @admin.display(description="responses")
     def responses_table(self, obj: ItemOutcome) -> SafeString:
-        quality = {q.worker_id: q for q in WorkerQuality.objects.filter(job=obj.job_id)}
-        rows = []
-        for response in Response.objects.filter(item=obj.item).select_related("worker").order_by("worker_id"):
-            q = quality.get(response.worker_id)
-            rows.append((
-                str(response.worker), response.label,
-                _share(q.reliability if q else None), _share(q.agreement if q else None),
-                ", ".join(q.flags) if q and q.flags else "", "blocked" if response.worker.blocked else "",
-            ))  # fmt: skip
+        rows = [
+            (r.worker, r.label, _share(r.reliability), _share(r.agreement), ", ".join(r.flags),
+             "blocked" if r.blocked else "")
+            for r in rated_responses(obj)
+        ]  # fmt: skip
         body = format_html_join(
             "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows
         )
@@ -156,6 +167,15 @@ RESPONSE_COLUMNS = ("worker", "label", "reliability", "agreement", "flags", "")
 
 def _share(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
+
+
+SHORT = 90  # characters of each text shown in a list
+
+
+def shortened(item: Item) -> str:
+    """The item's texts (claim, perspective, evidence, …) as one line, each cut to ``SHORT``."""
+    texts = [value for value in item.payload.values() if isinstance(value, str) and value]
+    return " / ".join(text if len(text) <= SHORT else text[: SHORT - 1] + "…" for text in texts)
 
 
 @admin.register(WorkerQuality)
@@ -210,9 +230,12 @@ class AggregationRunAdmin(admin.ModelAdmin):
 
 @admin.register(Adjudication)
 class AdjudicationAdmin(admin.ModelAdmin):
-    list_display = ("outcome", "job", "crowd_label", "old_label", "new_label", "new_status", "sampled",
-                    "decided_by", "decided_at")  # fmt: skip
+    list_display = ("outcome", "texts", "job", "crowd_label", "old_label", "new_label", "new_status",
+                    "sampled", "decided_by", "decided_at", "note")  # fmt: skip
     list_filter = ("sampled", "new_status", "job")
+    list_select_related = ("outcome__item", "job", "decided_by")
+    search_fields = ("outcome__item__key", "outcome__item__claim__text", "outcome__item__perspective__text",
+                     "outcome__item__evidence__text", "note")  # fmt: skip
     readonly_fields = [f.name for f in Adjudication._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -220,3 +243,7 @@ class AdjudicationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    @admin.display(description="texts")
+    def texts(self, obj: Adjudication) -> str:
+        return shortened(obj.outcome.item)
