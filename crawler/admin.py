@@ -6,13 +6,15 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
+from config.live import LiveRequestError, cell, live_response, refused, requested_ids
 from crawler import services
-from crawler.models import CrawlRun, Debate, Drop, Page, PageVersion, Point
+from crawler.models import CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
 from crawler.parsing import SITES
 
 
@@ -31,6 +33,9 @@ class StartCrawlForm(forms.Form):
             except services.CrawlRequestError as error:
                 raise forms.ValidationError(str(error)) from None
         return value
+
+
+LIVE_COUNTS = ("pages", "items", "drops", "errors")
 
 
 class DropInline(admin.TabularInline):
@@ -61,13 +66,29 @@ class CrawlRunAdmin(admin.ModelAdmin):
     inlines = [DropInline]
     actions = ["stop_crawls", "crawl_again"]
     change_list_template = "crawler/crawlrun_change_list.html"
+    change_form_template = "crawler/crawlrun_change_form.html"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def get_urls(self) -> list[URLPattern]:
         start = path("start/", self.admin_site.admin_view(self.start_view), name="crawler_crawlrun_start")
-        return [start, *super().get_urls()]
+        live = path("live/", self.admin_site.admin_view(self.live_view), name="crawler_crawlrun_live")
+        return [start, live, *super().get_urls()]
+
+    def live_view(self, request: HttpRequest) -> JsonResponse:
+        """The shown runs' counts as they are now (the change list and a run's page poll this)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            runs = list(CrawlRun.objects.filter(pk__in=requested_ids(request)))
+        except LiveRequestError as error:
+            return refused(error)
+        cells = {}
+        for run in runs:
+            cells[cell(run.pk, "status")] = run.get_status_display()
+            cells.update({cell(run.pk, name): str(getattr(run, name)) for name in LIVE_COUNTS})
+        return live_response(cells, any(run.status in RunStatus.active() for run in runs))
 
     def start_view(self, request: HttpRequest) -> HttpResponse:
         if not self.has_change_permission(request):

@@ -7,10 +7,14 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, JsonResponse
+from django.urls import URLPattern, path
 from django.utils.html import format_html_join
 
+from annotation.work import job_progress
+from config.live import LiveRequestError, cell, live_response, refused, requested_ids
 from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import save_new_run
@@ -21,7 +25,9 @@ class StepInline(admin.TabularInline):
     model = StepRun
     extra = 0
     can_delete = False
-    fields = readonly_fields = ("position", "name", "state", "message", "job_links", "started", "finished")
+    fields = readonly_fields = (
+        "position", "name", "state", "message", "job_links", "crowd_progress", "started", "finished",
+    )  # fmt: skip
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
@@ -33,6 +39,23 @@ class StepInline(admin.TabularInline):
             '<a href="/admin/annotation/job/{}/change/">job {}</a>',
             ((pk, pk) for pk in step.jobs.values_list("pk", flat=True)),
         )
+
+    @admin.display(description="crowd progress")
+    def crowd_progress(self, step: StepRun) -> str:
+        return crowd_progress(step)
+
+
+def crowd_progress(step: StepRun) -> str:
+    """Assignments done of those wanted, and responses, over the step's jobs ("" for a step without)."""
+    shares = [job_progress(job) for job in step.jobs.all()]
+    if not shares:
+        return ""
+    done, wanted = sum(p.assignments_done for p in shares), sum(p.assignments_wanted for p in shares)
+    return f"{done}/{wanted} assignments, {sum(p.responses for p in shares)} responses"
+
+
+def run_active(steps: list[StepRun]) -> bool:
+    return any(step.state in (StepState.RUNNING, StepState.WAITING) for step in steps)
 
 
 class PipelineRunForm(forms.ModelForm):
@@ -63,6 +86,33 @@ class PipelineRunAdmin(admin.ModelAdmin):
     list_display = ["__str__", "simulated", "progress", "created"]
     readonly_fields = ["simulated", "created", "updated"]
     actions = ["continue_runs"]
+    change_list_template = "pipeline/pipelinerun_change_list.html"
+    change_form_template = "pipeline/pipelinerun_change_form.html"
+
+    def get_urls(self) -> list[URLPattern]:
+        live = path("live/", self.admin_site.admin_view(self.live_view), name="pipeline_pipelinerun_live")
+        return [live, *super().get_urls()]
+
+    def live_view(self, request: HttpRequest) -> JsonResponse:
+        """Each shown run's steps as they are now (the change list and a run's page poll this)."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            runs = list(self.get_queryset(request).filter(pk__in=requested_ids(request)))
+        except LiveRequestError as error:
+            return refused(error)
+        cells, active = {}, False
+        for run in runs:
+            steps = list(run.steps.all())
+            cells[cell(run.pk, "progress")] = self.progress(run)
+            active = active or run_active(steps)
+            if len(runs) == 1:  # its own page: the step rows of the inline
+                for index, step in enumerate(steps):
+                    row = f"#steps-{index}"
+                    cells[f"{row} td.field-state p"] = step.get_state_display()
+                    cells[f"{row} td.field-message p"] = step.message
+                    cells[f"{row} td.field-crowd_progress p"] = crowd_progress(step)
+        return live_response(cells, active)
 
     def get_inlines(self, request: HttpRequest, obj: PipelineRun | None) -> list[type[InlineModelAdmin]]:
         return [StepInline] if obj is not None else []  # a new run's steps are made on save
