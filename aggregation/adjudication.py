@@ -12,6 +12,8 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
+from accounts import audit
+from accounts.models import AuditEvent
 from aggregation.declared import categorical_rule, declared_rule
 from aggregation.labels import LabelSet
 from aggregation.models import Adjudication, ItemOutcome, WorkerQuality
@@ -137,6 +139,7 @@ def accept_model_labels(job: Job, threshold: float, *, user: Any) -> int:
             note = f"model's label accepted in bulk: posterior {outcome.model_confidence:.3f} ≥ {threshold:g}"
             adjudicate(outcome.pk, outcome.model_label, user=user, note=note)
             accepted += 1
+    audit.record(user, AuditEvent.Action.ACCEPTED_MODEL, f"job {job.pk}", threshold=threshold, items=accepted)
     return accepted
 
 
@@ -166,6 +169,8 @@ def adjudicate(outcome_id: int, label: str | Sequence[str], *, user: Any, note: 
         )  # fmt: skip
         _write(outcome, label, decided, kept, chosen, f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC")
         record.save()
+        audit.record(user, AuditEvent.Action.ADJUDICATED, f"item {outcome.item.key} of job {outcome.job_id}",
+                     old=record.old_label, new=label, note=note)  # fmt: skip
     return record
 
 

@@ -197,7 +197,7 @@ class WorkerQualityAdmin(admin.ModelAdmin):
     def blocked(self, obj: WorkerQuality) -> bool:
         return obj.worker.blocked
 
-    @admin.action(description="Soft-block the chosen workers from future jobs")
+    @admin.action(description="Soft-block the chosen workers from future jobs", permissions=["change"])
     def soft_block_workers(self, request: HttpRequest, queryset: QuerySet[WorkerQuality]) -> None:
         blocked = soft_block(queryset.filter(worker__blocked=False), by=request.user)
         self.message_user(request, f"Soft-blocked {len(blocked)} worker(s).")
@@ -220,7 +220,7 @@ class AggregationRunAdmin(admin.ModelAdmin):
             '<a href="{}">job {}</a>', reverse("aggregation:dashboard", args=[obj.job_id]), obj.job_id
         )
 
-    @admin.action(description="Aggregate the chosen runs' jobs again (same policy)")
+    @admin.action(description="Aggregate the chosen runs' jobs again (same policy)", permissions=["add"])
     def aggregate_again(self, request: HttpRequest, queryset: QuerySet[AggregationRun]) -> None:
         jobs = sorted(set(queryset.values_list("job_id", flat=True)))
         for job_id in jobs:

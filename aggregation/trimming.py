@@ -9,6 +9,8 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max, QuerySet
 
+from accounts import audit
+from accounts.models import AuditEvent
 from annotation.task_types.builtin_rules import STANCE_FLIP
 from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
 
@@ -38,6 +40,12 @@ def merge_clusters(cluster_ids: Sequence[int], *, user: Any = None) -> Perspecti
         _append_evidence(target, evidence)
         target.rule = f"merged with {len(others)} cluster(s) by {user}"[:200]
         target.save(update_fields=["rule", "updated"])
+        audit.record(
+            user,
+            AuditEvent.Action.MERGED,
+            f"claim {target.claim_id} cluster {target.pk}",
+            clusters=list(cluster_ids),
+        )
     return target
 
 
@@ -55,6 +63,12 @@ def split_cluster(cluster_id: int, perspective_ids: Sequence[int], *, user: Any 
             cluster.claim, cluster, flip=False, rule=f"split from cluster {cluster.position} by {user}"
         )
         _append_members(new, [m.perspective_id for m in moving])
+        audit.record(
+            user,
+            AuditEvent.Action.SPLIT,
+            f"claim {cluster.claim_id} cluster {cluster.pk}",
+            new_cluster=new.pk,
+        )
     return new
 
 
@@ -89,6 +103,14 @@ def copy_clusters(
             )
             present.add(members[0])
             copied.append(new)
+        if copied:
+            audit.record(
+                user,
+                AuditEvent.Action.COPIED,
+                f"claim {target.cid}",
+                clusters=[c.pk for c in copied],
+                oppose=oppose,
+            )
     return copied
 
 

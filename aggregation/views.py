@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from accounts.permissions import staff_permission
 from aggregation import trimming
 from aggregation.adjudication import draw_sample
 from aggregation.dashboard import job_dashboard
@@ -20,7 +21,7 @@ from annotation.models import Job
 from corpus.models import Claim, PerspectiveCluster
 
 
-@staff_member_required
+@staff_permission("annotation.view_job")
 @require_http_methods(["GET", "POST"])
 def dashboard(request: HttpRequest, job_id: int) -> HttpResponse:
     job = get_object_or_404(Job, pk=job_id)
@@ -31,8 +32,19 @@ def dashboard(request: HttpRequest, job_id: int) -> HttpResponse:
     return render(request, "aggregation/dashboard.html", context)
 
 
+VIEW_CLUSTERS, CHANGE_CLUSTERS = "corpus.view_perspectivecluster", "corpus.change_perspectivecluster"
+# What each of the dashboard's buttons needs.
+DASHBOARD_ACTIONS = {
+    "aggregate": "aggregation.add_aggregationrun",
+    "sample": "aggregation.add_adjudication",
+    "block": "annotation.change_worker",
+}
+
+
 def _dashboard_action(request: HttpRequest, job: Job) -> None:
-    action = request.POST.get("action")
+    action = request.POST.get("action", "")
+    if action in DASHBOARD_ACTIONS and not request.user.has_perm(DASHBOARD_ACTIONS[action]):
+        raise PermissionDenied(f"needs the permission {DASHBOARD_ACTIONS[action]}")
     if action == "aggregate" and (form := AggregateForm(request.POST)).is_valid():
         overrides = {name: value for name, value in form.cleaned_data.items() if value not in (None, "")}
         aggregate_job_task.delay_on_commit(job.pk, RunTrigger.MANUAL, overrides)  # type: ignore[attr-defined]
@@ -47,7 +59,7 @@ def _dashboard_action(request: HttpRequest, job: Job) -> None:
         messages.error(request, "Nothing done: the form was not valid.")
 
 
-@staff_member_required
+@staff_permission(VIEW_CLUSTERS, CHANGE_CLUSTERS)
 @require_http_methods(["GET", "POST"])
 def claim_clusters(request: HttpRequest, cid: int) -> HttpResponse:
     claim = get_object_or_404(Claim, cid=cid)
@@ -75,7 +87,7 @@ def claim_clusters(request: HttpRequest, cid: int) -> HttpResponse:
     return render(request, "aggregation/claim_clusters.html", context)
 
 
-@staff_member_required
+@staff_permission("corpus.view_claim")
 @require_http_methods(["GET"])
 def similar_claim_pairs(request: HttpRequest) -> HttpResponse:
     """Step 2d: the most similar claim pairs (default 350), each linking to the side-by-side view."""
@@ -87,7 +99,7 @@ def similar_claim_pairs(request: HttpRequest) -> HttpResponse:
     return render(request, "aggregation/similar_claims.html", {"rows": rows, "count": count})
 
 
-@staff_member_required
+@staff_permission(VIEW_CLUSTERS, CHANGE_CLUSTERS)
 @require_http_methods(["GET", "POST"])
 def compare_claims(request: HttpRequest, cid: int, other_cid: int) -> HttpResponse:
     claim = get_object_or_404(Claim, cid=cid)

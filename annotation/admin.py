@@ -8,7 +8,10 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 
+from accounts.permissions import NamedPermissions
 from annotation import work
 from annotation.ledger.admin import reconcile_jobs, show_market_cost  # also registers the ledger's admin
 from annotation.markets import admin as market_admin
@@ -16,6 +19,7 @@ from annotation.markets.registry import provider_choices
 from annotation.models import Assignment, Hit, Item, Job, Qualification, Response, Worker
 from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
+from annotation.work import people
 from annotation.work.operations import ACTION_ERRORS
 
 
@@ -33,7 +37,7 @@ class JobCreationForm(forms.ModelForm):
 
     class Meta:
         model = Job
-        fields = ["name", "task_type", "provider", "filters", "params", "budget"]
+        fields = ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -44,7 +48,7 @@ class JobCreationForm(forms.ModelForm):
         return cleaned
 
 
-def _each(action_name: str, service: Any, label: str) -> Any:
+def _each(action_name: str, service: Any, label: str, permission: str = "change") -> Any:
     def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> None:
         done = 0
         for pk in queryset.values_list("pk", flat=True):
@@ -56,10 +60,10 @@ def _each(action_name: str, service: Any, label: str) -> Any:
         modeladmin.message_user(request, f"{label}: {done}")
 
     action.__name__ = action_name
-    return admin.action(description=label)(action)
+    return admin.action(description=label, permissions=[permission])(action)
 
 
-def _in_background(action_name: str, kind: str, label: str) -> Any:
+def _in_background(action_name: str, kind: str, label: str, permission: str = "change") -> Any:
     """An action whose work calls a market: run as a background operation, never in the request."""
 
     def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> None:
@@ -67,7 +71,7 @@ def _in_background(action_name: str, kind: str, label: str) -> Any:
         market_admin.start(modeladmin, request, kind, label, {"job_ids": job_ids}, len(job_ids))
 
     action.__name__ = action_name
-    return admin.action(description=label)(action)
+    return admin.action(description=label, permissions=[permission])(action)
 
 
 class HitInline(admin.TabularInline):
@@ -79,7 +83,7 @@ class HitInline(admin.TabularInline):
 
 
 @admin.register(Job)
-class JobAdmin(admin.ModelAdmin):
+class JobAdmin(NamedPermissions, admin.ModelAdmin):
     list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created"]
     list_filter = ["state", "task_type", "provider"]
     search_fields = ["name"]
@@ -104,13 +108,14 @@ class JobAdmin(admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            return ["name", "task_type", "provider", "filters", "params", "budget"]
-        return ["name", "task_type", "provider", "state", "progress", "params", "filters", "budget"]
+            return ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
+        return ["name", "task_type", "provider", "state", "progress", "annotators", "params", "filters",
+                "budget", "teams"]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["task_type", "provider", "state", "progress", "params", "filters"]
+        return ["task_type", "provider", "state", "progress", "annotators", "params", "filters"]
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -125,9 +130,24 @@ class JobAdmin(admin.ModelAdmin):
             name=form.cleaned_data.get("name") or "",
             created_by=request.user,
         )
+        created.teams.set(form.cleaned_data.get("teams") or [])
         obj.pk = created.pk
         obj.refresh_from_db()
         obj._state.adding = False
+
+    @admin.display(description="annotators")
+    def annotators(self, job: Job) -> SafeString | str:
+        rows = people.annotators(job)
+        if not rows:
+            return "nobody has worked on it yet"
+        workers = Worker.objects.in_bulk([row.key for row in rows])
+        body = format_html_join("", "<tr><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", (
+            (workers[r.key], r.submitted, r.assignments, r.items, f"{r.minutes:.1f}",
+             "-" if r.gold_accuracy is None else f"{r.gold_accuracy:.0%} of {r.gold_answered}")
+            for r in rows
+        ))  # fmt: skip
+        head = "<tr><th>worker</th><th>submitted</th><th>items</th><th>minutes</th><th>gold</th></tr>"
+        return format_html("<table>{}{}</table>", SafeString(head), body)
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
@@ -152,7 +172,7 @@ class HitAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(NamedPermissions, admin.ModelAdmin):
     list_display = [
         "pk",
         "job",
@@ -223,7 +243,7 @@ class WorkerAdmin(admin.ModelAdmin):
         accuracy = worker.gold_accuracy
         return "–" if accuracy is None else f"{accuracy:.0%} of {worker.gold_answered}"
 
-    @admin.action(description="Block the selected workers")
+    @admin.action(description="Block the selected workers", permissions=["change"])
     def block(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
         for worker in queryset:
             work.block_worker(worker.pk, reason=f"blocked by {request.user}")

@@ -80,6 +80,10 @@ class Job(models.Model):
     workers_per_item = models.PositiveSmallIntegerField(default=3)
     reward = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0.00"))
     budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    teams = models.ManyToManyField(
+        "accounts.Team", blank=True, related_name="jobs",
+        help_text="In-house jobs: only these teams' members see it; no team: every annotator.",
+    )  # fmt: skip
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -90,6 +94,7 @@ class Job(models.Model):
 
     class Meta:
         ordering = ["-created"]
+        permissions = [("spend_money", "Can spend money: publish, extend, expire, approve, reject, bonus")]
 
     def __str__(self) -> str:
         return f"job {self.pk} {self.task_type} ({self.state})"

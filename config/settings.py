@@ -48,6 +48,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "accounts",
     "corpus",
     "operations",
     "crawler",
@@ -57,6 +62,7 @@ INSTALLED_APPS = [
     "export",
     "pipeline",
     "backups",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -262,4 +268,28 @@ CELERY_BEAT_SCHEDULE["backup"] = {
     "schedule": float(BACKUP_INTERVAL_SECONDS),
     # A backup nobody ran within its interval is dropped: the next one is due anyway.
     "options": {"queue": BACKUP_QUEUE, "expires": float(BACKUP_INTERVAL_SECONDS)},
+}
+
+# The REST API (/api/): token or session login, the admin's named permissions, pages of 100 rows.
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["api.permissions.Needs"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 100,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Stancework API",
+    "DESCRIPTION": "Script jobs, results, aggregation, releases and crawls. Authenticate with "
+    "`Authorization: Token <key>` (manage.py drf_create_token USER).",
+    "VERSION": "1",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
 }

@@ -11,4 +11,5 @@ urlpatterns = [
     path("annotate/", include("annotation.web.urls")),
     path("aggregation/", include("aggregation.urls")),
     path("releases/", include("export.urls")),
+    path("api/", include("api.urls")),
 ]

@@ -12,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
+from accounts.permissions import NamedPermissions
 from config.live import LiveRequestError, cell, live_response, refused, requested_ids
 from crawler import services
 from crawler.models import CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
@@ -48,7 +49,7 @@ class DropInline(admin.TabularInline):
 
 
 @admin.register(CrawlRun)
-class CrawlRunAdmin(admin.ModelAdmin):
+class CrawlRunAdmin(NamedPermissions, admin.ModelAdmin):
     list_display = (
         "id",
         "site",
@@ -91,8 +92,8 @@ class CrawlRunAdmin(admin.ModelAdmin):
         return live_response(cells, any(run.status in RunStatus.active() for run in runs))
 
     def start_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_change_permission(request):
-            return HttpResponseRedirect(reverse("admin:index"))
+        if not self.has_start_crawl_permission(request):
+            raise PermissionDenied
         form = StartCrawlForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
             try:
@@ -116,12 +117,15 @@ class CrawlRunAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "crawler/start_crawl.html", context)
 
-    @admin.action(description="Stop the selected crawls (gracefully; they can resume)")
+    @admin.action(
+        description="Stop the selected crawls (gracefully; they can resume)",
+        permissions=["start_crawl"],
+    )
     def stop_crawls(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
         stopped = sum(services.stop_crawl(run.pk) for run in queryset)
         self.message_user(request, f"Asked {stopped} crawl(s) to stop.")
 
-    @admin.action(description="Crawl the selected sites again")
+    @admin.action(description="Crawl the selected sites again", permissions=["start_crawl"])
     def crawl_again(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
         for run in queryset:
             try:

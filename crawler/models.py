@@ -66,6 +66,7 @@ class CrawlRun(models.Model):
 
     class Meta:
         ordering = ["-created"]
+        permissions = [("start_crawl", "Can start, stop and repeat crawls")]
         constraints = [
             # Two crawls of one site and mode would share its saved queue (JOBDIR) and its politeness.
             models.UniqueConstraint(

@@ -21,6 +21,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts import audit
+from accounts.models import AuditEvent
 from crawler import processes
 from crawler.models import CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
@@ -112,6 +114,10 @@ def request_crawl(
 
     with transaction.atomic():
         run = create_run(site, archive=archive, limit=limit, user_id=user_id)
+        actor = run.requested_by if user_id is not None else None
+        audit.record(
+            actor, AuditEvent.Action.CRAWL, f"crawl {run.pk} of {site}", archive=archive, limit=limit
+        )
         # Enqueue after commit: the worker must find the run. (celery-types lacks delay_on_commit.)
         launch_crawl_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]
     return run

@@ -13,6 +13,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from accounts import audit
+from accounts.models import AuditEvent
 from config.progress import QUIET, Progress
 from corpus.models import (
     Claim,
@@ -293,6 +295,7 @@ def build_release(
         write_zip(final, zip_path, f"stancework-{version}", manifest["state_time"])
         entries = file_entries(final, [MANIFEST, *release_paths(final)])
         done(len(entries))
+    audit.record(None, AuditEvent.Action.RELEASED, f"release {version}", files=len(entries))
     return Release.objects.create(
         version=version,
         code_version=manifest["code_version"],

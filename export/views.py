@@ -6,15 +6,16 @@ from typing import Any
 
 import nh3
 from django.contrib import admin
-from django.contrib.admin.views.decorators import staff_member_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from accounts.permissions import staff_permission
 from export.models import Release
 from export.services import DATASHEET, diff_releases
 
+VIEW_RELEASES = "export.view_release"
 SHOWN = 200  # rows per list on the diff page; the counts are always complete
 
 # CommonMark with tables; raw HTML in the Markdown is escaped, and nh3's allow-list then drops any
@@ -30,13 +31,13 @@ def _context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
     return {**admin.site.each_context(request), **extra}
 
 
-@staff_member_required
+@staff_permission(VIEW_RELEASES)
 def releases(request: HttpRequest) -> HttpResponse:
     listed = Release.objects.order_by("-created", "-pk")
     return render(request, "export/releases.html", _context(request, title="Releases", releases=listed))
 
 
-@staff_member_required
+@staff_permission(VIEW_RELEASES)
 def release(request: HttpRequest, version: str) -> HttpResponse:
     found = get_object_or_404(Release, version=version)
     sheet = found.path / DATASHEET
@@ -48,7 +49,7 @@ def release(request: HttpRequest, version: str) -> HttpResponse:
     )
 
 
-@staff_member_required
+@staff_permission(VIEW_RELEASES)
 def release_file(request: HttpRequest, version: str, name: str) -> FileResponse:
     found = get_object_or_404(Release, version=version)
     # Only names the record lists are served, so no path from the URL ever reaches the filesystem.
@@ -57,7 +58,7 @@ def release_file(request: HttpRequest, version: str, name: str) -> FileResponse:
     return FileResponse((found.path / name).open("rb"), as_attachment=True, filename=name.rsplit("/", 1)[-1])
 
 
-@staff_member_required
+@staff_permission(VIEW_RELEASES)
 def release_zip(request: HttpRequest, version: str) -> FileResponse:
     found = get_object_or_404(Release, version=version)
     if not found.zip_path.is_file():
@@ -65,7 +66,7 @@ def release_zip(request: HttpRequest, version: str) -> FileResponse:
     return FileResponse(found.zip_path.open("rb"), as_attachment=True, filename=f"stancework-{version}.zip")
 
 
-@staff_member_required
+@staff_permission(VIEW_RELEASES)
 def release_diff(request: HttpRequest) -> HttpResponse:
     before = get_object_or_404(Release, version=request.GET.get("a", ""))
     after = get_object_or_404(Release, version=request.GET.get("b", ""))

@@ -13,6 +13,7 @@ from django.http import HttpRequest, JsonResponse
 from django.urls import URLPattern, path
 from django.utils.html import format_html_join
 
+from accounts.permissions import NamedPermissions
 from annotation.work import job_progress
 from config.live import LiveRequestError, cell, live_response, refused, requested_ids
 from pipeline.definition import PipelineDefinitionError, merged_params
@@ -81,7 +82,7 @@ class PipelineRunForm(forms.ModelForm):
 
 
 @admin.register(PipelineRun)
-class PipelineRunAdmin(admin.ModelAdmin):
+class PipelineRunAdmin(NamedPermissions, admin.ModelAdmin):
     form = PipelineRunForm
     list_display = ["__str__", "simulated", "progress", "created"]
     readonly_fields = ["simulated", "created", "updated"]
@@ -133,7 +134,7 @@ class PipelineRunAdmin(admin.ModelAdmin):
         current = next((s for s in steps if s.state != StepState.DONE), None)
         return f"{done}/{len(steps)}" + (f" — {current.name}: {current.state}" if current else "")
 
-    @admin.action(description="Continue the selected runs (in the background)")
+    @admin.action(description="Continue the selected runs (in the background)", permissions=["run_pipeline"])
     def continue_runs(self, request: HttpRequest, queryset: QuerySet[PipelineRun]) -> None:
         for run in queryset:
             run_pipeline_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # Celery 5.4+

@@ -28,6 +28,7 @@ class PipelineRun(models.Model):
 
     class Meta:
         ordering = ["-created"]
+        permissions = [("run_pipeline", "Can run and continue pipeline runs")]
 
     def __str__(self) -> str:
         return f"pipeline {self.pk}: {self.name}" + (" (simulated)" if self.simulated else "")

@@ -11,6 +11,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from accounts.permissions import NamedPermissions
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerEntry, LedgerState, ReconciliationIssue
 from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
@@ -21,7 +22,7 @@ from annotation.work.jobs import estimate_cost
 
 
 @admin.register(LedgerEntry)
-class LedgerEntryAdmin(admin.ModelAdmin):
+class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
     list_display = [
         "id",
         "provider",
@@ -48,14 +49,20 @@ class LedgerEntryAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: LedgerEntry | None = None) -> bool:
         return False
 
-    @admin.action(description="Make the market call of the selected requested rows (in the background)")
+    @admin.action(
+        description="Make the market call of the selected requested rows (in the background)",
+        permissions=["spend_money"],
+    )
     def run_requested(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         pks = list(queryset.filter(state=LedgerState.REQUESTED).values_list("pk", flat=True))
         for pk in pks:
             execute_ledger_entry_task.delay_on_commit(pk)  # type: ignore[attr-defined]
         self.message_user(request, f"{len(pks)} requested rows queued for their market call")
 
-    @admin.action(description="Retry the selected failed rows as new attempts (in the background)")
+    @admin.action(
+        description="Retry the selected failed rows as new attempts (in the background)",
+        permissions=["spend_money"],
+    )
     def retry_failed(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         retried = []
         for entry in queryset.filter(state=LedgerState.FAILED):
@@ -68,14 +75,17 @@ class LedgerEntryAdmin(admin.ModelAdmin):
             retried.append(attempt)
         self.message_user(request, f"{len(retried)} failed rows queued again as new attempts")
 
-    @admin.action(description="Resolve the selected unclear rows by reading the market (in the background)")
+    @admin.action(
+        description="Resolve the selected unclear rows by reading the market (in the background)",
+        permissions=["spend_money"],
+    )
     def resolve_unclear(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         pks = list(queryset.filter(state=LedgerState.UNCLEAR).values_list("pk", flat=True))
         for pk in pks:
             resolve_ledger_entry_task.delay_on_commit(pk)  # type: ignore[attr-defined]
         self.message_user(request, f"{len(pks)} unclear rows queued to be resolved by reading the market")
 
-    @admin.action(description="Sweep stale rows (all, not only the selected)")
+    @admin.action(description="Sweep stale rows (all, not only the selected)", permissions=["spend_money"])
     def sweep_stale(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         report = engine.sweep_stale()
         self.message_user(request, f"requeued {len(report.requeued)}, unclear {len(report.unclear)}")
@@ -91,7 +101,7 @@ class ReconciliationIssueAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: ReconciliationIssue | None = None) -> list[str]:
         return [f.name for f in ReconciliationIssue._meta.fields if f.name != "resolved"]
 
-    @admin.action(description="Mark the selected issues resolved")
+    @admin.action(description="Mark the selected issues resolved", permissions=["change"])
     def mark_resolved(self, request: HttpRequest, queryset: QuerySet[ReconciliationIssue]) -> None:
         self.message_user(request, f"{queryset.update(resolved=True)} issues marked resolved")
 
@@ -99,7 +109,7 @@ class ReconciliationIssueAdmin(admin.ModelAdmin):
 # Actions for the Job admin (annotation/admin.py may add them to its `actions`).
 
 
-@admin.action(description="Show the worst-case market cost of the selected jobs")
+@admin.action(description="Show the worst-case market cost of the selected jobs", permissions=["view"])
 def show_market_cost(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> None:
     for job in queryset:
         try:
@@ -118,7 +128,10 @@ def show_market_cost(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
         )
 
 
-@admin.action(description="Reconcile the selected jobs with their market (in the background)")
+@admin.action(
+    description="Reconcile the selected jobs with their market (in the background)",
+    permissions=["change"],
+)
 def reconcile_jobs(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> None:
     job_ids = list(queryset.values_list("pk", flat=True))
     start(modeladmin, request, "annotation.reconcile_jobs", "Reconcile", {"job_ids": job_ids}, len(job_ids))

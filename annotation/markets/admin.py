@@ -22,6 +22,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from accounts import audit
+from accounts.models import AuditEvent
 from annotation import work
 from annotation.markets.base import ProviderError
 from annotation.markets.errors import RejectionError
@@ -71,11 +73,24 @@ def start(
 ) -> Operation:
     """Queue the operation and tell the user where to follow it."""
     operation = start_operation(kind, label, params, total=total, user=request.user)
+    if kind in AUDITED:
+        action = AUDITED[kind] if kind != "annotation.review_work" or params.get("approve") else "rejected"
+        audit.record(request.user, action, label, operation=operation.pk, **params)
     link = reverse("admin:operations_operation_change", args=[operation.pk])
     modeladmin.message_user(
         request, format_html('{} queued: <a href="{}">follow its progress</a>.', label, link), messages.INFO
     )
     return operation
+
+
+# The operations that spend money, as the audit trail names them.
+AUDITED = {
+    "annotation.publish_jobs": AuditEvent.Action.PUBLISHED,
+    "annotation.extend_jobs": AuditEvent.Action.EXTENDED,
+    "annotation.expire_jobs": AuditEvent.Action.EXPIRED,
+    "annotation.review_work": AuditEvent.Action.APPROVED,
+    "annotation.bonus_work": AuditEvent.Action.BONUS,
+}
 
 
 def _pks(objects: Sequence[Any]) -> list[int]:
@@ -109,7 +124,7 @@ COST_HEADERS = [
 ]
 
 
-@admin.action(description="Publish on the market (shows the cost first)")
+@admin.action(description="Publish on the market (shows the cost first)", permissions=["spend_money"])
 def publish_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
     jobs = list(queryset)
     if "confirm" in request.POST:
@@ -134,7 +149,10 @@ class ExtendForm(forms.Form):
     shown = forms.IntegerField(required=False, widget=forms.HiddenInput)
 
 
-@admin.action(description="Extend on the market: more assignments per HIT (shows the cost first)")
+@admin.action(
+    description="Extend on the market: more assignments per HIT (shows the cost first)",
+    permissions=["spend_money"],
+)
 def extend_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
     jobs = list(queryset)
     form = ExtendForm(request.POST if "count" in request.POST else None)
@@ -158,7 +176,10 @@ def extend_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
     )
 
 
-@admin.action(description="Expire on the market now (stop offering the HITs; pauses the job)")
+@admin.action(
+    description="Expire on the market now (stop offering the HITs; pauses the job)",
+    permissions=["spend_money"],
+)
 def expire_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
     jobs = list(queryset)
     if "confirm" in request.POST:
@@ -177,7 +198,7 @@ def expire_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
     )
 
 
-@admin.action(description="Approve submitted work (through the ledger)")
+@admin.action(description="Approve submitted work (through the ledger)", permissions=["spend_money"])
 def approve_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Assignment]) -> None:
     work_done = list(queryset)
     params = {"assignment_ids": _pks(work_done), "approve": True, "feedback": "Thank you."}
@@ -206,7 +227,7 @@ class RejectForm(forms.Form):
         return feedback
 
 
-@admin.action(description="Reject submitted work (asks for the feedback first)")
+@admin.action(description="Reject submitted work (asks for the feedback first)", permissions=["spend_money"])
 def reject_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Assignment]) -> Any:
     chosen = list(queryset.select_related("job"))
     form = RejectForm(request.POST if "confirm" in request.POST else None, assignments=chosen)
@@ -239,7 +260,10 @@ class BonusForm(forms.Form):
     )
 
 
-@admin.action(description="Pay a bonus (through the ledger; asks for the amount first)")
+@admin.action(
+    description="Pay a bonus (through the ledger; asks for the amount first)",
+    permissions=["spend_money"],
+)
 def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Assignment]) -> Any:
     form = BonusForm(request.POST if "confirm" in request.POST else None)
     if form.is_valid():

@@ -28,6 +28,7 @@ from annotation.web.page_tokens import (
     verify_token,
 )
 from annotation.work import get_worker
+from annotation.work.people import is_open_to
 
 
 class NotThisJobError(WorkerIdentityError):
@@ -75,6 +76,8 @@ def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
     if not provider.capabilities.logged_in_workers:
         # Staff looking at a market job without the market's parameters see what workers would.
         return Visitor(worker=None, preview=True, carried={"preview": "1"})
+    if not is_open_to(job, request.user):
+        raise NotThisJobError("this job is for other teams")
     return Visitor(worker=get_worker(job.provider, f"user-{request.user.pk}", user=request.user))
 
 

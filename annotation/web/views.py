@@ -11,12 +11,16 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib.auth import login
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts import invitations
 from annotation import work
 from annotation.markets.base import WorkerIdentityError
 from annotation.markets.registry import get_provider, provider_names
@@ -34,6 +38,8 @@ from annotation.web.identity import (
     resolve_visitor,
 )
 from annotation.web.page_tokens import ExpiredTokenError, Grant
+from annotation.work import people
+from annotation.work.people import visible_jobs
 
 
 def _url(name: str, pk: int, visitor: Visitor) -> str:
@@ -83,9 +89,18 @@ def queue(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
     markets = [name for name in provider_names() if get_provider(name).capabilities.logged_in_workers]
-    jobs = Job.objects.filter(provider__in=markets, state__in=JobState.open()).order_by("created")
+    jobs = (
+        visible_jobs(request.user).filter(provider__in=markets, state__in=JobState.open()).order_by("created")
+    )
     rows = [{"job": job, "progress": work.job_progress(job)} for job in jobs]
     return render(request, "annotation/queue.html", {"rows": rows})
+
+
+def my_work(request: HttpRequest) -> HttpResponse:
+    """An annotator's own work: assignments, items done, time spent and gold accuracy, job by job."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
+    return render(request, "annotation/my_work.html", {"rows": people.my_work(request.user)})
 
 
 @worker_page
@@ -245,3 +260,21 @@ def _after_submit(
             "start_url": _url("start", assignment.job_id, visitor),
         },
     )
+
+
+@require_http_methods(["GET", "POST"])
+def join_team(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation link: set a username and password, join the team, and land on the queue."""
+    try:
+        invitation = invitations.open_invitation(token)
+    except invitations.InvitationError as error:
+        return _message(request, None, "This invitation cannot be used", str(error), status=400)
+    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = invitations.accept(token, form.cleaned_data["username"], form.cleaned_data["password1"])
+        except invitations.InvitationError as error:
+            return _message(request, None, "This invitation cannot be used", str(error), status=400)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect("annotation:queue")
+    return render(request, "annotation/join.html", {"form": form, "team": invitation.team})

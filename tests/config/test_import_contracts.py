@@ -5,15 +5,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = [
-    "config", "corpus", "operations", "crawler", "annotation", "aggregation", "search", "export", "pipeline",
-    "backups",
-]  # fmt: skip
+# The packages the contracts name (pyproject.toml), so a new app is copied too.
+PACKAGES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 
-from corpus.models import Claim
+from corpus.models import Status
 from export.services import build_release
+from tests.annotation.factories import make_corpus
 from tests.annotation.test_browser import page  # noqa: F401  (the Chromium page fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -22,11 +23,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_the_release_page_renders_the_datasheet(
     live_server: Any,
     page: Any,  # noqa: F811
-    small_corpus: list[Claim],
     releases_dir: Path,
 ) -> None:
+    # Not the small_corpus fixture: its topics are seeded by a migration, which a transactional test's
+    # flush may have removed.
+    make_corpus(claims=10, perspectives=3, status=Status.KEPT)
     build_release("1.0")
-    User.objects.create_user("editor", password="a-long-test-password", is_staff=True)
+    editor = User.objects.create_user("editor", password="a-long-test-password", is_staff=True)
+    editor.groups.add(Group.objects.get(name="researcher"))
 
     page.goto(f"{live_server.url}/admin/login/?next=/releases/1.0/")
     page.fill("input[name=username]", "editor")

@@ -7,7 +7,7 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from corpus.models import Claim, PerspectiveCluster, Stance3, Stance5, Status
@@ -20,7 +20,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def staff(client: Client) -> Client:
-    client.force_login(User.objects.create_user("editor", password="x-unused-0", is_staff=True))
+    editor = User.objects.create_user("editor", password="x-unused-0", is_staff=True)
+    editor.user_permissions.add(Permission.objects.get(codename="view_release"))
+    client.force_login(editor)
     return client
 
 

@@ -1,0 +1,90 @@
+"""Teams and their invitation links; the audit trail, read-only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from accounts.invitations import InvitationError, create_invitations, parse_duration, token
+from accounts.models import AuditEvent, Invitation, Team
+
+
+def invitation_url(request: HttpRequest, invitation: Invitation) -> str:
+    return request.build_absolute_uri(reverse("annotation:join", args=[token(invitation)]))
+
+
+class InviteForm(forms.Form):
+    count = forms.IntegerField(min_value=1, max_value=1000, initial=1)
+    expires = forms.CharField(initial="7d", help_text="7d, 12h, …")
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ["name", "member_count", "created"]
+    search_fields = ["name", "members__username"]
+    filter_horizontal = ["members"]
+    actions = ["invite"]
+
+    @admin.display(description="members")
+    def member_count(self, team: Team) -> int:
+        return team.members.count()
+
+    @admin.action(description="Create invitation links (single use, expiring)", permissions=["add"])
+    def invite(self, request: HttpRequest, queryset: QuerySet[Team]) -> None:
+        form = InviteForm(
+            {"count": request.POST.get("count", 1), "expires": request.POST.get("expires", "7d")}
+        )
+        if not form.is_valid():
+            self.message_user(request, f"No links made: {form.errors.as_text()}", messages.ERROR)
+            return
+        try:
+            valid_for = parse_duration(form.cleaned_data["expires"])
+            for team in queryset:
+                made = create_invitations(team, form.cleaned_data["count"], valid_for, by=request.user)
+                links = format_html_join(
+                    " ", "<code>{}</code>", ((invitation_url(request, i),) for i in made)
+                )
+                self.message_user(request, format_html("{}: {}", team.name, links))
+        except InvitationError as error:
+            self.message_user(request, str(error), messages.ERROR)
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    list_display = ["pk", "team", "created_by", "created", "expires", "used_by", "used_at", "link"]
+    list_filter = ["team"]
+    readonly_fields = ["team", "created_by", "created", "expires", "used_by", "used_at", "link"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # made by the team's action or `manage.py invite`
+
+    @admin.display(description="link")
+    def link(self, invitation: Invitation) -> SafeString | str:
+        if invitation.used_at is not None:
+            return "used"
+        return format_html("<code>{}</code>", reverse("annotation:join", args=[token(invitation)]))
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    list_display = ["at", "actor_name", "action", "target", "detail"]
+    list_filter = ["action"]
+    search_fields = ["actor_name", "target"]
+    date_hierarchy = "at"
+    readonly_fields = ["at", "actor", "actor_name", "action", "target", "detail"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,38 @@
+"""manage.py invite TEAM --count N --expires 7d: print N single-use links that join TEAM."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.urls import reverse
+
+from accounts.invitations import InvitationError, create_invitations, parse_duration, token
+from accounts.models import Team
+
+
+class Command(BaseCommand):
+    help = "Create signed, expiring, single-use invitation links for a team (made if it does not exist)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("team")
+        parser.add_argument("--count", type=int, default=1)
+        parser.add_argument("--expires", default="7d", help="how long the links work: 7d, 12h, …")
+        parser.add_argument(
+            "--base-url", default="http://127.0.0.1:8000", help="where the platform is served"
+        )
+
+    def handle(self, *args: Any, team: str, count: int, expires: str, base_url: str, **options: Any) -> None:
+        name = team.strip()
+        if not name or len(name) > 100:
+            raise CommandError("name the team (at most 100 characters)")
+        try:
+            valid_for = parse_duration(expires)
+            found, made = Team.objects.get_or_create(name=name)
+            invitations = create_invitations(found, count, valid_for)
+        except InvitationError as error:
+            raise CommandError(str(error)) from None
+        if made:
+            self.stderr.write(f"team {name!r} created")
+        for invitation in invitations:
+            self.stdout.write(base_url.rstrip("/") + reverse("annotation:join", args=[token(invitation)]))

@@ -1,0 +1,83 @@
+"""The four roles, as Django groups with named permissions (the data migration creates them; the
+README lists them). Staff status lets a person into the admin; the role decides what they may do there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SPEND_MONEY = "annotation.spend_money"
+START_CRAWL = "crawler.start_crawl"
+RUN_PIPELINE = "pipeline.run_pipeline"
+ADJUDICATE = "aggregation.add_adjudication"
+
+
+def _crud(app: str, *models: str, actions: tuple[str, ...] = ("view", "add", "change")) -> list[str]:
+    return [f"{app}.{action}_{model}" for model in models for action in actions]
+
+
+ROLES: dict[str, list[str]] = {
+    # Corpus, crawls, jobs, aggregation and releases; never money.
+    "researcher": [
+        *_crud(
+            "corpus",
+            "claim",
+            "perspective",
+            "perspectivecluster",
+            "clustermember",
+            "clusterevidence",
+            "evidence",
+            "topic",
+            "claimtopic",
+        ),
+        *_crud("crawler", "crawlrun", "debate", "page", "pageversion", "point", "drop", actions=("view",)),
+        START_CRAWL,
+        *_crud("annotation", "job", "item", "hit", "assignment", "response", "worker"),
+        *_crud("annotation", "ledgerentry", "reconciliationissue", actions=("view",)),
+        "annotation.change_reconciliationissue",
+        *_crud(
+            "aggregation", "aggregationrun", "itemoutcome", "workerquality", "adjudication", actions=("view",)
+        ),
+        "aggregation.add_aggregationrun",
+        "aggregation.change_workerquality",
+        *_crud("export", "release", actions=("view",)),
+        *_crud("pipeline", "pipelinerun", "steprun"),
+        RUN_PIPELINE,
+        *_crud("operations", "operation", actions=("view",)),
+        *_crud("accounts", "team", "invitation"),
+        "accounts.view_auditevent",
+    ],
+    # The permission to spend money: publish, approve, reject, bonus, extend (and see what they pay).
+    "approver": [
+        SPEND_MONEY,
+        *_crud(
+            "annotation", "job", "hit", "assignment", "ledgerentry", "reconciliationissue", actions=("view",)
+        ),
+        *_crud("operations", "operation", actions=("view",)),
+    ],
+    # The adjudication queue and trimming (merging, splitting and copying clusters).
+    "adjudicator": [
+        ADJUDICATE,
+        *_crud("aggregation", "itemoutcome", "adjudication", "workerquality", actions=("view",)),
+        "aggregation.change_itemoutcome",
+        "annotation.view_job",
+        *_crud("corpus", "claim", "perspective", "evidence", actions=("view",)),
+        "corpus.view_perspectivecluster",
+        "corpus.change_perspectivecluster",
+    ],
+    # Only the worker pages: no permission at all.
+    "annotator": [],
+}
+
+
+def ensure_roles(group_model: Any, permission_model: Any) -> None:
+    """Make each role's group hold exactly its permissions (idempotent). Run by the data migration and
+    after every migrate or flush, so the groups follow this file."""
+    for name, perms in ROLES.items():
+        group, _ = group_model.objects.get_or_create(name=name)
+        chosen = []
+        for dotted in perms:
+            app_label, codename = dotted.split(".")
+            # .get: a permission the roles name but no model declares fails loudly.
+            chosen.append(permission_model.objects.get(content_type__app_label=app_label, codename=codename))
+        group.permissions.set(chosen)

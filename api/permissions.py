@@ -1,0 +1,19 @@
+"""The API's permissions: the same named permissions as the admin (accounts/roles.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+
+
+class Needs(BasePermission):
+    """The view names, per action, the permission a user must hold (`needs = {"create": "app.perm"}`)."""
+
+    def has_permission(self, request: Request, view: Any) -> bool:
+        if not (request.user and request.user.is_authenticated):
+            return False
+        needs: dict[str, str] = getattr(view, "needs", {})
+        wanted = needs.get(getattr(view, "action", "") or "", needs.get("*", ""))
+        return not wanted or bool(request.user.has_perm(wanted))

@@ -1,0 +1,123 @@
+"""What the API reads and writes; ids and labels only, never a raw worker id."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from rest_framework import serializers
+
+from accounts.models import Team
+from aggregation.models import AggregationRun, ItemOutcome
+from annotation.markets.registry import provider_names
+from annotation.models import Job
+from annotation.task_types import task_type_slugs
+from crawler.models import CrawlRun
+from crawler.parsing import SITES
+from export.models import Release
+from operations.models import Operation
+
+
+class JobSerializer(serializers.ModelSerializer[Job]):
+    teams = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Team.objects.all(), required=False
+    )
+
+    class Meta:
+        model = Job
+        fields = ["id", "name", "task_type", "provider", "state", "filters", "params", "budget", "teams",
+                  "created", "published_at", "completed_at"]  # fmt: skip
+        read_only_fields = ["state", "created", "published_at", "completed_at"]
+
+
+class JobCreateSerializer(serializers.Serializer[Any]):
+    name = serializers.CharField(max_length=200, required=False, default="")
+    task_type = serializers.ChoiceField(choices=[])
+    provider = serializers.ChoiceField(choices=[])
+    filters = serializers.DictField(required=False, default=dict)
+    params = serializers.DictField(required=False, default=dict)
+    budget = serializers.DecimalField(max_digits=10, decimal_places=2, required=False, allow_null=True,
+                                      min_value=Decimal("0"))  # fmt: skip
+    teams = serializers.SlugRelatedField(
+        slug_field="name", many=True, queryset=Team.objects.all(), required=False
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["task_type"].choices = task_type_slugs()  # type: ignore[attr-defined]
+        self.fields["provider"].choices = provider_names()  # type: ignore[attr-defined]
+
+
+class ProgressSerializer(serializers.Serializer[Any]):
+    hits = serializers.IntegerField()
+    assignments_wanted = serializers.IntegerField()
+    assignments_done = serializers.IntegerField()
+    responses = serializers.IntegerField()
+    fraction = serializers.FloatField()
+
+
+class ResponseRowSerializer(serializers.Serializer[Any]):
+    item = serializers.CharField(help_text="The item's key.")
+    worker = serializers.CharField(
+        help_text="The worker's keyed pseudonym; raw ids never leave the database."
+    )
+    label = serializers.CharField()  # type: ignore[assignment]  # a field named like Field.label
+    created = serializers.DateTimeField()
+
+
+class ItemSerializer(serializers.Serializer[Any]):
+    key = serializers.CharField()
+    group = serializers.CharField()
+    is_gold = serializers.BooleanField()
+    payload = serializers.DictField()
+    responses = serializers.IntegerField()
+
+
+class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):
+    class Meta:
+        model = AggregationRun
+        fields = ["id", "job", "trigger", "state", "error", "task_type", "rule", "label_model", "items",
+                  "responses", "workers", "kept", "rejected", "no_majority", "adjudicated", "mean_rho",
+                  "fleiss_kappa", "krippendorff_alpha", "flagged_workers", "changed_items",
+                  "created"]  # fmt: skip
+
+
+class OutcomeSerializer(serializers.ModelSerializer[ItemOutcome]):
+    item = serializers.CharField(source="item.key")
+
+    class Meta:
+        model = ItemOutcome
+        fields = ["item", "label", "fine_label", "counts", "agreement", "status", "model_label",
+                  "model_confidence", "contested", "reasons", "sampled"]  # fmt: skip
+
+
+class ReleaseSerializer(serializers.ModelSerializer[Release]):
+    class Meta:
+        model = Release
+        fields = ["version", "created", "code_version", "files", "zip_sha256", "notes"]
+
+
+class CrawlRunSerializer(serializers.ModelSerializer[CrawlRun]):
+    class Meta:
+        model = CrawlRun
+        fields = ["id", "site", "mode", "archive_from", "archive_to", "limit", "status", "pages", "items",
+                  "drops", "errors", "message", "created", "started", "finished"]  # fmt: skip
+        read_only_fields = fields
+
+
+class CrawlStartSerializer(serializers.Serializer[Any]):
+    site = serializers.ChoiceField(choices=sorted(SITES))
+    archive = serializers.CharField(required=False, default="", allow_blank=True, max_length=40,
+                                    help_text="FROM:TO Wayback timestamps")  # fmt: skip
+    limit = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=1_000_000)
+
+
+class OperationSerializer(serializers.ModelSerializer[Operation]):
+    class Meta:
+        model = Operation
+        fields = ["id", "kind", "label", "state", "done", "total", "log", "error", "created", "finished_at"]
+
+
+class AggregateSerializer(serializers.Serializer[Any]):
+    threshold = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    label_model = serializers.CharField(required=False, max_length=32)

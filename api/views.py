@@ -1,0 +1,264 @@
+"""The REST API: jobs (create, publish, pause, resume, progress, items, responses, aggregate, outcomes),
+releases, crawl runs and background operations. Each action needs the named permission the admin's
+matching action needs (api/permissions.py), and money goes through the same operations and ledger."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import Count
+from django.http import FileResponse, Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response as ApiResponse
+
+from accounts import audit
+from accounts.models import AuditEvent
+from accounts.roles import SPEND_MONEY, START_CRAWL
+from aggregation.models import AggregationRun, ItemOutcome, RunTrigger
+from aggregation.tasks import aggregate_job_task
+from annotation import work
+from annotation.models import Item, Job, Response
+from annotation.task_types.base import TaskTypeError
+from annotation.work.pseudonyms import PseudonymKeyError
+from api import serializers as s
+from crawler import services as crawls
+from crawler.models import CrawlRun
+from export.models import Release
+from operations.models import Operation
+from operations.services import start_operation
+
+ID = r"\d{1,18}"  # a database id; anything else is not found
+
+
+class Conflict(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+class Unavailable(APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "unavailable"
+
+
+class CSVRenderer(BaseRenderer):
+    """A page of flat rows as CSV (`?format=csv`). By hand with the csv module: the rows are flat
+    dicts, so a CSV library would add a dependency for ten lines."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
+    ) -> bytes:
+        rows = data.get("results", [data]) if isinstance(data, dict) else data  # an error: its one row
+        if not isinstance(rows, list) or not rows:
+            return b""
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return out.getvalue().encode()
+
+
+class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Job]):
+    queryset = Job.objects.order_by("-pk").prefetch_related("teams")
+    serializer_class = s.JobSerializer
+    lookup_value_regex = ID
+    needs = {
+        "list": "annotation.view_job", "retrieve": "annotation.view_job", "create": "annotation.add_job",
+        "publish": SPEND_MONEY, "pause": "annotation.change_job", "resume": "annotation.change_job",
+        "progress": "annotation.view_job", "items": "annotation.view_item",
+        "responses": "annotation.view_response",
+        "aggregate": "aggregation.add_aggregationrun", "runs": "aggregation.view_aggregationrun",
+        "outcomes": "aggregation.view_itemoutcome",
+    }  # fmt: skip
+
+    @extend_schema(request=s.JobCreateSerializer, responses={201: s.JobSerializer})
+    def create(self, request: Request) -> ApiResponse:
+        given = s.JobCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        try:
+            job = work.create_job(
+                data["task_type"], data["filters"], provider=data["provider"], params=data["params"],
+                budget=data.get("budget"), name=data["name"], created_by=request.user,
+            )  # fmt: skip
+        except (TaskTypeError, work.JobError, ValueError) as error:
+            raise ValidationError({"detail": str(error)}) from None
+        job.teams.set(data.get("teams", []))
+        return ApiResponse(s.JobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={202: s.OperationSerializer})
+    @action(detail=True, methods=["post"])
+    def publish(self, request: Request, pk: str) -> ApiResponse:
+        """Publish in the background (the ledger records any paid call first); poll the operation."""
+        job = self.get_object()
+        operation = start_operation(
+            "annotation.publish_jobs",
+            f"Publish job {job.pk}",
+            {"job_ids": [job.pk]},
+            total=1,
+            user=request.user,
+        )
+        audit.record(
+            request.user, AuditEvent.Action.PUBLISHED, f"job {job.pk}", operation=operation.pk, via="api"
+        )
+        operation.refresh_from_db()
+        return ApiResponse(s.OperationSerializer(operation).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses=s.JobSerializer)
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str) -> ApiResponse:
+        return self._change(work.pause_job)
+
+    @extend_schema(request=None, responses=s.JobSerializer)
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str) -> ApiResponse:
+        return self._change(work.resume_job)
+
+    def _page(self, rows: Any) -> Sequence[Any]:
+        """This request's page of any rows (the job's items, responses, runs or outcomes)."""
+        return self.paginate_queryset(rows) or []
+
+    def _change(self, service: Any) -> ApiResponse:
+        job = self.get_object()
+        try:
+            changed = service(job.pk)
+        except (work.JobStateError, work.JobError) as error:
+            raise Conflict(str(error)) from None
+        return ApiResponse(s.JobSerializer(changed).data)
+
+    @extend_schema(responses=s.ProgressSerializer)
+    @action(detail=True, methods=["get"])
+    def progress(self, request: Request, pk: str) -> ApiResponse:
+        progress = work.job_progress(self.get_object())
+        return ApiResponse(s.ProgressSerializer({**progress.__dict__, "fraction": progress.fraction}).data)
+
+    @extend_schema(responses=s.ItemSerializer(many=True))
+    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
+    def items(self, request: Request, pk: str) -> ApiResponse:
+        items = Item.objects.filter(job=self.get_object()).annotate(responses_total=Count("responses"))
+        page = self._page(items.order_by("pk"))
+        rows = [
+            {"key": i.key, "group": i.group, "is_gold": i.is_gold, "payload": i.payload,
+             "responses": i.responses_total}  # type: ignore[attr-defined]
+            for i in page
+        ]  # fmt: skip
+        return self.get_paginated_response(s.ItemSerializer(rows, many=True).data)
+
+    @extend_schema(responses=s.ResponseRowSerializer(many=True))
+    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
+    def responses(self, request: Request, pk: str) -> ApiResponse:
+        """Long format: one row per (item, worker) answer; workers by keyed pseudonym only."""
+        answers = (
+            Response.objects.filter(job=self.get_object()).select_related("item", "worker").order_by("pk")
+        )
+        page = self._page(answers)
+        try:
+            rows = [
+                {
+                    "item": r.item.key,
+                    "worker": work.worker_pseudonym(r.worker),
+                    "label": r.label,
+                    "created": r.created,
+                }
+                for r in page
+            ]
+        except PseudonymKeyError as error:
+            raise Unavailable(str(error)) from None
+        return self.get_paginated_response(s.ResponseRowSerializer(rows, many=True).data)
+
+    @extend_schema(request=s.AggregateSerializer, responses={202: None})
+    @action(detail=True, methods=["post"])
+    def aggregate(self, request: Request, pk: str) -> ApiResponse:
+        """Aggregate again in the background with these policy overrides; see `runs` and `outcomes`."""
+        job = self.get_object()
+        given = s.AggregateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        aggregate_job_task.delay_on_commit(job.pk, RunTrigger.MANUAL, dict(given.validated_data))  # type: ignore[attr-defined]
+        return ApiResponse({"detail": "aggregation queued"}, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(responses=s.AggregationRunSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def runs(self, request: Request, pk: str) -> ApiResponse:
+        runs = AggregationRun.objects.filter(job=self.get_object()).order_by("-pk")
+        page = self._page(runs)
+        return self.get_paginated_response(s.AggregationRunSerializer(page, many=True).data)
+
+    @extend_schema(responses=s.OutcomeSerializer(many=True))
+    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
+    def outcomes(self, request: Request, pk: str) -> ApiResponse:
+        outcomes = ItemOutcome.objects.filter(job=self.get_object()).select_related("item").order_by("pk")
+        page = self._page(outcomes)
+        return self.get_paginated_response(s.OutcomeSerializer(page, many=True).data)
+
+
+class ReleaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Release]):
+    queryset = Release.objects.order_by("-created", "-pk")
+    serializer_class = s.ReleaseSerializer
+    lookup_field = "version"
+    lookup_value_regex = r"[A-Za-z0-9._-]{1,64}"
+    needs = {"*": "export.view_release"}
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"])
+    def manifest(self, request: Request, version: str) -> ApiResponse:
+        return ApiResponse(self.get_object().manifest)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH)],
+        responses={(200, "application/octet-stream"): bytes},
+    )
+    @action(detail=True, methods=["get"], url_path=r"files/(?P<name>[A-Za-z0-9._/-]{1,200})")
+    def file(self, request: Request, version: str, name: str) -> FileResponse:
+        release = self.get_object()
+        if name not in release.file_names():  # only listed names reach the filesystem
+            raise Http404(f"release {version} has no file {name!r}")
+        return FileResponse(
+            (release.path / name).open("rb"), as_attachment=True, filename=name.rsplit("/", 1)[-1]
+        )
+
+
+class CrawlViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[CrawlRun]):
+    queryset = CrawlRun.objects.order_by("-pk")
+    serializer_class = s.CrawlRunSerializer
+    lookup_value_regex = ID
+    needs = {"list": "crawler.view_crawlrun", "retrieve": "crawler.view_crawlrun", "create": START_CRAWL,
+             "stop": START_CRAWL}  # fmt: skip
+
+    @extend_schema(request=s.CrawlStartSerializer, responses={201: s.CrawlRunSerializer})
+    def create(self, request: Request) -> ApiResponse:
+        given = s.CrawlStartSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        try:
+            run = crawls.request_crawl(
+                data["site"], archive=data["archive"], limit=data.get("limit"), user_id=request.user.pk
+            )
+        except crawls.CrawlRequestError as error:
+            raise Conflict(str(error)) from None
+        return ApiResponse(s.CrawlRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=s.CrawlRunSerializer)
+    @action(detail=True, methods=["post"])
+    def stop(self, request: Request, pk: str) -> ApiResponse:
+        run = self.get_object()
+        crawls.stop_crawl(run.pk)
+        run.refresh_from_db()
+        return ApiResponse(s.CrawlRunSerializer(run).data)
+
+
+class OperationViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet[Operation]):
+    queryset = Operation.objects.all()
+    serializer_class = s.OperationSerializer
+    lookup_value_regex = ID
+    needs = {"*": "operations.view_operation"}

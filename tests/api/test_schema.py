@@ -1,0 +1,46 @@
+"""The API against its own OpenAPI schema with schemathesis: generated requests to every operation
+(bounded examples), no 5xx, and every response matches the schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import schemathesis
+from django.contrib.auth.models import User
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.checks import not_a_server_error, response_schema_conformance
+
+from config.wsgi import application
+from export.services import build_release
+from tests.aggregation.jobdata import answer, keys, stance_job
+from tests.annotation.factories import make_corpus
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api_schema(settings: Any, tmp_path: Path) -> Any:
+    settings.RELEASES_DIR, settings.WORKER_PSEUDONYM_KEY = tmp_path, "schema-tests-pseudonym-key-0123456789"
+    job = stance_job(make_corpus(claims=2, perspectives=1))
+    answer(job, {key: ["SUPPORT", "UNDERMINE", "SUPPORT"] for key in keys(job)})
+    build_release("1.0")
+    return schemathesis.openapi.from_wsgi("/api/schema/", application)
+
+
+@pytest.fixture
+def token(api_schema: Any) -> str:
+    return Token.objects.create(user=User.objects.create_superuser("scripted", password="x-unused-0")).key
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
+
+
+@schema.parametrize()
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+def test_the_api_answers_every_generated_request_as_its_schema_says(case: Any, token: str) -> None:
+    case.call_and_validate(
+        headers={"Authorization": f"Token {token}"}, checks=[not_a_server_error, response_schema_conformance]
+    )
