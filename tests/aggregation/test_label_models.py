@@ -116,3 +116,34 @@ def test_spammers_get_the_lowest_reliabilities(model):
     crowd = simulate()
     reliability = model.fit(crowd.responses).worker_reliability
     assert reliability[crowd.spammers].max() < reliability[~crowd.spammers].min()
+
+
+def test_mace_and_dawid_skene_are_never_worse_than_crowdkits_on_the_simulated_benchmark(crowdkit):
+    """The bench's simulated crowd (3 labels, 5 answers per item, 20% spammers), at 4,000 items."""
+    from bench.aggregation import simulated_labels
+
+    items, workers, labels, truth = simulated_labels(4_000, 5, 100, 3)
+    responses = Responses.from_codes(items, workers, labels, LabelSet("bench-3", ("a", "b", "c")))
+    frame = pd.DataFrame({"task": items, "worker": workers, "label": labels})
+
+    def theirs(model) -> float:
+        predicted = model.fit_predict(frame).sort_index()
+        return float(np.mean(predicted.to_numpy(dtype=np.int64) == truth[predicted.index.to_numpy()]))
+
+    def ours(model) -> float:
+        return float(np.mean(model.fit(responses).labels == truth))
+
+    assert ours(MACE()) >= theirs(crowdkit.MACE(random_state=0))
+    assert ours(DawidSkene()) >= theirs(crowdkit.DawidSkene(n_iter=100))
+
+
+def test_mace_says_honestly_whether_it_converged(anaesthesia):
+    cut_short = MACE(max_iter=3, burn_in=3).fit(anaesthesia)
+    assert (cut_short.iterations, cut_short.converged) == (3, False)
+    full = MACE().fit(anaesthesia)
+    assert full.converged and full.iterations < MACE().max_iter
+
+
+def test_more_starts_never_lower_the_likelihood_mace_keeps(anaesthesia):
+    one = MACE(restarts=1).fit(anaesthesia).log_likelihood
+    assert MACE(restarts=8).fit(anaesthesia).log_likelihood >= one - 1e-9
