@@ -33,6 +33,7 @@ class ContestReason(models.TextChoices):
     NO_MAJORITY = "no_majority"
     GOLD = "gold"
     MODEL = "model"
+    LOW_POSTERIOR = "low_posterior"
 
     @classmethod
     def describe(cls, reasons: list[str]) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from aggregation.dawid_skene import DawidSkene
+from aggregation.deciding import DECISIONS
 from aggregation.label_models import LabelModel, MajorityVote
 from aggregation.labels import NO_MAJORITY
 from aggregation.mace import MACE
@@ -30,6 +31,7 @@ LABEL_MODELS: dict[str, Callable[[], LabelModel]] = {
 
 DROP_WORKERS = frozenset({"none", "blocked", "flagged"})
 LOW_AGREEMENT, NO_MAJORITY_REASON, GOLD, MODEL = "low_agreement", "no_majority", "gold", "model"
+LOW_POSTERIOR = "low_posterior"
 LOW_WORKER_AGREEMENT, LOW_RELIABILITY, LOW_GOLD = "low_agreement", "low_reliability", "low_gold_accuracy"
 
 
@@ -44,6 +46,10 @@ class AggregationPolicy:
     threshold: float | None = None
     comparison: str | None = None
     label_model: str = "dawid_skene"
+    # Who writes the label: the rule (majority and ρ, as the paper) or the label model; with the model,
+    # an item whose posterior is below `min_posterior` is rejected and sent to an expert.
+    decide: str = "rule"
+    min_posterior: float = 0.0
     # Worker flags: judged only once a worker has given `min_worker_responses` answers in the job.
     min_worker_agreement: float = 0.6
     min_worker_reliability: float = 0.6
@@ -60,6 +66,8 @@ class AggregationPolicy:
             raise PolicyError(
                 f"drop_workers must be one of {sorted(DROP_WORKERS)}, not {self.drop_workers!r}"
             )
+        if self.decide not in DECISIONS:
+            raise PolicyError(f"decide must be one of {list(DECISIONS)}, not {self.decide!r}")
         if self.label_model not in LABEL_MODELS:
             raise PolicyError(f"unknown label model {self.label_model!r}; known: {sorted(LABEL_MODELS)}")
         if self.comparison is not None and self.comparison not in {c.value for c in Comparison}:
@@ -67,7 +75,7 @@ class AggregationPolicy:
         shares = [self.min_worker_agreement, self.min_worker_reliability, self.min_gold_accuracy]
         if self.threshold is not None:
             shares.append(self.threshold)
-        if not all(0.0 <= share <= 1.0 for share in [*shares, self.topic_min_share]):
+        if not all(0.0 <= share <= 1.0 for share in [*shares, self.topic_min_share, self.min_posterior]):
             raise PolicyError("thresholds and shares must lie between 0 and 1")
 
     @classmethod
@@ -109,9 +117,11 @@ def contest_reasons(
     labels: npt.NDArray[np.intp],
     model_labels: npt.NDArray[np.intp],
     reference: npt.NDArray[np.intp],
+    low_posterior: npt.NDArray[np.bool_] | None = None,
 ) -> list[list[str]]:
     """Per item, why an expert should look at it: ρ fails the rule, no majority, the majority disagrees
-    with a gold/crawled answer (``reference`` ≥ 0 where known), or the label model disagrees with it."""
+    with a gold/crawled answer (``reference`` ≥ 0 where known), the label model disagrees with it, or
+    (the model deciding) the model's posterior is below the policy's."""
     low = (
         ~rule.comparison.passes(agreement, rule.threshold)
         if rule.threshold is not None
@@ -120,7 +130,14 @@ def contest_reasons(
     tied = labels == NO_MAJORITY
     gold = (reference >= 0) & ~tied & (labels != reference)
     model = ~tied & (model_labels != NO_MAJORITY) & (model_labels != labels)
-    columns = ((LOW_AGREEMENT, low), (NO_MAJORITY_REASON, tied), (GOLD, gold), (MODEL, model))
+    unsure = np.zeros(len(labels), dtype=bool) if low_posterior is None else low_posterior
+    columns = (
+        (LOW_AGREEMENT, low),
+        (NO_MAJORITY_REASON, tied),
+        (GOLD, gold),
+        (MODEL, model),
+        (LOW_POSTERIOR, unsure),
+    )
     return [[name for name, column in columns if column[i]] for i in range(len(labels))]
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from django.db import transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
+from aggregation.deciding import decided_by_model
 from aggregation.declared import declared_rule
 from aggregation.label_models import Aggregate
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
@@ -29,6 +30,7 @@ from annotation.task_types.base import TaskType, TaskTypeError
 from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule, MultiLabelRule
 from annotation.work import long_format
+from config.progress import QUIET, Progress
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "Django")
 
@@ -84,6 +86,7 @@ def aggregate_job(
     overrides: Mapping[str, Any] | None = None,
     trigger: str = RunTrigger.MANUAL,
     user: Any = None,
+    progress: Progress = QUIET,
 ) -> AggregationReport:
     """Aggregate a job's responses and write the results back. Running it again gives the same corpus."""
     job = Job.objects.get(pk=job_id)
@@ -100,7 +103,7 @@ def aggregate_job(
             if isinstance(declared, MultiLabelRule):
                 _aggregate_multilabel(job, run, policy, task_type, declared)
             elif isinstance(declared, CategoricalRule):
-                _aggregate_categorical(job, run, policy, task_type, declared)
+                _aggregate_categorical(job, run, policy, task_type, declared, progress)
             else:
                 raise LabelSetError(
                     f"task type {job.task_type!r} has no aggregation (nothing categorical to decide)"
@@ -134,10 +137,17 @@ def library_versions() -> dict[str, str]:
 
 
 def _aggregate_categorical(
-    job: Job, run: AggregationRun, policy: AggregationPolicy, task_type: TaskType, declared: CategoricalRule
+    job: Job,
+    run: AggregationRun,
+    policy: AggregationPolicy,
+    task_type: TaskType,
+    declared: CategoricalRule,
+    progress: Progress,
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
-    rows = list(long_format(job, include_gold=True, exclude_workers=dropped_workers(job, policy)))
+    with progress.stage("read the responses", unit="responses") as done:
+        rows = list(long_format(job, include_gold=True, exclude_workers=dropped_workers(job, policy)))
+        done(len(rows))
     if not rows:
         raise ResponsesError("the job has no responses yet")
     items, workers, labels = zip(*rows, strict=True)
@@ -150,14 +160,22 @@ def _aggregate_categorical(
             rule.collapse.codes(answers.label), rule.label_set,
         )  # fmt: skip
     outcome = apply_rule(answers, rule)
-    fitted = policy.model().fit(decided)
+    with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
+        fitted = policy.model().fit(decided)
+        done(fitted.iterations)
+    if policy.decide == "model":
+        posterior = fitted.probabilities.max(axis=1)
+        outcome = decided_by_model(outcome, fitted.labels, posterior, policy.min_posterior)
     counts = decided.counts()
     run.rule = rule.describe()
     run.items, run.responses, run.workers = answers.n_items, len(answers), answers.n_workers
     run.mean_rho = _finite(float(np.nanmean(rho(counts))))
     run.fleiss_kappa = _finite(fleiss_kappa(counts))
     run.krippendorff_alpha = _finite(krippendorff_alpha(counts))
-    adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared)
+    min_posterior = policy.min_posterior if policy.decide == "model" else None
+    with progress.stage("write the outcomes and the corpus", unit="items") as done:
+        adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
+        done(len(outcome.items))
     run.flagged_workers = record_worker_quality(
         job, run, policy, decided, worker_agreement_with_majority(decided), fitted.worker_reliability
     )
@@ -174,9 +192,11 @@ def _store_outcomes(
     fitted: Aggregate,
     task_type: TaskType,
     declared: CategoricalRule,
+    min_posterior: float | None,
 ) -> set[int]:
     """Item outcomes (kept across runs, so adjudications stay attached) and the corpus write-back
     through the task type's hook. Returns the items left as an expert adjudicated them.
+    ``min_posterior``: the model decides, and items below it are contested (None: the rule decides).
     """
     rule, model_labels, probabilities = outcome.rule, fitted.labels, fitted.probabilities
     items = Item.objects.filter(job=job)
@@ -185,7 +205,8 @@ def _store_outcomes(
     reference = np.array(
         [_reference_code(info[pk], references.get(pk), declared, rule) for pk in outcome.items.tolist()]
     )
-    reasons = contest_reasons(rule, outcome.agreement, outcome.labels, model_labels, reference)
+    unsure = None if min_posterior is None else probabilities.max(axis=1) < min_posterior
+    reasons = contest_reasons(rule, outcome.agreement, outcome.labels, model_labels, reference, unsure)
     model_names = rule.label_set.names_of(model_labels)
     reference_names = ["" if code < 0 else rule.label_set.name_of(int(code)) for code in reference]
     existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}

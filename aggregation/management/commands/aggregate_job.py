@@ -6,10 +6,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from aggregation.deciding import DECISIONS
 from aggregation.models import RunTrigger
 from aggregation.policy import DROP_WORKERS, LABEL_MODELS, PolicyError
 from aggregation.services import AggregationError, AggregationReport, aggregate_job
 from annotation.models import Job
+from config.progress import shown_on
 
 
 class Command(BaseCommand):
@@ -20,6 +22,14 @@ class Command(BaseCommand):
         parser.add_argument("--threshold", type=float, help="ρ threshold (default: the last run's, else 0.5)")
         parser.add_argument("--comparison", choices=[">=", ">"], help="how ρ meets the threshold")
         parser.add_argument("--label-model", choices=sorted(LABEL_MODELS), help="worker reliability model")
+        parser.add_argument(
+            "--decide",
+            choices=list(DECISIONS),
+            help="who writes the label: the rule (majority and ρ) or the label model (with its posterior)",
+        )
+        parser.add_argument(
+            "--min-posterior", type=float, help="with --decide model: below this posterior, to an expert"
+        )
         parser.add_argument(
             "--drop-workers",
             choices=sorted(DROP_WORKERS),
@@ -32,9 +42,16 @@ class Command(BaseCommand):
             "comparison": options["comparison"],
             "label_model": options["label_model"],
             "drop_workers": options["drop_workers"],
+            "decide": options["decide"],
+            "min_posterior": options["min_posterior"],
         }
         try:
-            report = aggregate_job(options["job"], overrides=overrides, trigger=RunTrigger.COMMAND)
+            report = aggregate_job(
+                options["job"],
+                overrides=overrides,
+                trigger=RunTrigger.COMMAND,
+                progress=shown_on(self.stderr),
+            )
         except Job.DoesNotExist:
             raise CommandError(f"no job {options['job']}") from None
         except (AggregationError, PolicyError) as error:

@@ -1,0 +1,54 @@
+"""Who writes an item's label: the agreement rule (the paper's majority with ρ) or the label model.
+
+With the model deciding, the model's label (on the rule's label set) is written, its answer-level
+label is the most chosen answer that collapses to it, and an item is kept when that label is one the
+rule keeps and the model's posterior reaches ``min_posterior``; the items below it go to an expert.
+Pure module: no Django.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import numpy.typing as npt
+
+from aggregation.labels import NO_MAJORITY
+from aggregation.rules import RuleOutcome
+
+DECISIONS = ("rule", "model")
+
+
+def decided_by_model(
+    outcome: RuleOutcome,
+    model_labels: npt.NDArray[np.intp],
+    posterior: npt.NDArray[np.float64],
+    min_posterior: float,
+) -> RuleOutcome:
+    """The rule's outcome with the label model's labels and statuses in place of the majority's."""
+    rule = outcome.rule
+    keep = np.array(rule.label_set.codes(sorted(rule.keep)), dtype=np.intp)
+    kept = np.isin(model_labels, keep) & (posterior >= min_posterior)
+    return replace(outcome, labels=model_labels, fine_labels=_answer_labels(outcome, model_labels), kept=kept)
+
+
+def _answer_labels(outcome: RuleOutcome, decided: npt.NDArray[np.intp]) -> npt.NDArray[np.intp]:
+    """Per item, the most chosen answer among those that mean the decided label (stance: SUPPORT or
+    MILDLY_SUPPORT for SUPPORT); the decided label itself when nobody chose one of them."""
+    rule = outcome.rule
+    if rule.collapse is None:
+        return decided.copy()
+    answers = rule.answer_set
+    maps_to = np.array([rule.label_set.code(rule.collapse.mapping[name]) for name in answers.labels])
+    fine = np.full(len(decided), NO_MAJORITY, dtype=np.intp)
+    for i, label in enumerate(decided.tolist()):
+        if label == NO_MAJORITY:
+            continue
+        meaning = np.flatnonzero(maps_to == label)
+        counts = outcome.counts[i, meaning]
+        if counts.max() > 0:
+            fine[i] = meaning[int(np.argmax(counts))]
+        else:
+            name = rule.label_set.name_of(label)
+            fine[i] = answers.code(name) if name in answers.labels else NO_MAJORITY
+    return fine

@@ -1,0 +1,122 @@
+"""Labels collected anywhere, aggregated without the database (`manage.py aggregate_labels`).
+
+The input is long format, ``item,worker,label``; it is read in chunks with pandas into integer codes,
+so ten million rows take a few hundred megabytes, never the whole file as text. The same rule, label
+models and decision as `aggregate_job` then give one row per item. Pure module: no Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from aggregation.deciding import decided_by_model
+from aggregation.labels import LabelSet, LabelSetError
+from aggregation.policy import LABEL_MODELS
+from aggregation.responses import Responses, ResponsesError
+from aggregation.rules import AgreementRule, Comparison, apply_rule
+
+COLUMNS = ["item", "worker", "label"]
+OUTPUT = ["item", "label", "agreement", "status", "model_label", "confidence"]
+CHUNK_ROWS = 1_000_000
+
+
+class LabelFileError(ValueError):
+    """A labels file that cannot be read: missing columns, unknown labels, no rows."""
+
+
+@dataclass(frozen=True)
+class CodedLabels:
+    """The file as codes: ``item_names[item_codes[r]]`` is row r's item, and so on."""
+
+    item_names: list[str]
+    item_codes: npt.NDArray[np.int32]
+    worker_codes: npt.NDArray[np.int32]
+    label_codes: npt.NDArray[np.int8]
+
+
+def read_labels(path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK_ROWS) -> CodedLabels:
+    """Read ``item,worker,label`` rows chunk by chunk; every label must be one of ``labels``."""
+    known: dict[str, int] = {}
+    workers: dict[str, int] = {}
+    parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8]]] = []
+    try:
+        reader = pd.read_csv(path, dtype=str, chunksize=chunk_rows, keep_default_na=False)
+        for number, chunk in enumerate(reader):
+            if list(chunk.columns) != COLUMNS:
+                raise LabelFileError(
+                    f"the header must be {','.join(COLUMNS)}, not {','.join(map(str, chunk.columns))}"
+                )
+            codes = pd.Categorical(chunk["label"], categories=list(labels)).codes
+            if (codes < 0).any():
+                unknown = sorted(set(chunk["label"][codes < 0]))[:5]
+                first = number * chunk_rows + int(np.argmax(codes < 0)) + 2
+                raise LabelFileError(f"line {first}: label(s) {unknown} not among {list(labels)}")
+            parts.append((_global_codes(chunk["item"], known), _global_codes(chunk["worker"], workers),
+                          codes.astype(np.int8)))  # fmt: skip
+    except pd.errors.EmptyDataError:
+        raise LabelFileError(f"{path} has no rows") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise LabelFileError(f"{path}: {error}") from None
+    if not sum(len(part[0]) for part in parts):
+        raise LabelFileError(f"{path} has no rows")
+    return CodedLabels(
+        item_names=list(known),
+        item_codes=np.concatenate([p[0] for p in parts]),
+        worker_codes=np.concatenate([p[1] for p in parts]),
+        label_codes=np.concatenate([p[2] for p in parts]),
+    )
+
+
+def _global_codes(values: pd.Series, index: dict[str, int]) -> npt.NDArray[np.int32]:
+    """The chunk's values as codes shared by every chunk (first seen, first numbered)."""
+    local, uniques = pd.factorize(values)
+    shared = np.fromiter(
+        (index.setdefault(name, len(index)) for name in uniques), dtype=np.int32, count=len(uniques)
+    )
+    return shared[local]
+
+
+def aggregate_labels(
+    coded: CodedLabels,
+    labels: Sequence[str],
+    *,
+    label_model: str = "dawid_skene",
+    decide: str = "rule",
+    threshold: float | None = None,
+    comparison: str = ">=",
+) -> pd.DataFrame:
+    """One row per item: the written label, ρ, kept/rejected, the model's label and its posterior.
+
+    With ``decide="rule"``, the majority is written and kept when ρ meets ``threshold`` (0.5 by
+    default); with ``"model"``, the model's label, kept when its posterior meets ``threshold`` (0 by
+    default)."""
+    if label_model not in LABEL_MODELS:
+        raise LabelFileError(f"unknown label model {label_model!r}; known: {sorted(LABEL_MODELS)}")
+    label_set = LabelSet("labels", tuple(labels))
+    by_rule = decide == "rule"
+    rho_threshold = (0.5 if threshold is None else threshold) if by_rule else None
+    rule = AgreementRule("labels", label_set, frozenset(labels), rho_threshold, Comparison(comparison))
+    try:
+        responses = Responses.from_codes(coded.item_codes, coded.worker_codes, coded.label_codes, label_set)
+    except (ResponsesError, LabelSetError) as error:
+        raise LabelFileError(str(error)) from None
+    outcome = apply_rule(responses, rule)
+    fitted = LABEL_MODELS[label_model]().fit(responses)
+    posterior = fitted.probabilities.max(axis=1)
+    if not by_rule:
+        outcome = decided_by_model(outcome, fitted.labels, posterior, threshold or 0.0)
+    names = np.asarray(coded.item_names, dtype=object)
+    return pd.DataFrame({
+        "item": names[responses.items],
+        "label": label_set.names_of(outcome.labels),
+        "agreement": outcome.agreement,
+        "status": np.where(outcome.kept, "kept", "rejected"),
+        "model_label": label_set.names_of(fitted.labels),
+        "confidence": posterior,
+    })  # fmt: skip
