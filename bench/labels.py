@@ -1,0 +1,72 @@
+"""10M labels from anywhere: `aggregate_labels` over 1M items × 10 simulated workers (3 labels), in
+its own process, reading the CSV in chunks. Prints the read and decide times, the whole command's
+wall time, its peak memory, and the accuracy against the simulated truth, with the goals
+(ρ + majority ≤ 10 s, Dawid–Skene ≤ 60 s, peak memory ≤ 4 GB)."""
+
+from __future__ import annotations
+
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from django.conf import settings
+
+ITEMS, PER_ITEM, WORKERS = 1_000_000, 10, 2000
+GOALS = {"majority_vote": 10.0, "dawid_skene": 60.0}
+MEMORY_GOAL_GB = 4.0
+
+
+def write_labels(path: Path) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    truth = rng.integers(0, 3, ITEMS)
+    accuracy = rng.uniform(0.6, 0.95, WORKERS)
+    items = np.repeat(np.arange(ITEMS), PER_ITEM)
+    workers = (
+        np.repeat(rng.integers(0, WORKERS, ITEMS), PER_ITEM) + np.tile(np.arange(PER_ITEM), ITEMS)
+    ) % WORKERS
+    wrong = (truth[items] + rng.integers(1, 3, len(items))) % 3
+    labels = np.where(rng.random(len(items)) < accuracy[workers], truth[items], wrong)
+    frame = pd.DataFrame({"item": items, "worker": workers, "label": np.array(["a", "b", "c"])[labels]})
+    frame.to_csv(path, index=False)
+    return truth
+
+
+def run(model: str, source: Path, out: Path, truth: np.ndarray) -> None:
+    command = [sys.executable, "manage.py", "aggregate_labels", str(source), "--labels", "a,b,c",
+               "--label-model", model, "--out", str(out)]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=settings.BASE_DIR, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    peak_gb = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024**2
+    read = float(re.search(r"read the labels: \d+ rows in ([\d.]+) s", done.stderr).group(1))  # type: ignore[union-attr]
+    decide = float(re.search(r"decide by the rule: \d+ items in ([\d.]+) s", done.stderr).group(1))  # type: ignore[union-attr]
+    table = pd.read_csv(out, usecols=["item", "model_label"], dtype={"item": np.int64, "model_label": str})
+    codes = table["model_label"].map({"a": 0, "b": 1, "c": 2}).to_numpy()
+    accuracy = float(np.mean(codes == truth[table["item"].to_numpy()]))
+    goal = GOALS[model]
+    met = read + decide <= goal and peak_gb <= MEMORY_GOAL_GB
+    print(
+        f"labels 10M {model}: read_s={read:.1f} decide_s={decide:.1f} wall_s={wall:.1f} "
+        f"peak_gb={peak_gb:.2f} accuracy={accuracy:.3f} "
+        f"goal: read+decide <= {goal:g} s, peak <= {MEMORY_GOAL_GB:g} GB: {'met' if met else 'MISSED'}",
+        flush=True,
+    )
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        source, out = Path(tmp) / "labels.csv", Path(tmp) / "out.csv"
+        started = time.perf_counter()
+        truth = write_labels(source)
+        print(
+            f"labels 10M: wrote {ITEMS * PER_ITEM} rows in {time.perf_counter() - started:.1f} s", flush=True
+        )
+        for model in ("majority_vote", "dawid_skene"):
+            run(model, source, out, truth)
