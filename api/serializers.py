@@ -100,8 +100,8 @@ class ReleaseSerializer(serializers.ModelSerializer[Release]):
 class CrawlRunSerializer(serializers.ModelSerializer[CrawlRun]):
     class Meta:
         model = CrawlRun
-        fields = ["id", "site", "mode", "archive_from", "archive_to", "limit", "status", "pages", "items",
-                  "drops", "errors", "message", "created", "started", "finished"]  # fmt: skip
+        fields = ["id", "site", "mode", "archive_from", "archive_to", "limit", "shared", "status", "pages",
+                  "items", "drops", "errors", "message", "created", "started", "finished"]  # fmt: skip
         read_only_fields = fields
 
 
@@ -110,6 +110,7 @@ class CrawlStartSerializer(serializers.Serializer[Any]):
     archive = serializers.CharField(required=False, default="", allow_blank=True, max_length=40,
                                     help_text="FROM:TO Wayback timestamps")  # fmt: skip
     limit = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=1_000_000)
+    shared = serializers.BooleanField(required=False, default=False, help_text="queue in Redis for helpers")
 
 
 class OperationSerializer(serializers.ModelSerializer[Operation]):

@@ -242,8 +242,9 @@ class CrawlViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data = given.validated_data
         try:
             run = crawls.request_crawl(
-                data["site"], archive=data["archive"], limit=data.get("limit"), user_id=request.user.pk
-            )
+                data["site"], archive=data["archive"], limit=data.get("limit"), user_id=request.user.pk,
+                shared=data["shared"],
+            )  # fmt: skip
         except crawls.CrawlRequestError as error:
             raise Conflict(str(error)) from None
         return ApiResponse(s.CrawlRunSerializer(run).data, status=status.HTTP_201_CREATED)

@@ -15,7 +15,7 @@ from django.urls import URLPattern, path, reverse
 from accounts.permissions import NamedPermissions
 from config.live import LiveRequestError, cell, live_response, refused, requested_ids
 from crawler import services
-from crawler.models import CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
+from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
 from crawler.parsing import SITES
 
 
@@ -25,6 +25,10 @@ class StartCrawlForm(forms.Form):
         required=False, help_text="FROM:TO Wayback timestamps (e.g. 2012:2019) to crawl archived snapshots"
     )
     limit = forms.IntegerField(required=False, min_value=1, help_text="stop after this many debates")
+    shared = forms.BooleanField(
+        required=False,
+        help_text="keep the queue in Redis so helper processes (crawl SITE --join) share the work",
+    )
 
     def clean_archive(self) -> str:
         value = self.cleaned_data["archive"].strip()
@@ -37,6 +41,16 @@ class StartCrawlForm(forms.Form):
 
 
 LIVE_COUNTS = ("pages", "items", "drops", "errors")
+
+
+class HelperInline(admin.TabularInline):
+    """The processes that joined a shared crawl."""
+
+    model = CrawlHelper
+    fields = readonly_fields = ("pid", "pages", "items", "drops", "errors", "started", "finished")
+    extra = 0
+    can_delete = False
+    max_num = 0
 
 
 class DropInline(admin.TabularInline):
@@ -64,7 +78,7 @@ class CrawlRunAdmin(NamedPermissions, admin.ModelAdmin):
     )
     list_filter = ("site", "status", "mode")
     readonly_fields = [f.name for f in CrawlRun._meta.fields]
-    inlines = [DropInline]
+    inlines = [HelperInline, DropInline]
     actions = ["stop_crawls", "crawl_again"]
     change_list_template = "crawler/crawlrun_change_list.html"
     change_form_template = "crawler/crawlrun_change_form.html"
@@ -102,6 +116,7 @@ class CrawlRunAdmin(NamedPermissions, admin.ModelAdmin):
                     archive=form.cleaned_data["archive"],
                     limit=form.cleaned_data["limit"],
                     user_id=request.user.pk,
+                    shared=form.cleaned_data["shared"],
                 )
             except services.CrawlRequestError as error:
                 form.add_error(None, str(error))

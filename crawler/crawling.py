@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import redis
 from django.conf import settings
 from scrapy import Spider, signals
 from scrapy.crawler import CrawlerProcess
@@ -20,7 +21,7 @@ from scrapy.settings import Settings
 
 from config.progress import QUIET, Progress
 from crawler import services
-from crawler.models import CrawlRun, RunStatus
+from crawler.models import CrawlHelper, CrawlRun, RunStatus
 
 log = logging.getLogger(__name__)
 
@@ -72,23 +73,61 @@ def _mark_clean_stop(jobdir: Path, run_id: int) -> Callable[..., None]:
     return closed
 
 
-def scrapy_settings(jobdir: Path) -> Settings:
+def scrapy_settings(jobdir: Path | None, shared_run: int | None = None) -> Settings:
+    """The crawl's settings: resumable state in ``jobdir``; or, for a shared run, the request queue
+    and dupefilter in Redis (scrapy-redis), kept while any process of the run works, and one
+    politeness delay per site across all of them."""
     values = Settings()
     values.setmodule("crawler.scrapy_settings", priority="project")
-    values.set("JOBDIR", str(jobdir), priority="cmdline")
+    if jobdir is not None:
+        values.set("JOBDIR", str(jobdir), priority="cmdline")
     if settings.CRAWLER_DOWNLOAD_DELAY_MS >= 0:
         values.set("DOWNLOAD_DELAY", settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000, priority="cmdline")
+    if shared_run is not None:
+        if not settings.REDIS_URL:
+            raise services.CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
+        queue, seen = shared_keys(shared_run)
+        shared = {
+            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+            "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+            "REDIS_URL": settings.REDIS_URL,
+            "SCHEDULER_PERSIST": True,
+            "SCHEDULER_QUEUE_KEY": queue,
+            "SCHEDULER_DUPEFILTER_KEY": seen,
+            # The delay is kept across processes by SharedPoliteness, not per process, and a process
+            # takes one request at a time, so the one holding the site's slot is the one sent.
+            "AUTOTHROTTLE_ENABLED": False,
+            "CONCURRENT_REQUESTS": 1,
+            # and only once its last page is stored: storing blocks the reactor, which would hold
+            # a request that already has the slot.
+            "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 1,
+        }
+        values.setdict(shared, priority="cmdline")
+        middlewares = dict(values.getdict("DOWNLOADER_MIDDLEWARES"))
+        middlewares["crawler.middlewares.SharedPoliteness"] = 40
+        values.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="cmdline")
     return values
 
 
-def run_spider(run: CrawlRun, resume: bool = True, progress: Progress = QUIET) -> str:
+def shared_keys(run_id: int) -> tuple[str, str]:
+    """The Redis keys of a shared run's request queue and its seen-requests set."""
+    return f"stancework:crawl:{run_id}:requests", f"stancework:crawl:{run_id}:seen"
+
+
+def run_spider(
+    run: CrawlRun, resume: bool = True, progress: Progress = QUIET, helper: CrawlHelper | None = None
+) -> str:
     """Crawl to the end (or the limit); the RunProgress extension keeps the run row current, and
-    `progress` counts the pages fetched as they come."""
+    `progress` counts the pages fetched as they come. A shared run keeps its queue in Redis instead
+    of a JOBDIR; ``helper``: this process joined the shared run."""
     jobdir = job_dir(run)
-    note, resumed_from = prepare_job_dir(jobdir, resume)
+    note, resumed_from = ("", None) if run.shared else prepare_job_dir(jobdir, resume)
     if note:
         log.info("%s", note)
-    process = CrawlerProcess(scrapy_settings(jobdir), install_root_handler=False)
+    shared_run = run.pk if run.shared else None
+    process = CrawlerProcess(
+        scrapy_settings(None if run.shared else jobdir, shared_run), install_root_handler=False
+    )
     # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
     # Spiders are named after their site; Scrapy's spider loader finds them in SPIDER_MODULES.
@@ -103,6 +142,8 @@ def run_spider(run: CrawlRun, resume: bool = True, progress: Progress = QUIET) -
         start_urls=list(run.start_urls),
         limit=run.limit,
         resumed_from=resumed_from,
+        shared=run.shared,
+        helper_id=helper.pk if helper else None,
     )
     try:
         with progress.stage(f"crawl {run.site} (run {run.pk})", total=run.limit, unit="pages") as fetched:
@@ -114,6 +155,9 @@ def run_spider(run: CrawlRun, resume: bool = True, progress: Progress = QUIET) -
         services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
         raise
     reason = crawler.stats.get_value("finish_reason") if crawler.stats else None
+    if run.shared and helper is None:
+        # The run's own process closes last (it waits for its helpers): the shared queue goes with it.
+        redis.Redis.from_url(settings.REDIS_URL).delete(*shared_keys(run.pk))
     if reason != "shutdown" and jobdir.exists():
         # Only a graceful stop (SIGTERM, the admin's Stop) leaves state worth resuming. After the
         # end or a limit, the seen-requests would make the next crawl skip pages never ingested.

@@ -1,11 +1,18 @@
-"""Scrapy extension: keep the CrawlRun row up to date (status, pid, stats) while the crawl runs."""
+"""Scrapy extension: keep the CrawlRun row up to date (status, pid, stats) while the crawl runs.
+
+In a shared crawl, a helper process (`crawl SITE --join`) keeps its own CrawlHelper row instead, and
+the run's own process stays open while a helper still works: a helper's responses can still add
+requests to the shared queue, and the run is finished only when the last process is done.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from scrapy import Spider, signals
 from scrapy.crawler import Crawler
+from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from crawler import services
@@ -22,6 +29,7 @@ class RunProgress:
     def from_crawler(cls, crawler: Crawler) -> RunProgress:
         extension = cls(crawler, crawler.settings.getfloat("STANCEWORK_PROGRESS_SECONDS", 5.0))
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.spider_idle, signal=signals.spider_idle)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
@@ -30,19 +38,31 @@ class RunProgress:
         return dict(self.crawler.stats.get_stats())
 
     def spider_opened(self, spider: Spider) -> None:
-        run_id = getattr(spider, "run_id", None)
-        if run_id is None:
-            return
-        services.start_run(run_id, os.getpid(), resumed_from=getattr(spider, "resumed_from", None))
-        self.loop = task.LoopingCall(lambda: services.save_progress(run_id, self._stats()))
+        run_id, helper_id = getattr(spider, "run_id", None), getattr(spider, "helper_id", None)
+        if helper_id is not None:
+            self._every(lambda: services.save_helper_progress(helper_id, self._stats()))
+        elif run_id is not None:
+            services.start_run(run_id, os.getpid(), resumed_from=getattr(spider, "resumed_from", None))
+            self._every(lambda: services.save_progress(run_id, self._stats()))
+
+    def _every(self, save: Callable[[], None]) -> None:
+        self.loop = task.LoopingCall(save)
         self.loop.start(self.interval, now=False)
 
-    def spider_closed(self, spider: Spider, reason: str) -> None:
+    def spider_idle(self, spider: Spider) -> None:
+        """The run's own process waits for its helpers, polling the shared queue meanwhile."""
         run_id = getattr(spider, "run_id", None)
+        shared = getattr(spider, "shared", False) and getattr(spider, "helper_id", None) is None
+        if run_id is not None and shared and services.helpers_at_work(run_id):
+            raise DontCloseSpider
+
+    def spider_closed(self, spider: Spider, reason: str) -> None:
+        run_id, helper_id = getattr(spider, "run_id", None), getattr(spider, "helper_id", None)
         if self.loop is not None and self.loop.running:
             self.loop.stop()
-        if run_id is None:
-            return
-        # "finished" and the CLOSESPIDER_* reasons are normal ends; "shutdown" is a stop request.
-        status = RunStatus.STOPPED if reason == "shutdown" else RunStatus.FINISHED
-        services.finish_run(run_id, status, self._stats(), message=f"closed: {reason}")
+        if helper_id is not None:
+            services.save_helper_progress(helper_id, self._stats(), finished=True)
+        elif run_id is not None:
+            # "finished" and the CLOSESPIDER_* reasons are normal ends; "shutdown" is a stop request.
+            status = RunStatus.STOPPED if reason == "shutdown" else RunStatus.FINISHED
+            services.finish_run(run_id, status, self._stats(), message=f"closed: {reason}")

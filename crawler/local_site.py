@@ -45,6 +45,8 @@ class LocalSite:
     routes: dict[str, bytes]
     delay: float = 0.0
     requested: list[str] = field(default_factory=list)
+    # When each request arrived (time.monotonic), beside `requested`.
+    arrived: list[float] = field(default_factory=list)
     url: str = ""
     # Wayback stand-in: original URL → archived body, answered at /cdx/search/cdx and /web/<ts>id_/<url>.
     archive: dict[str, bytes] = field(default_factory=dict)
@@ -87,6 +89,7 @@ class LocalSite:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 site.requested.append(self.path)
+                site.arrived.append(time.monotonic())
                 parts = urlsplit(self.path)
                 key = parts.path + (f"?{parts.query}" if parts.query else "")
                 if parts.path == "/cdx/search/cdx":

@@ -63,6 +63,9 @@ class CrawlRun(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     started = models.DateTimeField(null=True, blank=True)
     finished = models.DateTimeField(null=True, blank=True)
+    # Shared: its queue and dupefilter live in Redis, so helper processes (`crawl SITE --join`) on
+    # this or other machines take requests from it (scrapy-redis); the counts include theirs.
+    shared = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created"]
@@ -192,3 +195,20 @@ class Drop(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.url}"
+
+
+class CrawlHelper(models.Model):
+    """A process that joined a shared crawl: who it is and what it fetched, counted into its run."""
+
+    run = models.ForeignKey(CrawlRun, on_delete=models.CASCADE, related_name="helpers")
+    pid = models.PositiveIntegerField()
+    pid_started = models.FloatField(null=True, blank=True)
+    pages = models.PositiveIntegerField(default=0)
+    items = models.PositiveIntegerField(default=0)
+    drops = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    started = models.DateTimeField(auto_now_add=True)
+    finished = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"helper {self.pid} of crawl {self.run_id}"

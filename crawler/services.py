@@ -24,7 +24,7 @@ from django.utils import timezone
 from accounts import audit
 from accounts.models import AuditEvent
 from crawler import processes
-from crawler.models import CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
+from crawler.models import CrawlHelper, CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
 
 log = logging.getLogger(__name__)
@@ -72,6 +72,7 @@ def create_run(
     start_urls: list[str] | None = None,
     user_id: int | None = None,
     pid: int | None = None,
+    shared: bool = False,
 ) -> CrawlRun:
     """A queued CrawlRun; the crawl process picks it up by id. One active run per site and mode.
 
@@ -97,6 +98,7 @@ def create_run(
                 requested_by_id=user_id,
                 pid=pid,
                 pid_started=_started(pid),
+                shared=shared,
             )
     except IntegrityError:
         active = CrawlRun.objects.filter(site=site, mode=mode, status__in=RunStatus.active()).first()
@@ -107,13 +109,15 @@ def create_run(
 
 
 def request_crawl(
-    site: str, archive: str = "", limit: int | None = None, user_id: int | None = None
+    site: str, archive: str = "", limit: int | None = None, user_id: int | None = None, shared: bool = False
 ) -> CrawlRun:
     """Create a run and start its crawl process through Celery once the run is committed."""
     from crawler.tasks import launch_crawl_task
 
     with transaction.atomic():
-        run = create_run(site, archive=archive, limit=limit, user_id=user_id)
+        if shared and not settings.REDIS_URL:
+            raise CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
+        run = create_run(site, archive=archive, limit=limit, user_id=user_id, shared=shared)
         actor = run.requested_by if user_id is not None else None
         audit.record(
             actor, AuditEvent.Action.CRAWL, f"crawl {run.pk} of {site}", archive=archive, limit=limit
@@ -223,15 +227,48 @@ def start_run(run_id: int, pid: int, resumed_from: int | None = None) -> None:
 
 
 def save_progress(run_id: int, stats: dict[str, Any]) -> None:
-    """Store a snapshot of the crawl's stats so the admin can show progress while it runs."""
-    CrawlRun.objects.filter(pk=run_id).update(stats=_jsonable(stats), **progress_counts(stats))
+    """Store a snapshot of the crawl's stats so the admin can show progress while it runs; a shared
+    run's counts include its helpers'."""
+    CrawlRun.objects.filter(pk=run_id).update(stats=_jsonable(stats), **_with_helpers(run_id, stats))
 
 
 def finish_run(run_id: int, status: str, stats: dict[str, Any] | None = None, message: str = "") -> None:
     fields: dict[str, Any] = {"status": status, "finished": timezone.now(), "message": message}
     if stats is not None:
-        fields.update(stats=_jsonable(stats), **progress_counts(stats))
+        fields.update(stats=_jsonable(stats), **_with_helpers(run_id, stats))
     CrawlRun.objects.filter(pk=run_id).update(**fields)
+
+
+COUNTS = ("pages", "items", "drops", "errors")
+
+
+def _with_helpers(run_id: int, stats: dict[str, Any]) -> dict[str, int]:
+    own = progress_counts(stats)
+    theirs = CrawlHelper.objects.filter(run_id=run_id).values_list(*COUNTS)
+    return {name: own[name] + sum(row[i] for row in theirs) for i, name in enumerate(COUNTS)}
+
+
+def join_run(site: str, pid: int) -> CrawlHelper:
+    """Join the running shared crawl of a site as a helper process."""
+    run = CrawlRun.objects.filter(site=site, shared=True, status=RunStatus.RUNNING).order_by("-pk").first()
+    if run is None:
+        raise CrawlRequestError(f"no shared crawl of {site} is running; start one with crawl {site} --shared")
+    return CrawlHelper.objects.create(run=run, pid=pid, pid_started=_started(pid))
+
+
+def save_helper_progress(helper_id: int, stats: dict[str, Any], finished: bool = False) -> None:
+    extra: dict[str, Any] = {"finished": timezone.now()} if finished else {}
+    CrawlHelper.objects.filter(pk=helper_id).update(**progress_counts(stats), **extra)
+
+
+def helpers_at_work(run_id: int) -> bool:
+    """Whether a helper of the run is still crawling (its process alive, the same process)."""
+    return any(
+        processes.describe(pid) is not None and processes.is_crawl_of(pid, started, run_id)
+        for pid, started in CrawlHelper.objects.filter(run_id=run_id, finished__isnull=True).values_list(
+            "pid", "pid_started"
+        )
+    )
 
 
 def progress_counts(stats: dict[str, Any]) -> dict[str, int]:

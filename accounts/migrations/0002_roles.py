@@ -14,7 +14,7 @@ def create_roles(apps: Apps, schema_editor: BaseDatabaseSchemaEditor) -> None:
         config.models_module = True
         create_permissions(config, verbosity=0, apps=apps)
         config.models_module = None
-    ensure_roles(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"))
+    ensure_roles(apps.get_model("auth", "Group"), apps.get_model("auth", "Permission"), strict=False)
 
 class Migration(migrations.Migration):
     dependencies = [

@@ -16,6 +16,10 @@ from crawler.linkrules import forbidden_reason
 from crawler.parsing import BadPageError, archive_patterns, is_debate_url, listing_links, parse_debate
 from crawler.webarchive import WAYBACK, CdxError, cdx_query, parse_cdx, snapshot_url, strip_archive_markup
 
+# A shared crawl's requests in flight per process: one, so a request taking the site's slot in
+# SharedPoliteness is the next to go out; the processes together keep the pace.
+SHARED_CONCURRENCY = 1
+
 
 class DebateSpider(scrapy.Spider):
     site: ClassVar[str] = ""
@@ -31,9 +35,19 @@ class DebateSpider(scrapy.Spider):
         start_urls: str | list[str] = "",
         limit: int | str | None = None,
         resumed_from: int | None = None,
+        shared: bool = False,
+        helper_id: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        # A shared crawl (its queue in Redis); helper_id: this process joined one (CrawlHelper).
+        self.shared = bool(shared)
+        self.helper_id = helper_id
+        if self.shared:
+            # The downloader reads these when it makes the site's slot (before any signal handler
+            # could set them): SharedPoliteness spaces the requests across processes instead.
+            self.download_delay = 0.0
+            self.max_concurrent_requests = SHARED_CONCURRENCY
         # The cleanly stopped run whose saved queue this crawl continues (recorded on the run).
         self.resumed_from = resumed_from
         # Debates to ingest before closing (`--limit`); listing pages and drops do not count.
@@ -58,7 +72,8 @@ class DebateSpider(scrapy.Spider):
                 )
             return
         for url in self.start_urls:
-            yield scrapy.Request(url, callback=self.parse_start, dont_filter=True)
+            # Shared: the start URLs go through the shared dupefilter, so only one process fetches them.
+            yield scrapy.Request(url, callback=self.parse_start, dont_filter=not self.shared)
 
     @property
     def wayback(self) -> str:

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import schemathesis
 from django.contrib.auth.models import User
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error, response_schema_conformance
@@ -22,12 +25,20 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def api_schema(settings: Any, tmp_path: Path) -> Any:
+def api_schema(settings: Any, tmp_path: Path) -> Iterator[Any]:
     settings.RELEASES_DIR, settings.WORKER_PSEUDONYM_KEY = tmp_path, "schema-tests-pseudonym-key-0123456789"
     job = stance_job(make_corpus(claims=2, perspectives=1))
     answer(job, {key: ["SUPPORT", "UNDERMINE", "SUPPORT"] for key in keys(job)})
     build_release("1.0")
-    return schemathesis.openapi.from_wsgi("/api/schema/", application)
+    # The WSGI handler closes the database connection after each request, which would end the test's
+    # transaction; Django's test client holds these signals off the same way.
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    try:
+        yield schemathesis.openapi.from_wsgi("/api/schema/", application)
+    finally:
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ def compose() -> dict:
 def test_compose_has_every_service_with_a_health_check(compose: dict) -> None:
     services = compose["services"]
     assert set(services) >= {
-        "proxy", "web", "worker", "beat", "flower", "backup", "postgres", "redis", "elasticsearch"
+        "proxy", "web", "worker", "beat", "flower", "backup", "postgres", "redis", "elasticsearch", "crawler"
     }  # fmt: skip
     for name, service in services.items():
         assert "test" in service["healthcheck"], name
@@ -151,3 +151,10 @@ def test_health_check_answers_ok(client: Client) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
     assert response.content == b"ok"
+
+
+def test_the_crawler_helpers_join_shared_crawls_and_scale_from_the_environment(compose: dict) -> None:
+    crawler, web = compose["services"]["crawler"], compose["services"]["web"]
+    assert "crawl" in crawler["command"] and "--join" in crawler["command"] and "--wait" in crawler["command"]
+    assert crawler["deploy"]["replicas"] == "${CRAWLER_REPLICAS:-0}"
+    assert crawler["environment"] == web["environment"]  # the same database and the same Redis

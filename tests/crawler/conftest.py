@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from django.conf import settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -14,3 +19,30 @@ IDEBATE_EXPECTED = SHARED_FIXTURES / "idebate" / "expected"
 PROCON_QUOTES = SHARED_FIXTURES / "procon" / "medicalmarijuana-view-answers-001325-2015-07.html"
 # Pages built here from SPEC §7's documented structure (no saved page of these layouts exists).
 BUILT = REPO / "tests" / "fixtures" / "crawler"
+
+
+@pytest.fixture(scope="module")
+def migrated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("crawl-db") / "template.sqlite3"
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=REPO,
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{path}"},
+        check=True,
+    )
+    return path
+
+
+@pytest.fixture
+def crawl_env(tmp_path: Path, migrated_db: Path) -> dict[str, str]:
+    db = tmp_path / "db.sqlite3"
+    shutil.copy(migrated_db, db)
+    return {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{db}",
+        "CRAWLER_DIR": str(tmp_path / "crawler"),
+        "CRAWLER_DOWNLOAD_DELAY_MS": "0",
+        "CRAWLER_AUTOTHROTTLE": "0",
+        "CRAWLER_PROGRESS_SECONDS": "1",
+        "LOG_LEVEL": "WARNING",
+    }

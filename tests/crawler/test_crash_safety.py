@@ -14,14 +14,7 @@ from pathlib import Path
 from crawler.crawling import CLEAN_STOP, prepare_job_dir
 from crawler.local_site import LocalSite
 from tests.crawler.conftest import IDEBATE_PAGES, REPO
-from tests.crawler.test_crawl_end_to_end import (  # noqa: F401 - fixtures
-    DEBATES,
-    count,
-    crawl_args,
-    crawl_env,
-    migrated_db,
-    query,
-)
+from tests.crawler.test_crawl_end_to_end import DEBATES, count, crawl_args, query
 
 # Eight saved pages, each a debate, behind three listing pages.
 CRASH_PAGES = 8
@@ -59,7 +52,7 @@ def test_no_resume_discards_even_a_clean_stop(tmp_path: Path) -> None:
 
 
 def test_crawls_killed_at_random_points_always_finish_when_run_again(
-    crawl_env: dict[str, str],  # noqa: F811 - the fixture
+    crawl_env: dict[str, str],
     tmp_path: Path,
 ) -> None:
     pages = tmp_path / "pages"
@@ -99,7 +92,7 @@ def test_crawls_killed_at_random_points_always_finish_when_run_again(
 
 
 def test_a_crawl_stopped_with_sigterm_midway_resumes_its_queue_and_says_so(
-    crawl_env: dict[str, str],  # noqa: F811 - the fixture
+    crawl_env: dict[str, str],
 ) -> None:
     site = LocalSite.idebate(IDEBATE_PAGES)
     site.delay = 0.2

@@ -6,9 +6,7 @@ reads the results back with sqlite3.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -16,41 +14,12 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from crawler.local_site import LocalSite
 from crawler.parsing import BadPageError, parse_debate
 from tests.crawler.conftest import BUILT, IDEBATE_PAGES, REPO
 
 # 49 pages: 7 have no points, and two are the same debate (node 2148) saved under two themes.
 DEBATES = 41
-
-
-@pytest.fixture(scope="module")
-def migrated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("crawl-db") / "template.sqlite3"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-        cwd=REPO,
-        env={**os.environ, "DATABASE_URL": f"sqlite:///{path}"},
-        check=True,
-    )
-    return path
-
-
-@pytest.fixture
-def crawl_env(tmp_path: Path, migrated_db: Path) -> dict[str, str]:
-    db = tmp_path / "db.sqlite3"
-    shutil.copy(migrated_db, db)
-    return {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{db}",
-        "CRAWLER_DIR": str(tmp_path / "crawler"),
-        "CRAWLER_DOWNLOAD_DELAY_MS": "0",
-        "CRAWLER_AUTOTHROTTLE": "0",
-        "CRAWLER_PROGRESS_SECONDS": "1",
-        "LOG_LEVEL": "WARNING",
-    }
 
 
 def points_on_fixture_pages() -> int:

@@ -30,7 +30,9 @@ class SimulatedProvider(Provider):
         crowd_params = job.params.get("crowd", {})
         params = CrowdParams.from_mapping({"seed": job.params.get("seed", 0), **crowd_params})
         crowd = make_crowd(params, task_type.label_values or ["x"])
-        rng = random.Random(f"{params.seed}-{job.pk}")
+        # Seeded by the job's own settings, not its database id: the same job simulated on any database
+        # (a fresh demo, a test session on PostgreSQL whose ids never rewind) gets the same answers.
+        rng = random.Random(f"{params.seed}-{job.task_type}")
         # Modelled workers read the instructions: they answer the worked examples right.
         answers = {q.key: q.answer for q in task_type.quiz}
         active = []

@@ -1,8 +1,11 @@
-"""`manage.py crawl <site> [--archive FROM:TO] [--limit N]`: run one spider in this process, to the end."""
+"""`manage.py crawl <site> [--archive FROM:TO] [--limit N] [--shared | --join]`: run one spider in this
+process, to the end. `--shared` keeps the crawl's queue in Redis; `--join` helps a shared crawl of the
+site that is running (here or on another machine)."""
 
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -10,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from config.progress import shown_on
 from crawler import services
 from crawler.crawling import run_spider, serving
-from crawler.models import CrawlRun
+from crawler.models import CrawlHelper, CrawlRun
 from crawler.parsing import SITES
 
 
@@ -28,6 +31,18 @@ class Command(BaseCommand):
         )
         parser.add_argument("--run", type=int, default=None, help="id of a queued CrawlRun (the admin's)")
         parser.add_argument("--no-resume", action="store_true", help="forget the saved crawl state first")
+        together = parser.add_mutually_exclusive_group()
+        together.add_argument(
+            "--shared", action="store_true", help="keep the queue in Redis so other processes can --join"
+        )
+        together.add_argument(
+            "--join",
+            action="store_true",
+            help="help the running shared crawl of this site (its queue in Redis)",
+        )
+        parser.add_argument(
+            "--wait", action="store_true", help="with --join: wait until a shared crawl of the site runs"
+        )
         parser.add_argument(
             "--serve-saved-pages",
             default="",
@@ -36,8 +51,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        helper = None
         try:
-            if options["run"] is not None:
+            if options["join"]:
+                helper = self._join(options["site"], options["wait"])
+                run = helper.run
+            elif options["run"] is not None:
                 run = CrawlRun.objects.get(pk=options["run"])
             else:
                 run = services.create_run(
@@ -46,13 +65,34 @@ class Command(BaseCommand):
                     limit=options["limit"],
                     start_urls=options["start_url"],
                     pid=os.getpid(),
+                    shared=options["shared"],
                 )
         except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
             raise CommandError(str(error)) from None
         with serving(options["serve_saved_pages"], run):
-            outcome = run_spider(run, resume=not options["no_resume"], progress=shown_on(self.stderr))
+            outcome = run_spider(
+                run, resume=not options["no_resume"], progress=shown_on(self.stderr), helper=helper
+            )
         run.refresh_from_db()
+        if helper is not None:
+            helper.refresh_from_db()
+            self.stdout.write(
+                f"helped crawl {run.pk} {run.site}: pages {helper.pages}, debates {helper.items}"
+            )
+            return
         self.stdout.write(
             f"crawl {run.pk} {run.site}: {run.status}; pages {run.pages}, debates ingested {run.items}, "
             f"drops {run.drops}, errors {run.errors}" + (f"; {outcome}" if outcome else "")
         )
+
+    def _join(self, site: str, wait: bool) -> CrawlHelper:
+        while True:
+            try:
+                return services.join_run(site, os.getpid())
+            except services.CrawlRequestError:
+                if not wait:
+                    raise
+            time.sleep(JOIN_POLL_SECONDS)
+
+
+JOIN_POLL_SECONDS = 10
