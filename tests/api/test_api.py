@@ -177,3 +177,16 @@ def test_a_csv_error_still_says_what_went_wrong(researcher: APIClient, answered:
     settings.WORKER_PSEUDONYM_KEY = ""
     refused = researcher.get(f"/api/jobs/{answered.pk}/responses/", {"format": "csv"})
     assert refused.status_code == 503 and "WORKER_PSEUDONYM_KEY" in refused.content.decode()
+
+
+def test_an_action_without_a_named_permission_is_refused(researcher: APIClient) -> None:
+    from api.permissions import Needs
+
+    class Unnamed:
+        action, needs = "destroy", {"list": "annotation.view_job"}
+
+    class Request:
+        user = User.objects.get(username=User.objects.latest("pk").username)
+
+    assert Needs().has_permission(Request(), Unnamed()) is False  # type: ignore[arg-type]
+    assert researcher.options("/api/jobs/").status_code == 200
