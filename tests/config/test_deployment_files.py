@@ -158,3 +158,16 @@ def test_the_crawler_helpers_join_shared_crawls_and_scale_from_the_environment(c
     assert "crawl" in crawler["command"] and "--join" in crawler["command"] and "--wait" in crawler["command"]
     assert crawler["deploy"]["replicas"] == "${CRAWLER_REPLICAS:-0}"
     assert crawler["environment"] == web["environment"]  # the same database and the same Redis
+
+
+def test_the_stateless_services_scale_from_the_environment_and_the_singletons_do_not(compose: dict) -> None:
+    services = compose["services"]
+    for name, variable in (
+        ("web", "WEB_REPLICAS"),
+        ("worker", "WORKER_REPLICAS"),
+        ("crawler", "CRAWLER_REPLICAS"),
+    ):
+        assert services[name]["deploy"]["replicas"].startswith("${" + variable + ":-"), name
+    # One beat (two would send every periodic task twice), one database, one Redis, one proxy.
+    for name in ("beat", "postgres", "redis", "proxy", "backup"):
+        assert "replicas" not in services[name].get("deploy", {}), name
