@@ -208,6 +208,8 @@ class CrawlHelper(models.Model):
     drops = models.PositiveIntegerField(default=0)
     errors = models.PositiveIntegerField(default=0)
     started = models.DateTimeField(auto_now_add=True)
+    # Its last progress report: a helper on another machine is known to be at work by this, not its pid.
+    reported = models.DateTimeField(auto_now_add=True)
     finished = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

@@ -257,18 +257,17 @@ def join_run(site: str, pid: int) -> CrawlHelper:
 
 
 def save_helper_progress(helper_id: int, stats: dict[str, Any], finished: bool = False) -> None:
-    extra: dict[str, Any] = {"finished": timezone.now()} if finished else {}
-    CrawlHelper.objects.filter(pk=helper_id).update(**progress_counts(stats), **extra)
+    now = timezone.now()
+    extra: dict[str, Any] = {"finished": now} if finished else {}
+    CrawlHelper.objects.filter(pk=helper_id).update(reported=now, **progress_counts(stats), **extra)
 
 
 def helpers_at_work(run_id: int) -> bool:
-    """Whether a helper of the run is still crawling (its process alive, the same process)."""
-    return any(
-        processes.describe(pid) is not None and processes.is_crawl_of(pid, started, run_id)
-        for pid, started in CrawlHelper.objects.filter(run_id=run_id, finished__isnull=True).values_list(
-            "pid", "pid_started"
-        )
-    )
+    """Whether a helper of the run, on any machine, is still crawling: not finished, and reporting its
+    progress (every CRAWLER_PROGRESS_SECONDS; silent for three times that, or 30 s, it is gone)."""
+    silent = timedelta(seconds=max(3 * settings.CRAWLER_PROGRESS_SECONDS, 30))
+    helpers = CrawlHelper.objects.filter(run_id=run_id, finished__isnull=True)
+    return helpers.filter(reported__gte=timezone.now() - silent).exists()
 
 
 def progress_counts(stats: dict[str, Any]) -> dict[str, int]:

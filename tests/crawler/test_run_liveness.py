@@ -111,3 +111,25 @@ def test_parallel_requests_create_one_active_run_on_postgresql() -> None:
         thread.join()
     assert sorted(outcomes) == ["created"] + ["refused"] * 5
     assert CrawlRun.objects.filter(site="debatewise", status__in=RunStatus.active()).count() == 1
+
+
+@pytest.mark.django_db
+def test_a_shared_run_waits_for_helpers_that_still_report_on_any_machine() -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from crawler.models import CrawlHelper
+
+    run = services.create_run("idebate", shared=True)
+    assert not services.helpers_at_work(run.pk)
+    helper = CrawlHelper.objects.create(run=run, pid=999_999)  # a pid of another machine: never checked
+    assert services.helpers_at_work(run.pk)
+    CrawlHelper.objects.filter(pk=helper.pk).update(reported=timezone.now() - timedelta(minutes=5))
+    assert not services.helpers_at_work(run.pk)  # silent: gone
+    services.save_helper_progress(helper.pk, {"response_received_count": 7})
+    assert services.helpers_at_work(run.pk) and CrawlHelper.objects.get().pages == 7
+    services.save_helper_progress(helper.pk, {"response_received_count": 9}, finished=True)
+    assert not services.helpers_at_work(run.pk)
+    services.save_progress(run.pk, {"response_received_count": 4})
+    assert CrawlRun.objects.get(pk=run.pk).pages == 4 + 9  # the run counts its helper's pages
