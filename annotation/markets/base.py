@@ -176,8 +176,31 @@ class Gateway:
     # Row kinds whose call carries the ledger token, and how long the market honours it.
     token_protected: ClassVar[frozenset[str]] = frozenset()
     token_lifetime: ClassVar[dt.timedelta | None] = None
+    # Reviews and payments act on one piece of work: the market's states it may be in for each row
+    # kind, the state a review leaves it in, and what the market calls it (for the row's excerpt).
+    payable: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    reviewed: ClassVar[Mapping[str, str]] = {}
+    market: ClassVar[str] = ""
+    work_noun: ClassVar[str] = "assignment"
+
+    def work_status(self, entry: LedgerEntry) -> str:
+        """The market's state of the work a review or payment row acts on (`entry.market_ref`)."""
+        raise NotImplementedError
 
     def precheck(self, entry: LedgerEntry) -> Finish | None:
+        """Work already reviewed as asked is confirmed without a call; work in a state the market
+        would refuse the call in fails without one."""
+        from annotation.ledger.models import LedgerState  # the ledger's models import this module
+
+        if entry.kind not in self.payable:
+            return None
+        status = self.work_status(entry)
+        if entry.kind in self.reviewed and status == self.reviewed[entry.kind]:
+            return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at {self.market}")
+        if status not in self.payable[entry.kind]:
+            return Finish(
+                LedgerState.FAILED, excerpt=f"{self.market} reports the {self.work_noun} as {status}"
+            )
         return None
 
     def send(self, entry: LedgerEntry) -> Finish:

@@ -15,16 +15,10 @@ class MTurkGateway(Gateway):
     token_protected = frozenset({LedgerKind.CREATE_HIT, LedgerKind.EXTEND, LedgerKind.BONUS})
     # MTurk honours a UniqueRequestToken for 24 hours; past that a resend could act twice.
     token_lifetime = dt.timedelta(hours=23)
+    payable, reviewed, market = PAYABLE, REVIEWED, "MTurk"
 
-    def precheck(self, entry: LedgerEntry) -> Finish | None:
-        if entry.kind not in PAYABLE:
-            return None
-        status = mturk_client().get_assignment(entry.market_ref).status
-        if entry.kind in REVIEWED and status == REVIEWED[entry.kind]:
-            return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at MTurk")
-        if status not in PAYABLE[entry.kind]:
-            return Finish(LedgerState.FAILED, excerpt=f"MTurk reports the assignment as {status}")
-        return None
+    def work_status(self, entry: LedgerEntry) -> str:
+        return mturk_client().get_assignment(entry.market_ref).status
 
     def send(self, entry: LedgerEntry) -> Finish:
         client, p = mturk_client(), entry.params

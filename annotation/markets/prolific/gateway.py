@@ -34,16 +34,10 @@ def settle_window() -> dt.timedelta:
 
 class ProlificGateway(Gateway):
     not_idempotent = frozenset({LedgerKind.PAY})
+    payable, reviewed, market, work_noun = PAYABLE, REVIEWED, "Prolific", "submission"
 
-    def precheck(self, entry: LedgerEntry) -> Finish | None:
-        if entry.kind not in PAYABLE:
-            return None
-        status = prolific_client().get_submission(entry.market_ref).status
-        if entry.kind in REVIEWED and status == REVIEWED[entry.kind]:
-            return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at Prolific")
-        if status not in PAYABLE[entry.kind]:
-            return Finish(LedgerState.FAILED, excerpt=f"Prolific reports the submission as {status}")
-        return None
+    def work_status(self, entry: LedgerEntry) -> str:
+        return prolific_client().get_submission(entry.market_ref).status
 
     def send(self, entry: LedgerEntry) -> Finish:
         client, p = prolific_client(), entry.params
