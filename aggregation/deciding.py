@@ -13,10 +13,34 @@ from dataclasses import replace
 import numpy as np
 import numpy.typing as npt
 
+from aggregation.label_models import Aggregate, LabelModel
 from aggregation.labels import NO_MAJORITY
-from aggregation.rules import RuleOutcome
+from aggregation.responses import Responses
+from aggregation.rules import AgreementRule, RuleOutcome, apply_rule
 
 DECISIONS = ("rule", "model")
+
+
+def on_rule_labels(answers: Responses, rule: AgreementRule) -> Responses:
+    """The answers on the rule's label set (stance: 5 answer labels collapsed to 3)."""
+    if rule.collapse is None:
+        return answers
+    return Responses(
+        answers.items, answers.workers, answers.item_index, answers.worker_index,
+        rule.collapse.codes(answers.label), rule.label_set,
+    )  # fmt: skip
+
+
+def decide(
+    answers: Responses, rule: AgreementRule, model: LabelModel, decision: str, min_posterior: float
+) -> tuple[RuleOutcome, Aggregate]:
+    """Every item's outcome and the label model's fit (on the rule's labels), as ``decision``
+    ("rule" or "model") writes them: what `aggregate_job` and `aggregate_labels` both do."""
+    outcome = apply_rule(answers, rule)
+    fitted = model.fit(on_rule_labels(answers, rule))
+    if decision == "model":
+        outcome = decided_by_model(outcome, fitted.labels, fitted.probabilities.max(axis=1), min_posterior)
+    return outcome, fitted
 
 
 def decided_by_model(

@@ -14,7 +14,7 @@ import numpy as np
 from django.db import transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
-from aggregation.deciding import decided_by_model
+from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
 from aggregation.label_models import Aggregate
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
@@ -22,7 +22,7 @@ from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError, contest_reasons
 from aggregation.quality import record_worker_quality
 from aggregation.responses import Responses, ResponsesError
-from aggregation.rules import AgreementRule, RuleOutcome, apply_rule
+from aggregation.rules import AgreementRule, RuleOutcome
 from aggregation.topics import assign_topics, topic_label_set
 from annotation.models import Item, Job
 from annotation.task_types import get_task_type
@@ -153,19 +153,10 @@ def _aggregate_categorical(
     items, workers, labels = zip(*rows, strict=True)
     spelled = [declared.spell(label) for label in labels]
     answers = Responses.from_columns(items, workers, spelled, rule.answer_set)
-    decided = answers
-    if rule.collapse is not None:
-        decided = Responses(
-            answers.items, answers.workers, answers.item_index, answers.worker_index,
-            rule.collapse.codes(answers.label), rule.label_set,
-        )  # fmt: skip
-    outcome = apply_rule(answers, rule)
+    decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
-        fitted = policy.model().fit(decided)
+        outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)
         done(fitted.iterations)
-    if policy.decide == "model":
-        posterior = fitted.probabilities.max(axis=1)
-        outcome = decided_by_model(outcome, fitted.labels, posterior, policy.min_posterior)
     counts = decided.counts()
     run.rule = rule.describe()
     run.items, run.responses, run.workers = answers.n_items, len(answers), answers.n_workers

@@ -15,11 +15,11 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from aggregation.deciding import decided_by_model
+from aggregation.deciding import decide
 from aggregation.labels import LabelSet, LabelSetError
 from aggregation.policy import LABEL_MODELS
 from aggregation.responses import Responses, ResponsesError
-from aggregation.rules import AgreementRule, Comparison, apply_rule
+from aggregation.rules import AgreementRule, Comparison
 
 COLUMNS = ["item", "worker", "label"]
 OUTPUT = ["item", "label", "agreement", "status", "model_label", "confidence"]
@@ -87,30 +87,25 @@ def aggregate_labels(
     labels: Sequence[str],
     *,
     label_model: str = "dawid_skene",
-    decide: str = "rule",
+    decision: str = "rule",
     threshold: float | None = None,
     comparison: str = ">=",
 ) -> pd.DataFrame:
     """One row per item: the written label, ρ, kept/rejected, the model's label and its posterior.
 
-    With ``decide="rule"``, the majority is written and kept when ρ meets ``threshold`` (0.5 by
+    With ``decision="rule"``, the majority is written and kept when ρ meets ``threshold`` (0.5 by
     default); with ``"model"``, the model's label, kept when its posterior meets ``threshold`` (0 by
     default)."""
     if label_model not in LABEL_MODELS:
         raise LabelFileError(f"unknown label model {label_model!r}; known: {sorted(LABEL_MODELS)}")
     label_set = LabelSet("labels", tuple(labels))
-    by_rule = decide == "rule"
-    rho_threshold = (0.5 if threshold is None else threshold) if by_rule else None
+    rho_threshold = (0.5 if threshold is None else threshold) if decision == "rule" else None
     rule = AgreementRule("labels", label_set, frozenset(labels), rho_threshold, Comparison(comparison))
     try:
         responses = Responses.from_codes(coded.item_codes, coded.worker_codes, coded.label_codes, label_set)
     except (ResponsesError, LabelSetError) as error:
         raise LabelFileError(str(error)) from None
-    outcome = apply_rule(responses, rule)
-    fitted = LABEL_MODELS[label_model]().fit(responses)
-    posterior = fitted.probabilities.max(axis=1)
-    if not by_rule:
-        outcome = decided_by_model(outcome, fitted.labels, posterior, threshold or 0.0)
+    outcome, fitted = decide(responses, rule, LABEL_MODELS[label_model](), decision, threshold or 0.0)
     names = np.asarray(coded.item_names, dtype=object)
     return pd.DataFrame({
         "item": names[responses.items],
@@ -118,5 +113,5 @@ def aggregate_labels(
         "agreement": outcome.agreement,
         "status": np.where(outcome.kept, "kept", "rejected"),
         "model_label": label_set.names_of(fitted.labels),
-        "confidence": posterior,
+        "confidence": fitted.probabilities.max(axis=1),
     })  # fmt: skip

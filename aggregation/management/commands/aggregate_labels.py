@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 done(len(coded.item_codes))
             with progress.stage(f"decide by the {options['decide']}", unit="items") as done:
                 table = aggregate_labels(
-                    coded, labels, label_model=options["label_model"], decide=options["decide"],
+                    coded, labels, label_model=options["label_model"], decision=options["decide"],
                     threshold=threshold, comparison=options["comparison"],
                 )  # fmt: skip
                 done(len(table))
