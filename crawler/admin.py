@@ -8,12 +8,12 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 
 from accounts.permissions import NamedPermissions
-from config.live import LiveRequestError, cell, live_response, refused, requested_ids
+from config.live import LiveCountsAdmin, cell
 from crawler import services
 from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
 from crawler.parsing import SITES
@@ -63,7 +63,7 @@ class DropInline(admin.TabularInline):
 
 
 @admin.register(CrawlRun)
-class CrawlRunAdmin(NamedPermissions, admin.ModelAdmin):
+class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
     list_display = (
         "id",
         "site",
@@ -88,22 +88,15 @@ class CrawlRunAdmin(NamedPermissions, admin.ModelAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         start = path("start/", self.admin_site.admin_view(self.start_view), name="crawler_crawlrun_start")
-        live = path("live/", self.admin_site.admin_view(self.live_view), name="crawler_crawlrun_live")
-        return [start, live, *super().get_urls()]
+        return [start, *super().get_urls()]
 
-    def live_view(self, request: HttpRequest) -> JsonResponse:
-        """The shown runs' counts as they are now (the change list and a run's page poll this)."""
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-        try:
-            runs = list(CrawlRun.objects.filter(pk__in=requested_ids(request)))
-        except LiveRequestError as error:
-            return refused(error)
+    def live_cells(self, shown: list[CrawlRun]) -> tuple[dict[str, str], bool]:
+        """The shown runs' status and counts as they are now (the change list and a run's page poll)."""
         cells = {}
-        for run in runs:
+        for run in shown:
             cells[cell(run.pk, "status")] = run.get_status_display()
             cells.update({cell(run.pk, name): str(getattr(run, name)) for name in LIVE_COUNTS})
-        return live_response(cells, any(run.status in RunStatus.active() for run in runs))
+        return cells, any(run.status in RunStatus.active() for run in shown)
 
     def start_view(self, request: HttpRequest) -> HttpResponse:
         if not self.has_start_crawl_permission(request):

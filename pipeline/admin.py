@@ -7,15 +7,13 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
-from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest, JsonResponse
-from django.urls import URLPattern, path
+from django.http import HttpRequest
 from django.utils.html import format_html_join
 
 from accounts.permissions import NamedPermissions
 from annotation.work import job_progress
-from config.live import LiveRequestError, cell, live_response, refused, requested_ids
+from config.live import LiveCountsAdmin, cell
 from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import save_new_run
@@ -82,7 +80,7 @@ class PipelineRunForm(forms.ModelForm):
 
 
 @admin.register(PipelineRun)
-class PipelineRunAdmin(NamedPermissions, admin.ModelAdmin):
+class PipelineRunAdmin(NamedPermissions, LiveCountsAdmin):
     form = PipelineRunForm
     list_display = ["__str__", "simulated", "progress", "created"]
     readonly_fields = ["simulated", "created", "updated"]
@@ -90,30 +88,20 @@ class PipelineRunAdmin(NamedPermissions, admin.ModelAdmin):
     change_list_template = "pipeline/pipelinerun_change_list.html"
     change_form_template = "pipeline/pipelinerun_change_form.html"
 
-    def get_urls(self) -> list[URLPattern]:
-        live = path("live/", self.admin_site.admin_view(self.live_view), name="pipeline_pipelinerun_live")
-        return [live, *super().get_urls()]
-
-    def live_view(self, request: HttpRequest) -> JsonResponse:
+    def live_cells(self, shown: list[PipelineRun]) -> tuple[dict[str, str], bool]:
         """Each shown run's steps as they are now (the change list and a run's page poll this)."""
-        if not self.has_view_permission(request):
-            raise PermissionDenied
-        try:
-            runs = list(self.get_queryset(request).filter(pk__in=requested_ids(request)))
-        except LiveRequestError as error:
-            return refused(error)
         cells, active = {}, False
-        for run in runs:
+        for run in shown:
             steps = list(run.steps.all())
             cells[cell(run.pk, "progress")] = self.progress(run)
             active = active or run_active(steps)
-            if len(runs) == 1:  # its own page: the step rows of the inline
+            if len(shown) == 1:  # its own page: the step rows of the inline
                 for index, step in enumerate(steps):
                     row = f"#steps-{index}"
                     cells[f"{row} td.field-state p"] = step.get_state_display()
                     cells[f"{row} td.field-message p"] = step.message
                     cells[f"{row} td.field-crowd_progress p"] = crowd_progress(step)
-        return live_response(cells, active)
+        return cells, active
 
     def get_inlines(self, request: HttpRequest, obj: PipelineRun | None) -> list[type[InlineModelAdmin]]:
         return [StepInline] if obj is not None else []  # a new run's steps are made on save
