@@ -7,6 +7,8 @@ unclear through conditional updates.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -54,10 +56,8 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         permissions=["spend_money"],
     )
     def run_requested(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
-        pks = list(queryset.filter(state=LedgerState.REQUESTED).values_list("pk", flat=True))
-        for pk in pks:
-            execute_ledger_entry_task.delay_on_commit(pk)  # type: ignore[attr-defined]
-        self.message_user(request, f"{len(pks)} requested rows queued for their market call")
+        queued = _queue(queryset, LedgerState.REQUESTED, execute_ledger_entry_task)
+        self.message_user(request, f"{queued} requested rows queued for their market call")
 
     @admin.action(
         description="Retry the selected failed rows as new attempts (in the background)",
@@ -80,15 +80,21 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         permissions=["spend_money"],
     )
     def resolve_unclear(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
-        pks = list(queryset.filter(state=LedgerState.UNCLEAR).values_list("pk", flat=True))
-        for pk in pks:
-            resolve_ledger_entry_task.delay_on_commit(pk)  # type: ignore[attr-defined]
-        self.message_user(request, f"{len(pks)} unclear rows queued to be resolved by reading the market")
+        queued = _queue(queryset, LedgerState.UNCLEAR, resolve_ledger_entry_task)
+        self.message_user(request, f"{queued} unclear rows queued to be resolved by reading the market")
 
     @admin.action(description="Sweep stale rows (all, not only the selected)", permissions=["spend_money"])
     def sweep_stale(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         report = engine.sweep_stale()
         self.message_user(request, f"requeued {len(report.requeued)}, unclear {len(report.unclear)}")
+
+
+def _queue(queryset: QuerySet[LedgerEntry], state: str, task: Any) -> int:
+    """Queue `task` for each chosen row in `state`, once the request's transaction commits."""
+    pks = list(queryset.filter(state=state).values_list("pk", flat=True))
+    for pk in pks:
+        task.delay_on_commit(pk)
+    return len(pks)
 
 
 @admin.register(ReconciliationIssue)
