@@ -44,6 +44,8 @@ ROLES: dict[str, list[str]] = {
         START_CRAWL,
         *_crud("annotation", "job", "item", "hit", "assignment", "response", "worker"),
         *_crud("annotation", "ledgerentry", "reconciliationissue", actions=("view",)),
+        # What the job, worker and item pages show inline (HIT items, quiz results, authorship).
+        *_crud("annotation", "hititem", "qualification", "workeritem", "authorship", actions=("view",)),
         "annotation.change_reconciliationissue",
         *_crud(
             "aggregation", "aggregationrun", "itemoutcome", "workerquality", "adjudication", actions=("view",)

@@ -8,13 +8,12 @@ only tqdm, so any layer, pure cores included, may use it.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Protocol, TextIO, TypeVar, cast
+from typing import Protocol, TextIO, cast
 
 from tqdm import tqdm
 
-T = TypeVar("T")
 Advance = Callable[[int], None]
 
 
@@ -29,15 +28,6 @@ class Progress:
     @contextmanager
     def stage(self, name: str, total: int | None = None, unit: str = "rows") -> Iterator[Advance]:
         yield lambda done: None
-
-    def track(
-        self, items: Iterable[T], name: str, total: int | None = None, unit: str = "rows"
-    ) -> Iterator[T]:
-        """The items, counted as they are consumed."""
-        with self.stage(name, total, unit) as advance:
-            for item in items:
-                yield item
-                advance(1)
 
 
 QUIET = Progress()

@@ -177,7 +177,7 @@ def test_an_approver_may_publish_and_a_researcher_may_not() -> None:
     assert "publish_on_market" not in job_admin.get_actions(request_by(User.objects.get(pk=researcher.pk)))
 
 
-def test_every_model_of_the_project_has_its_admin_permissions() -> None:
+def test_every_model_of_the_project_has_its_admin_permissions_and_some_role_may_view_it() -> None:
     project = {
         "accounts",
         "corpus",
@@ -188,7 +188,10 @@ def test_every_model_of_the_project_has_its_admin_permissions() -> None:
         "export",
         "pipeline",
     }
+    held = {dotted for perms in ROLES.values() for dotted in perms}
     for model in apps.get_models():
         if model._meta.app_label in project:
             assert Permission.objects.filter(content_type__app_label=model._meta.app_label,
                                              codename=f"view_{model._meta.model_name}").exists()  # fmt: skip
+            # Else its admin page, and the inlines that show it, are empty for every role.
+            assert f"{model._meta.app_label}.view_{model._meta.model_name}" in held

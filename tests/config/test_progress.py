@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import redirect_stderr, redirect_stdout
 from io import StringIO
 
 import pytest
@@ -19,7 +20,9 @@ def test_a_pipe_gets_one_line_per_stage_with_its_count() -> None:
     out = StringIO()
     progress = shown_on(out)
     assert isinstance(progress, Lines)
-    assert list(progress.track(range(7), "rows", unit="rows")) == list(range(7))
+    with progress.stage("rows", unit="rows") as done:
+        for _ in range(7):
+            done(1)
     with progress.stage("load", total=10, unit="items") as done:
         done(4)
     with progress.stage("check"):
@@ -49,6 +52,7 @@ def test_a_failed_stage_reports_nothing_as_done() -> None:
 
 
 def test_quiet_reports_nowhere() -> None:
-    with QUIET.stage("anything", total=2) as done:
+    out = StringIO()
+    with redirect_stdout(out), redirect_stderr(out), QUIET.stage("anything", total=2) as done:
         done(2)
-    assert list(QUIET.track("ab", "letters")) == ["a", "b"]
+    assert out.getvalue() == ""
