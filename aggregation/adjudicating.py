@@ -69,15 +69,16 @@ def item(request: HttpRequest, job_id: int) -> JsonResponse:
     """``?outcome=ID``: that item (to go back to it); ``?after=ID``: the next waiting one after it;
     neither: the first waiting one."""
     job = get_object_or_404(Job, pk=job_id)
-    wanted, after = request.GET.get("outcome"), request.GET.get("after")
-    if (wanted and _outcome_id(wanted) is None) or (after and _outcome_id(after) is None):
+    given = {name: request.GET.get(name) for name in ("outcome", "after")}
+    wanted, after = (_outcome_id(value) for value in given.values())
+    if (given["outcome"] and wanted is None) or (given["after"] and after is None):
         return JsonResponse({"error": "an outcome id is a positive whole number"}, status=400)
-    if wanted:
+    if wanted is not None:
         outcome: ItemOutcome | None = get_object_or_404(
-            ItemOutcome.objects.select_related("item", "job"), pk=_outcome_id(wanted), job=job
+            ItemOutcome.objects.select_related("item", "job"), pk=wanted, job=job
         )
     else:
-        outcome = next_waiting(job, _outcome_id(after))
+        outcome = next_waiting(job, after)
     left = adjudication_queue(job).count()
     if outcome is None:
         return JsonResponse({"outcome": None, "left": left})
