@@ -9,6 +9,7 @@ from django import forms
 
 from annotation.models import Item
 from annotation.task_types.base import Answer, QuizQuestion, TaskType
+from annotation.web.widgets import RadioChoices, fast_radios
 
 
 def field_name(item: Item, suffix: str) -> str:
@@ -27,7 +28,7 @@ class HitForm(forms.Form):
             self.names[item.pk] = {}
             for suffix, field in task_type.fields(item).items():
                 name = field_name(item, suffix)
-                self.fields[name] = field
+                self.fields[name] = fast_radios(field)
                 self.names[item.pk][suffix] = name
 
     def rows(self) -> list[dict[str, Any]]:
@@ -52,7 +53,7 @@ class QuizForm(forms.Form):
         self.questions = list(questions)
         for question in self.questions:
             self.fields[question.key] = forms.ChoiceField(
-                label=question.question, choices=question.choices, widget=forms.RadioSelect
+                label=question.question, choices=question.choices, widget=RadioChoices
             )
 
     def rows(self) -> list[dict[str, Any]]:

@@ -38,9 +38,9 @@ PROLIFIC = {
 TOKEN = re.compile(rb'name="page_token" value="([^"]+)"')
 
 
-def market_job(provider: str, external_id: str) -> Job:
+def market_job(provider: str, external_id: str, perspectives: int = 2) -> Job:
     """A published market job over one HIT, as if the market had been told (no market needed)."""
-    make_corpus(claims=2, perspectives=2)
+    make_corpus(claims=2, perspectives=perspectives)
     job = work.create_job("stance", {}, provider=provider, params={"completion_code": "C0DE1234"})
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=external_id)

@@ -29,9 +29,10 @@ def _drop(server: psycopg.Connection, name: str) -> None:
 
 
 @contextmanager
-def scratch_database(suffix: str) -> Iterator[str]:
-    """A new empty database `<configured name>_<suffix>` (a stale one is dropped first); its URL."""
-    base = configured_url()
+def scratch_database(suffix: str, base: str = "") -> Iterator[str]:
+    """A new empty database `<name>_<suffix>` beside `base` (default: the configured one; a stale one
+    is dropped first); its URL."""
+    base = base or configured_url()
     name = f"{database_of(base)}_{suffix}"
     # libpq takes both postgres:// and postgresql:// URLs; "postgres" is the maintenance database.
     with psycopg.connect(with_database(base, "postgres"), autocommit=True) as server:

@@ -1,0 +1,210 @@
+"""Load on the worker pages: simulated Prolific participants (locust, headless, loopback only) go the
+whole path against gunicorn with 4 workers, DEBUG off, on PostgreSQL, with Redis and a Celery worker
+running, at 50, 200 and 500 concurrent users. Prints p50/p95/p99, errors and throughput per level,
+then what the database holds: exactly one assignment per participant and HIT, one response per item
+per assignment, no HIT over-assigned, every submitted answer stored.
+
+Goals: p95 ≤ 100 ms at 50 users and ≤ 300 ms at 500; 0 errors; the database check sound.
+Needs PostgreSQL and Redis: DATABASE_URL / REDIS_URL when they point there, otherwise the local
+servers (LOAD_DATABASE_URL, LOAD_REDIS_URL override). Each run uses a scratch database, dropped after.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import secrets
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import redis
+import requests
+from django.conf import settings
+
+from tests.deploy.databases import scratch_database, with_database
+from tests.deploy.processes import ProcessGroup, free_port
+
+PYTHON = sys.executable
+LEVELS = ((50, 60), (200, 60), (500, 90))  # (concurrent users, seconds)
+P95_GOALS_MS = {50: 100.0, 500: 300.0}
+THINK_SECONDS = (1.0, 3.0)  # between a participant's pages: reading, choosing
+WORKERS_PER_ITEM = 10
+# One path is 7 requests and 3 thinks (~7 s); the job holds twice the work the crowd can do.
+PATH_SECONDS = 7.0
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    users: int
+    requests: int
+    rps: float
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    errors: int
+    submits: int  # locust's successful answer POSTs
+    check: dict[str, int]
+
+    @property
+    def sound(self) -> bool:
+        """The database agrees with the crowd: nothing twice, nothing half, every submit stored, and at
+        most one path per participant cut short when the run stopped. (Locust leaves out of its counts
+        the requests of paths finishing while it stops, so the database may hold more submits.)"""
+        flaws = [n for key, n in self.check.items() if key.startswith(("duplicate", "incomplete", "over"))]
+        stopped_short = self.check["open"] <= self.users
+        return not any(flaws) and self.check["submitted"] >= self.submits and stopped_short
+
+
+def service_urls() -> tuple[str, str]:
+    database = os.environ.get("LOAD_DATABASE_URL") or os.environ.get("DATABASE_URL", "")
+    if not database.startswith(("postgres://", "postgresql://")):
+        database = "postgres://postgres@127.0.0.1:5432/stancework"
+    broker = os.environ.get("LOAD_REDIS_URL") or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    # A Redis database of its own, so no other test's queued task reaches this worker.
+    return database, urlunsplit(urlsplit(broker)._replace(path="/14"))
+
+
+def app_environment(tmp: Path, database_url: str, redis_url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "WORKER_PSEUDONYM_KEY": secrets.token_hex(32),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "STANCEWORK_VAR_DIR": str(tmp / "var"),
+        "STATIC_ROOT": str(tmp),  # the crowd fetches no static files
+        "SEARCH_SYNC": "false",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+@contextmanager
+def served_stack(
+    tmp: Path, database_url: str, redis_url: str
+) -> Iterator[tuple[ProcessGroup, dict[str, str], str]]:
+    """gunicorn (4 workers) and a Celery worker over a migrated scratch database: (group, env, base URL)."""
+    group = ProcessGroup(tmp, Path(settings.BASE_DIR))
+    with scratch_database("load", database_url) as scratch:
+        env = app_environment(tmp, scratch, redis_url)
+        group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=300)
+        port = free_port()
+        try:
+            group.start(
+                "gunicorn",
+                [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
+                 "--workers", "4", "--timeout", "60", "--backlog", "2048"],
+                env,
+            )  # fmt: skip
+            group.start(
+                "celery",
+                [PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1",
+                 "--without-mingle", "--without-gossip", "--loglevel", "WARNING"],
+                env,
+            )  # fmt: skip
+            base = f"http://127.0.0.1:{port}"
+            group.wait_until(lambda: _answers(f"{base}/healthz"), "gunicorn", timeout=60)
+            yield group, env, base
+        finally:
+            group.stop()
+
+
+def _answers(url: str) -> bool:
+    with requests.Session() as session:
+        session.trust_env = False  # loopback only: no proxy from the environment
+        try:
+            return session.get(url, timeout=5, headers={"X-Forwarded-Proto": "https"}).status_code < 500
+        except requests.RequestException:
+            return False
+
+
+def run_level(
+    group: ProcessGroup, env: dict[str, str], base: str, users: int, seconds: int, think: tuple[float, float]
+) -> LevelResult:
+    """One level: a fresh job big enough for the crowd, the crowd, then the database check."""
+    wanted = 2 * users * seconds / (PATH_SECONDS + sum(think) / 2)
+    claims = max(4, math.ceil(2 * wanted / WORKERS_PER_ITEM))
+    seeded = _last_json(group.run("seed", [PYTHON, "-m", "bench._load_site", "seed", str(claims),
+                                           str(WORKERS_PER_ITEM)], env, timeout=600))  # fmt: skip
+    prefix = group.log_dir / f"locust-{users}"
+    crowd_env = {**env, "LOAD_SEED": json.dumps(seeded), "LOAD_THINK_SECONDS": ",".join(map(str, think))}
+    group.run(
+        f"locust-{users}",
+        [PYTHON, "-m", "locust", "-f", str(Path(__file__).with_name("_load_workers.py")), "--headless",
+         "--users", str(users), "--spawn-rate", str(max(1, users // 10)), "--run-time", f"{seconds}s",
+         "--stop-timeout", "30", "--host", base, "--csv", str(prefix), "--only-summary",
+         "--loglevel", "WARNING", "--exit-code-on-error", "0"],
+        crowd_env,
+        timeout=seconds + 120,
+    )  # fmt: skip
+    check = _last_json(
+        group.run("check", [PYTHON, "-m", "bench._load_site", "check", str(seeded["job"])], env, 120)
+    )
+    return _result(users, prefix, check)
+
+
+def _result(users: int, prefix: Path, check: dict[str, int]) -> LevelResult:
+    with Path(f"{prefix}_stats.csv").open() as stats:
+        rows = {row["Name"]: row for row in csv.DictReader(stats)}
+    with Path(f"{prefix}_exceptions.csv").open() as raised:
+        exceptions = sum(int(row["Count"]) for row in csv.DictReader(raised))
+    total, answers = rows["Aggregated"], rows["task answers"]
+    return LevelResult(
+        users=users,
+        requests=int(total["Request Count"]),
+        rps=float(total["Requests/s"]),
+        p50_ms=float(total["50%"]),
+        p95_ms=float(total["95%"]),
+        p99_ms=float(total["99%"]),
+        errors=int(total["Failure Count"]) + exceptions,
+        submits=int(answers["Request Count"]) - int(answers["Failure Count"]),
+        check=check,
+    )
+
+
+def _last_json(output: str) -> dict:  # type: ignore[type-arg]
+    return dict(json.loads(output.strip().splitlines()[-1]))
+
+
+def report(result: LevelResult) -> str:
+    goal = P95_GOALS_MS.get(result.users)
+    missed = []
+    if goal is not None and result.p95_ms > goal:
+        missed.append(f"p95 over by {result.p95_ms - goal:.0f} ms")
+    if result.errors:
+        missed.append(f"{result.errors} errors")
+    if not result.sound:
+        missed.append(f"database check {result.check} vs {result.submits} submits")
+    goals = f"p95 <= {goal:g} ms, " if goal is not None else ""
+    return (
+        f"load {result.users} users: requests={result.requests} rps={result.rps:.0f} "
+        f"p50_ms={result.p50_ms:.0f} p95_ms={result.p95_ms:.0f} p99_ms={result.p99_ms:.0f} "
+        f"errors={result.errors} submitted={result.check['submitted']} open={result.check['open']} "
+        f"goal: {goals}0 errors, one assignment and one response per item per assignment: "
+        + ("met" if not missed else "MISSED (" + "; ".join(missed) + ")")
+    )
+
+
+def main(levels: tuple[tuple[int, int], ...] = LEVELS) -> None:
+    database_url, redis_url = service_urls()
+    try:
+        psycopg.connect(with_database(database_url, "postgres"), connect_timeout=3).close()
+        redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
+    except (psycopg.Error, redis.RedisError) as error:
+        print(f"load: not run: needs PostgreSQL and Redis ({error})", flush=True)
+        return
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        served_stack(Path(tmp), database_url, redis_url) as (group, env, base),
+    ):
+        for users, seconds in levels:
+            print(report(run_level(group, env, base, users, seconds, THINK_SECONDS)), flush=True)

@@ -1,0 +1,34 @@
+"""RadioChoices writes the markup Django's RadioSelect writes, without the template engine."""
+
+from __future__ import annotations
+
+from django import forms
+from django.test.html import parse_html
+
+from annotation.web.widgets import RadioChoices, fast_radios
+
+CHOICES = [("SUPPORT", "Supports <b>"), ("UNDERMINE", 'Opposes "x"'), ("NOT_VALID", "Not valid & more")]
+
+
+def rendered(widget: type[forms.RadioSelect], data: dict[str, str] | None, attrs: dict[str, str]) -> str:
+    class Form(forms.Form):
+        item = forms.ChoiceField(choices=CHOICES, widget=widget(attrs=attrs))
+
+    return str(Form(data)["item"])
+
+
+def test_radio_choices_render_the_same_html_as_django_radios_escaped_checked_and_with_a_class() -> None:
+    for data in (None, {"item": "UNDERMINE"}):
+        for attrs in ({}, {"class": "choices"}):
+            assert parse_html(rendered(RadioChoices, data, attrs)) == parse_html(
+                rendered(forms.RadioSelect, data, attrs)
+            )
+    assert "&lt;b&gt;" in rendered(RadioChoices, None, {})
+
+
+def test_only_plain_radio_selects_are_swapped() -> None:
+    radios = fast_radios(forms.ChoiceField(choices=CHOICES, widget=forms.RadioSelect(attrs={"class": "c"})))
+    boxes = fast_radios(forms.MultipleChoiceField(choices=CHOICES, widget=forms.CheckboxSelectMultiple))
+    assert isinstance(radios.widget, RadioChoices) and radios.widget.attrs == {"class": "c"}
+    assert list(radios.widget.choices) == CHOICES
+    assert type(boxes.widget) is forms.CheckboxSelectMultiple
