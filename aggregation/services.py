@@ -87,14 +87,22 @@ def aggregate_job(
     trigger: str = RunTrigger.MANUAL,
     user: Any = None,
     progress: Progress = QUIET,
+    once: bool = False,
 ) -> AggregationReport:
-    """Aggregate a job's responses and write the results back. Running it again gives the same corpus."""
+    """Aggregate a job's responses and write the results back. Running it again gives the same corpus.
+
+    `once`: unless the job already has a done run since it completed, whose report is returned then.
+    The completion task, the pipeline and its aggregate step all ask this way, so however many
+    Celery workers deliver them, a completed job is aggregated once (decided under the job's lock)."""
     job = Job.objects.get(pk=job_id)
     try:
         policy = current_policy(job).merged(overrides)
         task_type = get_task_type(job.task_type)
         with transaction.atomic():
-            Job.objects.select_for_update().get(pk=job.pk)  # one aggregation of a job at a time
+            job = Job.objects.select_for_update().get(pk=job.pk)  # one aggregation of a job at a time
+            done = _done_since_completion(job) if once else None
+            if done is not None:
+                return AggregationReport.of(done)
             run = AggregationRun.objects.create(
                 job=job, trigger=trigger, task_type=job.task_type, policy=policy.as_dict(),
                 label_model=policy.label_model, versions=library_versions(), started_by=user,
@@ -115,6 +123,13 @@ def aggregate_job(
         )  # fmt: skip
         raise AggregationError(f"job {job.pk} ({job.task_type}): {error}") from error
     return AggregationReport.of(run)
+
+
+def _done_since_completion(job: Job) -> AggregationRun | None:
+    runs = job.aggregation_runs.filter(state=RunState.DONE)
+    if job.completed_at is not None:
+        runs = runs.filter(created__gte=job.completed_at)
+    return runs.order_by("-pk").first()
 
 
 def dropped_workers(job: Job, policy: AggregationPolicy) -> list[int]:

@@ -18,9 +18,11 @@ log = logging.getLogger(__name__)
 def aggregate_job_task(
     job_id: int, trigger: str = RunTrigger.MANUAL, overrides: dict[str, Any] | None = None
 ) -> int | None:
-    """Aggregate a job; a job that cannot be aggregated is recorded as a failed run, not retried."""
+    """Aggregate a job; a job that cannot be aggregated is recorded as a failed run, not retried.
+    A completion is aggregated once, however often it is delivered (and not again after the pipeline)."""
+    once = trigger == RunTrigger.COMPLETION
     try:
-        return services.aggregate_job(job_id, trigger=trigger, overrides=overrides).run_id
+        return services.aggregate_job(job_id, trigger=trigger, overrides=overrides, once=once).run_id
     except services.AggregationError as error:
         # Retrying cannot help (the data is what it is); the failed run row tells staff why.
         log.warning("aggregation of job %s failed: %s", job_id, error)

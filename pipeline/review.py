@@ -27,13 +27,14 @@ def run_jobs(ctx: Context) -> list[Job]:
 
 
 def aggregate_run(ctx: Context) -> Outcome:
-    """Aggregate every complete job of the run again (idempotent) and report its figures."""
+    """Report the figures of every complete job of the run, aggregating those not aggregated since they
+    completed (each job once, whoever asks first: the completion task, the job's step or this one)."""
     figures = []
     for job in run_jobs(ctx):
         if job.state != JobState.COMPLETE or not has_aggregation(job.task_type):
             continue
         try:
-            figures.append(asdict(aggregate_job(job.pk)))
+            figures.append(asdict(aggregate_job(job.pk, once=True)))
         except AggregationError as error:
             figures.append({"job_id": job.pk, "task_type": job.task_type, "error": str(error)})
     return Outcome(StepState.DONE, f"{len(figures)} jobs aggregated", {"jobs": figures})

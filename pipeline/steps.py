@@ -31,8 +31,8 @@ def drive(job: Job) -> bool:
         job = annotation.sync_job(job.pk)
     if job.state != JobState.COMPLETE:
         return False
-    if has_aggregation(job.task_type) and not job.aggregation_runs.filter(state="done").exists():
-        aggregate_job(job.pk)
+    if has_aggregation(job.task_type):
+        aggregate_job(job.pk, once=True)  # unless the completion task (or an earlier call) did
     return True
 
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from aggregation import services
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger, WorkerQuality
 from aggregation.quality import block_flagged_workers
 from annotation import work as annotation
-from annotation.models import JobState
+from annotation.models import Job, JobState
 from corpus.models import (
     ClaimTopic,
     ClusterEvidence,
@@ -74,6 +76,22 @@ def test_aggregating_a_job_again_gives_the_same_corpus():
     assert corpus_state() == before
     assert ItemOutcome.objects.count() == outcomes == 4
     assert AggregationRun.objects.filter(job=job, state=RunState.DONE).count() == 2
+
+
+def test_a_completed_job_is_aggregated_once_when_asked_once_and_again_after_it_completes_anew():
+    job = stance_job(make_corpus(claims=1, perspectives=2))
+    answer(job, dict(zip(keys(job), [[S, S, U], [U, U, U]], strict=True)))
+    Job.objects.filter(pk=job.pk).update(state=JobState.COMPLETE, completed_at=timezone.now())
+
+    first = services.aggregate_job(job.pk, trigger=RunTrigger.COMPLETION, once=True)
+    second = services.aggregate_job(job.pk, once=True)
+    assert second == first
+    assert AggregationRun.objects.filter(job=job).count() == 1
+    # Completed again later (more work was collected): the next asker aggregates once more.
+    Job.objects.filter(pk=job.pk).update(completed_at=timezone.now() + timedelta(seconds=1))
+    assert services.aggregate_job(job.pk, once=True).run_id != first.run_id
+    assert services.aggregate_job(job.pk).run_id  # asked plainly (staff, the command): always runs
+    assert AggregationRun.objects.filter(job=job).count() == 3
 
 
 def test_the_threshold_and_comparison_are_arguments_recorded_with_the_run():
