@@ -133,7 +133,7 @@ def run_level(
     """One level: a fresh job big enough for the crowd, the crowd, then the database check."""
     wanted = 2 * users * seconds / (PATH_SECONDS + sum(think) / 2)
     claims = max(4, math.ceil(2 * wanted / WORKERS_PER_ITEM))
-    seeded = _last_json(group.run("seed", [PYTHON, "-m", "bench._load_site", "seed", str(claims),
+    seeded = last_json(group.run("seed", [PYTHON, "-m", "bench._load_site", "seed", str(claims),
                                            str(WORKERS_PER_ITEM)], env, timeout=600))  # fmt: skip
     prefix = group.log_dir / f"locust-{users}"
     crowd_env = {**env, "LOAD_SEED": json.dumps(seeded), "LOAD_THINK_SECONDS": ",".join(map(str, think))}
@@ -146,7 +146,7 @@ def run_level(
         crowd_env,
         timeout=seconds + 120,
     )  # fmt: skip
-    check = _last_json(
+    check = last_json(
         group.run("check", [PYTHON, "-m", "bench._load_site", "check", str(seeded["job"])], env, 120)
     )
     return _result(users, prefix, check)
@@ -171,7 +171,7 @@ def _result(users: int, prefix: Path, check: dict[str, int]) -> LevelResult:
     )
 
 
-def _last_json(output: str) -> dict:  # type: ignore[type-arg]
+def last_json(output: str) -> dict:  # type: ignore[type-arg]
     return dict(json.loads(output.strip().splitlines()[-1]))
 
 
@@ -194,13 +194,20 @@ def report(result: LevelResult) -> str:
     )
 
 
-def main(levels: tuple[tuple[int, int], ...] = LEVELS) -> None:
-    database_url, redis_url = service_urls()
+def unreachable(database_url: str, redis_url: str) -> str:
+    """Why PostgreSQL or Redis cannot be used; "" when both answer."""
     try:
         psycopg.connect(with_database(database_url, "postgres"), connect_timeout=3).close()
         redis.Redis.from_url(redis_url, socket_connect_timeout=3).ping()
     except (psycopg.Error, redis.RedisError) as error:
-        print(f"load: not run: needs PostgreSQL and Redis ({error})", flush=True)
+        return str(error)
+    return ""
+
+
+def main(levels: tuple[tuple[int, int], ...] = LEVELS) -> None:
+    database_url, redis_url = service_urls()
+    if problem := unreachable(database_url, redis_url):
+        print(f"load: not run: needs PostgreSQL and Redis ({problem})", flush=True)
         return
     with (
         tempfile.TemporaryDirectory() as tmp,
