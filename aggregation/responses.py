@@ -46,7 +46,7 @@ def _encode(values: npt.ArrayLike) -> tuple[npt.NDArray[Any], npt.NDArray[np.int
     return uniques, inverse.astype(np.intp, copy=False)
 
 
-def _label_codes(labels: npt.ArrayLike, label_set: LabelSet) -> npt.NDArray[np.intp]:
+def label_codes(labels: npt.ArrayLike, label_set: LabelSet) -> npt.NDArray[np.intp]:
     uniques, inverse = _encode(labels)
     known = {label: code for code, label in enumerate(label_set.labels)}
     unknown = sorted(str(u) for u in uniques if str(u) not in known)
@@ -83,7 +83,7 @@ class Responses:
     ) -> Responses:
         """Validate and encode three equal-length columns; labels are spelled as in ``label_set``."""
         _check_lengths(items, workers, labels)
-        return cls._build(items, workers, _label_codes(labels, label_set), label_set, require_overlap)
+        return cls._build(items, workers, label_codes(labels, label_set), label_set, require_overlap)
 
     @classmethod
     def from_codes(

@@ -21,7 +21,8 @@ from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError, contest_reasons
 from aggregation.quality import record_worker_quality
-from aggregation.responses import Responses, ResponsesError
+from aggregation.reading import job_responses
+from aggregation.responses import ResponsesError
 from aggregation.rules import AgreementRule, RuleOutcome
 from aggregation.topics import assign_topics, topic_label_set
 from annotation.models import Item, Job
@@ -161,13 +162,9 @@ def _aggregate_categorical(
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
     with progress.stage("read the responses", unit="responses") as done:
-        rows = list(long_format(job, include_gold=True, exclude_workers=dropped_workers(job, policy)))
-        done(len(rows))
-    if not rows:
-        raise ResponsesError("the job has no responses yet")
-    items, workers, labels = zip(*rows, strict=True)
-    spelled = [declared.spell(label) for label in labels]
-    answers = Responses.from_columns(items, workers, spelled, rule.answer_set)
+        excluded = dropped_workers(job, policy)
+        answers = job_responses(job, excluded, declared.spell, rule.answer_set)
+        done(len(answers))
     decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
         outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)

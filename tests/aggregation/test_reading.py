@@ -1,0 +1,38 @@
+"""A job's responses read by COPY on PostgreSQL are the rows the ORM reads, coded alike."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aggregation.labels import LabelSet
+from aggregation.reading import _copied, _fetched, job_responses
+from aggregation.responses import ResponsesError
+from annotation.work import long_format
+from tests.aggregation.jobdata import answer, keys, stance_job
+from tests.annotation.factories import make_corpus
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+S, U, NV = "SUPPORT", "UNDERMINE", "NOT_VALID"
+
+
+def test_copy_and_the_orm_give_the_same_columns_and_responses() -> None:
+    job = stance_job(make_corpus(claims=2, perspectives=3))
+    answer(job, dict(zip(keys(job), [[S, S, U], [U, NV, U], [S, S, S]] * 2, strict=True)))
+    rows = long_format(job, include_gold=True)
+
+    copied, fetched = _copied(rows), _fetched(rows)
+
+    assert len(copied[0]) == len(fetched[0]) == 18
+    for mine, theirs in zip(copied[:2], fetched[:2], strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert [copied[3][c] for c in copied[2]] == [fetched[3][c] for c in fetched[2]]
+    labels = LabelSet("stance", (S, U, NV))
+    coded = job_responses(job, [], str, labels)
+    assert coded.n_items == 6 and len(coded) == 18
+
+
+def test_a_job_without_responses_is_refused_by_copy_too() -> None:
+    job = stance_job(make_corpus(claims=1, perspectives=1))
+    with pytest.raises(ResponsesError, match="no responses"):
+        job_responses(job, [], str, LabelSet("stance", (S, U, NV)))
