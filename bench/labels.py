@@ -1,7 +1,8 @@
-"""10M labels from anywhere: `aggregate_labels` over 1M items × 10 simulated workers (3 labels), in
-its own process, reading the CSV in chunks. Prints the read and decide times, the whole command's
-wall time, its peak memory, and the accuracy against the simulated truth, with the goals
-(ρ + majority ≤ 10 s, Dawid–Skene ≤ 60 s, peak memory ≤ 4 GB)."""
+"""10M labels: `aggregate_labels` over 1M items × 10 simulated workers (3 labels), in its own process,
+reading the CSV in chunks; then `aggregate_job` over a job of 1M items × 10 simulated workers (the
+5-point stance scale) written into PostgreSQL with COPY (bench._labels_db). Prints the stage times, the
+whole command's wall time and its peak memory, with the goals (ρ + majority ≤ 10 s, Dawid–Skene ≤ 60 s,
+peak memory ≤ 4 GB). The database figures need PostgreSQL (found as bench/load.py finds it)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from django.conf import settings
+
+from bench import load
+from tests.deploy.databases import scratch_database
+from tests.deploy.processes import ProcessGroup
 
 ITEMS, PER_ITEM, WORKERS = 1_000_000, 10, 2000
 GOALS = {"majority_vote": 10.0, "dawid_skene": 60.0}
@@ -70,3 +75,58 @@ def main() -> None:
         )
         for model in ("majority_vote", "dawid_skene"):
             run(model, source, out, truth)
+
+    database_figures()
+
+
+DB_ITEMS = 1_000_000
+STAGES = {
+    "read": r"read the responses: \d+ responses in ([\d.]+) s",
+    "fit": r"fit \w+: done in ([\d.]+) s",
+    "write": r"write the outcomes and the corpus: \d+ items in ([\d.]+) s",
+}
+
+
+def database_figures(items: int = DB_ITEMS) -> None:
+    database_url, _ = load.service_urls()
+    if problem := load.unreachable(database_url, load.service_urls()[1]):
+        print(f"labels in the database: not run: needs PostgreSQL ({problem})", flush=True)
+        return
+    with tempfile.TemporaryDirectory() as tmp, scratch_database("labels", database_url) as scratch:
+        env = load.app_environment(Path(tmp), scratch, "")
+        group = ProcessGroup(Path(tmp), Path(settings.BASE_DIR))
+        group.run("migrate", [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=300)
+        started = time.perf_counter()
+        job = group.run(
+            "seed", [sys.executable, "-m", "bench._labels_db", str(items)], env, timeout=3600
+        ).strip()
+        print(f"labels in the database: wrote {items * 10} responses with COPY in "
+              f"{time.perf_counter() - started:.0f} s", flush=True)  # fmt: skip
+        for model in ("majority_vote", "dawid_skene"):
+            print(aggregate_job_figure(job, model, env, items), flush=True)
+
+
+def aggregate_job_figure(job: str, model: str, env: dict[str, str], items: int) -> str:
+    command = [sys.executable, "-m", "bench._peak", "aggregate_job", job, "--label-model", model]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - started
+    stages = {name: float(_found(pattern, done.stderr)) for name, pattern in STAGES.items()}
+    peak_gb = int(_found(r"peak_rss_kb=(\d+)", done.stderr)) / 1024**2
+    goal = GOALS[model]
+    missed = [f"wall over by {wall - goal:.0f} s"] if wall > goal else []
+    missed += [f"peak over by {peak_gb - MEMORY_GOAL_GB:.1f} GB"] if peak_gb > MEMORY_GOAL_GB else []
+    return (
+        f"labels aggregate_job {items * 10 // 1_000_000}M {model}: "
+        + " ".join(f"{name}_s={value:.1f}" for name, value in stages.items())
+        + f" wall_s={wall:.1f} peak_gb={peak_gb:.2f} "
+        + f"goal: wall <= {goal:g} s, peak <= {MEMORY_GOAL_GB:g} GB: "
+        + ("met" if not missed else f"MISSED ({'; '.join(missed)})")
+    )
+
+
+def _found(pattern: str, text: str) -> str:
+    found = re.search(pattern, text)
+    if found is None:
+        raise RuntimeError(f"no {pattern!r} in the command's output:\n{text[-2000:]}")
+    return found.group(1)

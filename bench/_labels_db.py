@@ -1,0 +1,145 @@
+"""A stance job of ITEMS items × 10 simulated workers (labels on the 5-point scale) written straight
+into the database with COPY, for bench.labels' aggregate_job figures. Run in the app's environment:
+
+    python -m bench._labels_db ITEMS     # prints the job id
+
+Items carry no corpus links, so the write-back has nothing to change: the figures are the read, the
+decision and the outcome rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import django
+import numpy as np
+import pandas as pd
+
+PER_ITEM, WORKERS, ITEMS_PER_HIT, CHUNK = 10, 2000, 10, 1_000_000
+LABELS = np.array(["SUPPORT", "MILDLY_SUPPORT", "MILDLY_UNDERMINE", "UNDERMINE", "NOT_VALID"])
+NOW = "2026-01-01 00:00:00+00"
+
+
+def seed(items: int) -> int:
+    from django.db import connection
+
+    from annotation.models import Job, JobState
+    from annotation.task_types import get_task_type
+
+    params = get_task_type("stance").params({"workers_per_item": PER_ITEM})
+    job = Job.objects.create(
+        name="bench: simulated labels", task_type="stance", provider="inhouse", state=JobState.COMPLETE,
+        params=params, workers_per_item=PER_ITEM,
+    )  # fmt: skip
+    rng = np.random.default_rng(7)
+    ids = np.arange(1, items + 1)
+    hits = items // ITEMS_PER_HIT
+    # Each HIT's 10 assignments go to 10 different workers; assignment ids are hit × 10 + slot.
+    slots = np.arange(hits * PER_ITEM)
+    hit_of = slots // PER_ITEM + 1
+    worker_of = (rng.integers(0, WORKERS, hits)[hit_of - 1] + slots % PER_ITEM) % WORKERS + 1
+    tables = {
+        "annotation_worker": _chunks(_workers()),
+        "annotation_hit": _chunks(_hits(job.pk, hits)),
+        "annotation_item": (_items(job.pk, chunk) for chunk in _id_chunks(ids, CHUNK)),
+        "annotation_hititem": (_hit_items(chunk) for chunk in _id_chunks(ids, CHUNK)),
+        "annotation_assignment": _chunks(_assignments(job.pk, hit_of, worker_of)),
+        "annotation_response": _responses(job.pk, ids, worker_of, rng),
+    }
+    with connection.cursor() as cursor:
+        for table, frames in tables.items():
+            _copy(cursor.cursor, table, frames)
+            cursor.execute(f"ANALYZE {table}")  # as autovacuum would soon: the planner needs the sizes
+    return job.pk
+
+
+def _workers() -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": np.arange(1, WORKERS + 1), "provider": "inhouse",
+        "external_id": [f"bench-{n}" for n in range(WORKERS)], "simulated": True, "model": "{}",
+        "blocked": False, "blocked_reason": "", "gold_answered": 0, "gold_correct": 0, "created": NOW,
+    })  # fmt: skip
+
+
+def _hits(job: int, hits: int) -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": np.arange(1, hits + 1), "job_id": job, "position": np.arange(hits),
+        "assignments_wanted": PER_ITEM, "reward": "0.10", "external_id": "", "expired": False,
+    })  # fmt: skip
+
+
+def _items(job: int, ids: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": ids, "job_id": job, "key": ids.astype(str), "group": (ids // 5).astype(str), "payload": "{}",
+        "is_gold": False,
+    })  # fmt: skip
+
+
+def _hit_items(ids: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(
+        {"hit_id": (ids - 1) // ITEMS_PER_HIT + 1, "item_id": ids, "position": (ids - 1) % ITEMS_PER_HIT}
+    )
+
+
+def _assignments(job: int, hit_of: np.ndarray, worker_of: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({
+        "id": np.arange(1, len(hit_of) + 1), "job_id": job, "hit_id": hit_of, "worker_id": worker_of,
+        "state": "submitted", "external_id": "", "simulated": True, "accepted_at": NOW, "feedback": "",
+        "confirmed": True,
+    })  # fmt: skip
+
+
+def _responses(
+    job: int, ids: np.ndarray, worker_of: np.ndarray, rng: np.random.Generator
+) -> Iterator[pd.DataFrame]:
+    """Ten labels per item, each right with its worker's accuracy, else another label at random."""
+    truth = rng.integers(0, len(LABELS), len(ids))
+    accuracy = rng.uniform(0.6, 0.95, WORKERS)
+    for chunk in _id_chunks(ids, CHUNK // PER_ITEM):
+        item = np.repeat(chunk, PER_ITEM)
+        assignment = ((item - 1) // ITEMS_PER_HIT) * PER_ITEM + np.tile(np.arange(PER_ITEM), len(chunk)) + 1
+        worker = worker_of[assignment - 1]
+        right = rng.random(len(item)) < accuracy[worker - 1]
+        wrong = (truth[item - 1] + rng.integers(1, len(LABELS), len(item))) % len(LABELS)
+        yield pd.DataFrame({
+            "job_id": job, "item_id": item, "worker_id": worker, "assignment_id": assignment,
+            "label": LABELS[np.where(right, truth[item - 1], wrong)], "is_gold": False, "simulated": True,
+            "created": NOW,
+        })  # fmt: skip
+
+
+def _id_chunks(ids: np.ndarray, size: int) -> list[np.ndarray]:
+    return np.array_split(ids, max(1, len(ids) // size))
+
+
+def _chunks(frame: pd.DataFrame) -> Iterator[pd.DataFrame]:
+    for start in range(0, len(frame), CHUNK):
+        yield frame.iloc[start : start + CHUNK]
+
+
+def _copy(cursor: Any, table: str, frames: Iterable[pd.DataFrame]) -> None:
+    """COPY the frames into the table, their columns named as the table's."""
+    chunks = iter(frames)
+    first = next(chunks)
+    columns = ", ".join(f'"{name}"' for name in first.columns)
+    with cursor.copy(f"COPY {table} ({columns}) FROM STDIN WITH (FORMAT csv)") as stream:
+        for frame in itertools.chain([first], chunks):
+            buffer = io.StringIO()
+            frame.to_csv(buffer, header=False, index=False, quoting=csv.QUOTE_NONNUMERIC)  # "" is not NULL
+            stream.write(buffer.getvalue())
+
+
+def main(argv: list[str]) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    django.setup()
+    print(seed(int(argv[0])))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
