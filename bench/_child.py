@@ -13,7 +13,9 @@ import tempfile
 from django.conf import settings
 
 
-def run_child(code: str, database_url: str | None = None) -> list[str]:
+def run_child(
+    code: str, database_url: str | None = None, extra_env: dict[str, str] | None = None
+) -> list[str]:
     """The lines the child printed; raises ChildError with the end of its stderr when it failed.
 
     Without `database_url`, the child gets a SQLite file in its own temporary directory, which is
@@ -28,6 +30,7 @@ def run_child(code: str, database_url: str | None = None) -> list[str]:
             "STANCEWORK_VAR_DIR": tmp,
             "STANCEWORK_RELEASES_DIR": f"{tmp}/releases",
             "DJANGO_SETTINGS_MODULE": "config.settings",
+            **(extra_env or {}),
         }
         done = subprocess.run(
             [sys.executable, "-c", code],

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
@@ -119,8 +120,21 @@ def _load(path: Path, kind: str) -> Any:
     return data
 
 
+@cache
+def _compiled(kind: str) -> Callable[[Any], Any]:
+    return fastjsonschema.compile(schema(kind))
+
+
 def validate(data: Any, kind: str, name: str) -> None:
-    """Check `data` against the file's JSON Schema; the error names the record and the field."""
+    """Check `data` against the file's JSON Schema; the error names the record and the field.
+
+    A valid file is passed by fastjsonschema's compiled check (a 100k-claim corpus in about a second
+    where jsonschema takes half a minute); an invalid one is explained by jsonschema's best match."""
+    try:
+        _compiled(kind)(data)
+        return
+    except fastjsonschema.JsonSchemaValueException:
+        pass
     error = best_match(Draft202012Validator(schema(kind)).iter_errors(data))
     if error is not None:
         raise ReleaseFormatError(f"{name}: {_where(error, data, kind)}: {error.message}")
