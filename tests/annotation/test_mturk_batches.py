@@ -43,7 +43,6 @@ def annotator(name: str) -> Client:
 
 def answer_every_row(client: Client, job: Job, answers: dict[str, str]) -> list[bytes]:
     """One in-house annotator works through the job on its worker pages; the task pages they saw."""
-    client.post(reverse("annotation:quiz", args=[job.pk]), {})  # a template job has no quiz questions
     pages = []
     while True:
         started = client.post(reverse("annotation:start", args=[job.pk]))
@@ -57,6 +56,17 @@ def exported(job: Job, tmp_path: Path) -> pd.DataFrame:
     out = tmp_path / "results.csv"
     call_command("export_mturk_batch", str(job.pk), "--out", str(out))
     return pd.read_csv(out, **CSV)  # type: ignore[call-overload]
+
+
+def test_a_template_job_has_no_quiz_so_an_annotator_starts_at_once() -> None:
+    job = published(import_mturk_template(EMOTION, EMOTION_BATCH, "emotion"))
+    ann = annotator("ann")
+
+    home = ann.get(reverse("annotation:job", args=[job.pk]))
+    started = ann.post(reverse("annotation:start", args=[job.pk]))
+
+    assert b"Start working" in home.content and b"qualification quiz" not in home.content
+    assert started.status_code == 302 and Assignment.objects.count() == 1
 
 
 def test_the_import_command_makes_a_draft_job_with_one_item_per_csv_row() -> None:
@@ -126,7 +136,6 @@ def test_a_simulated_crowd_answers_a_template_job_and_says_so(tmp_path: Path) ->
 def test_an_untrusted_templates_page_runs_no_script(client: Client) -> None:
     job = published(import_mturk_template(EMOTION, EMOTION_BATCH, "emotion"))
     ann = annotator("ann")
-    ann.post(reverse("annotation:quiz", args=[job.pk]), {})
     page = ann.get(ann.post(reverse("annotation:start", args=[job.pk]))["Location"])
 
     assert b"<script" not in page.content and b"$(document).ready" not in page.content
@@ -137,7 +146,6 @@ def test_an_untrusted_templates_page_runs_no_script(client: Client) -> None:
 def test_a_trusted_templates_page_keeps_its_script() -> None:
     job = published(import_mturk_template(EMOTION, EMOTION_BATCH, "emotion", trusted=True))
     ann = annotator("ann")
-    ann.post(reverse("annotation:quiz", args=[job.pk]), {})
     page = ann.get(ann.post(reverse("annotation:start", args=[job.pk]))["Location"])
 
     assert b"$(document).ready" in page.content and b"code.jquery.com" in page.content
