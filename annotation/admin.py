@@ -262,7 +262,7 @@ class WorkerAdmin(admin.ModelAdmin):
 
 class MTurkBatchInline(admin.TabularInline):
     model = MTurkBatch
-    fields = readonly_fields = ("source_name", "job", "created")
+    fields = readonly_fields = ("source_name", "columns", "created")
     extra = 0
     can_delete = False
 
@@ -293,6 +293,6 @@ class MTurkTemplateAdmin(NamedPermissions, admin.ModelAdmin):
 
 @admin.register(MTurkBatch)
 class MTurkBatchAdmin(admin.ModelAdmin):
-    list_display = ("source_name", "template", "job", "created")
-    readonly_fields = ("template", "job", "source_name", "columns", "created")
+    list_display = ("source_name", "template", "created")
+    readonly_fields = ("template", "source_name", "columns", "created")
     exclude = ("rows",)

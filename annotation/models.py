@@ -350,12 +350,10 @@ class MTurkTemplate(models.Model):
 
 
 class MTurkBatch(models.Model):
-    """A batch CSV for a template: its columns in order and its rows, one job item per row."""
+    """A batch CSV for a template: its columns in order and its rows. A job over it (task type
+    `mturk_template`, filter `mturk_batch`) has one item per row."""
 
     template = models.ForeignKey(MTurkTemplate, on_delete=models.PROTECT, related_name="batches")
-    job = models.OneToOneField(
-        Job, null=True, blank=True, on_delete=models.CASCADE, related_name="mturk_batch"
-    )
     source_name = models.CharField(max_length=255, blank=True, help_text="The CSV file it came from.")
     columns = models.JSONField(default=list)
     rows = models.JSONField(default=list)

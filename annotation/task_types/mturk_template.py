@@ -1,10 +1,11 @@
 """An imported MTurk layout template as a task type: one item per row of its batch CSV.
 
-The job's `annotation.models.MTurkBatch` names the template and holds the rows; each item carries
-its row in `payload["row"]`. The form's fields are the template's own (`mturk_layout.parse_layout`),
-posted under their own names (one row per HIT), and the page shows the template filled with the row
-(`mturk_layout.render_layout`), sanitised unless the template is trusted. Answers are not aggregated:
-they come out as MTurk's batch results (`annotation.work.mturk_batches.batch_results`).
+A job's one filter, `mturk_batch`, names the `annotation.models.MTurkBatch` that holds the rows and
+names the template; each item carries its row in `payload["row"]`. The form's fields are the
+template's own (`mturk_layout.parse_layout`), posted under their own names (one row per HIT), and
+the page shows the template filled with the row (`mturk_layout.render_layout`), sanitised unless the
+template is trusted. Answers are not aggregated: they come out as MTurk's batch results
+(`annotation.work.mturk_batches.batch_results`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from annotation.task_types.base import Answer, Defaults, ItemSpec, TaskType, Tas
 from annotation.task_types.mturk_layout import CHOICE, FLAG, MULTI, LayoutField, parse_layout, render_layout
 
 if TYPE_CHECKING:
-    from annotation.models import Item, Job, MTurkTemplate
+    from annotation.models import Item, Job, MTurkBatch, MTurkTemplate
 
 # A page showing an untrusted template runs no script at all: nh3 has removed the template's, and
 # the platform's keyboard helper is left out of these pages.
@@ -29,13 +30,26 @@ UNTRUSTED_POLICY = "script-src 'none'; object-src 'none'; base-uri 'none'"
 SIMULATED_TEXT = "(simulated answer)"
 
 
-def template_of(job: Job) -> MTurkTemplate:
+def batch_of(job: Job) -> MTurkBatch:
+    """The batch a template job was made from (its `mturk_batch` filter), with its template."""
     from annotation.models import MTurkBatch
 
-    try:
-        return job.mturk_batch.template
-    except MTurkBatch.DoesNotExist:
-        raise TaskTypeError(f"job {job.pk} has no MTurk batch, so no template to show") from None
+    batch = MTurkBatch.objects.select_related("template").filter(pk=batch_pk(job.filters)).first()
+    if batch is None:
+        raise TaskTypeError(f"job {job.pk} names no stored MTurk batch")
+    return batch
+
+
+def batch_pk(filters: Mapping[str, Any]) -> int:
+    unknown = set(filters) - {"mturk_batch"}
+    raw = filters.get("mturk_batch")
+    if unknown or isinstance(raw, bool) or not isinstance(raw, int | str) or not str(raw).isdigit():
+        raise TaskTypeError("an MTurk template job is chosen by one filter, mturk_batch (a batch's id)")
+    return int(raw)
+
+
+def template_of(job: Job) -> MTurkTemplate:
+    return batch_of(job).template
 
 
 def layout_fields(job: Job) -> tuple[LayoutField, ...]:
@@ -64,12 +78,9 @@ class MTurkTemplateTaskType(TaskType):
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         from annotation.models import MTurkBatch
 
-        unknown = set(filters) - {"mturk_batch"}
-        if unknown or "mturk_batch" not in filters:
-            raise TaskTypeError("an MTurk template job is chosen by one filter, mturk_batch (its batch's id)")
         if int(params["groups_per_hit"]) != 1:
             raise TaskTypeError("an MTurk template job shows one CSV row per HIT (groups_per_hit 1)")
-        batch = MTurkBatch.objects.filter(pk=int(filters["mturk_batch"])).first()
+        batch = MTurkBatch.objects.filter(pk=batch_pk(filters)).first()
         if batch is None:
             raise TaskTypeError(f"no MTurk batch {filters['mturk_batch']}")
         for number, row in enumerate(batch.rows, start=1):

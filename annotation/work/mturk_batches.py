@@ -20,6 +20,7 @@ from django.db import transaction
 from annotation.models import Assignment, AssignmentState, Job, MTurkBatch, MTurkTemplate, Response
 from annotation.task_types.base import TaskTypeError
 from annotation.task_types.mturk_layout import LayoutError, answer_column_names, answer_columns, parse_layout
+from annotation.task_types.mturk_template import batch_of
 from annotation.work.jobs import JobError, create_job
 from annotation.work.pseudonyms import PseudonymKeyError
 from annotation.work.records import worker_pseudonym
@@ -120,8 +121,6 @@ def import_mturk_template(
             )
         except (JobError, TaskTypeError) as error:
             raise MTurkBatchError(str(error)) from error
-        batch.job = job
-        batch.save(update_fields=["job"])
     return job
 
 
@@ -141,9 +140,12 @@ def _stored_template(name: str, source: str, trusted: bool, created_by: Any) -> 
 
 def batch_results(job: Job) -> pd.DataFrame:
     """The job's answers as MTurk's batch-results table: one row per assignment and item."""
-    batch = MTurkBatch.objects.filter(job=job).select_related("template").first()
-    if batch is None:
-        raise MTurkBatchError(f"job {job.pk} is not an MTurk template job")
+    if job.task_type != "mturk_template":
+        raise MTurkBatchError(f"job {job.pk} is a {job.task_type} job, not an MTurk template job")
+    try:
+        batch = batch_of(job)
+    except TaskTypeError as error:
+        raise MTurkBatchError(str(error)) from error
     fields = parse_layout(batch.template.source).fields
     inputs = [f"Input.{column}" for column in batch.columns]
     answers = [f"Answer.{column}" for column in answer_column_names(fields)]

@@ -15,8 +15,10 @@ from django.urls import reverse
 
 from annotation import work
 from annotation.models import Assignment, Job, JobState, MTurkTemplate, Worker
+from annotation.task_types.base import TaskTypeError
 from annotation.work.mturk_batches import MTurkBatchError, batch_results, import_mturk_template
 from annotation.work.records import worker_pseudonym
+from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
 
@@ -188,8 +190,27 @@ def test_a_different_template_under_a_taken_name_is_refused(tmp_path: Path) -> N
 
 
 def test_exporting_a_job_that_is_no_template_job_is_a_command_error(tmp_path: Path) -> None:
+    make_corpus(claims=1, perspectives=1)
+    stance = work.create_job("stance", {})
+
     with pytest.raises(CommandError, match="no job 999"):
         call_command("export_mturk_batch", "999", "--out", str(tmp_path / "x.csv"))
+    with pytest.raises(CommandError, match="is a stance job, not an MTurk template job"):
+        call_command("export_mturk_batch", str(stance.pk), "--out", str(tmp_path / "x.csv"))
+
+
+def test_another_job_may_run_over_a_stored_batch_by_its_filter() -> None:
+    first = import_mturk_template(EMOTION, EMOTION_BATCH, "emotion")
+    again = published(work.create_job("mturk_template", first.filters, params={"workers_per_item": 1}))
+
+    page = annotator("ann").get(reverse("annotation:job", args=[again.pk]) + "?preview=1")
+    assert page.status_code == 200 and b"Being a performer" in page.content
+
+
+@pytest.mark.parametrize("hostile", [{}, {"mturk_batch": "1; drop"}, {"mturk_batch": True}, {"limit": 3}])
+def test_a_template_job_needs_a_batch_id_as_its_only_filter(hostile: dict[str, Any]) -> None:
+    with pytest.raises(TaskTypeError, match="chosen by one filter, mturk_batch"):
+        work.create_job("mturk_template", hostile)
 
 
 def test_exporting_without_a_pseudonym_key_is_a_command_error(tmp_path: Path, settings: Any) -> None:
