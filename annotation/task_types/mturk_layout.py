@@ -19,7 +19,7 @@ import ast
 import html
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
@@ -162,11 +162,11 @@ def _categories(raw: str | None) -> list[str]:
     return list(parsed)
 
 
-def _tag(name: str, attrs: Mapping[str, str | None], close: str = ">") -> str:
+def _tag(name: str, attrs: Mapping[str, str | None]) -> str:
     parts = [name]
     for key, value in attrs.items():
         parts.append(key if value is None else f'{key}="{html.escape(value, quote=True)}"')
-    return "<" + " ".join(parts) + close
+    return "<" + " ".join(parts) + ">"
 
 
 @dataclass
@@ -193,6 +193,21 @@ class _Converter(HTMLParser):
         self.suppressed = 0  # depth inside an element dropped with its content
         self.suppressed_tag = ""
         self.groups = 0
+        # The elements rewritten on the way through; every other tag is written as it came.
+        self.starts: dict[str, Callable[[str, dict[str, str | None]], None]] = {
+            "input": self._start_input,
+            "select": self._start_select,
+            "option": self._start_option,
+            "textarea": self._start_textarea,
+            "button": self._start_button,
+            "crowd-button": self._start_crowd_button,
+            "crowd-radio-group": self._start_crowd_radio_group,
+            "crowd-radio-button": self._start_crowd_radio_button,
+            "crowd-checkbox": self._start_crowd_checkbox,
+            "crowd-input": self._start_crowd_input,
+            "crowd-text-area": self._start_crowd_text_area,
+            "crowd-classifier": self._start_crowd_classifier,
+        }
 
     # Fields ------------------------------------------------------------------------------------
     def layout_fields(self) -> tuple[LayoutField, ...]:
@@ -235,7 +250,7 @@ class _Converter(HTMLParser):
             return
         if tag in ("script", "style"):
             self.cdata = tag
-        handler = getattr(self, "_start_" + tag.replace("-", "_"), None)
+        handler = self.starts.get(tag)
         if handler is not None:
             handler(tag, attrs)
         elif tag in UNWRAPPED or tag.startswith("crowd-"):
