@@ -14,7 +14,7 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from annotation import work
-from annotation.models import Assignment, Job, JobState, MTurkTemplate, Worker
+from annotation.models import Assignment, Job, JobState, MTurkBatch, MTurkTemplate, Worker
 from annotation.task_types.base import TaskTypeError
 from annotation.work.mturk_batches import MTurkBatchError, batch_results, import_mturk_template
 from annotation.work.records import worker_pseudonym
@@ -235,3 +235,17 @@ def test_only_the_trust_permission_may_mark_a_template_trusted() -> None:
         request.user = user
         assert ("mark_trusted" in template_admin.get_actions(request)) is may
         assert ("trusted" not in template_admin.get_readonly_fields(request)) is may
+
+
+def test_the_template_and_batch_admin_pages_render(client: Client) -> None:
+    import_mturk_template(EMOTION, EMOTION_BATCH, "emotion")
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+    template, batch = MTurkTemplate.objects.get(), MTurkBatch.objects.get()
+
+    for url in (
+        reverse("admin:annotation_mturktemplate_changelist"),
+        reverse("admin:annotation_mturktemplate_change", args=[template.pk]),
+        reverse("admin:annotation_mturkbatch_changelist"),
+        reverse("admin:annotation_mturkbatch_change", args=[batch.pk]),
+    ):
+        assert client.get(url).status_code == 200, url
