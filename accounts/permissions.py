@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 
-from accounts.roles import RUN_PIPELINE, SPEND_MONEY, START_CRAWL
+from accounts.roles import RUN_PIPELINE, SPEND_MONEY, START_CRAWL, TRUST_TEMPLATE
 
 View = Callable[..., HttpResponseBase]
 
@@ -26,6 +26,9 @@ class NamedPermissions:
 
     def has_run_pipeline_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(RUN_PIPELINE)
+
+    def has_trust_template_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(TRUST_TEMPLATE)
 
 
 def staff_permission(read: str, write: str | None = None) -> Callable[[View], View]:

@@ -10,6 +10,7 @@ SPEND_MONEY = "annotation.spend_money"
 START_CRAWL = "crawler.start_crawl"
 RUN_PIPELINE = "pipeline.run_pipeline"
 ADJUDICATE = "aggregation.add_adjudication"
+TRUST_TEMPLATE = "annotation.trust_mturktemplate"
 
 
 def _crud(app: str, *models: str, actions: tuple[str, ...] = ("view", "add", "change")) -> list[str]:
@@ -47,6 +48,10 @@ ROLES: dict[str, list[str]] = {
         # What the job, worker and item pages show inline (HIT items, quiz results, authorship).
         *_crud("annotation", "hititem", "qualification", "workeritem", "authorship", actions=("view",)),
         "annotation.change_reconciliationissue",
+        # Imported MTurk templates and their batches; trusting one lets its scripts run on our origin.
+        *_crud("annotation", "mturktemplate"),
+        *_crud("annotation", "mturkbatch", actions=("view",)),
+        TRUST_TEMPLATE,
         *_crud(
             "aggregation", "aggregationrun", "itemoutcome", "workerquality", "adjudication", actions=("view",)
         ),

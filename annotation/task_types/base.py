@@ -126,6 +126,9 @@ class TaskType:
     quiz: ClassVar[tuple[QuizQuestion, ...]] = ()
     # How its answers are decided; None: they are not aggregated (free text).
     aggregation: ClassVar[AggregationRule | None] = None
+    # A HIT of one item posts its fields under their own names (an MTurk template's scripts read
+    # them so) instead of `item-<pk>-<name>`.
+    bare_field_names: ClassVar[bool] = False
 
     @property
     def template(self) -> str:
@@ -139,6 +142,10 @@ class TaskType:
             raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
         merged.update(overrides or {})
         return merged
+
+    def content_security_policy(self, job: Any) -> str | None:
+        """Extra Content-Security-Policy for the job's worker pages; None: the platform's own."""
+        return None
 
     # Items ----------------------------------------------------------------------------------------
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:

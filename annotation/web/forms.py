@@ -24,17 +24,22 @@ class HitForm(forms.Form):
         self.task_type = task_type
         self.items = list(items)
         self.names: dict[int, dict[str, str]] = {}
+        bare = task_type.bare_field_names and len(self.items) == 1
         for item in self.items:
             self.names[item.pk] = {}
             for suffix, field in task_type.fields(item).items():
-                name = field_name(item, suffix)
+                name = suffix if bare and suffix else field_name(item, suffix)
                 self.fields[name] = fast_radios(field)
                 self.names[item.pk][suffix] = name
 
     def rows(self) -> list[dict[str, Any]]:
         """Per item: the item and its bound fields, for the task type's template."""
         return [
-            {"item": item, "fields": [self[name] for name in self.names[item.pk].values()]}
+            {
+                "item": item,
+                "fields": [self[name] for name in self.names[item.pk].values()],
+                "names": self.names[item.pk],
+            }
             for item in self.items
         ]
 

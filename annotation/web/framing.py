@@ -73,7 +73,11 @@ def worker_page(view: View) -> View:
         response = view(request, *args, **kwargs)
         setattr(response, WORKER_PAGE_ATTR, True)
         response.xframe_options_exempt = True  # type: ignore[attr-defined]
-        response["Content-Security-Policy"] = frame_ancestors()
+        # A task type's own policy (no script for an untrusted MTurk template) is kept.
+        policy = response.get("Content-Security-Policy", "")
+        response["Content-Security-Policy"] = (
+            f"{policy}; {frame_ancestors()}" if policy else frame_ancestors()
+        )
         return response
 
     wrapped.worker_page = True  # type: ignore[attr-defined]  # read by the URL sweep test

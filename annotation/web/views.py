@@ -81,7 +81,11 @@ def _page(request: HttpRequest, job: Job, page: str, context: dict[str, Any]) ->
     """Render the job's task-type template inside one of the page layouts."""
     task_type = get_task_type(job.task_type)
     context = {"job": job, "task_type": task_type, "page_template": f"annotation/{page}.html", **context}
-    return render(request, task_type.template, context)
+    response = render(request, task_type.template, context)
+    policy = task_type.content_security_policy(job)
+    if policy:
+        response["Content-Security-Policy"] = policy
+    return response
 
 
 def queue(request: HttpRequest) -> HttpResponse:

@@ -111,6 +111,8 @@ def check_can_work(job: Job, worker: Worker) -> None:
     job.refresh_from_db(fields=["state"])
     if job.state not in JobState.open():
         raise NoWorkError("This job is not taking work at the moment.")
+    if not get_task_type(job.task_type).quiz:
+        return  # nothing to qualify on (an imported MTurk template)
     found = qualification(worker, job.task_type)
     if found is None:
         raise NotQualifiedError("Please take the qualification quiz first.")

@@ -27,7 +27,8 @@ from tests.annotation.factories import make_corpus
 pytestmark = pytest.mark.django_db
 
 NAMED = {"spend_money": "annotation.spend_money", "start_crawl": "crawler.start_crawl",
-         "run_pipeline": "pipeline.run_pipeline"}  # fmt: skip
+         "run_pipeline": "pipeline.run_pipeline",
+         "trust_template": "annotation.trust_mturktemplate"}  # fmt: skip
 
 
 def every_action() -> list[tuple[type[models.Model], admin.ModelAdmin, str, Any]]:

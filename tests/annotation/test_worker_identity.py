@@ -171,6 +171,21 @@ def test_a_worker_page_may_be_framed_by_the_markets_only() -> None:
     assert "*" not in policy
 
 
+def test_a_worker_page_keeps_the_task_types_script_policy_when_framed() -> None:
+    # An untrusted MTurk template's page forbids script; framing for the markets is added, not swapped in.
+    def scriptless(request: HttpRequest) -> HttpResponse:
+        response = HttpResponse("task")
+        response["Content-Security-Policy"] = "script-src 'none'"
+        return response
+
+    request = RequestFactory().get("/annotate/jobs/1/", MTURK_PARAMS)
+    request.user = AnonymousUser()
+    policy = worker_page(scriptless)(request)["Content-Security-Policy"]
+
+    assert policy.startswith("script-src 'none'; frame-ancestors 'self' ")
+    assert "https://worker.mturk.com" in policy
+
+
 def all_routes(patterns: list[URLPattern | URLResolver], prefix: str = "") -> list[tuple[str, Any]]:
     """Every URL of the project as (path with {pk} for a path argument, view)."""
     routes: list[tuple[str, Any]] = []
