@@ -181,6 +181,13 @@ def topic_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
     return _create("topic_tagging", {"claims": list(claims)}, params, "topic tagging")
 
 
+def vast_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    """VAST topic + stance: kept perspectives and their evidence of the first `vast_claims` claims,
+    each with a topic the topics step gave its claim."""
+    filters = {"claims": list(claims), "status": Status.released(), "limit": int(params["vast_claims"])}
+    return _create("vast_stance", filters, params, "VAST topic + stance")
+
+
 def similar_claim_pairs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Step 2d: the most similar claim pairs, for the expert's side-by-side view."""
     search.rebuild_index()

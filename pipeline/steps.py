@@ -147,6 +147,10 @@ def topics(ctx: Context) -> Outcome:
     return job_step(ctx, "topics", lambda: candidate_jobs.topic_job(ctx.claims, ctx.params))
 
 
+def vast(ctx: Context) -> Outcome:
+    return job_step(ctx, "vast", lambda: candidate_jobs.vast_job(ctx.claims, ctx.params))
+
+
 STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "crawl": crawl,
     "stance": stance,
@@ -155,6 +159,7 @@ STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "web_perspectives": web_perspectives,
     "evidence": evidence,
     "topics": topics,
+    "vast": vast,
     "aggregate": review.aggregate_run,
     "adjudicate": review.adjudicate_run,
     "split": review.split_run,

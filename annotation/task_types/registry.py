@@ -17,6 +17,7 @@ DEFAULT_TASK_TYPES = {
     "paraphrase_verification": "annotation.task_types.paraphrase_verification.ParaphraseVerificationTaskType",
     "evidence_verification": "annotation.task_types.evidence_verification.EvidenceVerificationTaskType",
     "topic_tagging": "annotation.task_types.topic_tagging.TopicTaggingTaskType",
+    "vast_stance": "annotation.task_types.vast_stance.VastStanceTaskType",
 }
 
 
