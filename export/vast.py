@@ -51,13 +51,17 @@ def export_vast(
     out: Path,
     *,
     min_competence: float = 0.5,
+    min_answers: int = 3,
     neutral_share: float = 0.5,
     seed: int | None = None,
 ) -> VastExport:
     """Write job `job_id`'s VAST examples to `out` (CSV); answers of workers MACE rates below
-    `min_competence` do not vote. Refused for a job of another task type or with no answers."""
+    `min_competence` (over at least `min_answers` answers) do not vote. Refused for a job of another
+    task type or with no answers."""
     if not 0 <= min_competence <= 1 or not 0 <= neutral_share <= 1:
         raise VastExportError("min_competence and neutral_share must be between 0 and 1")
+    if min_answers < 1:
+        raise VastExportError("min_answers must be at least 1")
     job = Job.objects.filter(pk=job_id).first()
     if job is None:
         raise VastExportError(f"there is no job {job_id}")
@@ -68,7 +72,7 @@ def export_vast(
         raise VastExportError(f"job {job_id} has no counted answers yet")
     seed = int(job.params.get("seed", 0)) if seed is None else seed
     competence = worker_competence(answers, seed=seed)
-    poor = poor_workers(competence, min_competence)
+    poor = poor_workers(answers, competence, min_competence, min_answers)
     rows = vast_rows(
         job_items(job), answers, excluded_workers=poor, neutral_share=neutral_share, seed=seed,
         simulated=simulated,

@@ -1,7 +1,8 @@
 """VAST's quality control over stance answers (Allaway & McKeown 2020, §3.1.2 and §3.2). Pure module.
 
 Poor workers are found with MACE on the stance labels: a worker whose competence θ (the share of
-answers MACE believes known rather than spammed) is below a threshold is poor. Agreement is
+answers MACE believes known rather than spammed) is below a threshold is poor, once they have given
+enough answers for θ to say something. Agreement is
 Krippendorff's α and the pairwise percentage agreement, computed, as in the paper, "only on the
 annotated stance labels for the topic provided": corrections are left out.
 """
@@ -9,6 +10,7 @@ annotated stance labels for the topic provided": corrections are left out.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
@@ -67,8 +69,13 @@ def worker_competence(answers: Sequence[StanceAnswer], *, seed: int = 0) -> dict
     return {int(worker): float(theta) for worker, theta in fitted.reliability_by_worker().items()}
 
 
-def poor_workers(competence: dict[int, float], min_competence: float) -> set[int]:
-    return {worker for worker, theta in competence.items() if theta < min_competence}
+def poor_workers(
+    answers: Sequence[StanceAnswer], competence: dict[int, float], min_competence: float, min_answers: int
+) -> set[int]:
+    """Workers whose θ is below `min_competence`, among those with at least `min_answers` stance answers
+    on proposed topics: on fewer, θ is mostly MACE's prior, and would judge everyone of a tiny job."""
+    answered = Counter(a.worker for a in on_proposed_topic(answers))
+    return {w for w, theta in competence.items() if theta < min_competence and answered[w] >= min_answers}
 
 
 def stance_agreement(answers: Sequence[StanceAnswer], excluded: Collection[int] = ()) -> Agreement:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -229,9 +230,10 @@ class VastStanceTaskType(TaskType):
         strong = {PRO: STRONGLY_PRO, CON: STRONGLY_CON}.get(side, NEUTRAL)
         known_label = rng.choice([side, strong]).lower()
         stance = answer(worker, known_label, self.label_values, rng)
-        listed = [t for t in known.get("listed", []) if rng.random() < worker.accuracy] or [
-            item.payload["topic"] if not worker.spammer else rng.choice(item.payload["comment"].split())
-        ]
+        listed = [t for t in known.get("listed", []) if rng.random() < worker.accuracy]
+        if worker.spammer or not listed:
+            # A spammer (or a worker who missed every topic) types a word of the comment as its topic.
+            listed = [rng.choice(words(item.payload["comment"]) or [item.payload["topic"]])]
         rate = float(item.job.params.get("correction_rate", 0.3))
         correction = ""
         if not worker.spammer and known.get("correction") and rng.random() < rate:
@@ -243,15 +245,31 @@ class VastStanceTaskType(TaskType):
 # Selection --------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
 class Comment:
     """A perspective or an evidence paragraph shown as a comment, with the cluster that gives its stance."""
 
-    def __init__(self, kind: str, number: int, text: str, cluster: PerspectiveCluster, pk: int) -> None:
-        self.kind, self.number, self.text, self.cluster = kind, number, text, cluster
-        self.key = f"{kind[0]}{number}"
-        self.perspective_id = pk if kind == "perspective" else None
-        self.evidence_id = pk if kind == "evidence" else None
-        self.ids = {"pid": number} if kind == "perspective" else {"eid": number}
+    kind: str  # "perspective" or "evidence"
+    number: int  # its pId or eId
+    text: str
+    cluster: PerspectiveCluster
+    pk: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.kind[0]}{self.number}"
+
+    @property
+    def ids(self) -> dict[str, int]:
+        return {"pid" if self.kind == "perspective" else "eid": self.number}
+
+    @property
+    def perspective_id(self) -> int | None:
+        return self.pk if self.kind == "perspective" else None
+
+    @property
+    def evidence_id(self) -> int | None:
+        return self.pk if self.kind == "evidence" else None
 
 
 def comment_stance(cluster: PerspectiveCluster) -> str | None:

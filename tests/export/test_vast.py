@@ -76,7 +76,7 @@ def test_neutral_rows_pair_a_comment_with_a_topic_sharing_no_word_with_its_own(t
 def test_poor_workers_are_reported_and_agreement_is_given_with_and_without_them(tmp_path: Path) -> None:
     make_vast_corpus()
     job = simulated_job({"status": "kept"})
-    report = export_vast(job.pk, tmp_path / "vast.csv", min_competence=1.0)
+    report = export_vast(job.pk, tmp_path / "vast.csv", min_competence=1.0, min_answers=1)
 
     assert report.poor_workers == sorted(report.competence)  # nobody is perfectly competent
     assert report.agreement.items > 0 and report.agreement.krippendorff_alpha is not None
@@ -103,6 +103,8 @@ def test_the_command_refuses_a_job_of_another_task_type_or_none_at_all(tmp_path:
         call_command("export_vast", "999999", "--out", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="between 0 and 1"):
         call_command("export_vast", str(stance.pk), "--out", str(tmp_path / "x.csv"), "--min-competence", "2")
+    with pytest.raises(CommandError, match="min_answers must be at least 1"):
+        call_command("export_vast", str(stance.pk), "--out", str(tmp_path / "x.csv"), "--min-answers", "0")
     assert not (tmp_path / "x.csv").exists()
 
 

@@ -23,9 +23,17 @@ def crowd_answers(items: int = 40, seed: int = 1) -> list[StanceAnswer]:
 
 
 def test_mace_rates_the_random_worker_as_the_only_poor_one() -> None:
-    competence = worker_competence(crowd_answers())
+    answers = crowd_answers()
+    competence = worker_competence(answers)
     assert set(competence) == {1, 2, 3, 4}
-    assert poor_workers(competence, 0.5) == {4}
+    assert poor_workers(answers, competence, 0.5, min_answers=3) == {4}
+
+
+def test_a_worker_with_too_few_stance_answers_is_not_judged() -> None:
+    answers = crowd_answers(items=2)
+    competence = {1: 0.9, 2: 0.9, 3: 0.9, 4: 0.1}
+    assert poor_workers(answers, competence, 0.5, min_answers=3) == set()
+    assert poor_workers(answers, competence, 0.5, min_answers=2) == {4}
 
 
 def test_corrections_are_left_out_of_mace_and_of_agreement() -> None:

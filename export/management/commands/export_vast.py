@@ -21,6 +21,9 @@ class Command(BaseCommand):
             "--min-competence", type=float, default=0.5, help="a MACE competence θ below this is poor"
         )
         parser.add_argument(
+            "--min-answers", type=int, default=3, help="judge only workers with this many stance answers"
+        )
+        parser.add_argument(
             "--neutral-share", type=float, default=0.5, help="share of Heur/Corr rows given a neutral pair"
         )
         parser.add_argument("--seed", type=int, help="seed of the neutral pairing (default: the job's)")
@@ -31,6 +34,7 @@ class Command(BaseCommand):
                 options["job"],
                 options["out"],
                 min_competence=options["min_competence"],
+                min_answers=options["min_answers"],
                 neutral_share=options["neutral_share"],
                 seed=options["seed"],
             )
