@@ -28,9 +28,12 @@ from export.vast_quality import StanceAnswer
 
 HEUR, CORR, LIST, SYNTHETIC_NEUTRAL = 1, 2, 3, 4
 LABEL_CODE = {CON: 0, PRO: 1, NEUTRAL: 2}
-# The README's columns, in its order, then the brief's vote counts and our `simulated` mark.
-# Left empty: `author` (PERSPECTRUM records no comment author), `pos_text` (no tagger is installed),
-# `change_lst`/`change_type` (sentiment-swap columns of vast_test-sentswap.csv only).
+# The README's columns, in its order (plus `pos_text`), then `is_new_topic`, the vote counts behind the
+# label and our `simulated` mark. `text` and `topic` are JSON lists (sentences of words; words).
+# `arc_id` is the claim's cId (the debate the comment belongs to), `ori_id` the item's key, and `seen?`
+# says whether the topic occurs among examples of training-split claims (empty while a claim has no
+# split). Left empty: `author` (PERSPECTRUM records no comment author), `pos_text` (no POS tagger is
+# installed), `change_lst`/`change_type` (sentiment-swap columns of vast_test-sentswap.csv only).
 COLUMNS = (
     "author", "post", "ori_topic", "ori_id", "new_topic", "label", "type_idx", "new_id", "arc_id",
     "text", "pos_text", "text_s", "topic", "topic_str", "seen?", "contains_topic?", "change_lst",
