@@ -6,9 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 
 from annotation import work
-from annotation.models import Item, JobState, Response
+from annotation.models import Assignment, Item, JobState, Response
 from annotation.task_types import get_task_type
 from annotation.web.forms import HitForm
 from tests.annotation.factories import make_vast_corpus
@@ -111,3 +114,33 @@ def test_a_simulated_crowd_completes_a_vast_job_three_workers_an_item_with_some_
     corrected = [r for r in responses if r.label == "corrected"]
     assert corrected and len(corrected) < len(responses)
     assert all(r.value["correction"] and r.value["stance"] for r in corrected)
+
+
+def test_the_preview_shows_the_comment_and_the_proposed_topic(client: Client) -> None:
+    make_vast_corpus()
+    job = work.create_job("vast_stance", {"status": "kept"})
+
+    response = client.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
+
+    assert response.status_code == 200
+    assert b"Pupils in uniform were bullied less." in response.content
+    assert b'Proposed topic: <span class="topic">education</span>' in response.content
+
+
+def test_a_hostile_submission_is_shown_again_with_errors_and_stores_nothing(client: Client) -> None:
+    make_vast_corpus()
+    job = work.publish_job(work.create_job("vast_stance", {"status": "kept"}, provider="inhouse").pk)
+    client.force_login(User.objects.create_user("ann", password="pw-for-tests-1"))
+    client.post(reverse("annotation:quiz", args=[job.pk]), {q.key: q.answer for q in VAST.quiz})
+    url = client.post(reverse("annotation:start", args=[job.pk]))["Location"]
+    items = work.items_of(Assignment.objects.get())
+    data = {}
+    for item in items:
+        data |= {f"item-{item.pk}-topics": "x" * 5000, f"item-{item.pk}-stance": "' OR 1=1 --"}
+        data |= {f"item-{item.pk}-correction": "<script>alert(1)</script>"}
+
+    response = client.post(url, data)
+
+    assert response.status_code == 200 and b"Please answer every item" in response.content
+    assert b"<script>alert(1)" not in response.content and b"&lt;script&gt;alert(1)" in response.content
+    assert not Response.objects.exists()
