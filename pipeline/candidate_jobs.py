@@ -181,6 +181,17 @@ def topic_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
     return _create("topic_tagging", {"claims": list(claims)}, params, "topic tagging")
 
 
+def vast_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    """VAST topic + stance: kept perspectives and their evidence of the first `vast_claims` claims
+    that have a topic (the topics step's), that topic proposed to the workers."""
+    tagged = Claim.objects.filter(cid__in=claims, claim_topics__isnull=False).distinct().order_by("cid")
+    chosen = list(tagged.values_list("cid", flat=True)[: int(params["vast_claims"])])
+    if not chosen:
+        return None
+    filters = {"claims": chosen, "status": Status.released()}
+    return _create("vast_stance", filters, params, "VAST topic + stance")
+
+
 def similar_claim_pairs(params: dict[str, Any]) -> list[dict[str, Any]]:
     """Step 2d: the most similar claim pairs, for the expert's side-by-side view."""
     search.rebuild_index()

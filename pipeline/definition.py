@@ -43,6 +43,11 @@ STEPS: tuple[Step, ...] = (
     ),
     Step("topics", "Topics", "Workers tag each claim with topics from the fixed list."),
     Step(
+        "vast",
+        "VAST topic + stance",
+        "Workers list a comment's topics, then give its stance on a claim's topic or correct the topic.",
+    ),
+    Step(
         "aggregate",
         "Aggregate",
         "Agreement and label models over every job of the run; results written back.",
@@ -67,6 +72,7 @@ DEFAULTS: dict[str, Any] = {
     "web_source_file": "",  # a JSON Lines file of web pages; default: settings.WEB_SEARCH_SOURCE
     "evidence_candidates": 8,
     "hints": 15,
+    "vast_claims": 5,  # the VAST step's claims (kept perspectives and evidence as comments)
     "similar_claim_pairs": 350,
     "adjudication_sample": 40,
     "split_seed": 0,

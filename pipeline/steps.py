@@ -17,6 +17,7 @@ from annotation.models import Job, JobState
 from annotation.work.paraphrases import collect_paraphrases
 from crawler import services as crawler
 from crawler.models import CrawlRun, Debate, RunStatus
+from export.vast import VastExportError, export_vast
 from pipeline import candidate_jobs, review
 from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
@@ -147,6 +148,27 @@ def topics(ctx: Context) -> Outcome:
     return job_step(ctx, "topics", lambda: candidate_jobs.topic_job(ctx.claims, ctx.params))
 
 
+def vast(ctx: Context) -> Outcome:
+    """The VAST job; once it is done, its CSV (MACE's poor workers left out) under DATA_DIR/vast/."""
+    outcome = job_step(ctx, "vast", lambda: candidate_jobs.vast_job(ctx.claims, ctx.params))
+    job_id = ctx.step.output.get("jobs", {}).get("vast")
+    if outcome.state != StepState.DONE or job_id is None:
+        return outcome
+    path = Path(settings.DATA_DIR) / "vast" / f"run{ctx.step.run_id}-job{job_id}.csv"
+    try:
+        report = export_vast(job_id, path)
+    except VastExportError as error:
+        raise StepError(str(error)) from None
+    everyone, kept = report.agreement, report.agreement_without_poor
+    outcome.message += (
+        f"; VAST CSV: {report.rows} rows {report.by_type} at {path}; {len(report.poor_workers)} poor "
+        f"workers (MACE); Krippendorff's alpha {everyone.krippendorff_alpha} over {everyone.items} items, "
+        f"{kept.krippendorff_alpha} over {kept.items} without the poor workers"
+    )
+    outcome.output = {"vast_csv": str(path), "vast_rows": report.rows, "poor_workers": report.poor_workers}
+    return outcome
+
+
 STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "crawl": crawl,
     "stance": stance,
@@ -155,6 +177,7 @@ STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "web_perspectives": web_perspectives,
     "evidence": evidence,
     "topics": topics,
+    "vast": vast,
     "aggregate": review.aggregate_run,
     "adjudicate": review.adjudicate_run,
     "split": review.split_run,

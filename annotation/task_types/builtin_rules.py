@@ -83,3 +83,31 @@ PARAPHRASE_RULE = CategoricalRule(
 )
 # Topics: kept per claim by a strict majority of its raters (the share itself is a policy setting).
 TOPIC_RULE = MultiLabelRule("topics")
+
+# VAST (Allaway & McKeown 2020, §3.1.2): stance on a 5-point scale, mapped to pro/con/neutral, or a
+# correction of the proposed topic (whose stance, given on the new topic, is kept in the answer's value).
+STRONGLY_CON = "STRONGLY_CON"
+CON = "CON"
+NEUTRAL = "NEUTRAL"
+PRO = "PRO"
+STRONGLY_PRO = "STRONGLY_PRO"
+CORRECTED = "CORRECTED"
+VAST_5_LABELS = (STRONGLY_CON, CON, NEUTRAL, PRO, STRONGLY_PRO)
+VAST_5_TO_3: dict[str, str] = {
+    STRONGLY_CON: CON,
+    CON: CON,
+    NEUTRAL: NEUTRAL,
+    PRO: PRO,
+    STRONGLY_PRO: PRO,
+}
+# "For all examples, we select the majority vote as the final label": no ρ threshold. A corrected
+# topic is an outcome of its own, kept out of the stance labels of the proposed topic.
+VAST_RULE = CategoricalRule(
+    "vast_stance",
+    "vast-5",
+    (*VAST_5_LABELS, CORRECTED),
+    frozenset({PRO, CON, NEUTRAL}),
+    threshold=None,
+    collapse=LabelCollapse("vast-3", (CON, NEUTRAL, PRO, CORRECTED), {**VAST_5_TO_3, CORRECTED: CORRECTED}),
+    spelling=str.upper,
+)

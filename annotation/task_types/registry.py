@@ -18,6 +18,7 @@ DEFAULT_TASK_TYPES = {
     "evidence_verification": "annotation.task_types.evidence_verification.EvidenceVerificationTaskType",
     "topic_tagging": "annotation.task_types.topic_tagging.TopicTaggingTaskType",
     "mturk_template": "annotation.task_types.mturk_template.MTurkTemplateTaskType",
+    "vast_stance": "annotation.task_types.vast_stance.VastStanceTaskType",
 }
 
 

@@ -6,13 +6,17 @@ import factory
 
 from corpus.models import (
     Claim,
+    ClaimTopic,
+    ClusterEvidence,
     ClusterMember,
+    Evidence,
     Perspective,
     PerspectiveCluster,
     Side,
     Stance3,
     Stance5,
     Status,
+    Topic,
 )
 
 STANCES = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
@@ -61,3 +65,23 @@ def make_corpus(claims: int = 3, perspectives: int = 4, status: str = Status.CAN
             make_cluster(claim, position, STANCES[position % len(STANCES)], status)
         made.append(claim)
     return made
+
+
+def tag(claim: Claim, *names: str) -> None:
+    """Give the claim these topics, in order."""
+    for position, name in enumerate(names):
+        slug = name.replace(" ", "_")
+        topic, _ = Topic.objects.get_or_create(slug=slug, defaults={"name": name.capitalize()})
+        ClaimTopic.objects.create(claim=claim, topic=topic, position=position)
+
+
+def make_vast_corpus() -> list[Claim]:
+    """Three kept claims with two perspectives each; the first two have topics and the first an
+    evidence paragraph (linked to its first cluster)."""
+    claims = make_corpus(claims=3, perspectives=2, status=Status.KEPT)
+    tag(claims[0], "education", "economy")
+    tag(claims[1], "health and medicine")
+    evidence = Evidence.objects.create(eid=900, text="Pupils in uniform were bullied less.")
+    cluster = claims[0].clusters.order_by("position")[0]
+    ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0)
+    return claims

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from annotation import work
 from annotation.models import Assignment, Response
 from annotation.task_types import get_task_type
-from tests.annotation.factories import make_corpus
+from tests.annotation.factories import make_corpus, make_vast_corpus
 
 ARGS = [
     "--headless",
@@ -69,6 +69,53 @@ def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, p
     assert items == 20  # ten claims with both their perspectives
     assert assignment.state == "submitted" and assignment.work_seconds > 0
     assert Response.objects.filter(assignment=assignment, label="SUPPORT").count() == 20
+
+
+def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_in_chromium(
+    live_server: Any, page: Any
+) -> None:
+    claims = make_vast_corpus()
+    job = work.create_job("vast_stance", {"claims": [claims[1].cid]}, provider="inhouse")
+    job = work.publish_job(job.pk)
+    User.objects.create_user("annotator", password="a-long-test-password")
+
+    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
+    page.fill("input[name=username]", "annotator")
+    page.fill("input[name=password]", "a-long-test-password")
+    page.click("button[type=submit]")
+    page.click("text=Take the qualification quiz")
+    for question in get_task_type("vast_stance").quiz:
+        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
+    page.click("#submit-quiz")
+    page.click("text=Start working")
+
+    page.wait_for_selector("fieldset.item")
+    first, second = page.locator("fieldset.item").all()
+    assert "health and medicine" in first.text_content()
+    stance_item, corrected_item = (int(item.get_attribute("data-item")) for item in (first, second))
+    first.locator("textarea").fill("hospital funding\nwaiting lists")
+    first.locator("input[value=strongly_pro]").check()
+    second.locator("textarea").fill("patients, doctors")
+    second.locator("input[value=con]").check()
+    second.locator("input[type=text]").fill("private hospitals")
+    page.click("#submit-hit")
+    page.wait_for_selector("text=your answers are saved")
+
+    stance = Response.objects.get(item_id=stance_item)
+    corrected = Response.objects.get(item_id=corrected_item)
+    assert Assignment.objects.get().state == "submitted"
+    assert stance.label == "strongly_pro"
+    assert stance.value == {
+        "topics": ["hospital funding", "waiting lists"],
+        "stance": "STRONGLY_PRO",
+        "correction": "",
+    }
+    assert corrected.label == "corrected"
+    assert corrected.value == {
+        "topics": ["patients", "doctors"],
+        "stance": "CON",
+        "correction": "private hospitals",
+    }
 
 
 def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, page: Any) -> None:

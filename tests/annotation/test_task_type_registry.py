@@ -31,6 +31,7 @@ BUILT_IN = [
     "evidence_verification",
     "topic_tagging",
     "mturk_template",
+    "vast_stance",
 ]
 # Every modelled worker answers the known label: the outcome is known before aggregating.
 EXACT_CROWD = {"crowd": {"size": 6, "accuracy_low": 1.0, "accuracy_high": 1.0, "spammer_share": 0.0}}

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -58,12 +59,18 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
         real_responses = db.execute(
             "SELECT COUNT(*) FROM annotation_response WHERE simulated = 0"
         ).fetchone()[0]
-    assert [state for _, state, _ in steps] == ["done"] * 11, steps
+    assert [state for _, state, _ in steps] == ["done"] * 12, steps
     assert simulated == [(1,)]
     assert crawled == 41
     assert claims >= 907
     assert real_responses == 0  # every response of the demo is labelled simulated
     assert "release demo-1" in steps[-1][2]
+    vast = dict((name, message) for name, _, message in steps)["vast"]
+    assert "complete and aggregated; VAST CSV:" in vast and "VAST CSV" in output
+    (vast_csv,) = (tmp_path / "var" / "data" / "vast").glob("run*-job*.csv")
+    frame = pd.read_csv(vast_csv, keep_default_na=False)
+    assert len(frame) > 0 and {"post", "new_topic", "label", "type_idx"} <= set(frame.columns)
+    assert set(frame["simulated"]) == {1}
     verified = manage("verify_release", str(tmp_path / "var" / "releases" / "demo-1"))
     assert "verified against its manifest and schemas" in verified
 

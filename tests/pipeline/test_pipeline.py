@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from django.conf import settings
 
@@ -13,6 +14,7 @@ from corpus.models import Claim, ClusterEvidence, Evidence, Origin, Perspective,
 from export.models import Release
 from export.verify import verify_release
 from pipeline import services
+from pipeline.definition import DEFAULTS
 from pipeline.models import StepState
 from tests.annotation.factories import make_corpus
 
@@ -53,13 +55,20 @@ def test_a_simulated_run_goes_through_every_step_to_a_valid_release(run_params: 
 
     steps = services.run_all(run.pk)
 
-    assert [s.state for s in steps] == [StepState.DONE] * 11, [(s.name, s.message) for s in steps]
+    assert [s.state for s in steps] == [StepState.DONE] * 12, [(s.name, s.message) for s in steps]
     assert run.simulated
     jobs = Job.objects.filter(pipeline_steps__run=run)
     assert set(jobs.values_list("task_type", flat=True)) == {
         "stance", "paraphrase_writing", "paraphrase_verification", "evidence_verification", "topic_tagging",
+        "vast_stance",
     }  # fmt: skip
     assert all(job.state == JobState.COMPLETE for job in jobs)
+    vast = jobs.get(task_type="vast_stance")  # comments of the first claims, with their tagged topics
+    vast_claims = {item.claim.cid for item in vast.items.select_related("claim")}
+    assert vast_claims and vast_claims <= set(run_params["claims"][: DEFAULTS["vast_claims"]])
+    vast_step = next(s for s in steps if s.name == "vast")
+    vast_csv = pd.read_csv(vast_step.output["vast_csv"])
+    assert len(vast_csv) == vast_step.output["vast_rows"] > 0 and set(vast_csv["simulated"]) == {1}
     assert Perspective.objects.filter(origin=Origin.PARAPHRASE).exists()
     assert Perspective.objects.filter(origin=Origin.WEB).exists()
     assert Claim.objects.get(pk=released_before.pk).split == "test"  # an earlier release's split stays

@@ -1,0 +1,149 @@
+"""A `vast_stance` job as VAST's CSV: answers read once, poor workers found with MACE, agreement
+reported, examples built (`vast_rows`) and written with pandas."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from annotation.models import Assignment, Item, Job, Response
+from annotation.task_types.builtin_rules import VAST_5_TO_3
+from export.vast_quality import (
+    Agreement,
+    StanceAnswer,
+    poor_workers,
+    stance_agreement,
+    worker_competence,
+)
+from export.vast_rows import COLUMNS, VastItem, vast_rows
+
+TASK_TYPE = "vast_stance"
+
+
+class VastExportError(ValueError):
+    """A job that cannot be exported as VAST (unknown, another task type, no answers, bad options)."""
+
+
+@dataclass(frozen=True)
+class VastExport:
+    """What `export_vast` wrote and found."""
+
+    job_id: int
+    path: Path
+    rows: int
+    by_type: dict[int, int]
+    answers: int
+    simulated: bool
+    poor_workers: list[int]
+    competence: dict[int, float]
+    agreement: Agreement
+    agreement_without_poor: Agreement
+    skipped_answers: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def export_vast(
+    job_id: int,
+    out: Path,
+    *,
+    min_competence: float = 0.5,
+    min_answers: int = 3,
+    neutral_share: float = 0.5,
+    seed: int | None = None,
+) -> VastExport:
+    """Write job `job_id`'s VAST examples to `out` (CSV); answers of workers MACE rates below
+    `min_competence` (over at least `min_answers` answers) do not vote. Refused for a job of another
+    task type or with no answers."""
+    if not 0 <= min_competence <= 1 or not 0 <= neutral_share <= 1:
+        raise VastExportError("min_competence and neutral_share must be between 0 and 1")
+    if min_answers < 1:
+        raise VastExportError("min_answers must be at least 1")
+    job = Job.objects.filter(pk=job_id).first()
+    if job is None:
+        raise VastExportError(f"there is no job {job_id}")
+    if job.task_type != TASK_TYPE:
+        raise VastExportError(f"job {job_id} is a {job.task_type} job, not {TASK_TYPE}")
+    answers, skipped, simulated = job_answers(job)
+    if not answers:
+        raise VastExportError(f"job {job_id} has no counted answers yet")
+    seed = int(job.params.get("seed", 0)) if seed is None else seed
+    competence = worker_competence(answers, seed=seed)
+    poor = poor_workers(answers, competence, min_competence, min_answers)
+    rows = vast_rows(
+        job_items(job), answers, excluded_workers=poor, neutral_share=neutral_share, seed=seed,
+        simulated=simulated,
+    )  # fmt: skip
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out, index=False)
+    return VastExport(
+        job_id=job.pk,
+        path=out,
+        rows=len(frame),
+        by_type={int(k): int(v) for k, v in frame["type_idx"].value_counts().sort_index().items()},
+        answers=len(answers),
+        simulated=simulated,
+        poor_workers=sorted(poor),
+        competence={worker: round(theta, 4) for worker, theta in sorted(competence.items())},
+        agreement=stance_agreement(answers),
+        agreement_without_poor=stance_agreement(answers, poor),
+        skipped_answers=skipped,
+    )
+
+
+def job_items(job: Job) -> list[VastItem]:
+    """The job's non-gold items, with their claim's split (for the `seen?` column)."""
+    items = Item.objects.filter(job=job, is_gold=False).select_related("claim").order_by("pk")
+    return [
+        VastItem(
+            item=item.pk,
+            key=item.key,
+            comment_key=item.group,
+            comment=str(item.payload.get("comment", "")),
+            topic=str(item.payload.get("topic", "")),
+            arc_id=int(item.payload.get("cid") or 0),
+            split=item.claim.split if item.claim else "",
+        )
+        for item in items
+    ]
+
+
+def job_answers(job: Job) -> tuple[list[StanceAnswer], int, bool]:
+    """Counted, non-gold answers (only work its market confirmed votes), how many were unreadable,
+    and whether any came from a simulated crowd."""
+    rows = (
+        Response.objects.filter(
+            job=job, is_gold=False, assignment__in=Assignment.objects.filter(Assignment.counted())
+        )
+        .order_by("item_id", "worker_id")
+        .values_list("item_id", "worker_id", "value", "simulated")
+    )
+    answers, skipped, simulated = [], 0, False
+    for item, worker, value, was_simulated in rows:
+        simulated = simulated or was_simulated
+        answer = stance_answer(item, worker, value)
+        if answer is None:
+            skipped += 1
+        else:
+            answers.append(answer)
+    return answers, skipped, simulated
+
+
+def stance_answer(item: int, worker: int, value: Any) -> StanceAnswer | None:
+    """The stored value as a `StanceAnswer`; None when it is not one (the value is checked, not trusted)."""
+    if not isinstance(value, Mapping) or value.get("stance") not in VAST_5_TO_3:
+        return None
+    topics = value.get("topics") or []
+    if not isinstance(topics, list):
+        return None
+    return StanceAnswer(
+        item=item,
+        worker=worker,
+        stance=str(value["stance"]),
+        correction=str(value.get("correction") or ""),
+        topics=tuple(str(topic) for topic in topics),
+    )
