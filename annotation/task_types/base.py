@@ -155,6 +155,10 @@ class TaskType:
         """The form fields for one item, by suffix; the base gives one required choice of `labels`."""
         return {"": forms.ChoiceField(choices=self.labels, widget=forms.RadioSelect, required=True)}
 
+    def clean_item(self, item: Item, cleaned: Mapping[str, Any]) -> dict[str, str]:
+        """Errors between one item's valid fields, by suffix → message; none by default."""
+        return {}
+
     def answer(self, item: Item, cleaned: Mapping[str, Any]) -> Answer:
         """Turn one item's cleaned field values (by suffix) into an answer."""
         return Answer(label=str(cleaned[""]))

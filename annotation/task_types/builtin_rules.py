@@ -83,3 +83,13 @@ PARAPHRASE_RULE = CategoricalRule(
 )
 # Topics: kept per claim by a strict majority of its raters (the share itself is a policy setting).
 TOPIC_RULE = MultiLabelRule("topics")
+# Counter-speech selection: the candidates' letters, as shown; the crowd's pick is the plurality (no
+# ρ threshold: every pick is a real answer, and accuracy against the known one is what is reported).
+COUNTER_SPEECH_LETTERS = ("A", "B", "C", "D", "E")
+COUNTER_SPEECH_RULE = CategoricalRule(
+    "counter_speech",
+    "counter-speech",
+    COUNTER_SPEECH_LETTERS,
+    frozenset(COUNTER_SPEECH_LETTERS),
+    threshold=None,
+)

@@ -17,6 +17,7 @@ DEFAULT_TASK_TYPES = {
     "paraphrase_verification": "annotation.task_types.paraphrase_verification.ParaphraseVerificationTaskType",
     "evidence_verification": "annotation.task_types.evidence_verification.EvidenceVerificationTaskType",
     "topic_tagging": "annotation.task_types.topic_tagging.TopicTaggingTaskType",
+    "counter_speech": "annotation.task_types.counter_speech.CounterSpeechTaskType",
 }
 
 
