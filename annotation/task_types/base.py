@@ -126,6 +126,9 @@ class TaskType:
     quiz: ClassVar[tuple[QuizQuestion, ...]] = ()
     # How its answers are decided; None: they are not aggregated (free text).
     aggregation: ClassVar[AggregationRule | None] = None
+    # Whether its known answers are right by design, so that each correct answer earns a bonus
+    # (annotation.work.accuracy.bonus_correct_answers); a stance's crawled side is only a hint.
+    bonus_per_correct_answer: ClassVar[bool] = False
 
     @property
     def template(self) -> str:

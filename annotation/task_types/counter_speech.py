@@ -101,6 +101,7 @@ class CounterSpeechTaskType(TaskType):
     defaults = Defaults(groups_per_hit=4, workers_per_item=3, reward=Decimal("10.00"))
     quiz = QUIZ
     aggregation = COUNTER_SPEECH_RULE
+    bonus_per_correct_answer = True  # the paper's bonus, doubling the pay of each correct answer
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         questions = checked_questions(filters)

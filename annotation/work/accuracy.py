@@ -113,6 +113,9 @@ def bonus_correct_answers(job_id: int) -> BonusReport:
     job = Job.objects.get(pk=job_id)
     provider = get_provider(job.provider)
     report = BonusReport()
+    if not get_task_type(job.task_type).bonus_per_correct_answer:
+        report.note = f"{job.task_type} answers earn no bonus for being correct: none recorded"
+        return report
     if not provider.capabilities.bonus:
         report.note = f"the {provider.name} market pays no bonuses: none recorded"
         return report

@@ -298,3 +298,21 @@ def test_the_export_refuses_an_unknown_job_or_another_task_type(tmp_path: Path) 
         call_command("export_counter_speech", str(stance.pk), "--out", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="no directory"):
         call_command("export_counter_speech", str(stance.pk), "--out", str(tmp_path / "missing" / "x.csv"))
+
+
+@pytest.mark.usefixtures("toy_market")
+def test_a_task_type_whose_known_answers_are_only_hints_earns_no_bonus_for_matching_them() -> None:
+    from tests.annotation.factories import make_corpus
+    from tests.annotation.test_services import answers_for
+
+    make_corpus(claims=1, perspectives=2)
+    job = work.publish_job(work.create_job("stance", {}, provider="toy", params={"bonus_cap": 5}).pk)
+    assignment = work.next_assignment(job, qualified(job, "w1"))
+    assert assignment is not None
+    work.submit_assignment(assignment.pk, answers_for(assignment))
+    assert job_accuracy(job.pk).overall.correct > 0
+
+    report = bonus_correct_answers(job.pk)
+
+    assert "earn no bonus" in report.note
+    assert not bonus_rows(job)
