@@ -316,3 +316,24 @@ def test_a_task_type_whose_known_answers_are_only_hints_earns_no_bonus_for_match
 
     assert "earn no bonus" in report.note
     assert not bonus_rows(job)
+
+
+@pytest.mark.usefixtures("toy_market")
+def test_staff_pay_the_correct_answer_bonuses_from_the_job_admin_after_a_confirmation(
+    client: Client, questions: list[dict[str, Any]]
+) -> None:
+    from tests.annotation.test_market_admin import JOBS, act
+
+    job = counter_speech_job(questions, provider="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=10)
+    keys = sorted(job.items.values_list("key", flat=True))
+    submit(job, "w1", {key: key in keys[:3] for key in keys})
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+
+    asked = act(client, JOBS, "bonus_correct_answers", [job.pk])
+    assert "Pay a bonus for each correct answer?" in asked.content.decode()
+    assert not bonus_rows(job)
+
+    done = act(client, JOBS, "bonus_correct_answers", [job.pk], confirm="Pay the bonuses")
+
+    assert "3 correct answers bonused" in done.content.decode()
+    assert len(bonus_rows(job)) == 3

@@ -52,7 +52,13 @@ def test_the_step_runs_after_evidence_with_a_simulated_crowd_and_reports_accurac
     crawled_claim: int,
 ) -> None:
     run = services.create_run(
-        "test", {"claims": [crawled_claim], "counter_speech_questions": 6, "crowd": {"size": 6, "seed": 1}}
+        "test",
+        {
+            "claims": [crawled_claim],
+            "counter_speech_questions": 6,
+            "crowd": {"size": 6, "seed": 1},
+            "version": "cs-step",
+        },
     )
 
     steps = services.run_all(run.pk)
@@ -70,3 +76,17 @@ def test_the_step_runs_after_evidence_with_a_simulated_crowd_and_reports_accurac
 
 def test_without_crawled_points_the_step_has_nothing_to_annotate() -> None:
     assert counter_speech_questions([12345], limit=10, seed=0) == []
+
+
+def test_a_run_made_before_the_step_existed_goes_on_without_it(crawled_claim: int) -> None:
+    run = services.create_run(
+        "test", {"claims": [crawled_claim], "crowd": {"size": 6, "seed": 1}, "version": "cs-old-run"}
+    )
+    run.steps.filter(name="counter_speech").delete()
+
+    steps = services.run_all(run.pk)
+
+    assert "counter_speech" not in [step.name for step in steps]
+    assert all(step.state == StepState.DONE for step in steps) and len(steps) == 11
+    with pytest.raises(services.PipelineError, match="made before the step existed"):
+        services.run_step(run.pk, "counter_speech")
