@@ -43,8 +43,11 @@ class JobCreationForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         try:
-            get_task_type(cleaned.get("task_type", "")).params(cleaned.get("params") or {})
-        except TaskTypeError as error:
+            task_type = get_task_type(cleaned.get("task_type", ""))
+            params = task_type.params(cleaned.get("params") or {})
+            # The filters are read now, so a malformed one is a form error rather than a failed save.
+            next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
+        except (TaskTypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
 

@@ -337,3 +337,19 @@ def test_staff_pay_the_correct_answer_bonuses_from_the_job_admin_after_a_confirm
 
     assert "3 correct answers bonused" in done.content.decode()
     assert len(bonus_rows(job)) == 3
+
+
+def test_malformed_questions_in_the_job_admin_are_a_form_error_not_a_server_error(client: Client) -> None:
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+    form = {
+        "task_type": "counter_speech",
+        "provider": "inhouse",
+        "filters": json.dumps({"questions": [question(answer=9)]}),
+        "params": "{}",
+    }
+
+    response = client.post("/admin/annotation/job/add/", form)
+
+    assert response.status_code == 200
+    assert "answer must be the index of the true candidate" in response.content.decode()
+    assert not Job.objects.exists()
