@@ -28,6 +28,7 @@ from tests.annotation.test_services import qualified
 
 pytestmark = pytest.mark.django_db
 TOY = "tests.annotation.test_market_contract.ToyMarket"
+HIT_INLINE = {"hits-TOTAL_FORMS": "0", "hits-INITIAL_FORMS": "0"}  # the job form's HIT inline, empty
 
 
 @pytest.fixture
@@ -346,6 +347,7 @@ def test_malformed_questions_in_the_job_admin_are_a_form_error_not_a_server_erro
         "provider": "inhouse",
         "filters": json.dumps({"questions": [question(answer=9)]}),
         "params": "{}",
+        **HIT_INLINE,
     }
 
     response = client.post("/admin/annotation/job/add/", form)
@@ -353,3 +355,22 @@ def test_malformed_questions_in_the_job_admin_are_a_form_error_not_a_server_erro
     assert response.status_code == 200
     assert "answer must be the index of the true candidate" in response.content.decode()
     assert not Job.objects.exists()
+
+
+def test_staff_create_a_counter_speech_job_in_the_admin_from_questions(
+    client: Client, questions: list[dict[str, Any]]
+) -> None:
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+    filters = json.dumps({"questions": questions})
+    form = {
+        "task_type": "counter_speech",
+        "provider": "inhouse",
+        "filters": filters,
+        "params": "{}",
+        **HIT_INLINE,
+    }
+
+    response = client.post("/admin/annotation/job/add/", {**form, "params": "{}", "name": "cs"})
+
+    assert response.status_code == 302
+    assert Job.objects.get(name="cs").items.count() == len(questions)
