@@ -30,6 +30,7 @@ from annotation.models import (
 from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
+from annotation.work.accuracy import job_accuracy
 from annotation.work.operations import ACTION_ERRORS
 
 
@@ -52,8 +53,11 @@ class JobCreationForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         try:
-            get_task_type(cleaned.get("task_type", "")).params(cleaned.get("params") or {})
-        except TaskTypeError as error:
+            task_type = get_task_type(cleaned.get("task_type", ""))
+            params = task_type.params(cleaned.get("params") or {})
+            # The filters are read now, so a malformed one is a form error rather than a failed save.
+            next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
+        except (TaskTypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
 
@@ -103,6 +107,7 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         market_admin.publish_on_market,
         market_admin.extend_on_market,
         market_admin.expire_on_market,
+        market_admin.bonus_correct_answers,
         show_market_cost,
         reconcile_jobs,
         _in_background("sync", "annotation.sync_jobs", "Sync with the provider"),
@@ -119,13 +124,13 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
-        return ["name", "task_type", "provider", "state", "progress", "annotators", "params", "filters",
-                "budget", "teams"]  # fmt: skip
+        return ["name", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
+                "filters", "budget", "teams"]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["task_type", "provider", "state", "progress", "annotators", "params", "filters"]
+        return ["task_type", "provider", "state", "progress", "annotators", "accuracy", "params", "filters"]
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -158,6 +163,26 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         ))  # fmt: skip
         head = "<tr><th>worker</th><th>submitted</th><th>items</th><th>minutes</th><th>gold</th></tr>"
         return format_html("<table>{}{}</table>", SafeString(head), body)
+
+    @admin.display(description="accuracy against known answers")
+    def accuracy(self, job: Job) -> SafeString | str:
+        found = job_accuracy(job.pk)
+        if not found.overall.answered:
+            return "no answers to items with a known answer"
+        workers = Worker.objects.in_bulk(list(found.workers))
+        body = format_html_join("", "<tr><td>{}</td><td>{}/{}</td><td>{}</td></tr>", (
+            (workers[pk], tally.correct, tally.answered, f"{tally.accuracy:.0%}")
+            for pk, tally in sorted(found.workers.items())
+        ))  # fmt: skip
+        mean = found.mean_worker_accuracy
+        overall = found.overall
+        summary = format_html(
+            "<p>{}/{} answers correct ({}); mean accuracy over {} workers {}</p>",
+            overall.correct, overall.answered, f"{overall.accuracy or 0:.0%}", len(found.workers),
+            f"{mean or 0:.0%}",
+        )  # fmt: skip
+        head = "<tr><th>worker</th><th>correct</th><th>accuracy</th></tr>"
+        return format_html("{}<table>{}{}</table>", summary, SafeString(head), body)
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:

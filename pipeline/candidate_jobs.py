@@ -15,6 +15,8 @@ from django.db.models import Max
 
 from annotation import work as annotation
 from annotation.models import Job
+from annotation.task_types import get_task_type
+from annotation.task_types.counter_speech import doubling_bonus_cap
 from corpus.models import (
     Claim,
     ClusterMember,
@@ -27,6 +29,7 @@ from corpus.models import (
     Status,
 )
 from corpus.services import allocate_ids
+from pipeline.counter_speeches import counter_speech_questions
 from search import services as search
 from search.websources import FileWebSource, WebSearchSource
 
@@ -34,8 +37,14 @@ WEB_SOURCE = "web"
 SIDE_OF = {Stance3.SUPPORT: Side.PRO, Stance3.UNDERMINE: Side.CON}
 
 
-def _create(task_type: str, filters: dict[str, Any], params: dict[str, Any], name: str) -> Job | None:
-    job_params: dict[str, Any] = {"seed": params.get("crowd", {}).get("seed", 0)}
+def _create(
+    task_type: str,
+    filters: dict[str, Any],
+    params: dict[str, Any],
+    name: str,
+    extra: dict[str, Any] | None = None,
+) -> Job | None:
+    job_params: dict[str, Any] = {"seed": params.get("crowd", {}).get("seed", 0), **(extra or {})}
     if params["provider"] == "simulated":
         job_params["crowd"] = dict(params.get("crowd", {}))
     try:
@@ -190,6 +199,18 @@ def vast_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
         return None
     filters = {"claims": chosen, "status": Status.released()}
     return _create("vast_stance", filters, params, "VAST topic + stance")
+
+
+def counter_speech_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
+    """Counter-speech selection over the claims' crawled points (at most `counter_speech_questions`),
+    with a bonus cap that lets every correct answer double its pay."""
+    seed = int(params.get("crowd", {}).get("seed", 0))
+    questions = counter_speech_questions(claims, int(params["counter_speech_questions"]), seed)
+    if not questions:
+        return None
+    cap = doubling_bonus_cap(len(questions), get_task_type("counter_speech").params())
+    extra = {"bonus_cap": str(cap)}
+    return _create("counter_speech", {"questions": questions}, params, "counter-speech selection", extra)
 
 
 def similar_claim_pairs(params: dict[str, Any]) -> list[dict[str, Any]]:

@@ -41,6 +41,12 @@ STEPS: tuple[Step, ...] = (
         "3 Evidence verification",
         "For each paragraph, its top candidate perspectives: supported?",
     ),
+    Step(
+        "counter_speech",
+        "Counter-speech selection",
+        "A crawled point and 3–5 counterpoints of its debate: which one answers it? Correct answers earn "
+        "a bonus.",
+    ),
     Step("topics", "Topics", "Workers tag each claim with topics from the fixed list."),
     Step(
         "vast",
@@ -71,6 +77,7 @@ DEFAULTS: dict[str, Any] = {
     "web_sentences": 10,
     "web_source_file": "",  # a JSON Lines file of web pages; default: settings.WEB_SEARCH_SOURCE
     "evidence_candidates": 8,
+    "counter_speech_questions": 12,  # at most this many counter-speech questions per run
     "hints": 15,
     "vast_claims": 5,  # the VAST step's claims (kept perspectives and evidence as comments)
     "similar_claim_pairs": 350,

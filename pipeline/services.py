@@ -42,7 +42,9 @@ def run_step(run_id: int, name: str) -> StepRun:
     """Run (or continue) one step; earlier steps must be done. Failures are recorded, then raised."""
     step(name)
     run = PipelineRun.objects.get(pk=run_id)
-    current = run.steps.get(name=name)
+    current = run.steps.filter(name=name).first()
+    if current is None:
+        raise PipelineError(f"run {run.pk} has no step {name}: it was made before the step existed")
     blocking = run.steps.filter(position__lt=current.position).exclude(state=StepState.DONE).first()
     if blocking is not None:
         raise PipelineError(f"step {name} waits for {blocking.name} ({blocking.state})")
@@ -69,10 +71,13 @@ def run_step(run_id: int, name: str) -> StepRun:
 
 
 def run_all(run_id: int) -> list[StepRun]:
-    """Run the steps in order until one is waiting for a crowd or an expert, or all are done."""
+    """Run the steps in order until one is waiting for a crowd or an expert, or all are done.
+
+    The run's own steps: a run made before a step was added goes on without it."""
     done = []
-    for definition in STEPS:
-        result = run_step(run_id, definition.name)
+    names = StepRun.objects.filter(run_id=run_id).order_by("position").values_list("name", flat=True)
+    for name in list(names):
+        result = run_step(run_id, name)
         done.append(result)
         if result.state != StepState.DONE:
             break

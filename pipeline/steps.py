@@ -14,6 +14,7 @@ from django.db.models import Q
 from aggregation.services import aggregate_job, has_aggregation
 from annotation import work as annotation
 from annotation.models import Job, JobState
+from annotation.work.accuracy import bonus_correct_answers, job_accuracy
 from annotation.work.paraphrases import collect_paraphrases
 from crawler import services as crawler
 from crawler.models import CrawlRun, Debate, RunStatus
@@ -144,6 +145,26 @@ def evidence(ctx: Context) -> Outcome:
     return job_step(ctx, "evidence", lambda: candidate_jobs.evidence_job(ctx.claims, ctx.params))
 
 
+def counter_speech(ctx: Context) -> Outcome:
+    """Counter-speech selection on crawled points; once done, accuracy against the true counterpoints
+    and a bonus for each correct answer (none where the market pays no bonuses, as the simulated one)."""
+    outcome = job_step(
+        ctx, "counter_speech", lambda: candidate_jobs.counter_speech_job(ctx.claims, ctx.params)
+    )
+    job_id = ctx.step.output.get("jobs", {}).get("counter_speech")
+    if outcome.state != StepState.DONE or job_id is None:
+        return outcome
+    found = job_accuracy(job_id)
+    bonuses = bonus_correct_answers(job_id)
+    mean = found.mean_worker_accuracy
+    outcome.message += (
+        f"; {found.overall.correct}/{found.overall.answered} answers correct, mean worker accuracy "
+        f"{'-' if mean is None else f'{mean:.0%}'}; bonuses: "
+        + (bonuses.note or f"{bonuses.paid} paid ({bonuses.amount}), {len(bonuses.refused)} refused")
+    )
+    return outcome
+
+
 def topics(ctx: Context) -> Outcome:
     return job_step(ctx, "topics", lambda: candidate_jobs.topic_job(ctx.claims, ctx.params))
 
@@ -176,6 +197,7 @@ STEP_FUNCTIONS: dict[str, Callable[[Context], Outcome]] = {
     "paraphrase_verification": paraphrase_verification,
     "web_perspectives": web_perspectives,
     "evidence": evidence,
+    "counter_speech": counter_speech,
     "topics": topics,
     "vast": vast,
     "aggregate": review.aggregate_run,

@@ -90,6 +90,7 @@ AUDITED = {
     "annotation.expire_jobs": AuditEvent.Action.EXPIRED,
     "annotation.review_work": AuditEvent.Action.APPROVED,
     "annotation.bonus_work": AuditEvent.Action.BONUS,
+    "annotation.bonus_correct_answers": AuditEvent.Action.BONUS,
 }
 
 
@@ -292,4 +293,33 @@ def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
         confirm_label="Pay the bonus",
         form=form,
         note="The market adds its fee. A job's bonuses never pass its bonus_cap parameter.",
+    )
+
+
+@admin.action(
+    description="Pay a bonus for each correct answer (through the ledger; shows the count first)",
+    permissions=["spend_money"],
+)
+def bonus_correct_answers(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
+    from annotation.work.accuracy import job_accuracy
+
+    jobs = list(queryset.order_by("pk"))
+    if "confirm" in request.POST:
+        kind, params = "annotation.bonus_correct_answers", {"job_ids": _pks(jobs)}
+        start(modeladmin, request, kind, "Bonus correct answers", params, len(jobs))
+        return None
+    rows = []
+    for job in jobs:
+        correct = job_accuracy(job.pk).overall.correct
+        rows.append([job, get_provider(job.provider).name, correct, job.params.get("bonus_cap", 0)])
+    return _confirm(
+        modeladmin,
+        request,
+        queryset,
+        title="Pay a bonus for each correct answer?",
+        headers=["job", "market", "correct answers", "job bonus cap"],
+        rows=rows,
+        confirm_label="Pay the bonuses",
+        note="Each correct answer earns its share of the HIT's reward, once; the market adds its fee. "
+        "A job's bonuses never pass its bonus_cap parameter.",
     )

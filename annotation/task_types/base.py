@@ -129,6 +129,9 @@ class TaskType:
     # A HIT of one item posts its fields under their own names (an MTurk template's scripts read
     # them so) instead of `item-<pk>-<name>`.
     bare_field_names: ClassVar[bool] = False
+    # Whether its known answers are right by design, so that each correct answer earns a bonus
+    # (annotation.work.accuracy.bonus_correct_answers); a stance's crawled side is only a hint.
+    bonus_per_correct_answer: ClassVar[bool] = False
 
     @property
     def template(self) -> str:
@@ -161,6 +164,10 @@ class TaskType:
     def fields(self, item: Item) -> dict[str, forms.Field]:
         """The form fields for one item, by suffix; the base gives one required choice of `labels`."""
         return {"": forms.ChoiceField(choices=self.labels, widget=forms.RadioSelect, required=True)}
+
+    def clean_item(self, item: Item, cleaned: Mapping[str, Any]) -> dict[str, str]:
+        """Errors between one item's valid fields, by suffix → message; none by default."""
+        return {}
 
     def answer(self, item: Item, cleaned: Mapping[str, Any]) -> Answer:
         """Turn one item's cleaned field values (by suffix) into an answer."""

@@ -111,3 +111,13 @@ VAST_RULE = CategoricalRule(
     collapse=LabelCollapse("vast-3", (CON, NEUTRAL, PRO, CORRECTED), {**VAST_5_TO_3, CORRECTED: CORRECTED}),
     spelling=str.upper,
 )
+# Counter-speech selection: the candidates' letters, as shown; the crowd's pick is the plurality (no
+# ρ threshold: every pick is a real answer, and accuracy against the known one is what is reported).
+COUNTER_SPEECH_LETTERS = ("A", "B", "C", "D", "E")
+COUNTER_SPEECH_RULE = CategoricalRule(
+    "counter_speech",
+    "counter-speech",
+    COUNTER_SPEECH_LETTERS,
+    frozenset(COUNTER_SPEECH_LETTERS),
+    threshold=None,
+)

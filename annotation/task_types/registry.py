@@ -19,6 +19,7 @@ DEFAULT_TASK_TYPES = {
     "topic_tagging": "annotation.task_types.topic_tagging.TopicTaggingTaskType",
     "mturk_template": "annotation.task_types.mturk_template.MTurkTemplateTaskType",
     "vast_stance": "annotation.task_types.vast_stance.VastStanceTaskType",
+    "counter_speech": "annotation.task_types.counter_speech.CounterSpeechTaskType",
 }
 
 

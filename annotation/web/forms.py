@@ -32,6 +32,17 @@ class HitForm(forms.Form):
                 self.fields[name] = fast_radios(field)
                 self.names[item.pk][suffix] = name
 
+    def clean(self) -> dict[str, Any] | None:
+        cleaned = super().clean()
+        for item in self.items:
+            names = self.names[item.pk]
+            if any(name not in self.cleaned_data for name in names.values()):
+                continue  # a field of the item is already refused
+            values = {suffix: self.cleaned_data[name] for suffix, name in names.items()}
+            for suffix, message in self.task_type.clean_item(item, values).items():
+                self.add_error(names[suffix], message)
+        return cleaned
+
     def rows(self) -> list[dict[str, Any]]:
         """Per item: the item and its bound fields, for the task type's template."""
         return [

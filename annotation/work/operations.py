@@ -13,6 +13,7 @@ from annotation.ledger.reconcile import reconcile_job
 from annotation.markets.base import ProviderError
 from annotation.markets.errors import MarketError
 from annotation.models import Assignment, Job
+from annotation.work.accuracy import BonusReport, bonus_correct_answers
 from operations.registry import Progress, register
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
@@ -81,3 +82,13 @@ def bonus_work(progress: Progress, assignment_ids: list[int], amount: str, reaso
         _assignments(assignment_ids),
         lambda a: work.bonus_assignment(a.pk, Decimal(amount), reason, batch).state,
     )
+
+
+def _bonus_outcome(report: BonusReport) -> str:
+    refused = f", {len(report.refused)} refused (first: {report.refused[0]})" if report.refused else ""
+    return report.note or f"{report.paid} correct answers bonused ({report.amount}){refused}"
+
+
+@register("annotation.bonus_correct_answers")
+def bonus_correct_work(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: _bonus_outcome(bonus_correct_answers(job.pk)))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import factory
 
 from corpus.models import (
@@ -19,6 +21,7 @@ from corpus.models import (
     Topic,
 )
 
+SMOKERS_PAGE = "addiction-health-general-healthcare-house-would-deny-smokers-access-state.html"
 STANCES = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
 
 
@@ -85,3 +88,21 @@ def make_vast_corpus() -> list[Claim]:
     cluster = claims[0].clusters.order_by("position")[0]
     ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0)
     return claims
+
+
+def crawled_counter_speech_questions(limit: int = 4, page: str = SMOKERS_PAGE) -> list[dict]:
+    """Counter-speech questions from a saved idebate page (real data), ingested as the crawl would."""
+    from django.conf import settings
+
+    from crawler import ingest, services
+    from crawler.parsing import parse_debate
+    from crawler.parsing.cleaning import clean_evidence
+    from pipeline.counter_speeches import counter_speech_questions
+
+    html = (Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages" / page).read_bytes()
+    record = parse_debate("idebate", html, "https://idebate.org/debatabase/x")
+    stored = services.store_page(None, "idebate", record.url, html, record.url)
+    prepared = [ingest.PreparedPoint(p, clean_evidence(p.body)) for p in record.points]
+    result = ingest.ingest_debate(record, prepared, stored.version_id, None)
+    cid = Claim.objects.get(pk=result.claim_id).cid
+    return counter_speech_questions([cid], limit, seed=0)

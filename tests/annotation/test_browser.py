@@ -1,4 +1,5 @@
-"""Done-when: a stance job over 20 claims, by an in-house annotator in real Chromium (quiz, task, submit)."""
+"""Done-when: a stance job over 20 claims, and a counter-speech HIT, by an in-house annotator in real
+Chromium (quiz, task, submit)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 
 from annotation import work
-from annotation.models import Assignment, Response
+from annotation.models import Assignment, Item, Response
 from annotation.task_types import get_task_type
-from tests.annotation.factories import make_corpus, make_vast_corpus
+from annotation.work.accuracy import job_accuracy
+from tests.annotation.factories import crawled_counter_speech_questions, make_corpus, make_vast_corpus
 
 ARGS = [
     "--headless",
@@ -134,3 +136,58 @@ def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, 
 
     assert "cannot offer you this work" in page.text_content("#message")
     assert not Assignment.objects.exists()
+
+
+def test_an_in_house_annotator_picks_a_counter_speech_and_gives_reasons_in_chromium(
+    live_server: Any, page: Any
+) -> None:
+    questions = crawled_counter_speech_questions(limit=2)
+    job = work.create_job(
+        "counter_speech", {"questions": questions}, provider="inhouse", params={"groups_per_hit": 2}
+    )
+    job = work.publish_job(job.pk)
+    User.objects.create_user("annotator", password="a-long-test-password")
+
+    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
+    page.fill("input[name=username]", "annotator")
+    page.fill("input[name=password]", "a-long-test-password")
+    page.click("button[type=submit]")
+    page.click("text=Take the qualification quiz")
+    for question in get_task_type("counter_speech").quiz:
+        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
+    page.click("#submit-quiz")
+    page.click("text=Start working")
+
+    page.wait_for_selector("fieldset.item")
+    shown = [
+        int(pk) for pk in page.eval_on_selector_all("fieldset.item", "els => els.map(e => e.dataset.item)")
+    ]
+    first, second = (Item.objects.get(pk=pk) for pk in shown)
+    assert page.locator(f"fieldset[data-item='{first.pk}'] [data-candidate]").count() == len(
+        first.payload["candidates"]
+    )
+    wrong = next(c["label"] for c in second.payload["candidates"] if c["label"] != second.known_answer)
+    page.check(f"input[name=item-{first.pk}][value={first.known_answer}]")
+    page.check(f"input[name=item-{first.pk}-reasons][value=quotes]")
+    page.check(f"input[name=item-{first.pk}-reasons][value=main_issue]")
+    page.check(f"input[name=item-{second.pk}][value={wrong}]")
+    page.check(f"input[name=item-{second.pk}-reasons][value=other]")
+    page.click("#submit-hit")
+
+    # "Other" asks for the reason in the worker's own words; the page keeps what was chosen.
+    page.wait_for_selector("text=write your reason in your own words")
+    assert not Assignment.objects.filter(state="submitted").exists()
+    page.fill(f"textarea[name=item-{second.pk}-other]", "It rebuts the cost of treatment, as the point does.")
+    page.click("#submit-hit")
+    page.wait_for_selector("text=your answers are saved")
+
+    answers = {r.item_id: (r.label, r.value) for r in Response.objects.filter(assignment__job=job)}
+    assert answers == {
+        first.pk: (first.known_answer, {"reasons": ["quotes", "main_issue"], "other": ""}),
+        second.pk: (
+            wrong,
+            {"reasons": ["other"], "other": "It rebuts the cost of treatment, as the point does."},
+        ),
+    }
+    found = job_accuracy(job.pk)
+    assert (found.overall.correct, found.overall.answered) == (1, 2)

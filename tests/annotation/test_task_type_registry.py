@@ -32,6 +32,7 @@ BUILT_IN = [
     "topic_tagging",
     "mturk_template",
     "vast_stance",
+    "counter_speech",
 ]
 # Every modelled worker answers the known label: the outcome is known before aggregating.
 EXACT_CROWD = {"crowd": {"size": 6, "accuracy_low": 1.0, "accuracy_high": 1.0, "spammer_share": 0.0}}
@@ -43,7 +44,9 @@ def test_the_built_in_task_types_are_registered_under_their_slugs():
 
 
 def test_an_unknown_task_type_is_refused_naming_the_known_ones():
-    with pytest.raises(TaskTypeError, match=r"unknown task type 'nope'; known: \['evidence_verification'"):
+    with pytest.raises(
+        TaskTypeError, match=r"unknown task type 'nope'; known: \['counter_speech', 'evidence_verification'"
+    ):
         get_task_type("nope")
 
 

@@ -10,7 +10,7 @@ from pipeline.definition import DEFAULTS, STEP_NAMES, PipelineDefinitionError, m
 def test_the_steps_run_in_the_papers_order() -> None:
     assert STEP_NAMES == (
         "crawl", "stance", "paraphrase_writing", "paraphrase_verification", "web_perspectives", "evidence",
-        "topics", "vast", "aggregate", "adjudicate", "split", "release",
+        "counter_speech", "topics", "vast", "aggregate", "adjudicate", "split", "release",
     )  # fmt: skip
 
 
