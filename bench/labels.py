@@ -82,7 +82,7 @@ def main() -> None:
 DB_ITEMS = 1_000_000
 STAGES = {
     "read": r"read the responses: \d+ responses in ([\d.]+) s",
-    "fit": r"fit \w+: done in ([\d.]+) s",
+    "fit": r"fit \w+: (?:done|\d+ iterations) in ([\d.]+) s",
     "write": r"write the outcomes and the corpus: \d+ items in ([\d.]+) s",
 }
 
@@ -114,7 +114,8 @@ def aggregate_job_figure(job: str, model: str, env: dict[str, str], items: int) 
     stages = {name: float(_found(pattern, done.stderr)) for name, pattern in STAGES.items()}
     peak_gb = int(_found(r"peak_rss_kb=(\d+)", done.stderr)) / 1024**2
     goal = GOALS[model]
-    missed = [f"wall over by {wall - goal:.0f} s"] if wall > goal else []
+    slowest = max(stages, key=lambda name: stages[name])
+    missed = [f"wall over by {wall - goal:.0f} s, most of it in {slowest}"] if wall > goal else []
     missed += [f"peak over by {peak_gb - MEMORY_GOAL_GB:.1f} GB"] if peak_gb > MEMORY_GOAL_GB else []
     return (
         f"labels aggregate_job {items * 10 // 1_000_000}M {model}: "
