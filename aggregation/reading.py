@@ -15,11 +15,12 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from django.db import connection
+from django.db.models import QuerySet
 
 from aggregation.labels import LabelSet
 from aggregation.responses import Responses, ResponsesError, label_codes
 from aggregation.streaming import read_labels
-from annotation.models import Job
+from annotation.models import Job, Response
 from annotation.work import long_format
 
 # What COPY writes stays in memory up to this size, then goes to a temporary file.
@@ -48,11 +49,11 @@ def _fetched(rows: Iterable[tuple[int, int, str]]) -> Columns:
     return frame["item"].to_numpy(np.int64), frame["worker"].to_numpy(np.int64), codes, list(uniques)
 
 
-def _copied(rows: object) -> Columns:
+def _copied(rows: QuerySet[Response, tuple[int, int, str]]) -> Columns:
     # Unordered: the codes do not depend on the row order, and sorting 10M rows costs PostgreSQL more
     # than reading them.
-    sql, params = rows.order_by().query.sql_with_params()  # type: ignore[attr-defined]
-    raw_labels = sorted(set(rows.order_by().values_list("label", flat=True).distinct()))  # type: ignore[attr-defined]
+    sql, params = rows.order_by().query.sql_with_params()
+    raw_labels = sorted(set(rows.order_by().values_list("label", flat=True).distinct()))
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
         with (
             connection.cursor() as cursor,
