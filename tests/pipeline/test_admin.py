@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from pipeline.definition import STEPS
 from pipeline.models import PipelineRun, StepState
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +27,7 @@ def test_adding_a_run_in_the_admin_creates_every_step_pending(staff: Client) -> 
     assert not run.simulated
     assert run.params["crowd"]["size"] == 12  # the defaults are merged in
     assert set(run.steps.values_list("state", flat=True)) == {StepState.PENDING}
-    assert run.steps.count() == 12
+    assert run.steps.count() == len(STEPS)
 
 
 def test_a_misspelt_parameter_is_refused_in_the_form(staff: Client) -> None:
