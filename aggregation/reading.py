@@ -1,8 +1,8 @@
 """A job's responses as the aggregators' integer codes, streamed from PostgreSQL.
 
 On PostgreSQL the rows leave the server through ``COPY (…) TO STDOUT`` as CSV into a spooled temporary
-file, which `streaming.read_labels` reads back in chunks into integer codes: ten million responses
-take a few hundred megabytes, never a Python tuple per row. Other databases (SQLite, the embedded
+file, which pandas reads back in chunks into integer arrays: ten million responses take a few hundred
+megabytes, never a Python tuple per row. Other databases (SQLite, the embedded
 default, whose jobs are small) read the rows through the ORM.
 """
 
@@ -19,12 +19,14 @@ from django.db.models import QuerySet
 
 from aggregation.labels import LabelSet
 from aggregation.responses import Responses, ResponsesError, label_codes
-from aggregation.streaming import read_labels
 from annotation.models import Job, Response
 from annotation.work import long_format
 
 # What COPY writes stays in memory up to this size, then goes to a temporary file.
 SPOOL_BYTES = 64 * 1024 * 1024
+CHUNK_ROWS = 1_000_000
+# Ids parsed as integers and labels as categories: no Python string per row.
+CSV_TYPES = {"item": np.int64, "worker": np.int64, "label": "category"}
 
 Columns = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp], list[str]]
 
@@ -53,22 +55,26 @@ def _copied(rows: QuerySet[Response, tuple[int, int, str]]) -> Columns:
     # Unordered: the codes do not depend on the row order, and sorting 10M rows costs PostgreSQL more
     # than reading them.
     sql, params = rows.order_by().query.sql_with_params()
-    raw_labels = sorted(set(rows.order_by().values_list("label", flat=True).distinct()))
+    copy_out = (
+        f"COPY (SELECT item_id AS item, worker_id AS worker, label FROM ({sql}) AS rows) "
+        "TO STDOUT WITH (FORMAT csv, HEADER)"
+    )
+    names: dict[str, int] = {}  # raw label → code, first seen first
+    parts: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp]]] = []
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES) as spool:
-        with (
-            connection.cursor() as cursor,
-            cursor.cursor.copy(  # type: ignore[attr-defined]
-                f"COPY (SELECT item_id AS item, worker_id AS worker, label FROM ({sql}) AS rows) "
-                "TO STDOUT WITH (FORMAT csv, HEADER)",
-                params,
-            ) as copy,
-        ):
+        with connection.cursor() as cursor, cursor.cursor.copy(copy_out, params) as copy:
             for block in copy:
                 spool.write(block)
         spool.seek(0)
-        coded = read_labels(spool, raw_labels) if raw_labels else None
-    if coded is None:
+        for chunk in pd.read_csv(spool, dtype=CSV_TYPES, chunksize=CHUNK_ROWS, keep_default_na=False):
+            labels = chunk["label"].cat
+            shared = np.array(
+                [names.setdefault(str(c), len(names)) for c in labels.categories], dtype=np.intp
+            )
+            parts.append(
+                (chunk["item"].to_numpy(), chunk["worker"].to_numpy(), shared[labels.codes.to_numpy()])
+            )
+    if not parts:
         return np.array([], np.int64), np.array([], np.int64), np.array([], np.intp), []
-    items = np.array(coded.item_names, dtype=np.int64)[coded.item_codes]
-    workers = np.array(coded.worker_names, dtype=np.int64)[coded.worker_codes]
-    return items, workers, coded.label_codes.astype(np.intp), raw_labels
+    items, workers, codes = (np.concatenate([part[n] for part in parts]) for n in range(3))
+    return items, workers, codes, list(names)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 import numpy as np
 import numpy.typing as npt
@@ -36,17 +35,13 @@ class CodedLabels:
     """The file as codes: ``item_names[item_codes[r]]`` is row r's item, and so on."""
 
     item_names: list[str]
-    worker_names: list[str]
     item_codes: npt.NDArray[np.int32]
     worker_codes: npt.NDArray[np.int32]
     label_codes: npt.NDArray[np.int8]
 
 
-def read_labels(
-    path: Path | str | IO[bytes], labels: Sequence[str], chunk_rows: int = CHUNK_ROWS
-) -> CodedLabels:
-    """Read ``item,worker,label`` rows chunk by chunk (a file, or a file object: aggregation.reading
-    passes what PostgreSQL's COPY wrote); every label must be one of ``labels``."""
+def read_labels(path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK_ROWS) -> CodedLabels:
+    """Read ``item,worker,label`` rows chunk by chunk; every label must be one of ``labels``."""
     known: dict[str, int] = {}
     workers: dict[str, int] = {}
     parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8]]] = []
@@ -72,7 +67,6 @@ def read_labels(
         raise LabelFileError(f"{path} has no rows")
     return CodedLabels(
         item_names=list(known),
-        worker_names=list(workers),
         item_codes=np.concatenate([p[0] for p in parts]),
         worker_codes=np.concatenate([p[1] for p in parts]),
         label_codes=np.concatenate([p[2] for p in parts]),
