@@ -11,14 +11,14 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
 from aggregation.label_models import Aggregate
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
-from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
+from aggregation.models import Adjudication, AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError, contest_reasons
 from aggregation.quality import record_worker_quality
 from aggregation.reading import job_responses
@@ -265,12 +265,40 @@ def _save_outcomes(job: Job, outcomes: list[ItemOutcome], adjudicated: set[int])
     decided on stay, so their adjudications stay attached.
     """
     kept = [outcome for outcome in outcomes if outcome.pk and outcome.item_id in adjudicated]
-    ItemOutcome.objects.filter(job=job).exclude(item_id__in=adjudicated).delete()
+    _delete_unadjudicated(job)
     ItemOutcome.objects.bulk_update(kept, OUTCOME_FIELDS, batch_size=500)
     fresh = [outcome for outcome in outcomes if outcome.item_id not in adjudicated]
     for outcome in fresh:
         outcome.pk = None
-    ItemOutcome.objects.bulk_create(fresh, batch_size=1000)
+    _insert_outcomes(fresh)
+
+
+def _delete_unadjudicated(job: Job) -> None:
+    """One DELETE of the outcomes no expert decided. QuerySet.delete() would first fetch every row to
+    find adjudications to cascade to, of which there are none here: a minute for a million items."""
+    outcomes, adjudications = ItemOutcome._meta.db_table, Adjudication._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {outcomes} WHERE job_id = %s AND id NOT IN "
+            f"(SELECT outcome_id FROM {adjudications} WHERE job_id = %s)",
+            [job.pk, job.pk],
+        )
+
+
+def _insert_outcomes(outcomes: list[ItemOutcome]) -> None:
+    """New outcome rows: by COPY on PostgreSQL (a million rows in seconds, where bulk_create spends a
+    minute composing INSERTs), by bulk_create elsewhere."""
+    if connection.vendor != "postgresql":
+        ItemOutcome.objects.bulk_create(outcomes, batch_size=1000)
+        return
+    fields = [field for field in ItemOutcome._meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    statement = f"COPY {ItemOutcome._meta.db_table} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for outcome in outcomes:
+            copy.write_row(
+                [field.get_db_prep_save(getattr(outcome, field.attname), connection) for field in fields]
+            )
 
 
 def _reference_code(
