@@ -16,6 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pipeline.definition import STEPS
+
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 
@@ -59,7 +61,7 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
         real_responses = db.execute(
             "SELECT COUNT(*) FROM annotation_response WHERE simulated = 0"
         ).fetchone()[0]
-    assert [state for _, state, _ in steps] == ["done"] * 12, steps
+    assert [state for _, state, _ in steps] == ["done"] * len(STEPS), steps
     assert simulated == [(1,)]
     assert crawled == 41
     assert claims >= 907
