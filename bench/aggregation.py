@@ -87,7 +87,7 @@ def bench_label_models() -> None:
         ours[model.name] = seconds, accuracy(result, truth)
         print(
             f"aggregation ours {model.name} 100k labels: s={seconds:.3f} "
-            f"accuracy={accuracy(result, truth):.3f} iterations={result.iterations}",
+            f"accuracy={accuracy(result, truth):.4f} iterations={result.iterations}",
             flush=True,
         )
     bench_crowdkit(items, workers, labels, truth, ours)
@@ -128,8 +128,8 @@ def bench_crowdkit(
             wanted = "accuracy >= crowd-kit's" + (", >= x20 faster" if name == "mace" else "")
             goal = f" goal: {wanted}: {'met' if met else 'MISSED'}"
         print(
-            f"aggregation crowd-kit {name} 100k labels: s={seconds:.3f} accuracy={correct:.3f} "
-            f"ours_accuracy={ours_accuracy:.3f} ours_speedup=x{speedup:.0f}{goal}",
+            f"aggregation crowd-kit {name} 100k labels: s={seconds:.3f} accuracy={correct:.4f} "
+            f"ours_accuracy={ours_accuracy:.4f} ours_speedup=x{speedup:.0f}{goal}",
             flush=True,
         )
 
