@@ -101,7 +101,11 @@ def pipeline(group: ProcessGroup, env: dict[str, str], db: psycopg.Connection[An
 
     group.wait_until(finished, "the pipeline run", timeout=WAIT_SECONDS)
     elapsed = time.perf_counter() - started - imported
-    steps = dict(db.execute("SELECT name, state FROM pipeline_steprun WHERE run_id = %s", (run,)).fetchall())
+    rows = db.execute(
+        "SELECT name, state, message FROM pipeline_steprun WHERE run_id = %s", (run,)
+    ).fetchall()
+    steps = {name: state for name, state, _message in rows}
+    failed = [f"{name}: {message[:300]}" for name, state, message in rows if state == "failed"]
     runs = db.execute(
         "SELECT job_id, count(*) FROM aggregation_aggregationrun GROUP BY job_id ORDER BY job_id"
     ).fetchall()
@@ -113,6 +117,7 @@ def pipeline(group: ProcessGroup, env: dict[str, str], db: psycopg.Connection[An
         f"steps_done={sum(s == 'done' for s in steps.values())}/{len(steps)} "
         f"aggregation_runs_per_job={[count for _job, count in runs]} "
         f"goal: every step done, each job aggregated once: {'met' if once and done else 'MISSED'}"
+        + (f" (failed: {'; '.join(failed)})" if failed else "")
     )
 
 

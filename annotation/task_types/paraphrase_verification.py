@@ -22,7 +22,7 @@ from annotation.task_types.base import (
 )
 from annotation.task_types.builtin_rules import PARAPHRASE_RULE
 from annotation.task_types.decisions import Decision
-from corpus.models import ClusterMember, Origin, Perspective
+from corpus.models import ClusterMember, Origin, Perspective, PerspectiveCluster
 
 SAME, DIFFERENT = "same", "different"
 LABELS = ((SAME, "Same argument"), (DIFFERENT, "Different argument"))
@@ -92,6 +92,9 @@ class ParaphraseVerificationTaskType(TaskType):
                 "cluster_id", "perspective_id"
             )
         )
+        # The release may keep a paraphrase in another cluster of the same claim (its link points to
+        # the head of the first cluster, by cId, that holds it): there its answer is "different".
+        placed = {(clusters[cluster].claim_id, perspective) for cluster, perspective in members}
         for candidate in candidates:
             assert candidate.paraphrase_of is not None
             cluster = clusters[original_cluster[candidate.paraphrase_of.pk]]
@@ -105,9 +108,9 @@ class ParaphraseVerificationTaskType(TaskType):
                     "candidate": candidate.text,
                     "pid": candidate.pid,
                 },
-                # Known when the candidate already sits in the original's cluster (a release) or
-                # was written by a simulated writer.
-                known_answer=SAME if (cluster.pk, candidate.pk) in members else written.get(candidate.pk),
+                # Known when the release placed the candidate (in the original's cluster or another
+                # of the claim) or a simulated writer wrote it.
+                known_answer=_known(cluster, candidate.pk, members, placed, written),
                 claim_id=cluster.claim_id,
                 perspective_id=candidate.pk,
                 cluster_id=cluster.pk,
@@ -116,6 +119,20 @@ class ParaphraseVerificationTaskType(TaskType):
 
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
         return write_paraphrases(decisions)
+
+
+def _known(
+    cluster: PerspectiveCluster,
+    candidate: int,
+    members: set[tuple[int, int]],
+    placed: set[tuple[int, int]],
+    written: Mapping[int, str],
+) -> str | None:
+    if (cluster.pk, candidate) in members:
+        return SAME
+    if (cluster.claim_id, candidate) in placed:
+        return DIFFERENT
+    return written.get(candidate)
 
 
 def write_paraphrases(decisions: Sequence[Decision]) -> int:

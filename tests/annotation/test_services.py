@@ -227,6 +227,18 @@ def test_the_writer_of_a_paraphrase_never_verifies_it() -> None:
     assert WorkerItem.objects.filter(worker=writer, reason=WorkerItemReason.AUTHORED).count() == 1
 
 
+def test_a_paraphrase_the_release_put_in_another_cluster_of_the_claim_is_known_as_different() -> None:
+    # PERSPECTRUM links a paraphrase to the head of the first cluster (by cId) that holds it; another
+    # claim may keep the two apart. There the release's answer is "different", not unknown.
+    claim = make_corpus(claims=1, perspectives=2)[0]
+    first, second = (cluster.perspectives.get() for cluster in claim.clusters.order_by("position"))
+    Perspective.objects.filter(pk=second.pk).update(origin=Origin.PARAPHRASE, paraphrase_of=first)
+
+    specs = list(get_task_type("paraphrase_verification").select_items({}, {}))
+
+    assert [(spec.perspective_id, spec.known_answer) for spec in specs] == [(second.pk, "different")]
+
+
 def test_pause_stops_new_work_and_cancel_expires_hits() -> None:
     make_corpus(claims=2)
     job = work.create_job("stance", {}, params={"groups_per_hit": 1})
