@@ -108,9 +108,7 @@ class ParaphraseVerificationTaskType(TaskType):
                     "candidate": candidate.text,
                     "pid": candidate.pid,
                 },
-                # Known when the release placed the candidate (in the original's cluster or another
-                # of the claim) or a simulated writer wrote it.
-                known_answer=_known(cluster, candidate.pk, members, placed, written),
+                known_answer=_known(cluster, candidate.pk, members, placed, written, authors),
                 claim_id=cluster.claim_id,
                 perspective_id=candidate.pk,
                 cluster_id=cluster.pk,
@@ -127,11 +125,17 @@ def _known(
     members: set[tuple[int, int]],
     placed: set[tuple[int, int]],
     written: Mapping[int, str],
+    authors: Mapping[int, int],
 ) -> str | None:
+    """The release's answer: same when it clusters the two here, different when it keeps them apart in
+    this claim, same when only another claim's cluster holds them (the link comes from there); else
+    a simulated writer's (same), or none for a person's paraphrase."""
     if (cluster.pk, candidate) in members:
         return SAME
     if (cluster.claim_id, candidate) in placed:
         return DIFFERENT
+    if candidate not in authors:
+        return SAME
     return written.get(candidate)
 
 

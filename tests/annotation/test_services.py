@@ -239,6 +239,16 @@ def test_a_paraphrase_the_release_put_in_another_cluster_of_the_claim_is_known_a
     assert [(spec.perspective_id, spec.known_answer) for spec in specs] == [(second.pk, "different")]
 
 
+def test_a_release_paraphrase_clustered_with_its_original_under_another_claim_is_known_as_same() -> None:
+    claim = make_corpus(claims=1, perspectives=1)[0]
+    original = claim.clusters.get().perspectives.get()
+    elsewhere = PerspectiveFactory(origin=Origin.PARAPHRASE, source="paraphrase", paraphrase_of=original)
+
+    specs = list(get_task_type("paraphrase_verification").select_items({}, {}))
+
+    assert [(spec.perspective_id, spec.known_answer) for spec in specs] == [(elsewhere.pk, "same")]
+
+
 def test_pause_stops_new_work_and_cancel_expires_hits() -> None:
     make_corpus(claims=2)
     job = work.create_job("stance", {}, params={"groups_per_hit": 1})
