@@ -2,8 +2,8 @@
 
 On PostgreSQL the rows leave the server through ``COPY (…) TO STDOUT`` as CSV into a spooled temporary
 file, which pandas reads back in chunks into integer arrays: ten million responses take a few hundred
-megabytes, never a Python tuple per row. Other databases (SQLite, the embedded
-default, whose jobs are small) read the rows through the ORM.
+megabytes, never a Python tuple per row. Other databases (SQLite, the embedded default, whose jobs
+are small) read the rows through the ORM.
 """
 
 from __future__ import annotations
