@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 
+import psutil
 import pytest
 from django.db import connection
 
@@ -27,6 +28,19 @@ def sleeper() -> Iterator[subprocess.Popen[bytes]]:
     process.wait()
 
 
+def fake_crawl(run_id: int) -> subprocess.Popen[bytes]:
+    """A live process whose command line reads as run `run_id`'s crawl, returned once it has exec'd:
+    until then its command line is still the test's own (the race a loaded machine widens)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "crawl", "--run", str(run_id)]
+    )
+    deadline = time.monotonic() + 30
+    while "crawl" not in psutil.Process(process.pid).cmdline():
+        assert time.monotonic() < deadline, "the fake crawl never started"
+        time.sleep(0.01)
+    return process
+
+
 def running(run: CrawlRun, pid: int, started: float | None) -> CrawlRun:
     CrawlRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, pid=pid, pid_started=started)
     run.refresh_from_db()
@@ -37,19 +51,17 @@ def test_a_second_active_run_of_a_site_and_mode_is_refused_with_a_clear_error(
     sleeper: subprocess.Popen[bytes],
 ) -> None:
     first = services.create_run("idebate")
-    fake_crawl = subprocess.Popen(
-        [sys.executable, "-c", "import time; time.sleep(60)", "crawl", "--run", str(first.pk)]
-    )
+    crawl = fake_crawl(first.pk)
     try:
-        running(first, fake_crawl.pid, processes.describe(fake_crawl.pid).started)  # type: ignore[union-attr]
+        running(first, crawl.pid, processes.describe(crawl.pid).started)  # type: ignore[union-attr]
         with pytest.raises(services.CrawlRequestError, match=f"already active \\(run {first.pk}\\)"):
             services.create_run("idebate")
         # Another mode of the same site, or another site, may run beside it.
         services.create_run("idebate", archive="2012:2019")
         services.create_run("procon")
     finally:
-        fake_crawl.kill()
-        fake_crawl.wait()
+        crawl.kill()
+        crawl.wait()
 
 
 def test_a_run_whose_process_is_gone_is_failed_and_no_longer_blocks_the_site() -> None:
@@ -74,11 +86,13 @@ def test_stop_never_signals_a_process_that_reused_a_dead_crawls_pid(
 
 
 def test_a_live_crawl_process_is_recognised_by_pid_start_time_and_command_line() -> None:
-    crawl = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "crawl", "--run", "41"])
+    crawl = fake_crawl(41)
     try:
         started = processes.describe(crawl.pid)
         assert started is not None
-        assert processes.is_crawl_of(crawl.pid, started.started, 41)
+        seen = psutil.Process(crawl.pid)
+        why = f"recorded start {started.started}, now {seen.create_time()}, command {seen.cmdline()}"
+        assert processes.is_crawl_of(crawl.pid, started.started, 41), why
         assert not processes.is_crawl_of(crawl.pid, started.started, 42)
         assert not processes.is_crawl_of(crawl.pid, started.started - 10, 41)
     finally:
