@@ -44,19 +44,29 @@ def page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             browser.close()
 
 
-def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
-    make_corpus(claims=20, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+def log_in_to(page: Any, live_server: Any, job: Any) -> None:
+    """A new in-house annotator opens the job and logs in."""
     User.objects.create_user("annotator", password="a-long-test-password")
-
     page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
     page.fill("input[name=username]", "annotator")
     page.fill("input[name=password]", "a-long-test-password")
     page.click("button[type=submit]")
+
+
+def take_the_quiz(page: Any, task_type: str, answer: str | None = None) -> None:
+    """Answer the job's quiz: right (`answer` None) or every question with `answer`."""
     page.click("text=Take the qualification quiz")
-    for question in get_task_type("stance").quiz:
-        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
+    for question in get_task_type(task_type).quiz:
+        page.check(f"fieldset[data-question={question.key}] input[value={answer or question.answer}]")
     page.click("#submit-quiz")
+
+
+def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
+    make_corpus(claims=20, perspectives=2)
+    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+
+    log_in_to(page, live_server, job)
+    take_the_quiz(page, "stance")
     page.click("text=Start working")
 
     # Keyboard only: the first item has focus; "1" answers Supports and moves to the next item.
@@ -79,16 +89,9 @@ def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_
     claims = make_vast_corpus()
     job = work.create_job("vast_stance", {"claims": [claims[1].cid]}, provider="inhouse")
     job = work.publish_job(job.pk)
-    User.objects.create_user("annotator", password="a-long-test-password")
 
-    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
-    page.fill("input[name=username]", "annotator")
-    page.fill("input[name=password]", "a-long-test-password")
-    page.click("button[type=submit]")
-    page.click("text=Take the qualification quiz")
-    for question in get_task_type("vast_stance").quiz:
-        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
-    page.click("#submit-quiz")
+    log_in_to(page, live_server, job)
+    take_the_quiz(page, "vast_stance")
     page.click("text=Start working")
 
     page.wait_for_selector("fieldset.item")
@@ -123,16 +126,9 @@ def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_
 def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, page: Any) -> None:
     make_corpus(claims=1, perspectives=1)
     job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
-    User.objects.create_user("annotator", password="a-long-test-password")
 
-    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
-    page.fill("input[name=username]", "annotator")
-    page.fill("input[name=password]", "a-long-test-password")
-    page.click("button[type=submit]")
-    page.click("text=Take the qualification quiz")
-    for question in get_task_type("stance").quiz:
-        page.check(f"fieldset[data-question={question.key}] input[value=MILDLY_SUPPORT]")
-    page.click("#submit-quiz")
+    log_in_to(page, live_server, job)
+    take_the_quiz(page, "stance", "MILDLY_SUPPORT")
 
     assert "cannot offer you this work" in page.text_content("#message")
     assert not Assignment.objects.exists()
@@ -146,16 +142,9 @@ def test_an_in_house_annotator_picks_a_counter_speech_and_gives_reasons_in_chrom
         "counter_speech", {"questions": questions}, provider="inhouse", params={"groups_per_hit": 2}
     )
     job = work.publish_job(job.pk)
-    User.objects.create_user("annotator", password="a-long-test-password")
 
-    page.goto(f"{live_server.url}/annotate/jobs/{job.pk}/")
-    page.fill("input[name=username]", "annotator")
-    page.fill("input[name=password]", "a-long-test-password")
-    page.click("button[type=submit]")
-    page.click("text=Take the qualification quiz")
-    for question in get_task_type("counter_speech").quiz:
-        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
-    page.click("#submit-quiz")
+    log_in_to(page, live_server, job)
+    take_the_quiz(page, "counter_speech")
     page.click("text=Start working")
 
     page.wait_for_selector("fieldset.item")
