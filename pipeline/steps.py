@@ -50,6 +50,12 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
     return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated")
 
 
+def finished_job(ctx: Context, key: str, outcome: Outcome) -> int | None:
+    """The step's job once it is complete and aggregated; None while it is not (or there is none)."""
+    job_id: int | None = ctx.step.output.get("jobs", {}).get(key)
+    return job_id if outcome.state == StepState.DONE else None
+
+
 # --- the steps -------------------------------------------------------------------------------------
 
 
@@ -151,8 +157,8 @@ def counter_speech(ctx: Context) -> Outcome:
     outcome = job_step(
         ctx, "counter_speech", lambda: candidate_jobs.counter_speech_job(ctx.claims, ctx.params)
     )
-    job_id = ctx.step.output.get("jobs", {}).get("counter_speech")
-    if outcome.state != StepState.DONE or job_id is None:
+    job_id = finished_job(ctx, "counter_speech", outcome)
+    if job_id is None:
         return outcome
     found = job_accuracy(job_id)
     bonuses = bonus_correct_answers(job_id)
@@ -172,8 +178,8 @@ def topics(ctx: Context) -> Outcome:
 def vast(ctx: Context) -> Outcome:
     """The VAST job; once it is done, its CSV (MACE's poor workers left out) under DATA_DIR/vast/."""
     outcome = job_step(ctx, "vast", lambda: candidate_jobs.vast_job(ctx.claims, ctx.params))
-    job_id = ctx.step.output.get("jobs", {}).get("vast")
-    if outcome.state != StepState.DONE or job_id is None:
+    job_id = finished_job(ctx, "vast", outcome)
+    if job_id is None:
         return outcome
     path = Path(settings.DATA_DIR) / "vast" / f"run{ctx.step.run_id}-job{job_id}.csv"
     try:
