@@ -10,8 +10,9 @@ from typing import Any
 
 import pandas as pd
 
-from annotation.models import Assignment, Item, Job, Response
+from annotation.models import Item, Job
 from annotation.task_types.builtin_rules import VAST_5_TO_3
+from annotation.work import counted_responses
 from export.vast_quality import (
     Agreement,
     StanceAnswer,
@@ -116,9 +117,7 @@ def job_answers(job: Job) -> tuple[list[StanceAnswer], int, bool]:
     """Counted, non-gold answers (only work its market confirmed votes), how many were unreadable,
     and whether any came from a simulated crowd."""
     rows = (
-        Response.objects.filter(
-            job=job, is_gold=False, assignment__in=Assignment.objects.filter(Assignment.counted())
-        )
+        counted_responses(job)
         .order_by("item_id", "worker_id")
         .values_list("item_id", "worker_id", "value", "simulated")
     )

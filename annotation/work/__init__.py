@@ -41,6 +41,7 @@ from annotation.work.market import bonus_assignment, expire_job, extend_job
 from annotation.work.records import (
     ReviewError,
     block_worker,
+    counted_responses,
     gold_accuracy,
     long_format,
     review_assignment,
@@ -66,6 +67,7 @@ __all__ = [
     "cancel_job",
     "check_can_work",
     "check_cost",
+    "counted_responses",
     "create_job",
     "estimate_cost",
     "expire_job",

@@ -24,13 +24,17 @@ def long_format(
     Only work that counts: submitted or approved, confirmed by its market (`Assignment.counted`);
     rejected and unconfirmed work never votes. `exclude_workers` leaves out those workers too.
     """
-    rows = Response.objects.filter(job=job, assignment__in=Assignment.objects.filter(Assignment.counted()))
-    if not include_gold:
-        rows = rows.filter(is_gold=False)
+    rows = counted_responses(job, include_gold=include_gold)
     excluded = list(exclude_workers)
     if excluded:
         rows = rows.exclude(worker_id__in=excluded)
     return rows.order_by("item_id", "worker_id").values_list("item_id", "worker_id", "label")
+
+
+def counted_responses(job: Job, *, include_gold: bool = False) -> QuerySet[Response]:
+    """The job's responses that count: submitted or approved work its market confirmed."""
+    rows = Response.objects.filter(job=job, assignment__in=Assignment.objects.filter(Assignment.counted()))
+    return rows if include_gold else rows.filter(is_gold=False)
 
 
 def gold_accuracy(job: Job) -> dict[int, tuple[int, int]]:
