@@ -88,8 +88,8 @@ STAGES = {
 
 
 def database_figures(items: int = DB_ITEMS) -> None:
-    database_url, _ = load.service_urls()
-    if problem := load.unreachable(database_url, load.service_urls()[1]):
+    database_url, redis_url = load.service_urls()
+    if problem := load.unreachable(database_url, redis_url):
         print(f"labels in the database: not run: needs PostgreSQL ({problem})", flush=True)
         return
     with tempfile.TemporaryDirectory() as tmp, scratch_database("labels", database_url) as scratch:

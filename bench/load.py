@@ -63,13 +63,14 @@ class LevelResult:
         return not any(flaws) and self.check["submitted"] >= self.submits and stopped_short
 
 
-def service_urls() -> tuple[str, str]:
+def service_urls(redis_db: int = 14) -> tuple[str, str]:
+    """PostgreSQL and Redis for a benchmark; Redis database `redis_db`, so no other test's or
+    benchmark's queued task reaches its workers."""
     database = os.environ.get("LOAD_DATABASE_URL") or os.environ.get("DATABASE_URL", "")
     if not database.startswith(("postgres://", "postgresql://")):
         database = "postgres://postgres@127.0.0.1:5432/stancework"
     broker = os.environ.get("LOAD_REDIS_URL") or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    # A Redis database of its own, so no other test's queued task reaches this worker.
-    return database, urlunsplit(urlsplit(broker)._replace(path="/14"))
+    return database, urlunsplit(urlsplit(broker)._replace(path=f"/{redis_db}"))
 
 
 def app_environment(tmp: Path, database_url: str, redis_url: str) -> dict[str, str]:

@@ -13,7 +13,6 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import redis
@@ -32,8 +31,7 @@ WAIT_SECONDS = 900
 
 
 def main(rows: int = ROWS, claims: int = CLAIMS) -> None:
-    database_url, redis_url = load.service_urls()
-    redis_url = urlunsplit(urlsplit(redis_url)._replace(path="/13"))  # its own queue and call list
+    database_url, redis_url = load.service_urls(redis_db=13)  # its own queue and list of market calls
     unreachable = load.unreachable(database_url, redis_url)
     if unreachable:
         print(f"workers: not run: needs PostgreSQL and Redis ({unreachable})", flush=True)
