@@ -19,8 +19,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerState
-from annotation.markets.base import Finish, Gateway, ProviderError
+from annotation.markets.base import ProviderError
 from annotation.markets.errors import (
     MarketConfigError,
     MarketError,

@@ -84,3 +84,21 @@ def test_every_pure_core_imports_without_django_in_a_fresh_interpreter() -> None
     forbidden = set(PURE_CORES["forbidden_modules"])
     frameworks = {name: sorted(forbidden & set(found)) for name, found in json.loads(done.stdout).items()}
     assert {name: found for name, found in frameworks.items() if found} == {}
+
+
+def test_a_room_inside_annotation_importing_a_higher_one_breaks_annotations_layers(tree: Path) -> None:
+    (tree / "annotation" / "ledger" / "reaches_up.py").write_text("from annotation.work import jobs\n")
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "annotation.ledger is not allowed to import annotation.work" in result.stdout
+    assert "annotation.ledger.reaches_up -> annotation.work.jobs" in result.stdout
+
+
+def test_the_market_interface_importing_a_market_breaks_annotations_layers(tree: Path) -> None:
+    (tree / "annotation" / "markets" / "errors.py").write_text(
+        (ROOT / "annotation" / "markets" / "errors.py").read_text()
+        + "\nfrom annotation.markets.mturk import spec\n"
+    )
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "annotation.markets.errors -> annotation.markets.mturk.spec" in result.stdout
