@@ -71,10 +71,11 @@ print(f"record_rows_per_s={1000 / recorded:.0f} execute_rows_per_s={1000 / seque
 
 def tokens() -> str:
     from annotation.markets.base import MarketIds
+    from annotation.markets.mturk.identity import DEFAULT_SUBMIT_ORIGINS
     from annotation.web.page_tokens import issue_token, verify_token
 
     ids = MarketIds(
-        "mturk", "A2Z8QB6XQFTQ1D", "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV", "3PWW", "https://www.mturk.com"
+        "mturk", "A2Z8QB6XQFTQ1D", "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV", "3PWW", DEFAULT_SUBMIT_ORIGINS[0]
     )
     items = list(range(40))
     started = time.perf_counter()

@@ -43,4 +43,3 @@ def test_task_types_never_import_aggregation():
         for path in modules
     }
     assert {name: found for name, found in upward.items() if found} == {}
-
