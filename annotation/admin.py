@@ -31,7 +31,7 @@ from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
-from annotation.work.operations import ACTION_ERRORS
+from annotation.work.market_actions import ACTION_ERRORS
 
 
 class JobCreationForm(forms.ModelForm):

@@ -9,4 +9,4 @@ class AnnotationConfig(AppConfig):
         # System checks register on import; ready() runs once, after every app's models are loaded.
         from annotation.markets.mturk import checks as mturk_checks  # noqa: F401
         from annotation.task_types import checks  # noqa: F401
-        from annotation.work import operations  # noqa: F401  # registers the admin's operations
+        from annotation.work import market_actions  # noqa: F401  # registers them as background operations

@@ -180,10 +180,3 @@ def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = 
         .values_list("pk", flat=True)
     )
     return SweepReport(sorted(set(requeued)), sorted(set(unclear)))
-
-
-def request_execution(entry: LedgerEntry) -> None:
-    """Run the row's call in the background once the current transaction commits."""
-    from annotation.ledger.tasks import execute_ledger_entry_task
-
-    execute_ledger_entry_task.delay_on_commit(entry.pk)  # type: ignore[attr-defined]
