@@ -8,7 +8,17 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, env_path, env_str, secret_key
+from config.env import (
+    ConfigError,
+    env_bool,
+    env_hostname,
+    env_int,
+    env_list,
+    env_pairs,
+    env_path,
+    env_str,
+    secret_key,
+)
 from config.headers import static_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -222,6 +232,10 @@ MTURK_MIN_APPROVED_HITS = env_int("MTURK_MIN_APPROVED_HITS", 1000)
 MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 95)
 MTURK_QUIZ_QUALIFICATION_ID = env_str("MTURK_QUIZ_QUALIFICATION_ID")
 MTURK_SOFT_BLOCK_QUALIFICATION_ID = env_str("MTURK_SOFT_BLOCK_QUALIFICATION_ID")
+# Each market's client chosen by path, as Django chooses EMAIL_BACKEND: name=dotted.path of a function
+# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.approving_client.
+# A market not named here uses its real client.
+MARKET_CLIENTS = env_pairs("MARKET_CLIENTS")
 # Empty: MTurk's own sites, which its folder names (annotation/markets/mturk/identity.py).
 MTURK_SUBMIT_ORIGINS = env_list("MTURK_SUBMIT_ORIGINS", [])
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")

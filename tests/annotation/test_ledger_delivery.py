@@ -21,8 +21,8 @@ from django.db import connection, transaction
 from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerState
 from annotation.ledger.tasks import execute_ledger_entry_task
-from annotation.markets.clients import market_clients
 from config.celery import app
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_ledger import CountingMarket, make_assignment, make_job
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]

@@ -25,12 +25,12 @@ from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
 from annotation.models import Assignment, AssignmentState, Job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -403,5 +403,5 @@ def _check_enabled() -> None:
 
 
 def mturk_client() -> MTurkClient:
-    """The platform's MTurk client (settings: MTURK_ENABLED, MTURK_SANDBOX), or the test's fake."""
+    """The platform's MTurk client (MTURK_ENABLED, MTURK_SANDBOX), or the one MARKET_CLIENTS names."""
     return market_client("mturk", lambda: MTurkClient(sandbox=settings.MTURK_SANDBOX), _check_enabled)
