@@ -119,6 +119,15 @@ def confirmed(entry: LedgerEntry) -> LedgerEntry:
     return entry
 
 
+def paid(entry: LedgerEntry) -> LedgerEntry:
+    """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
+    confirmed too: `ProviderError` (or `InFlightError`) otherwise."""
+    entry = confirmed(entry)
+    for row in gateway_for(entry.provider).follow_ups(entry):
+        confirmed(row)
+    return entry
+
+
 def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, gateway: Gateway) -> LedgerEntry:
     """A transient failure: back to requested when a resend is safe, else unclear."""
     if entry.kind in gateway.not_idempotent and state == LedgerState.SENT:
