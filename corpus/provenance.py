@@ -82,6 +82,10 @@ class WriteLog:
     def touched_others(self) -> bool:
         return bool(+self.rewrote or +self.kept)
 
+    def stamp(self, at: datetime | None = None) -> dict[str, Any]:
+        """The provenance fields of this log's writer."""
+        return self.writer.fields(at)
+
     def detail(self) -> dict[str, dict[str, int]]:
         return {"rewrote": dict(sorted(self.rewrote.items())), "kept": dict(sorted(self.kept.items()))}
 
@@ -102,6 +106,13 @@ class WriteLog:
                 self.rewrote[f"{kind}: {ref}"] += 1
                 allowed.append(pk)
         return allowed
+
+    def touch(self, rows: models.QuerySet[Any]) -> int:
+        """Stamp rows whose parts this writer changed (a cluster's links or members): a person's rows
+        keep saying so, unless a person writes."""
+        if self.writer.kind != WrittenBy.PERSON:
+            rows = rows.exclude(written_by=WrittenBy.PERSON)
+        return rows.update(**self.stamp())
 
 
 @contextmanager
@@ -125,12 +136,17 @@ def active() -> WriteLog:
 
 def stamp(at: datetime | None = None) -> dict[str, Any]:
     """The provenance fields of the active writer."""
-    return active().writer.fields(at)
+    return active().stamp(at)
 
 
 def guard(rows: models.QuerySet[Any]) -> list[int]:
     """`WriteLog.guard` of the active writer."""
     return active().guard(rows)
+
+
+def touch(rows: models.QuerySet[Any]) -> int:
+    """`WriteLog.touch` of the active writer."""
+    return active().touch(rows)
 
 
 def last_change(rows: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
