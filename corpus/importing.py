@@ -220,7 +220,8 @@ def _sync_topics(release: Release, claims: dict[int, int], report: ImportReport,
     replace, rebased = [], []
     for pk, slugs in desired.items():
         rows = current.get(pk)
-        ours = None if rows is None and not bases[pk] else digest([r["topic__slug"] for r in rows or []])
+        absent = rows is None and not bases[pk] and slugs  # nothing yet: the release's topics are new
+        ours = None if absent else digest([r["topic__slug"] for r in rows or []])
         theirs = digest(slugs)
         verdict = three_way(bases[pk], ours, theirs)
         report.count("claim topics", verdict)
