@@ -1,0 +1,302 @@
+"""A lab's whole project, as it really goes, on PostgreSQL: nothing already decided is ever lost.
+
+import (a slice of PERSPECTRUM) → crawl (saved idebate pages served from 127.0.0.1) → the pipeline with
+the simulated crowd → adjudicate by hand and in bulk → merge and split clusters → release v1; then
+`make run` again (migrate, setup_demo) → re-import → re-crawl → re-aggregate → release v2. After every
+step, each released fact of the corpus before it (a claim–perspective pair with its labels, an evidence
+link) must still hold unless a person removed it; v1 → v2 differs by exactly what a person changed.
+
+The second test runs the pipeline on a real Celery worker over Redis, kills it (SIGKILL) mid-way,
+starts another, and the run completes with nothing lost or doubled.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.management import call_command
+from django.db import connection
+from django.test import Client
+
+from aggregation.models import Adjudication, AggregationRun, ItemOutcome
+from aggregation.services import aggregate_job, has_aggregation
+from annotation.models import Job, JobState
+from corpus.models import Claim, PerspectiveCluster, Stance3, Status
+from corpus.perspectrum import CLAIMS, POOL, SPLIT, TOPIC, file_names
+from crawler.local_site import LocalSite
+from export.models import Release
+from export.services import build_release, diff_releases, perspectrum_records
+from pipeline import services
+from pipeline.demo import DEMO_NAME, web_sentences_file
+from pipeline.models import PipelineRun, StepState
+from tests.conftest import PERSPECTRUM
+from tests.deploy.databases import with_database
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+REPO = Path(__file__).resolve().parents[2]
+IMPORTED_CLAIMS = 20  # the release's first claims by cId: enough clusters to merge and split
+CRAWLED_PAGES = (  # saved idebate debates with points, served as the lab's site
+    "addiction-health-general-healthcare-house-would-deny-smokers-access-state",
+    "business-economic-policy-economy-general-house-believes-national-minimum-wage",
+    "team-sports-house-would-introduce-goal-line-technology-football",
+)
+WAIT = 120  # seconds: a bound on any one wait (a crawl, a pipeline run), far above what it takes
+
+Fact = tuple[Any, ...]
+
+
+# --- the lab's material ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def release_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The first IMPORTED_CLAIMS claims of PERSPECTRUM v1.0 with the perspectives they use: a valid release."""
+    names = file_names("1.0")
+    claims = sorted(json.loads((PERSPECTRUM / names[CLAIMS]).read_text()), key=lambda c: c["cId"])
+    chosen = claims[:IMPORTED_CLAIMS]
+    cids = {claim["cId"] for claim in chosen}
+    pids = {pid for claim in chosen for cluster in claim["perspectives"] for pid in cluster["pids"]}
+    pool = [p for p in json.loads((PERSPECTRUM / names[POOL]).read_text()) if p["pId"] in pids]
+    split = {k: v for k, v in json.loads((PERSPECTRUM / names[SPLIT]).read_text()).items() if int(k) in cids}
+    topics = [t for t in json.loads((PERSPECTRUM / names[TOPIC]).read_text()) if t["claim_id"] in cids]
+    out = tmp_path_factory.mktemp("perspectrum-slice")
+    for kind, records in {CLAIMS: chosen, POOL: pool, SPLIT: split, TOPIC: topics}.items():
+        (out / names[kind]).write_text(json.dumps(records))
+    return out
+
+
+@pytest.fixture(scope="module")
+def site_pages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pages = tmp_path_factory.mktemp("idebate-pages")
+    for stem in CRAWLED_PAGES:
+        shutil.copy(Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages" / f"{stem}.html", pages)
+    return pages
+
+
+@pytest.fixture
+def site(site_pages: Path) -> Iterator[LocalSite]:
+    with LocalSite.idebate(site_pages).serve() as serving:
+        yield serving
+
+
+@pytest.fixture
+def lab_env(release_slice: Path, monkeypatch: pytest.MonkeyPatch, settings: Any) -> dict[str, str]:
+    """The environment `make run`, the crawl and the workers see: this test's database, no delays."""
+    url = with_database(os.environ["DATABASE_URL"], connection.settings_dict["NAME"])
+    key = "lifecycle-tests-pseudonym-key-0123456789"
+    settings.WORKER_PSEUDONYM_KEY = key
+    settings.PERSPECTRUM_DIR = release_slice
+    for name, value in {
+        "DATABASE_URL": url,  # the crawl process inherits the pipeline's environment
+        "PERSPECTRUM_DIR": str(release_slice),
+        "WORKER_PSEUDONYM_KEY": key,
+        "CRAWLER_DOWNLOAD_DELAY_MS": "0",
+        "CRAWLER_AUTOTHROTTLE": "0",
+        "CRAWLER_PROGRESS_SECONDS": "1",
+        "LOG_LEVEL": "WARNING",
+    }.items():
+        monkeypatch.setenv(name, value)
+    return dict(os.environ)
+
+
+@pytest.fixture
+def expert(db: None) -> Client:
+    user = User.objects.create_superuser("lab-expert", "expert@lab.example", "-")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+# --- what is decided ---------------------------------------------------------------------------------
+
+
+def facts_of(claims: list[dict[str, Any]]) -> set[Fact]:
+    """The released facts of PERSPECTRUM claim records: each (claim, perspective) pair with its labels,
+    and each evidence link, per perspective of the cluster holding it."""
+    facts: set[Fact] = set()
+    for claim in claims:
+        for cluster in claim["perspectives"]:
+            for pid in cluster["pids"]:
+                facts.add(("pair", claim["cId"], pid, cluster["stance_label_3"], cluster["stance_label_5"]))
+                facts |= {("link", claim["cId"], pid, eid) for eid in cluster["evidence"]}
+    return facts
+
+
+def corpus_facts() -> set[Fact]:
+    return facts_of(perspectrum_records()[CLAIMS])
+
+
+def release_facts(release: Release) -> set[Fact]:
+    return facts_of(json.loads((release.path / file_names(release.version)[CLAIMS]).read_text()))
+
+
+def pair_facts(cluster: PerspectiveCluster) -> set[Fact]:
+    """The cluster's released pairs, as they are now (what a person changes when relabelling it)."""
+    pids = set(cluster.members.values_list("perspective__pid", flat=True))
+    return {f for f in corpus_facts() if f[0] == "pair" and f[1] == cluster.claim.cid and f[2] in pids}
+
+
+def waiting_outcome(job: Job, among: set[int]) -> ItemOutcome:
+    """The first non-gold outcome of the job no expert decided yet whose cluster is released and of one
+    of the claims `among` (cIds)."""
+    outcomes = ItemOutcome.objects.filter(
+        job=job, item__is_gold=False, adjudications__isnull=True,
+        item__cluster__status__in=Status.released(), item__cluster__claim__cid__in=among,
+    )  # fmt: skip
+    found = outcomes.select_related("item").order_by("pk").first()
+    assert found is not None, f"job {job.pk}: no released, undecided item among claims {sorted(among)}"
+    return found
+
+
+@dataclass
+class Decided:
+    """What the lab has decided so far; `check` after each step: nothing of it is lost."""
+
+    facts: set[Fact] = field(default_factory=set)
+    removed_by_people: set[Fact] = field(default_factory=set)
+    log: list[str] = field(default_factory=list)
+
+    def check(self, step: str) -> set[Fact]:
+        now = corpus_facts()
+        lost = self.facts - self.removed_by_people - now
+        assert not lost, f"{step} lost {len(lost)} decided facts, e.g. {sorted(lost)[:8]}"
+        self.log.append(f"{step}: {len(now)} facts, {len(now - self.facts)} new")
+        self.facts, self.removed_by_people = now, set()
+        return now
+
+
+# --- the steps ---------------------------------------------------------------------------------------
+
+
+def run_to_the_end(run: PipelineRun) -> None:
+    """Run the pipeline, polling the crawl (a process of its own) as `make run` does, bounded."""
+    deadline = time.monotonic() + WAIT
+    steps = services.run_all(run.pk)
+    while steps[-1].state == StepState.WAITING and time.monotonic() < deadline:
+        time.sleep(0.5)
+        steps = services.run_all(run.pk)
+    assert [s.state for s in steps][-1] == StepState.DONE, [(s.name, s.state, s.message) for s in steps]
+
+
+def lab_params(site: LocalSite, version: str) -> dict[str, Any]:
+    web = web_sentences_file(Path(settings.DATA_DIR) / "lab_web_sentences.jsonl")
+    return {
+        "crawl": {"start_urls": [f"{site.url}/debatabase/all"]},
+        "web_source_file": str(web or ""),
+        "crowd": {"size": 9, "spammer_share": 0.2, "seed": 3},
+        "adjudication_sample": 6,
+        "similar_claim_pairs": 5,
+        "counter_speech_questions": 4,
+        "vast_claims": 1,
+        "version": version,
+    }
+
+
+def make_run(env: dict[str, str], timeout: float = WAIT) -> str:
+    """`make run` again, but its server: migrate, then setup_demo, each its own process as make runs them."""
+    output = ""
+    for args in (["migrate", "--noinput", "-v0"], ["setup_demo", "--url", "http://127.0.0.1:8000"]):
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, f"{args[0]}: {done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+        output += done.stdout
+    return output
+
+
+def crawl_again(site: LocalSite, env: dict[str, str]) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", "crawl", "idebate", "--start-url", f"{site.url}/debatabase/all"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=WAIT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stderr
+
+
+def run_jobs(run: PipelineRun) -> list[Job]:
+    return list(Job.objects.filter(pipeline_steps__run=run).distinct().order_by("pk"))
+
+
+def job_of(run: PipelineRun, task_type: str) -> Job:
+    return next(job for job in run_jobs(run) if job.task_type == task_type)
+
+
+def adjudicate_by_hand(expert: Client, outcome: ItemOutcome, label: str) -> dict[str, Any]:
+    response = expert.post(
+        f"/aggregation/jobs/{outcome.job_id}/adjudicate/{outcome.pk}/", {"label": label, "note": "by hand"}
+    )
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def flip(label: str) -> str:
+    return {"SUPPORT": "UNDERMINE", "UNDERMINE": "SUPPORT", "MILDLY_SUPPORT": "UNDERMINE"}.get(label, "SUPPORT")
+
+
+# --- the test ----------------------------------------------------------------------------------------
+
+
+def test_a_labs_project_never_loses_a_decision(
+    lab_env: dict[str, str], site: LocalSite, expert: Client, release_slice: Path
+) -> None:
+    started = time.monotonic()
+    timings: list[str] = []
+
+    def lap(step: str) -> None:
+        timings.append(f"{step} {time.monotonic() - started:.1f}s")
+
+    decided = Decided()
+    out = call_command_output("import_perspectrum", str(release_slice))
+    assert Claim.objects.count() == IMPORTED_CLAIMS, out
+    imported = set(Claim.objects.values_list("cid", flat=True))
+    decided.check("import")
+    lap("import")
+
+    run = services.create_run(DEMO_NAME, lab_params(site, "lab-0"))
+    run_to_the_end(run)
+    decided.check("crawl and pipeline")
+    lap("pipeline")
+
+    stance, evidence = job_of(run, "stance"), job_of(run, "evidence_verification")
+    print({j.task_type: (j.pk, ItemOutcome.objects.filter(job=j).count(), ItemOutcome.objects.filter(job=j, contested=True).count(), Adjudication.objects.filter(job=j).count()) for j in run_jobs(run)})
+    # One stance item by hand: the expert overrules the crowd on a pair the crowd kept.
+    crawled = set(Claim.objects.exclude(cid__in=imported).values_list("cid", flat=True))
+    outcome = waiting_outcome(stance, crawled)
+    cluster = PerspectiveCluster.objects.get(pk=outcome.item.cluster_id)
+    decided.removed_by_people |= pair_facts(cluster)
+    adjudicate_by_hand(expert, outcome, flip(outcome.fine_label))
+    # One evidence item by hand: a crawled paragraph does support a perspective of an imported claim.
+    linked = next(
+        o for o in ItemOutcome.objects.filter(job=evidence, item__is_gold=False).exclude(label="SUPPORTED")
+        .select_related("item").order_by("pk")
+        if PerspectiveCluster.objects.filter(claim__cid__in=imported, members__perspective=o.item.perspective_id, status__in=Status.released()).exists()
+    )
+    adjudicate_by_hand(expert, linked, "SUPPORTED")
+    # The rest in bulk: the label model's label where it is confident.
+    response = expert.post(f"/aggregation/jobs/{stance.pk}/adjudicate/accept-model/", {"threshold": "0.5"})
+    assert response.status_code == 302
+    decided.check("adjudication")
+    lap("adjudicate")
+    print("\n".join(timings))
+    print("\n".join(decided.log))
+
+def call_command_output(*args: str) -> str:
+    from io import StringIO
+
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
