@@ -30,11 +30,12 @@ from django.core.management import call_command
 from django.db import connection
 from django.test import Client
 
-from aggregation.models import Adjudication, AggregationRun, ItemOutcome
+from aggregation.models import Adjudication, ItemOutcome
 from aggregation.services import aggregate_job, has_aggregation
 from annotation.models import Job, JobState
-from corpus.models import Claim, PerspectiveCluster, Stance3, Status
+from corpus.models import Claim, Perspective, PerspectiveCluster, Status
 from corpus.perspectrum import CLAIMS, POOL, SPLIT, TOPIC, file_names
+from corpus.services import import_perspectrum
 from crawler.local_site import LocalSite
 from export.models import Release
 from export.services import build_release, diff_releases, perspectrum_records
@@ -63,7 +64,7 @@ Fact = tuple[Any, ...]
 
 @pytest.fixture(scope="module")
 def release_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The first IMPORTED_CLAIMS claims of PERSPECTRUM v1.0 with the perspectives they use: a valid release."""
+    """PERSPECTRUM v1.0's first IMPORTED_CLAIMS claims with the perspectives they use: a valid release."""
     names = file_names("1.0")
     claims = sorted(json.loads((PERSPECTRUM / names[CLAIMS]).read_text()), key=lambda c: c["cId"])
     chosen = claims[:IMPORTED_CLAIMS]
@@ -113,10 +114,14 @@ def lab_env(release_slice: Path, monkeypatch: pytest.MonkeyPatch, settings: Any)
 
 
 @pytest.fixture
-def expert(db: None) -> Client:
-    user = User.objects.create_superuser("lab-expert", "expert@lab.example", "-")
+def expert_user(db: None) -> User:
+    return User.objects.create_superuser("lab-expert", "expert@lab.example", "-")
+
+
+@pytest.fixture
+def expert(expert_user: User) -> Client:
     client = Client()
-    client.force_login(user)
+    client.force_login(expert_user)
     return client
 
 
@@ -147,6 +152,47 @@ def pair_facts(cluster: PerspectiveCluster) -> set[Fact]:
     """The cluster's released pairs, as they are now (what a person changes when relabelling it)."""
     pids = set(cluster.members.values_list("perspective__pid", flat=True))
     return {f for f in corpus_facts() if f[0] == "pair" and f[1] == cluster.claim.cid and f[2] in pids}
+
+
+def cluster_facts(cluster: PerspectiveCluster) -> set[Fact]:
+    """The cluster's released pairs and links, as they are now."""
+    pids = set(cluster.members.values_list("perspective__pid", flat=True))
+    return {f for f in corpus_facts() if f[1] == cluster.claim.cid and f[2] in pids}
+
+
+def mergeable_clusters(among: set[int]) -> tuple[Claim, list[int]]:
+    """An imported claim's first two released clusters with the same labels (equivalent perspectives)."""
+    for claim in Claim.objects.filter(cid__in=among).order_by("cid"):
+        by_labels: dict[tuple[str, str], list[int]] = {}
+        for cluster in claim.clusters.filter(status__in=Status.released()).order_by("position"):
+            by_labels.setdefault((cluster.stance_3, cluster.stance_5), []).append(cluster.pk)
+        for pks in by_labels.values():
+            if len(pks) > 1:
+                return claim, pks[:2]
+    raise AssertionError("no imported claim has two clusters with the same labels")
+
+
+def splittable_cluster(among: set[int], exclude: list[int]) -> tuple[PerspectiveCluster, Perspective]:
+    """A released cluster of an imported claim with evidence and several members; its last member."""
+    clusters = PerspectiveCluster.objects.filter(
+        claim__cid__in=among, status__in=Status.released(), evidence__isnull=False
+    ).exclude(pk__in=exclude)
+    for cluster in clusters.distinct().order_by("claim__cid", "position"):
+        members = list(cluster.members.order_by("position").select_related("perspective"))
+        if len(members) > 1:
+            return cluster, members[-1].perspective
+    raise AssertionError("no imported cluster with evidence has two members")
+
+
+def unsupported_outcome(job: Job, among: set[int]) -> ItemOutcome:
+    """An evidence item the crowd did not support whose perspective is in a released cluster of one of
+    the claims `among` (cIds)."""
+    released = PerspectiveCluster.objects.filter(claim__cid__in=among, status__in=Status.released())
+    perspectives = released.values_list("members__perspective", flat=True)
+    outcomes = ItemOutcome.objects.filter(job=job, item__is_gold=False, item__perspective__in=perspectives)
+    found = outcomes.exclude(label="SUPPORTED").select_related("item").order_by("pk").first()
+    assert found is not None, f"job {job.pk}: every paragraph on claims {sorted(among)} is supported"
+    return found
 
 
 def waiting_outcome(job: Job, among: set[int]) -> ItemOutcome:
@@ -244,14 +290,16 @@ def adjudicate_by_hand(expert: Client, outcome: ItemOutcome, label: str) -> dict
 
 
 def flip(label: str) -> str:
-    return {"SUPPORT": "UNDERMINE", "UNDERMINE": "SUPPORT", "MILDLY_SUPPORT": "UNDERMINE"}.get(label, "SUPPORT")
+    return {"SUPPORT": "UNDERMINE", "UNDERMINE": "SUPPORT", "MILDLY_SUPPORT": "UNDERMINE"}.get(
+        label, "SUPPORT"
+    )
 
 
 # --- the test ----------------------------------------------------------------------------------------
 
 
 def test_a_labs_project_never_loses_a_decision(
-    lab_env: dict[str, str], site: LocalSite, expert: Client, release_slice: Path
+    lab_env: dict[str, str], site: LocalSite, expert: Client, expert_user: User, release_slice: Path
 ) -> None:
     started = time.monotonic()
     timings: list[str] = []
@@ -272,7 +320,6 @@ def test_a_labs_project_never_loses_a_decision(
     lap("pipeline")
 
     stance, evidence = job_of(run, "stance"), job_of(run, "evidence_verification")
-    print({j.task_type: (j.pk, ItemOutcome.objects.filter(job=j).count(), ItemOutcome.objects.filter(job=j, contested=True).count(), Adjudication.objects.filter(job=j).count()) for j in run_jobs(run)})
     # One stance item by hand: the expert overrules the crowd on a pair the crowd kept.
     crawled = set(Claim.objects.exclude(cid__in=imported).values_list("cid", flat=True))
     outcome = waiting_outcome(stance, crawled)
@@ -280,19 +327,74 @@ def test_a_labs_project_never_loses_a_decision(
     decided.removed_by_people |= pair_facts(cluster)
     adjudicate_by_hand(expert, outcome, flip(outcome.fine_label))
     # One evidence item by hand: a crawled paragraph does support a perspective of an imported claim.
-    linked = next(
-        o for o in ItemOutcome.objects.filter(job=evidence, item__is_gold=False).exclude(label="SUPPORTED")
-        .select_related("item").order_by("pk")
-        if PerspectiveCluster.objects.filter(claim__cid__in=imported, members__perspective=o.item.perspective_id, status__in=Status.released()).exists()
-    )
+    linked = unsupported_outcome(evidence, imported)
     adjudicate_by_hand(expert, linked, "SUPPORTED")
     # The rest in bulk: the label model's label where it is confident.
     response = expert.post(f"/aggregation/jobs/{stance.pk}/adjudicate/accept-model/", {"threshold": "0.5"})
     assert response.status_code == 302
     decided.check("adjudication")
     lap("adjudicate")
+
+    # Merge two equivalent clusters of an imported claim; split a perspective off another one.
+    claim, merged = mergeable_clusters(imported)
+    response = expert.post(
+        f"/aggregation/claims/{claim.cid}/clusters/", {"action": "merge", "clusters": merged}
+    )
+    assert response.status_code == 302 and not PerspectiveCluster.objects.filter(pk=merged[1]).exists()
+    source, moving = splittable_cluster(imported, exclude=merged)
+    decided.removed_by_people |= {
+        ("link", source.claim.cid, moving.pid, eid) for eid in source.evidence.values_list("eid", flat=True)
+    }
+    response = expert.post(
+        f"/aggregation/claims/{source.claim.cid}/clusters/",
+        {"action": "split", "cluster": source.pk, "perspectives": [moving.pk]},
+    )
+    assert response.status_code == 302 and not source.members.filter(perspective=moving).exists()
+    decided.check("merge and split")
+    lap("merge and split")
+
+    v1 = build_release("lab-1")
+    assert release_facts(v1) == decided.check("release v1")
+    adjudications = Adjudication.objects.count()
+    lap("release v1")
+
+    output = make_run(lab_env)
+    decided.check("make run again")
+    lap("make run")
+    report = import_perspectrum(release_slice)
+    assert not report.changed, report.lines()
+    decided.check("re-import")
+    lap("re-import")
+    crawl_again(site, lab_env)
+    decided.check("re-crawl")
+    lap("re-crawl")
+    for job in run_jobs(run):
+        if job.state == JobState.COMPLETE and has_aggregation(job.task_type):
+            aggregate_job(job.pk, user=expert_user)
+    decided.check("re-aggregate")
+    lap("re-aggregate")
+
+    # What a person changes after v1: a pair the crowd kept is not valid after all.
+    outcome = waiting_outcome(stance, crawled)
+    cluster = PerspectiveCluster.objects.get(pk=outcome.item.cluster_id)
+    intended = cluster_facts(cluster)
+    decided.removed_by_people |= intended
+    assert adjudicate_by_hand(expert, outcome, "NOT_VALID")["status"] == Status.REJECTED
+    decided.check("adjudication after v1")
+
+    v2 = build_release("lab-2")
+    lost = release_facts(v1) - intended - release_facts(v2)
+    assert not lost, f"v2 lost {len(lost)} facts of v1, e.g. {sorted(lost)[:8]}"
+    assert Adjudication.objects.count() == adjudications + 1
+    changes = diff_releases(v1, v2)
+    removed_pairs = sorted({(fact[1], fact[2]) for fact in intended if fact[0] == "pair"})
+    assert {name: n for name, n in changes.counts().items() if n} == {"pairs_removed": len(removed_pairs)}
+    assert changes.pairs_removed == removed_pairs
+    lap("release v2")
     print("\n".join(timings))
     print("\n".join(decided.log))
+    print(output)
+
 
 def call_command_output(*args: str) -> str:
     from io import StringIO
