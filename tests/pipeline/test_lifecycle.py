@@ -15,35 +15,42 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
+from django.db.models import Count
 from django.test import Client
 
-from aggregation.models import Adjudication, ItemOutcome
+from aggregation.models import Adjudication, AggregationRun, ItemOutcome, RunState
 from aggregation.services import aggregate_job, has_aggregation
-from annotation.models import Job, JobState
-from corpus.models import Claim, Perspective, PerspectiveCluster, Status
+from annotation.models import Job, JobState, Response
+from corpus.models import Claim, ClusterMember, Perspective, PerspectiveCluster, Status
 from corpus.perspectrum import CLAIMS, POOL, SPLIT, TOPIC, file_names
 from corpus.services import import_perspectrum
 from crawler.local_site import LocalSite
 from export.models import Release
 from export.services import build_release, diff_releases, perspectrum_records
+from export.verify import verify_release
 from pipeline import services
 from pipeline.demo import DEMO_NAME, web_sentences_file
 from pipeline.models import PipelineRun, StepState
+from pipeline.tasks import run_pipeline_task
 from tests.conftest import PERSPECTRUM
 from tests.deploy.databases import with_database
+from tests.deploy.processes import ProcessGroup
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -394,6 +401,136 @@ def test_a_labs_project_never_loses_a_decision(
     print("\n".join(timings))
     print("\n".join(decided.log))
     print(output)
+
+
+# --- the worker killed mid-way ---------------------------------------------------------------------
+
+# A Celery worker on this test's own queue, which its follow-up tasks use too: other tests on the same
+# Redis are left alone, and a message the killed worker held never reaches them.
+WORKER_MAIN = (
+    "import sys, django; django.setup(); from config.celery import app; "
+    "app.conf.CELERY_TASK_DEFAULT_QUEUE = sys.argv[1]; "
+    "app.worker_main(['worker', '--queues', sys.argv[1], '--pool', 'solo', '--hostname', sys.argv[2] + '@%h',"
+    " '--without-mingle', '--without-gossip', '--loglevel', 'WARNING'])"
+)
+
+
+@pytest.fixture
+def workers(lab_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workers]:
+    queue = f"stancework-lifecycle-{uuid.uuid4().hex}"
+    # The admin's "continue" sends the run to this test's queue.
+    monkeypatch.setattr(run_pipeline_task, "queue", queue, raising=False)
+    monkeypatch.setattr(run_pipeline_task, "_exec_options", None)  # Celery caches the options
+    group = ProcessGroup(tmp_path, REPO)
+    try:
+        yield Workers(group, queue, {**lab_env, "DJANGO_SETTINGS_MODULE": "config.settings"})
+    finally:
+        group.stop()
+        redis.Redis.from_url(os.environ["REDIS_URL"]).delete(queue)
+
+
+@dataclass
+class Workers:
+    group: ProcessGroup
+    queue: str
+    env: dict[str, str]
+
+    def start(self, name: str) -> None:
+        self.group.start(name, [sys.executable, "-c", WORKER_MAIN, self.queue, name], self.env)
+
+    def kill(self, name: str) -> None:
+        """SIGKILL: no warm shutdown, no ack, no chance to finish the step it is in."""
+        process = self.group.running.pop(name)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(WAIT)
+
+
+def work_of(job: Job) -> tuple[int, list[int]]:
+    """A job's responses and aggregation runs: what must survive a worker's death unchanged."""
+    runs = AggregationRun.objects.filter(job=job, state=RunState.DONE).order_by("pk")
+    return job.responses.count(), list(runs.values_list("pk", flat=True))
+
+
+def continue_run(expert: Client, run: PipelineRun) -> None:
+    """The admin's action "Continue the selected runs (in the background)", as a person uses it."""
+    response = expert.post(
+        "/admin/pipeline/pipelinerun/", {"action": "continue_runs", "_selected_action": [run.pk]}
+    )
+    assert response.status_code == 302
+
+
+def step_state(run: PipelineRun, name: str) -> str:
+    return str(run.steps.get(name=name).state)
+
+
+def doubled(run: PipelineRun) -> list[str]:
+    """Whatever a step did twice: a second job of a kind, a job aggregated twice, a second cluster of a
+    claim opening with the same perspective text, a second response of a worker to an item."""
+    found = []
+    jobs = Job.objects.values("task_type").annotate(n=Count("pk")).filter(n__gt=1)
+    found += [f"{row['n']} {row['task_type']} jobs" for row in jobs]
+    aggregated = AggregationRun.objects.filter(state=RunState.DONE).values("job").annotate(n=Count("pk"))
+    found += [f"job {row['job']} aggregated {row['n']} times" for row in aggregated.filter(n__gt=1)]
+    openings = (
+        ClusterMember.objects.filter(position=0)
+        .values("cluster__claim__cid", "perspective__text")
+        .annotate(n=Count("pk"))
+        .filter(n__gt=1)
+    )
+    found += [f"c{row['cluster__claim__cid']}: {row['n']} clusters of one perspective" for row in openings]
+    responses = Response.objects.values("item", "worker").annotate(n=Count("pk")).filter(n__gt=1)
+    found += [f"item {row['item']}: {row['n']} responses of one worker" for row in responses]
+    return found
+
+
+@pytest.mark.redis
+def test_a_worker_killed_mid_pipeline_loses_and_doubles_nothing(
+    lab_env: dict[str, str], site: LocalSite, expert: Client, release_slice: Path, workers: Workers
+) -> None:
+    import_perspectrum(release_slice)
+    imported = Decided()
+    imported.check("import")
+    run = services.create_run("lab, worker killed", lab_params(site, "lab-w"))
+    crawl_done(run)
+    workers.start("worker1")
+    continue_run(expert, run)
+    wait_for(lambda: step_state(run, "evidence") in (StepState.RUNNING, StepState.DONE), "the evidence step")
+
+    workers.kill("worker1")
+    finished = {step.name: (step.finished, step.output) for step in run.steps.filter(state=StepState.DONE)}
+    kept = {job.pk: work_of(job) for job in run_jobs(run) if job.state == JobState.COMPLETE}
+    workers.start("worker2")
+    continue_run(expert, run)
+    wait_for(lambda: step_state(run, "release") == StepState.DONE, "the run's release", workers.group)
+
+    assert {step["state"] for step in services.progress(run)} == {StepState.DONE}
+    assert {
+        step.name: (step.finished, step.output) for step in run.steps.filter(name__in=finished)
+    } == finished
+    assert {
+        pk: work_of(Job.objects.get(pk=pk)) for pk in kept
+    } == kept  # the crowd's work and its aggregation
+    imported.check("the run")
+    assert Job.objects.count() == len(run_jobs(run))  # no job left behind by the killed step
+    assert doubled(run) == []
+    release = Release.objects.get(version="lab-w")
+    assert verify_release(release.path) == []
+
+
+def wait_for(ready: Callable[[], bool], what: str, group: ProcessGroup | None = None) -> None:
+    deadline = time.monotonic() + WAIT
+    while not ready():
+        if group is not None:
+            group.assert_alive()
+        assert time.monotonic() < deadline, f"{what}: not within {WAIT} s" + (
+            f"\n{group.logs()}" if group else ""
+        )
+        time.sleep(0.1)
+
+
+def crawl_done(run: PipelineRun) -> None:
+    """The crawl step, polled until its crawl process is done (the crawl never runs in a worker)."""
+    wait_for(lambda: services.run_step(run.pk, "crawl").state == StepState.DONE, "the crawl")
 
 
 def call_command_output(*args: str) -> str:
