@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 from django.db import connection, transaction
 
+from accounts import audit
+from accounts.models import AuditEvent
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
@@ -32,6 +34,8 @@ from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule, MultiLabelRule
 from annotation.work import long_format
 from config.progress import QUIET, Progress
+from corpus import provenance
+from corpus.provenance import Writer
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "Django")
 
@@ -57,13 +61,15 @@ class AggregationReport:
     krippendorff_alpha: float | None
     flagged_workers: int
     changed_items: int
+    # What the write-back did to corpus rows others wrote last: {"rewrote": {...}, "kept": {...}}.
+    corpus_writes: dict[str, dict[str, int]]
 
     @classmethod
     def of(cls, run: AggregationRun) -> AggregationReport:
         return cls(
             run.pk, run.job_id, run.task_type, run.rule, run.items, run.kept, run.rejected,
             run.no_majority, run.adjudicated, run.fleiss_kappa, run.krippendorff_alpha, run.flagged_workers,
-            run.changed_items,
+            run.changed_items, run.corpus_writes,
         )  # fmt: skip
 
 
@@ -239,7 +245,7 @@ def _store_outcomes(
     run.changed_items = sum(
         1 for r in changed if r.item_id in before and before[r.item_id] != (r.label, r.status)
     )
-    task_type.write_back(decisions, rule.describe())
+    write_back(job, run, task_type, decisions, rule.describe())
     return adjudicated
 
 
@@ -344,7 +350,7 @@ def _aggregate_multilabel(
         _multilabel_decision(declared, item, chosen, claims.get(item)) for item, chosen in kept.items()
     ]
     _store_multilabel_outcomes(job, run, decisions)
-    task_type.write_back(decisions, rule.describe())
+    write_back(job, run, task_type, decisions, rule.describe())
     run.rule = rule.describe()
     run.items, run.responses, run.workers = len(kept), len(rows), len({w for _, w, _ in rows})
     run.kept = sum(1 for chosen in kept.values() if chosen)
@@ -379,6 +385,20 @@ def _store_multilabel_outcomes(job: Job, run: AggregationRun, decisions: list[De
 def _changed(before: Mapping[int, tuple[str, str]], outcomes: list[ItemOutcome]) -> int:
     """How many items this run wrote differently from the last one (label or status)."""
     return sum(1 for o in outcomes if o.item_id in before and before[o.item_id] != (o.label, o.status))
+
+
+def write_back(
+    job: Job, run: AggregationRun, task_type: TaskType, decisions: list[Decision], rule: str
+) -> None:
+    """The task type's write-back as the job's writer: rows a person wrote last stay as they are, and
+    what it rewrote of other writers' rows is recorded on the run and in the audit trail."""
+    with provenance.writing(Writer.job(job.pk, f"aggregation run {run.pk}")) as log:
+        task_type.write_back(decisions, rule)
+    if log.touched_others:
+        run.corpus_writes = log.detail()
+        audit.record(
+            run.started_by, AuditEvent.Action.WROTE_OVER, f"job {job.pk}", run=run.pk, **log.detail()
+        )
 
 
 def _finite(value: float) -> float | None:

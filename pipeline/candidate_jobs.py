@@ -28,6 +28,7 @@ from corpus.models import (
     Stance3,
     Status,
 )
+from corpus.provenance import Writer
 from corpus.services import allocate_ids
 from pipeline.counter_speeches import counter_speech_questions
 from search import services as search
@@ -139,6 +140,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
         )
     }
     fresh = [candidate for candidate in found if candidate.text not in present]
+    stamp = Writer.process("web search candidates").fields()
     with transaction.atomic():
         ids = allocate_ids(Perspective, len(fresh))
         last = PerspectiveCluster.objects.filter(claim=claim).aggregate(top=Max("position"))["top"]
@@ -150,6 +152,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 origin=Origin.WEB,
                 source=WEB_SOURCE,
                 source_url=candidate.url[:2000],
+                **stamp,
             )
             position += 1
             cluster = PerspectiveCluster.objects.create(
@@ -158,8 +161,9 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 status=Status.CANDIDATE,
                 source_side=side.get(candidate.perspective_id, ""),
                 rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
+                **stamp,
             )
-            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
     return len(fresh)
 
 
