@@ -20,6 +20,7 @@ from corpus.models import (
     ClusterEvidence,
     ClusterMember,
     Evidence,
+    ImportedRelease,
     Perspective,
     PerspectiveCluster,
     Topic,
@@ -225,3 +226,20 @@ class TopicAdmin(admin.ModelAdmin):
     @admin.display(description="claims", ordering="claim_total")
     def claim_count(self, topic: Topic) -> int:
         return topic.claim_total  # type: ignore[attr-defined]
+
+
+@admin.register(ImportedRelease)
+class ImportedReleaseAdmin(admin.ModelAdmin):
+    """Every import of a release, with what it changed and its conflicts; written only by the import."""
+
+    list_display = ["version", "checksum", "imported_at"]
+    readonly_fields = ["version", "checksum", "imported_at", "report"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
