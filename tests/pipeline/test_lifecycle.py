@@ -57,7 +57,6 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 REPO = Path(__file__).resolve().parents[2]
 IMPORTED_CLAIMS = 20  # the release's first claims by cId: enough clusters to merge and split
 CRAWLED_PAGES = (  # saved idebate debates with points, served as the lab's site
-    "addiction-health-general-healthcare-house-would-deny-smokers-access-state",
     "business-economic-policy-economy-general-house-believes-national-minimum-wage",
     "team-sports-house-would-introduce-goal-line-technology-football",
 )
@@ -517,7 +516,7 @@ def test_a_worker_killed_mid_pipeline_loses_and_doubles_nothing(
     crawl_done(run)
     workers.start("worker1")
     continue_run(expert, run)
-    wait_for(lambda: step_state(run, "evidence") in (StepState.RUNNING, StepState.DONE), "the evidence step")
+    wait_for(lambda: step_state(run, "evidence") == StepState.RUNNING, "the evidence step", workers.group)
 
     workers.kill("worker1")
     finished = {step.name: (step.finished, step.output) for step in run.steps.filter(state=StepState.DONE)}
@@ -527,12 +526,9 @@ def test_a_worker_killed_mid_pipeline_loses_and_doubles_nothing(
     wait_for(lambda: step_state(run, "release") == StepState.DONE, "the run's release", workers.group)
 
     assert {step["state"] for step in services.progress(run)} == {StepState.DONE}
-    assert {
-        step.name: (step.finished, step.output) for step in run.steps.filter(name__in=finished)
-    } == finished
-    assert {
-        pk: work_of(Job.objects.get(pk=pk)) for pk in kept
-    } == kept  # the crowd's work and its aggregation
+    # What was done before the kill stays as it was: no step run twice, no response or aggregation lost.
+    assert {s.name: (s.finished, s.output) for s in run.steps.filter(name__in=finished)} == finished
+    assert {pk: work_of(Job.objects.get(pk=pk)) for pk in kept} == kept
     imported.check("the run")
     assert Job.objects.count() == len(run_jobs(run))  # no job left behind by the killed step
     assert doubled(run) == []
@@ -545,9 +541,8 @@ def wait_for(ready: Callable[[], bool], what: str, group: ProcessGroup | None = 
     while not ready():
         if group is not None:
             group.assert_alive()
-        assert time.monotonic() < deadline, f"{what}: not within {WAIT} s" + (
-            f"\n{group.logs()}" if group else ""
-        )
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {WAIT} s\n{group.logs() if group is not None else ''}")
         time.sleep(0.1)
 
 
