@@ -36,7 +36,15 @@ from django.test import Client
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, RunState
 from aggregation.services import aggregate_job, has_aggregation
 from annotation.models import Job, JobState, Response
-from corpus.models import Claim, ClusterMember, Perspective, PerspectiveCluster, Status, Topic
+from corpus.models import (
+    Claim,
+    ClusterEvidence,
+    ClusterMember,
+    Perspective,
+    PerspectiveCluster,
+    Status,
+    Topic,
+)
 from corpus.perspectrum import CLAIMS, POOL, SPLIT, TOPIC, file_names
 from corpus.services import import_perspectrum
 from corpus.topics import TOPICS
@@ -45,7 +53,7 @@ from export.models import Release
 from export.services import build_release, diff_releases, perspectrum_records
 from export.verify import verify_release
 from pipeline import services
-from pipeline.demo import DEMO_NAME, web_sentences_file
+from pipeline.demo import DEMO_NAME
 from pipeline.models import PipelineRun, StepState
 from pipeline.tasks import run_pipeline_task
 from tests.conftest import PERSPECTRUM
@@ -110,6 +118,7 @@ def lab_env(db: None, release_slice: Path, monkeypatch: pytest.MonkeyPatch, sett
         Topic.objects.get_or_create(slug=slug, defaults={"name": name})
     for name, value in {
         "DATABASE_URL": url,  # the crawl process inherits the pipeline's environment
+        "REDIS_URL": "",  # `make run` and the crawl as a lab runs them (workers get Redis back)
         "PERSPECTRUM_DIR": str(release_slice),
         "WORKER_PSEUDONYM_KEY": key,
         "CRAWLER_DOWNLOAD_DELAY_MS": "0",
@@ -156,16 +165,12 @@ def release_facts(release: Release) -> set[Fact]:
     return facts_of(json.loads((release.path / file_names(release.version)[CLAIMS]).read_text()))
 
 
-def pair_facts(cluster: PerspectiveCluster) -> set[Fact]:
-    """The cluster's released pairs, as they are now (what a person changes when relabelling it)."""
+def cluster_facts(outcome: ItemOutcome, kinds: tuple[str, ...] = ("pair", "link")) -> set[Fact]:
+    """The released facts of the item's cluster, as they are now."""
+    cluster = outcome.item.cluster
+    assert cluster is not None
     pids = set(cluster.members.values_list("perspective__pid", flat=True))
-    return {f for f in corpus_facts() if f[0] == "pair" and f[1] == cluster.claim.cid and f[2] in pids}
-
-
-def cluster_facts(cluster: PerspectiveCluster) -> set[Fact]:
-    """The cluster's released pairs and links, as they are now."""
-    pids = set(cluster.members.values_list("perspective__pid", flat=True))
-    return {f for f in corpus_facts() if f[1] == cluster.claim.cid and f[2] in pids}
+    return {f for f in corpus_facts() if f[0] in kinds and f[1] == cluster.claim.cid and f[2] in pids}
 
 
 def mergeable_clusters(among: set[int]) -> tuple[Claim, list[int]]:
@@ -203,27 +208,8 @@ def unsupported_outcome(job: Job, among: set[int]) -> ItemOutcome:
     return found
 
 
-def cluster_of(outcome: ItemOutcome) -> PerspectiveCluster:
-    assert outcome.item.cluster_id is not None
-    return PerspectiveCluster.objects.get(pk=outcome.item.cluster_id)
-
-
 def crawled_claims(imported: set[int]) -> set[int]:
     return set(Claim.objects.exclude(cid__in=imported).values_list("cid", flat=True))
-
-
-def cid_pid(outcome: ItemOutcome) -> tuple[int, int]:
-    """The claim and perspective of an evidence item's perspective (its first released cluster's claim)."""
-    member = (
-        ClusterMember.objects.filter(
-            perspective=outcome.item.perspective_id, cluster__status__in=Status.released()
-        )
-        .select_related("cluster__claim", "perspective")
-        .order_by("cluster__claim__cid")
-        .first()
-    )
-    assert member is not None
-    return member.cluster.claim.cid, member.perspective.pid
 
 
 def waiting_outcome(job: Job, among: set[int]) -> ItemOutcome:
@@ -243,14 +229,12 @@ class Decided:
     """What the lab has decided so far; `check` after each step: nothing of it is lost."""
 
     facts: set[Fact] = field(default_factory=set)
-    removed_by_people: set[Fact] = field(default_factory=set)
-    log: list[str] = field(default_factory=list)
+    removed_by_people: set[Fact] = field(default_factory=set)  # on purpose, since the last check
 
     def check(self, step: str) -> set[Fact]:
         now = corpus_facts()
         lost = self.facts - self.removed_by_people - now
         assert not lost, f"{step} lost {len(lost)} decided facts, e.g. {sorted(lost)[:8]}"
-        self.log.append(f"{step}: {len(now)} facts, {len(now - self.facts)} new")
         self.facts, self.removed_by_people = now, set()
         return now
 
@@ -269,10 +253,8 @@ def run_to_the_end(run: PipelineRun) -> None:
 
 
 def lab_params(site: LocalSite, version: str) -> dict[str, Any]:
-    web = web_sentences_file(Path(settings.DATA_DIR) / "lab_web_sentences.jsonl")
     return {
         "crawl": {"start_urls": [f"{site.url}/debatabase/all"]},
-        "web_source_file": str(web or ""),
         "crowd": {"size": 9, "spammer_share": 0.2, "seed": 3},
         "adjudication_sample": 6,
         "similar_claim_pairs": 5,
@@ -338,14 +320,14 @@ def adjudicate(expert: Client, run: PipelineRun, imported: set[int], decided: De
     of an imported claim; then in bulk: accept the label model's label where it is confident."""
     stance, evidence = job_of(run, "stance"), job_of(run, "evidence_verification")
     outcome = waiting_outcome(stance, crawled_claims(imported))
-    decided.removed_by_people |= pair_facts(cluster_of(outcome))
+    decided.removed_by_people |= cluster_facts(outcome, kinds=("pair",))
     adjudicate_by_hand(expert, outcome, flip(outcome.fine_label))
     linked = unsupported_outcome(evidence, imported)
     adjudicate_by_hand(expert, linked, "SUPPORTED")
     response = expert.post(f"/aggregation/jobs/{stance.pk}/adjudicate/accept-model/", {"threshold": "0.5"})
     assert response.status_code == 302
-    assert linked.item.evidence is not None
-    assert ("link", *cid_pid(linked), linked.item.evidence.eid) in corpus_facts()
+    links = ClusterEvidence.objects.filter(cluster__claim__cid__in=imported, evidence=linked.item.evidence_id)
+    assert links.filter(cluster__members__perspective=linked.item.perspective_id).exists()
 
 
 def merge_and_split(expert: Client, imported: set[int], decided: Decided) -> None:
@@ -377,7 +359,7 @@ def reject_a_pair(expert: Client, run: PipelineRun, imported: set[int], decided:
     """What a person changes after v1: a crawled pair the crowd kept is not valid after all. The facts
     that go with it."""
     outcome = waiting_outcome(job_of(run, "stance"), crawled_claims(imported))
-    intended = cluster_facts(cluster_of(outcome))
+    intended = cluster_facts(outcome)
     decided.removed_by_people |= intended
     assert adjudicate_by_hand(expert, outcome, "NOT_VALID")["status"] == Status.REJECTED
     return intended
@@ -445,10 +427,11 @@ def workers(lab_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(run_pipeline_task, "_exec_options", None)  # Celery caches the options
     group = ProcessGroup(tmp_path, REPO)
     try:
-        yield Workers(group, queue, {**lab_env, "DJANGO_SETTINGS_MODULE": "config.settings"})
+        env = {**lab_env, "REDIS_URL": settings.REDIS_URL, "DJANGO_SETTINGS_MODULE": "config.settings"}
+        yield Workers(group, queue, env)
     finally:
         group.stop()
-        redis.Redis.from_url(os.environ["REDIS_URL"]).delete(queue)
+        redis.Redis.from_url(settings.REDIS_URL).delete(queue)
 
 
 @dataclass
