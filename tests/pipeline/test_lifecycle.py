@@ -2,9 +2,10 @@
 
 import (a slice of PERSPECTRUM) → crawl (saved idebate pages served from 127.0.0.1) → the pipeline with
 the simulated crowd → adjudicate by hand and in bulk → merge and split clusters → release v1; then
-`make run` again (migrate, setup_demo) → re-import → re-crawl → re-aggregate → release v2. After every
-step, each released fact of the corpus before it (a claim–perspective pair with its labels, an evidence
-link) must still hold unless a person removed it; v1 → v2 differs by exactly what a person changed.
+`make run` again (migrate, setup_demo) → re-import → re-crawl (one point reworded) → re-aggregate →
+release v2. After every step, each released fact of the corpus before it (a claim–perspective pair with
+its labels, an evidence link) must still hold unless a person removed it; v1 → v2 differs by exactly what
+a person and the site changed.
 
 The second test runs the pipeline on a real Celery worker over Redis, kills it (SIGKILL) mid-way,
 starts another, and the run completes with nothing lost or doubled.
@@ -49,6 +50,7 @@ from corpus.perspectrum import CLAIMS, POOL, SPLIT, TOPIC, file_names
 from corpus.services import import_perspectrum
 from corpus.topics import TOPICS
 from crawler.local_site import LocalSite
+from crawler.parsing import parse_debate
 from export.models import Release
 from export.services import build_release, diff_releases, perspectrum_records
 from export.verify import verify_release
@@ -277,13 +279,23 @@ def make_run(env: dict[str, str], timeout: float = WAIT) -> str:
     return output
 
 
-def crawl_again(site: LocalSite, env: dict[str, str]) -> str:
+def revise_a_point(site: LocalSite) -> str:
+    """The site rewords one point between two crawls, as debate sites do; the new headline."""
+    href = f"/debatabase/theme/{CRAWLED_PAGES[-1]}"
+    headline = parse_debate("idebate", site.routes[href], site.url + href).points[0].headline
+    revised = f"{headline}, and soon"
+    site.routes[href] = site.routes[href].replace(headline.encode(), revised.encode(), 1)
+    return revised
+
+
+def crawl_again(site: LocalSite, env: dict[str, str]) -> None:
+    """The site crawled afresh (not from the HTTP cache), in its own process as every crawl."""
     done = subprocess.run(
         [sys.executable, "manage.py", "crawl", "idebate", "--start-url", f"{site.url}/debatabase/all"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=WAIT, check=False,
+        cwd=REPO, env={**env, "CRAWLER_HTTPCACHE": "0"}, capture_output=True, text=True, timeout=WAIT,
+        check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    return done.stderr
 
 
 def run_jobs(run: PipelineRun) -> list[Job]:
@@ -390,8 +402,10 @@ def test_a_labs_project_never_loses_a_decision(
     report = import_perspectrum(release_slice)
     assert not report.changed and not [line for line in report.lines() if "conflict" in line], report.lines()
     decided.check("re-import of the same release")
+    revised = revise_a_point(site)
     crawl_again(site, lab_env)
-    decided.check("re-crawl")
+    decided.check("re-crawl of the site, one point reworded")
+    (new_pid,) = Perspective.objects.filter(text=revised).values_list("pid", flat=True)
     aggregate_again(run, expert_user)
     decided.check("re-aggregation")
     intended = reject_a_pair(expert, run, imported, decided)
@@ -403,8 +417,11 @@ def test_a_labs_project_never_loses_a_decision(
     assert Adjudication.objects.count() == adjudications + 1
     changes = diff_releases(v1, v2)
     removed = sorted({(fact[1], fact[2]) for fact in intended if fact[0] == "pair"})
-    assert {name: n for name, n in changes.counts().items() if n} == {"pairs_removed": len(removed)}
-    assert changes.pairs_removed == removed
+    # Exactly what changed since v1: the person's rejection and the reworded point, a new candidate.
+    assert {name: n for name, n in changes.counts().items() if n} == {
+        "pairs_removed": len(removed), "perspectives_added": 1,
+    }  # fmt: skip
+    assert changes.pairs_removed == removed and changes.perspectives_added == [new_pid]
 
 
 # --- the worker killed mid-way ---------------------------------------------------------------------
