@@ -70,7 +70,7 @@ CRAWLED_PAGES = (  # saved idebate debates with points, served as the lab's site
     "business-economic-policy-economy-general-house-believes-national-minimum-wage",
     "team-sports-house-would-introduce-goal-line-technology-football",
 )
-WAIT = 120  # seconds: a bound on any one wait (a crawl, a pipeline run), far above what it takes
+WAIT = 180  # seconds: a bound on any one wait (a crawl, a pipeline run), far above what it takes
 
 Fact = tuple[Any, ...]
 
