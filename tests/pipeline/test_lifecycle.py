@@ -448,7 +448,19 @@ def workers(lab_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyP
         yield Workers(group, queue, env)
     finally:
         group.stop()
-        redis.Redis.from_url(settings.REDIS_URL).delete(queue)
+        forget_queue(settings.REDIS_URL, queue)
+
+
+def forget_queue(url: str, queue: str) -> None:
+    """The test's queue gone from Redis, with the message the killed worker held unacknowledged (kombu
+    would put it back into the queue once the visibility timeout passes, hours later)."""
+    broker = redis.Redis.from_url(url, decode_responses=True)
+    broker.delete(queue, f"_kombu.binding.{queue}")
+    held: dict[str, str] = broker.hgetall("unacked")  # type: ignore[assignment]  # a sync client
+    for tag, payload in held.items():
+        if json.loads(payload)[2] == queue:  # [message, exchange, routing key]
+            broker.hdel("unacked", tag)
+            broker.zrem("unacked_index", tag)
 
 
 @dataclass
