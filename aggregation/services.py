@@ -13,8 +13,6 @@ from typing import Any
 import numpy as np
 from django.db import connection, transaction
 
-from accounts import audit
-from accounts.models import AuditEvent
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
@@ -27,6 +25,7 @@ from aggregation.reading import job_responses
 from aggregation.responses import ResponsesError
 from aggregation.rules import AgreementRule, RuleOutcome
 from aggregation.topics import assign_topics, topic_label_set
+from aggregation.write_back import write_back
 from annotation.models import Item, Job
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType, TaskTypeError
@@ -34,8 +33,6 @@ from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule, MultiLabelRule
 from annotation.work import long_format
 from config.progress import QUIET, Progress
-from corpus import provenance
-from corpus.provenance import Writer
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "Django")
 
@@ -385,20 +382,6 @@ def _store_multilabel_outcomes(job: Job, run: AggregationRun, decisions: list[De
 def _changed(before: Mapping[int, tuple[str, str]], outcomes: list[ItemOutcome]) -> int:
     """How many items this run wrote differently from the last one (label or status)."""
     return sum(1 for o in outcomes if o.item_id in before and before[o.item_id] != (o.label, o.status))
-
-
-def write_back(
-    job: Job, run: AggregationRun, task_type: TaskType, decisions: list[Decision], rule: str
-) -> None:
-    """The task type's write-back as the job's writer: rows a person wrote last stay as they are, and
-    what it rewrote of other writers' rows is recorded on the run and in the audit trail."""
-    with provenance.writing(Writer.job(job.pk, f"aggregation run {run.pk}")) as log:
-        task_type.write_back(decisions, rule)
-    if log.touched_others:
-        run.corpus_writes = log.detail()
-        audit.record(
-            run.started_by, AuditEvent.Action.WROTE_OVER, f"job {job.pk}", run=run.pk, **log.detail()
-        )
 
 
 def _finite(value: float) -> float | None:

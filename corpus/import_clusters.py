@@ -52,7 +52,7 @@ def sync_clusters(
     to_write, rebased = [], []
     for pk, clusters in desired.items():
         mine = current.get(pk)
-        ours = None if mine is None and not bases[pk] else digest(mine or [])
+        ours = None if mine is None and not bases[pk] and clusters else digest(mine or [])
         theirs = digest(clusters)
         verdict = three_way(bases[pk], ours, theirs)
         report.count("claim clusters", verdict)

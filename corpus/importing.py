@@ -117,13 +117,24 @@ def _sync_rows(
                 report.conflicts.append(_row_conflict(kind, f"{key[0]}{public_id}", values, row))
             if row["release_digest"] != theirs:
                 rebased.append(model(pk=row["pk"], release_digest=theirs))
+    _save(model, fields, to_create, to_update, rebased)
+    return dict(model._default_manager.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
+
+
+def _save(
+    model: type[models.Model],
+    fields: list[str],
+    to_create: list[models.Model],
+    to_update: list[models.Model],
+    rebased: list[models.Model],
+) -> None:
+    """New rows; updated rows (content, base and provenance); rows whose base alone moves on."""
     model._default_manager.bulk_create(to_create, batch_size=BATCH)
     if to_update:
         model._default_manager.bulk_update(
             to_update, [*fields, "release_digest", *PROVENANCE, "written_by_user"], batch_size=BATCH
         )
     model._default_manager.bulk_update(rebased, ["release_digest"], batch_size=BATCH)
-    return dict(model._default_manager.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
 
 
 def _row_conflict(kind: str, key: str, values: dict[str, Any], row: dict[str, Any]) -> Conflict:
@@ -220,7 +231,8 @@ def _sync_topics(release: Release, claims: dict[int, int], report: ImportReport,
     replace, rebased = [], []
     for pk, slugs in desired.items():
         rows = current.get(pk)
-        ours = None if rows is None and not bases[pk] else digest([r["topic__slug"] for r in rows or []])
+        absent = rows is None and not bases[pk] and slugs  # nothing yet: the release's topics are new
+        ours = None if absent else digest([r["topic__slug"] for r in rows or []])
         theirs = digest(slugs)
         verdict = three_way(bases[pk], ours, theirs)
         report.count("claim topics", verdict)
