@@ -69,6 +69,10 @@ def split_cluster(cluster_id: int, perspective_ids: Sequence[int], *, user: Any 
         log.guard(PerspectiveCluster.objects.filter(pk=cluster.pk))
         # Out of this cluster by a person's hand: no paraphrase job puts them back.
         removals.delete(ClusterMember.objects.filter(pk__in=[m.pk for m in moving]))
+        # The evidence stays with the cluster as the person left it, even where only a member that
+        # left was found to support it: a job's re-run keeps it.
+        staying = ClusterEvidence.objects.filter(pk__in=log.guard(cluster.evidence_links.all()))
+        staying.update(**log.stamp())
         PerspectiveCluster.objects.filter(pk=cluster.pk).update(updated=timezone.now(), **log.stamp())
         new = _new_cluster(
             cluster.claim, cluster, flip=False, rule=f"split from cluster {cluster.position} by {user}"

@@ -199,3 +199,24 @@ def test_a_link_every_decision_of_the_job_rejects_is_removed_and_reported(two_me
         "kept": {},
         "removed": {"crawl: crawl run 4": 1},
     }
+
+
+def test_evidence_a_split_leaves_behind_stays_though_only_the_member_split_off_supported_it(
+    two_members,
+) -> None:
+    cluster, crawled, original, paraphrase = two_members
+    decisions = [
+        decision(False, perspective_id=original, evidence_id=crawled.pk),
+        decision(True, perspective_id=paraphrase, evidence_id=crawled.pk),
+    ]
+    with provenance.writing(JOB):
+        write_evidence(decisions)
+    split_cluster(cluster.pk, [paraphrase])
+
+    with provenance.writing(JOB) as log:
+        write_evidence(decisions)
+
+    assert list(cluster.evidence_links.values_list("evidence__eid", "written_ref")) == [
+        (1, "split by system")
+    ]
+    assert log.kept == {"person: split by system": 1}
