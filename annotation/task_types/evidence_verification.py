@@ -24,7 +24,14 @@ from annotation.task_types.base import (
 from annotation.task_types.builtin_rules import EVIDENCE_RULE
 from annotation.task_types.decisions import Decision
 from corpus import provenance, removals
-from corpus.models import ClusterEvidence, ClusterMember, Evidence, Perspective, PerspectiveCluster
+from corpus.models import (
+    ClusterEvidence,
+    ClusterMember,
+    Evidence,
+    Perspective,
+    PerspectiveCluster,
+    WrittenBy,
+)
 
 SUPPORTED, NOT_SUPPORTED = "supported", "not_supported"
 LABELS = ((SUPPORTED, "Supported"), (NOT_SUPPORTED, "Not supported"))
@@ -128,6 +135,11 @@ def write_evidence(decisions: Sequence[Decision]) -> int:
     links = ClusterEvidence.objects.filter(cluster_id__in={cluster for cluster, _ in supported})
     present = set(links.values_list("cluster_id", "evidence_id"))
     missing = {pair for pair, kept in supported.items() if kept and pair not in present}
+    if provenance.active().writer.kind == WrittenBy.PERSON:
+        # A person who confirms a link decides it: the job's later re-runs leave it alone.
+        confirmed = {pair for pair, kept in supported.items() if kept and pair in present}
+        mine = provenance.guard(links.filter(pk__in=_link_pks(links, confirmed)))
+        ClusterEvidence.objects.filter(pk__in=mine).update(**provenance.stamp())
     last = last_positions(links.values("cluster_id").annotate(last=Max("position")))
     stamp = provenance.stamp()
     added = []

@@ -220,3 +220,15 @@ def test_evidence_a_split_leaves_behind_stays_though_only_the_member_split_off_s
         (1, "split by system")
     ]
     assert log.kept == {"person: split by system": 1}
+
+
+def test_a_link_an_expert_confirmed_stays_when_the_rest_of_the_job_rejects_it(two_members) -> None:
+    cluster, crawled, original, paraphrase = two_members
+    with provenance.writing(Writer.person(None, "adjudication")):
+        write_evidence([decision(True, perspective_id=original, evidence_id=crawled.pk)])
+
+    with provenance.writing(JOB) as log:
+        write_evidence([decision(False, perspective_id=paraphrase, evidence_id=crawled.pk)])
+
+    assert list(cluster.evidence_links.values_list("written_ref", flat=True)) == ["adjudication by system"]
+    assert log.kept == {"person: adjudication by system": 1}

@@ -211,20 +211,23 @@ def unsupported_outcome(job: Job, among: set[int]) -> ItemOutcome:
 
 
 def supported_outcome(job: Job, among: set[int]) -> ItemOutcome:
-    """An evidence item the crowd supported, linked to one-member released clusters of the claims `among`
-    only, none of them the claim the expert merges later (a person's merge may bring a link back)."""
-    merged, _ = mergeable_clusters(among)
+    """An evidence item the crowd supported and linked to a released cluster, on no claim the expert
+    merges or splits later (of the claims `among`: a person's merge or split may bring a link back)."""
+    claim, merged = mergeable_clusters(among)
+    source, _ = splittable_cluster(among, exclude=merged)
+    avoided = {claim.pk, source.claim_id}
     outcomes = ItemOutcome.objects.filter(job=job, item__is_gold=False, label="SUPPORTED", adjudications=None)
     for outcome in outcomes.select_related("item").order_by("pk"):
-        clusters = PerspectiveCluster.objects.filter(
-            members__perspective=outcome.item.perspective_id, evidence=outcome.item.evidence_id
-        ).annotate(size=Count("members", distinct=True))
-        if clusters and all(
-            c.claim.cid in among and c.claim_id != merged.pk and c.size == 1 and c.status in Status.released()
-            for c in clusters.select_related("claim")
-        ):
+        clusters = list(
+            PerspectiveCluster.objects.filter(
+                members__perspective=outcome.item.perspective_id, evidence=outcome.item.evidence_id
+            ).select_related("claim")
+        )
+        if any(c.claim_id in avoided for c in clusters):
+            continue
+        if any(c.status in Status.released() for c in clusters):
             return outcome
-    raise AssertionError(f"job {job.pk}: no supported paragraph on one-member clusters of {sorted(among)}")
+    raise AssertionError(f"job {job.pk}: no supported paragraph on a released cluster")
 
 
 def crawled_claims(imported: set[int]) -> set[int]:
