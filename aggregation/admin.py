@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from aggregation.adjudication import AdjudicationError, adjudicate, choices, current_label, rated_responses
+from aggregation.declared import described_votes
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
 from aggregation.quality import soft_block
 from aggregation.tasks import request_aggregation
@@ -133,7 +134,8 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         return format_html(
             "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
             "reference {}; contested: {}; now in the corpus: <strong>{}</strong>",
-            obj.label, obj.fine_label, obj.counts, rho, obj.status, obj.model_label or "-",
+            obj.label, obj.fine_label, described_votes(obj.job.task_type, obj.counts), rho, obj.status,
+            obj.model_label or "-",
             f"{obj.model_confidence or 0.0:.0%}", obj.reference_label or "none",
             ", ".join(obj.reasons) or "no", current_label(obj),
         )  # fmt: skip

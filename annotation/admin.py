@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -98,7 +99,7 @@ class HitInline(admin.TabularInline):
 
 @admin.register(Job)
 class JobAdmin(NamedPermissions, admin.ModelAdmin):
-    list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created"]
+    list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created", "pages"]
     list_filter = ["state", "task_type", "provider"]
     search_fields = ["name"]
     readonly_fields = ["state", "published_at", "completed_at", "workers_per_item", "reward", "progress"]
@@ -124,13 +125,14 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
-        return ["name", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
-                "filters", "budget", "teams"]  # fmt: skip
+        return ["name", "pages", "task_type", "provider", "state", "progress", "annotators", "accuracy",
+                "params", "filters", "budget", "teams"]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["task_type", "provider", "state", "progress", "annotators", "accuracy", "params", "filters"]
+        return ["pages", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
+                "filters"]  # fmt: skip
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -183,6 +185,15 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         )  # fmt: skip
         head = "<tr><th>worker</th><th>correct</th><th>accuracy</th></tr>"
         return format_html("{}<table>{}{}</table>", summary, SafeString(head), body)
+
+    @admin.display(description="pages")
+    def pages(self, job: Job) -> SafeString:
+        """The job's dashboard and adjudication page (the aggregation app's pages, named by URL)."""
+        return format_html(
+            '<a href="{}">dashboard</a> · <a href="{}">adjudicate</a>',
+            reverse("aggregation:dashboard", args=[job.pk]),
+            reverse("aggregation:adjudicate", args=[job.pk]),
+        )
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:

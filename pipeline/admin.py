@@ -9,6 +9,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html_join
 
 from accounts.permissions import NamedPermissions
@@ -33,10 +34,19 @@ class StepInline(admin.TabularInline):
 
     @admin.display(description="jobs")
     def job_links(self, step: StepRun) -> str:
+        """Each job of the step: its dashboard, its adjudication page and its settings."""
         return format_html_join(
-            ", ",
-            '<a href="/admin/annotation/job/{}/change/">job {}</a>',
-            ((pk, pk) for pk in step.jobs.values_list("pk", flat=True)),
+            "; ",
+            '<a href="{}">job {} dashboard</a> · <a href="{}">adjudicate</a> · <a href="{}">settings</a>',
+            (
+                (
+                    reverse("aggregation:dashboard", args=[pk]),
+                    pk,
+                    reverse("aggregation:adjudicate", args=[pk]),
+                    reverse("admin:annotation_job_change", args=[pk]),
+                )
+                for pk in step.jobs.values_list("pk", flat=True)
+            ),
         )
 
     @admin.display(description="crowd progress")
@@ -61,7 +71,7 @@ class PipelineRunForm(forms.ModelForm):
     params = forms.JSONField(
         required=False,
         initial=dict,
-        help_text='Overrides of the defaults, e.g. {"provider": "inhouse", "claims": [1, 2]}.',
+        help_text='Overrides of the defaults, e.g. {"provider": "inhouse", "claims": [1007, 1008]}.',
     )
 
     class Meta:

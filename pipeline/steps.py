@@ -16,9 +16,11 @@ from annotation import work as annotation
 from annotation.models import Job, JobState
 from annotation.work.accuracy import bonus_correct_answers, job_accuracy
 from annotation.work.paraphrases import collect_paraphrases
+from config.wording import count, figure
 from crawler import services as crawler
 from crawler.models import CrawlRun, Debate, RunStatus
 from export.vast import VastExportError, export_vast
+from export.vast_rows import describe_types
 from pipeline import candidate_jobs, review
 from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
@@ -47,7 +49,15 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
         return Outcome(
             StepState.WAITING, f"job {job.pk}: {progress.assignments_done}/{progress.assignments_wanted}"
         )
+    if not has_aggregation(job.task_type):
+        return Outcome(
+            StepState.DONE, f"job {job.pk} complete (written answers are collected, not aggregated)"
+        )
     return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated")
+
+
+# α needs an item with two answers; say so rather than print a missing number.
+NO_ALPHA = "not computable (no item with two answers)"
 
 
 def finished_job(ctx: Context, key: str, outcome: Outcome) -> int | None:
@@ -188,9 +198,11 @@ def vast(ctx: Context) -> Outcome:
         raise StepError(str(error)) from None
     everyone, kept = report.agreement, report.agreement_without_poor
     outcome.message += (
-        f"; VAST CSV: {report.rows} rows {report.by_type} at {path}; {len(report.poor_workers)} poor "
-        f"workers (MACE); Krippendorff's alpha {everyone.krippendorff_alpha} over {everyone.items} items, "
-        f"{kept.krippendorff_alpha} over {kept.items} without the poor workers"
+        f"; VAST CSV: {count(report.rows, 'row')} ({describe_types(report.by_type) or 'none'}) at {path}; "
+        f"{count(len(report.poor_workers), 'poor worker')} (MACE); Krippendorff's alpha "
+        f"{figure(everyone.krippendorff_alpha, missing=NO_ALPHA)} over {count(everyone.items, 'item')}, "
+        f"{figure(kept.krippendorff_alpha, missing=NO_ALPHA)} over {count(kept.items, 'item')} "
+        "without the poor workers"
     )
     outcome.output = {"vast_csv": str(path), "vast_rows": report.rows, "poor_workers": report.poor_workers}
     return outcome

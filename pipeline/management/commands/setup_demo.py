@@ -25,10 +25,10 @@ class Command(BaseCommand):
         parser.add_argument("--username", default=STAFF_USERNAME)
         parser.add_argument("--no-pipeline", action="store_true", help="skip the demo pipeline run")
         parser.add_argument(
-            "--url", default="http://127.0.0.1:8000", help="where the platform will be served (for the login)"
+            "--url", default=None, help="where the platform will be served (default: the PUBLIC_URL setting)"
         )
 
-    def handle(self, *args: Any, username: str, no_pipeline: bool, url: str, **options: Any) -> None:
+    def handle(self, *args: Any, username: str, no_pipeline: bool, url: str | None, **options: Any) -> None:
         release_dir = settings.PERSPECTRUM_DIR
         if (release_dir / "perspectrum_with_answers_v1.0.json").exists():
             call_command("import_perspectrum", str(release_dir), stdout=self.stdout)
@@ -41,7 +41,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"The release was not imported: {error}")
         if not no_pipeline:
             self._run_demo_pipeline()
-        self._print_login(username, url.rstrip("/"))
+        self._print_login(username, (url or settings.PUBLIC_URL).rstrip("/"))
 
     def _run_demo_pipeline(self) -> None:
         self.stdout.write("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")
