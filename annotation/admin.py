@@ -46,6 +46,10 @@ class JobCreationForm(forms.ModelForm):
         required=False,
         help_text='overrides of the task type\'s defaults, e.g. {"workers_per_item": 5}',
     )
+    allow_single_worker = forms.BooleanField(
+        required=False,
+        help_text="one worker per item for a task decided by agreement (a job you will not aggregate)",
+    )
 
     class Meta:
         model = Job
@@ -58,6 +62,8 @@ class JobCreationForm(forms.ModelForm):
             params = task_type.params(cleaned.get("params") or {})
             # The filters are read now, so a malformed one is a form error rather than a failed save.
             next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
+            if not cleaned.get("allow_single_worker"):
+                work.check_workers_per_item(cleaned.get("task_type", ""), cleaned.get("params") or {})
         except (TaskTypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
@@ -124,7 +130,8 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            return ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
+            return ["name", "task_type", "provider", "filters", "params", "allow_single_worker", "budget",
+                    "teams"]  # fmt: skip
         return ["name", "pages", "task_type", "provider", "state", "progress", "annotators", "accuracy",
                 "params", "filters", "budget", "teams"]  # fmt: skip
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 # Nouns whose plural is not the noun plus "s".
 IRREGULAR = {"person": "people", "analysis": "analyses", "entry": "entries", "query": "queries",
@@ -36,7 +37,7 @@ def money(amount: Decimal | float | int | str | None, currency: str = "USD") -> 
     return f"{rounded:,} {currency.upper()}"
 
 
-def listing(values: Mapping[object, object] | Iterable[tuple[object, object]]) -> str:
+def listing(values: Mapping[Any, Any] | Iterable[tuple[Any, Any]]) -> str:
     """Pairs as "train: 569, dev: 142" in their given order; "none" when there are none."""
     pairs = list(values.items()) if isinstance(values, Mapping) else list(values)
     return ", ".join(f"{key}: {value}" for key, value in pairs) or "none"
