@@ -50,7 +50,7 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
     output = manage("setup_demo", "--url", "http://10.0.0.7:8123/")
 
     assert "SIMULATED crowd" in output
-    assert "Staff login for http://10.0.0.7:8123/admin/ : admin / " in output  # make run's HOST and PORT
+    assert "Staff login for http://10.0.0.7:8123/ : admin / " in output  # make run's HOST and PORT
     with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
         steps = db.execute(
             "SELECT s.name, s.state, s.message FROM pipeline_steprun s ORDER BY s.position"

@@ -54,7 +54,7 @@ class Command(BaseCommand):
             return
         for step in progress(run):
             self.stdout.write(f"  {step['step']}: {step['state']} — {step['message']}")
-        self.stdout.write("  see /admin/pipeline/pipelinerun/ for every step and /releases/ for the release")
+        self.stdout.write("  the home page links every step, job, dashboard and release")
 
     def _print_login(self, username: str, url: str) -> None:
         password_file = settings.VAR_DIR / "staff_password"
@@ -69,6 +69,6 @@ class Command(BaseCommand):
             password_file.write_text(password)
             password_file.chmod(0o600)
         self.stdout.write(
-            f"Staff login for {url}/admin/ : {username} / {password_file.read_text().strip()}"
+            f"Staff login for {url}/ : {username} / {password_file.read_text().strip()}"
             f"  (stored in {password_file})"
         )
