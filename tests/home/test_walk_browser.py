@@ -31,7 +31,8 @@ STAFF_PAGES = {
 
 
 def every_change_list() -> set[str]:
-    return {f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist" for model in admin.site._registry}
+    models = admin.site._registry
+    return {f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist" for model in models}
 
 
 @pytest.fixture
