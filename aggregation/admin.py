@@ -19,6 +19,7 @@ from aggregation.models import Adjudication, AggregationRun, ItemOutcome, Worker
 from aggregation.quality import soft_block
 from aggregation.tasks import request_aggregation
 from annotation.models import Item
+from config.wording import count
 
 
 class QueueFilter(admin.SimpleListFilter):
@@ -202,7 +203,7 @@ class WorkerQualityAdmin(admin.ModelAdmin):
     @admin.action(description="Soft-block the chosen workers from future jobs", permissions=["change"])
     def soft_block_workers(self, request: HttpRequest, queryset: QuerySet[WorkerQuality]) -> None:
         blocked = soft_block(queryset.filter(worker__blocked=False), by=request.user)
-        self.message_user(request, f"Soft-blocked {len(blocked)} worker(s).")
+        self.message_user(request, f"Soft-blocked {count(len(blocked), 'worker')}.")
 
 
 @admin.register(AggregationRun)
@@ -227,7 +228,7 @@ class AggregationRunAdmin(admin.ModelAdmin):
         jobs = sorted(set(queryset.values_list("job_id", flat=True)))
         for job_id in jobs:
             request_aggregation(job_id, "manual")
-        self.message_user(request, f"Aggregation requested for {len(jobs)} job(s).")
+        self.message_user(request, f"Aggregation requested for {count(len(jobs), 'job')}.")
 
 
 @admin.register(Adjudication)

@@ -15,6 +15,7 @@ from django.utils.html import format_html_join
 from accounts.permissions import NamedPermissions
 from annotation.work import job_progress
 from config.live import LiveCountsAdmin, cell
+from config.wording import count
 from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import save_new_run
@@ -136,4 +137,4 @@ class PipelineRunAdmin(NamedPermissions, LiveCountsAdmin):
     def continue_runs(self, request: HttpRequest, queryset: QuerySet[PipelineRun]) -> None:
         for run in queryset:
             run_pipeline_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # Celery 5.4+
-        messages.info(request, f"{queryset.count()} run(s) continue in the background")
+        messages.info(request, f"{count(queryset.count(), 'run')} continue in the background")
