@@ -220,7 +220,10 @@ class AggregationRunAdmin(admin.ModelAdmin):
     @admin.display(description="dashboard")
     def dashboard(self, obj: AggregationRun) -> SafeString:
         return format_html(
-            '<a href="{}">job {}</a>', reverse("aggregation:dashboard", args=[obj.job_id]), obj.job_id
+            '<a href="{}">job {}</a> · <a href="{}">adjudicate</a>',
+            reverse("aggregation:dashboard", args=[obj.job_id]),
+            obj.job_id,
+            reverse("aggregation:adjudicate", args=[obj.job_id]),
         )
 
     @admin.action(description="Aggregate the chosen runs' jobs again (same policy)", permissions=["add"])

@@ -70,6 +70,12 @@ def failed_operations(user: User) -> list[dict[str, Any]]:
             }
             for step in steps
         ]
+    if user.has_perm("crawler.view_crawlrun"):
+        crawls = CrawlRun.objects.filter(status=RunStatus.FAILED).order_by("-created")[:FAILED_SHOWN]
+        rows += [
+            {"kind": "crawl", "object": run, "when": run.finished or run.created, "reason": run.message}
+            for run in crawls
+        ]
     if user.has_perm("aggregation.view_aggregationrun"):
         rows += [
             {"kind": "aggregation", "object": run, "when": run.created, "reason": run.error}

@@ -56,6 +56,9 @@ def failed_link(row: dict[str, Any]) -> str:
     thing = row["object"]
     if row["kind"] == "operation":
         url, text = reverse("admin:operations_operation_change", args=[thing.pk]), f"operation: {thing.label}"
+    elif row["kind"] == "crawl":
+        url = reverse("admin:crawler_crawlrun_change", args=[thing.pk])
+        text = f"crawl {thing.pk}: {thing.site}"
     elif row["kind"] == "pipeline step":
         url = reverse("admin:pipeline_pipelinerun_change", args=[thing.run_id])
         text = f"pipeline {thing.run_id}, step {thing.name}"
