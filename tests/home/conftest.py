@@ -34,7 +34,7 @@ def answers(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedDemo]:
     root = tmp_path_factory.mktemp("make-run")
     port = free_port()
