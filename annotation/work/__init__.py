@@ -46,6 +46,7 @@ from annotation.work.records import (
     counted_responses,
     gold_accuracy,
     long_format,
+    pseudonym_key,
     review_assignment,
     worker_pseudonym,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "market_hit",
     "next_assignment",
     "pause_job",
+    "pseudonym_key",
     "publish_job",
     "qualification",
     "quiz_pass_mark",

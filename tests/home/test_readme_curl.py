@@ -42,4 +42,5 @@ def test_the_readmes_curl_block_runs_verbatim_against_a_served_demo(served_demo:
     published, progress, outcomes = done.stdout.split("\n", 2)
     assert json.loads(published)["label"].startswith("Publish job ")
     assert json.loads(progress)["assignments_wanted"] > 0
-    assert outcomes.strip() == ""  # nobody has answered yet: no outcome rows
+    header, *rows = outcomes.strip().splitlines()
+    assert header.startswith("item,") and rows == []  # the CSV's header; nobody has answered yet
