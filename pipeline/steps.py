@@ -76,7 +76,7 @@ def crawl(ctx: Context) -> Outcome:
     waits for it and a step that is run again never starts a second crawl of a run still going."""
     options = ctx.params["crawl"]
     if ctx.claims and not options.get("start_urls") and not options.get("serve_fixtures"):
-        return Outcome(StepState.DONE, f"{len(ctx.claims)} claims given; nothing to crawl")
+        return Outcome(StepState.DONE, f"{count(len(ctx.claims), 'claim')} given; nothing to crawl")
     run_id = ctx.step.output.get("crawl_run")
     run = CrawlRun.objects.filter(pk=run_id).first() if run_id else None
     if run is not None and run.status in RunStatus.active():
@@ -95,12 +95,13 @@ def crawl(ctx: Context) -> Outcome:
     )
     ctx.params["claims"] = cids
     return Outcome(
-        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims", {"claims": cids}
+        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {count(len(cids), 'claim')}", {"claims": cids}
     )
 
 
 def _crawl_figures(run: CrawlRun) -> str:
-    return f"{run.pages} pages, {run.items} debates, {run.drops} drops, {run.errors} errors"
+    figures = [(run.pages, "page"), (run.items, "debate"), (run.drops, "drop"), (run.errors, "error")]
+    return ", ".join(count(number, noun) for number, noun in figures)
 
 
 def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
