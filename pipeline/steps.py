@@ -94,9 +94,8 @@ def crawl(ctx: Context) -> Outcome:
         )
     )
     ctx.params["claims"] = cids
-    return Outcome(
-        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {count(len(cids), 'claim')}", {"claims": cids}
-    )
+    message = f"crawl {run.pk}: {_crawl_figures(run)}, {count(len(cids), 'claim')}"
+    return Outcome(StepState.DONE, message, {"claims": cids})
 
 
 def _crawl_figures(run: CrawlRun) -> str:
