@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import psutil
 import psycopg
 import redis
 import requests
@@ -52,6 +53,16 @@ class LevelResult:
     errors: int
     submits: int  # locust's successful answer POSTs
     check: dict[str, int]
+    cpu_seconds: float = 0.0  # the gunicorn workers' user + system CPU over the level
+
+    @property
+    def cpu_per_hit(self) -> float:
+        """Server CPU seconds per completed HIT (an assignment submitted whole)."""
+        return self.cpu_seconds / max(1, self.check["submitted"])
+
+    @property
+    def cpu_ms_per_request(self) -> float:
+        return 1000 * self.cpu_seconds / max(1, self.requests)
 
     @property
     def sound(self) -> bool:
@@ -64,12 +75,14 @@ class LevelResult:
 
 
 def service_urls(redis_db: int = 14) -> tuple[str, str]:
-    """PostgreSQL and Redis for a benchmark; Redis database `redis_db`, so no other test's or
-    benchmark's queued task reaches its workers."""
+    """PostgreSQL and Redis for a benchmark; Redis database `redis_db` (unless LOAD_REDIS_URL names
+    one), so no other test's or benchmark's queued task reaches its workers."""
     database = os.environ.get("LOAD_DATABASE_URL") or os.environ.get("DATABASE_URL", "")
     if not database.startswith(("postgres://", "postgresql://")):
         database = "postgres://postgres@127.0.0.1:5432/stancework"
-    broker = os.environ.get("LOAD_REDIS_URL") or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    if own := os.environ.get("LOAD_REDIS_URL"):  # as given, database number included
+        return database, own
+    broker = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
     return database, urlunsplit(urlsplit(broker)._replace(path=f"/{redis_db}"))
 
 
@@ -137,6 +150,7 @@ def run_level(
     seeded = last_json(group.run("seed", [PYTHON, "-m", "bench._load_site", "seed", str(claims),
                                            str(WORKERS_PER_ITEM)], env, timeout=600))  # fmt: skip
     prefix = group.log_dir / f"locust-{users}"
+    cpu_before = web_cpu_seconds(group)
     crowd_env = {**env, "LOAD_SEED": json.dumps(seeded), "LOAD_THINK_SECONDS": ",".join(map(str, think))}
     group.run(
         f"locust-{users}",
@@ -147,13 +161,27 @@ def run_level(
         crowd_env,
         timeout=seconds + 120,
     )  # fmt: skip
+    cpu_seconds = web_cpu_seconds(group) - cpu_before
     check = last_json(
         group.run("check", [PYTHON, "-m", "bench._load_site", "check", str(seeded["job"])], env, 120)
     )
-    return _result(users, prefix, check)
+    return _result(users, prefix, check, cpu_seconds)
 
 
-def _result(users: int, prefix: Path, check: dict[str, int]) -> LevelResult:
+def web_cpu_seconds(group: ProcessGroup) -> float:
+    """User + system CPU seconds the gunicorn master and its workers have used so far."""
+    master = psutil.Process(group.running["gunicorn"].pid)
+    total = 0.0
+    for process in [master, *master.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:  # a worker gunicorn replaced; the level's figure misses its share
+            continue
+        total += times.user + times.system
+    return total
+
+
+def _result(users: int, prefix: Path, check: dict[str, int], cpu_seconds: float = 0.0) -> LevelResult:
     with Path(f"{prefix}_stats.csv").open() as stats:
         rows = {row["Name"]: row for row in csv.DictReader(stats)}
     with Path(f"{prefix}_exceptions.csv").open() as raised:
@@ -169,6 +197,7 @@ def _result(users: int, prefix: Path, check: dict[str, int]) -> LevelResult:
         errors=int(total["Failure Count"]) + exceptions,
         submits=int(answers["Request Count"]) - int(answers["Failure Count"]),
         check=check,
+        cpu_seconds=cpu_seconds,
     )
 
 
@@ -194,6 +223,8 @@ def report(result: LevelResult) -> str:
         f"load {result.users} users: requests={result.requests} rps={result.rps:.0f} "
         f"p50_ms={result.p50_ms:.0f} p95_ms={result.p95_ms:.0f} p99_ms={result.p99_ms:.0f} "
         f"errors={result.errors} submitted={result.check['submitted']} open={result.check['open']} "
+        f"web_cpu_s={result.cpu_seconds:.1f} cpu_s_per_hit={result.cpu_per_hit:.3f} "
+        f"cpu_ms_per_request={result.cpu_ms_per_request:.1f} "
         f"goal: {goals}0 errors, one assignment and one response per item per assignment: "
         + ("met" if not missed else "MISSED (" + "; ".join(missed) + ")")
     )
