@@ -237,7 +237,9 @@ def submit_assignment(assignment_id: int, answers: Mapping[int, Answer]) -> Assi
             raise AssignmentStateError(
                 f"this assignment was {assignment.state}; its work can no longer be saved"
             )
-        items = list(Item.objects.filter(hit_items__hit=assignment.hit_id).select_related("job"))
+        items = list(Item.objects.filter(hit_items__hit=assignment.hit_id))
+        for item in items:
+            item.job = assignment.job
         if {item.pk for item in items} != set(answers):
             raise AnswerError("a submission must answer exactly the items of its HIT")
         _store_responses(assignment, items, answers)
@@ -287,7 +289,7 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 
 def items_of(assignment: Assignment) -> list[Item]:
-    return assignment.hit.ordered_items()
+    return assignment.hit.ordered_items(assignment.job)
 
 
 class ServiceQueue:
