@@ -154,7 +154,7 @@ class Hit(models.Model):
         when the caller has it (fifty copies of a job's row cost a task page more than its query)."""
         if job is None:
             return [hit_item.item for hit_item in self.hit_items.select_related("item", "item__job")]
-        items = [hit_item.item for hit_item in self.hit_items.select_related("item")]
+        items = list(Item.objects.filter(hit_items__hit=self).order_by("hit_items__position"))
         for item in items:
             item.job = job
         return items

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q
@@ -97,8 +97,12 @@ def quiz_pass_mark(job: Job) -> float:
     return float(job.params.get("quiz_pass_mark", 0.75))
 
 
-def can_retry_quiz(worker: Worker, job: Job) -> bool:
-    found = qualification(worker, job.task_type)
+def can_retry_quiz(
+    worker: Worker, job: Job, found: Qualification | None | Literal["unread"] = "unread"
+) -> bool:
+    """Whether the worker may take the quiz (again); `found`: their qualification, when already read."""
+    if found == "unread":
+        found = qualification(worker, job.task_type)
     return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
 
 
