@@ -23,6 +23,7 @@ from annotation.models import Job, Response
 from annotation.work import long_format
 
 COLUMNS = (("item", "int8"), ("worker", "int8"), ("label", "int2"))
+WORK_MEM = "256MB"
 
 Columns = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp], list[str]]
 
@@ -53,6 +54,10 @@ def _copied(rows: QuerySet[Response, tuple[int, int, str]], known: list[str]) ->
     # Unordered: the codes do not depend on the row order, and sorting 10M rows costs PostgreSQL more
     # than reading them.
     sql, params = rows.order_by().query.sql_with_params()
+    with connection.cursor() as cursor:
+        # The join with the job's counted assignments spills to disk in the default 4 MB (for the rest
+        # of the aggregation's transaction only; outside one, SET LOCAL changes nothing).
+        cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
     items, workers, codes = _copy_out(sql, params, known)
     if (codes < 0).any():
         with connection.cursor() as cursor:
