@@ -65,3 +65,47 @@ def decoded(columns: Sequence[tuple[str, str]], data: bytes | bytearray | memory
     if not (rows["_fields"] == len(columns)).all() or not sizes_right:
         raise CopyFormatError("rows of another shape than the columns' (a NULL or a variable-width value)")
     return rows
+
+
+# Element types of arrays in the binary format: (PostgreSQL type OID, numpy spelling of the value).
+ARRAY_ELEMENTS = {"int2": (21, ">i2"), "int4": (23, ">i4"), "int8": (20, ">i8"), "float8": (701, ">f8")}
+
+
+def decoded_arrays(columns: Sequence[str], data: bytes | bytearray | memoryview) -> list[list[np.ndarray]]:
+    """The rows of a binary COPY stream whose every column is a one-dimensional array without NULLs
+    of the given element types (e.g. ``array_agg`` of each column): per row, one numpy array per column."""
+    view = memoryview(data)
+    if bytes(view[: len(SIGNATURE)]) != SIGNATURE or len(view) < len(HEADER) + len(TRAILER):
+        raise CopyFormatError("not a binary COPY stream")
+    (extension,) = struct.unpack_from(">i", view, 15)
+    position = 19 + extension
+    rows: list[list[np.ndarray]] = []
+    while True:
+        (fields,) = struct.unpack_from(">h", view, position)
+        position += 2
+        if fields == -1:
+            return rows
+        if fields != len(columns):
+            raise CopyFormatError(f"a row of {fields} fields, not {len(columns)}")
+        row = []
+        for kind in columns:
+            (size,) = struct.unpack_from(">i", view, position)
+            row.append(_array(view[position + 4 : position + 4 + size], kind))
+            position += 4 + size
+        rows.append(row)
+
+
+def _array(field: memoryview, kind: str) -> np.ndarray:
+    oid, value = ARRAY_ELEMENTS[kind]
+    if len(field) < 12:
+        raise CopyFormatError("a NULL or truncated array")
+    dimensions, has_nulls, element = struct.unpack_from(">iii", field, 0)
+    if dimensions == 0:
+        return np.array([], dtype=value)
+    if dimensions != 1 or has_nulls or element != oid:
+        raise CopyFormatError(f"not a one-dimensional {kind} array without NULLs")
+    (length,) = struct.unpack_from(">i", field, 12)
+    elements = np.frombuffer(field, dtype=[("size", ">i4"), ("value", value)], count=length, offset=20)
+    if not (elements["size"] == np.dtype(value).itemsize).all():
+        raise CopyFormatError(f"elements of another width than {kind}'s")
+    return elements["value"]

@@ -8,7 +8,7 @@ import struct
 import numpy as np
 import pytest
 
-from aggregation.copying import HEADER, TRAILER, CopyFormatError, decoded, encoded
+from aggregation.copying import HEADER, TRAILER, CopyFormatError, decoded, decoded_arrays, encoded
 
 COLUMNS = (("item", "int8"), ("label", "int2"), ("share", "float8"), ("kept", "bool"))
 
@@ -43,3 +43,25 @@ def test_columns_of_different_lengths_and_foreign_bytes_are_refused() -> None:
         encoded(COLUMNS, {"item": [1], "label": [1, 2], "share": [0.0], "kept": [True]})
     with pytest.raises(CopyFormatError, match="not a binary COPY"):
         decoded(COLUMNS, b"item,label\n1,2\n")
+
+
+def int8_array(values: list[int]) -> bytes:
+    header = struct.pack(">iiiii", 1, 0, 20, len(values), 1)
+    return header + b"".join(struct.pack(">iq", 8, v) for v in values)
+
+
+def test_rows_of_arrays_decode_to_one_numpy_array_per_column() -> None:
+    first, second = int8_array([1, 2, 3]), int8_array([-4])
+    row = struct.pack(">hi", 2, len(first)) + first + struct.pack(">i", len(second)) + second
+    empty = struct.pack(">iii", 0, 0, 20)
+    rows = decoded_arrays(("int8", "int8"), HEADER + row + struct.pack(">hi", 2, 12) + empty
+                          + struct.pack(">i", 12) + empty + TRAILER)  # fmt: skip
+    assert [[column.tolist() for column in r] for r in rows] == [[[1, 2, 3], [-4]], [[], []]]
+
+
+def test_an_array_of_another_type_or_a_null_is_refused() -> None:
+    array = int8_array([1])
+    with pytest.raises(CopyFormatError, match="int2"):
+        decoded_arrays(("int2",), HEADER + struct.pack(">hi", 1, len(array)) + array + TRAILER)
+    with pytest.raises(CopyFormatError, match="NULL"):
+        decoded_arrays(("int8",), HEADER + struct.pack(">hi", 1, -1) + TRAILER)
