@@ -7,7 +7,7 @@ from django.test.html import parse_html
 
 from annotation.web.widgets import RadioChoices, fast_radios
 
-CHOICES = [("SUPPORT", "Supports <b>"), ("UNDERMINE", "Opposes \"x\""), ("NOT_VALID", "Not valid & more")]
+CHOICES = [("SUPPORT", "Supports <b>"), ("UNDERMINE", 'Opposes "x"'), ("NOT_VALID", "Not valid & more")]
 
 
 def rendered(widget: type[forms.RadioSelect], data: dict[str, str] | None, attrs: dict[str, str]) -> str:
