@@ -190,7 +190,8 @@ class TaskType:
 
     # Aggregation hooks ----------------------------------------------------------------------------
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
-        """Make the corpus agree with a job's decisions; returns the rows changed.
+        """Make the corpus agree with a job's decisions; returns the rows changed. Aggregation passes
+        the decisions of the items that link a corpus row (claim, perspective, cluster or evidence).
 
         Runs inside the aggregation's transaction and must be a no-op the second time, so
         re-aggregating a job changes nothing. The base writes nothing.
