@@ -37,6 +37,11 @@ class Aggregate:
     iterations: int = 0
     converged: bool = True
     log_likelihood: float = float("nan")
+    # (workers × true × given): each worker's estimated P(answer | truth), crowd-kit's ``errors_``.
+    worker_confusion: FloatArray | None = None
+    # The prior over true labels the model used, and where it came from ("estimated", "uniform" …).
+    class_prior: FloatArray | None = None
+    prevalence: str = ""
 
     def label_names(self) -> list[str]:
         return self.label_set.names_of(self.labels)
