@@ -82,7 +82,9 @@ class AdaptivePolicy:
         return unsure & (given < self.max_workers)
 
 
-def rule_could_change(counts: npt.NDArray[np.int64], rule: AgreementRule, left: IntArray) -> npt.NDArray[np.bool_]:
+def rule_could_change(
+    counts: npt.NDArray[np.int64], rule: AgreementRule, left: IntArray
+) -> npt.NDArray[np.bool_]:
     """Per item: whether some way its ``left`` labels still to come could fall changes the rule's
     label or its kept/rejected status (every composition is tried; few labels are ever left)."""
     now = apply_rule_to_counts(np.arange(len(counts)), counts, rule)
@@ -102,7 +104,10 @@ def rule_could_change(counts: npt.NDArray[np.int64], rule: AgreementRule, left: 
 @cache
 def _compositions(k: int, n: int) -> npt.NDArray[np.int64]:
     """Every way ``n`` more labels can fall over ``k`` labels, as (ways × k) counts."""
-    ways = [np.bincount(np.array(chosen, dtype=np.intp), minlength=k) for chosen in combinations_with_replacement(range(k), n)]
+    ways = [
+        np.bincount(np.array(chosen, dtype=np.intp), minlength=k)
+        for chosen in combinations_with_replacement(range(k), n)
+    ]
     return np.array(ways, dtype=np.int64)
 
 

@@ -14,7 +14,9 @@ from aggregation.label_models import FloatArray, IntArray
 from aggregation.labels import NO_MAJORITY
 
 
-def expected_calibration_error(probabilities: FloatArray, labels: IntArray, truth: IntArray, bins: int = 10) -> float:
+def expected_calibration_error(
+    probabilities: FloatArray, labels: IntArray, truth: IntArray, bins: int = 10
+) -> float:
     """ECE of the decided ``labels`` with confidence = each item's top posterior; an undecided item
     (NO_MAJORITY) counts as half right, as a coin toss between its tied labels would be."""
     confidence = probabilities.max(axis=1)
@@ -22,7 +24,10 @@ def expected_calibration_error(probabilities: FloatArray, labels: IntArray, trut
     edges = np.linspace(0.0, 1.0, bins + 1)
     which = np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, bins - 1)
     sizes = np.bincount(which, minlength=bins)
-    gap = np.abs(np.bincount(which, weights=correct, minlength=bins) - np.bincount(which, weights=confidence, minlength=bins))
+    gap = np.abs(
+        np.bincount(which, weights=correct, minlength=bins)
+        - np.bincount(which, weights=confidence, minlength=bins)
+    )
     return float(gap.sum() / max(sizes.sum(), 1))
 
 

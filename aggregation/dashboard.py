@@ -23,6 +23,7 @@ class Dashboard:
     waiting: int
     accuracy: SampleAccuracy
     flagged: list[dict[str, Any]]
+    workers: list[WorkerQuality]
     rho_chart: str
     label_chart: str
     worker_chart: str
@@ -51,6 +52,7 @@ def job_dashboard(job: Job) -> Dashboard:
             for quality in qualities
             if quality.flagged
         ],
+        workers=sorted(qualities, key=lambda quality: str(quality.worker)),
         rho_chart=charts.rho_histogram([a for a, _ in outcomes], threshold) if has_data else "",
         label_chart=charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
         if has_data

@@ -76,7 +76,21 @@ class MajorityVote:
             labels=majority(counts),
             probabilities=counts / np.maximum(totals, 1),
             worker_reliability=worker_agreement_with_majority(responses),
+            worker_confusion=confusion_against(responses, majority(counts)),
         )
+
+
+def confusion_against(responses: Responses, decided: IntArray) -> FloatArray:
+    """(workers × true × given): each worker's answers tabulated against ``decided`` (items without a
+    decision left out), rows normalised; a true label a worker never met gets a uniform row."""
+    k = responses.n_labels
+    known = decided[responses.item_index] >= 0
+    cell = (responses.worker_index[known] * k + decided[responses.item_index][known]) * k + responses.label[
+        known
+    ]
+    table = np.bincount(cell, minlength=responses.n_workers * k * k).reshape(responses.n_workers, k, k)
+    rows = table.sum(axis=2, keepdims=True)
+    return np.where(rows > 0, table / np.maximum(rows, 1), 1.0 / k)
 
 
 def vote_shares(responses: Responses) -> FloatArray:

@@ -26,7 +26,6 @@ from aggregation.label_models import (
 )
 from aggregation.responses import Responses
 
-
 PREVALENCE_ESTIMATED, PREVALENCE_UNIFORM, PREVALENCE_GIVEN = "estimated", "uniform", "given"
 
 
@@ -102,11 +101,15 @@ class MACE:
     def __post_init__(self) -> None:
         if isinstance(self.prevalence, str):
             if self.prevalence not in (PREVALENCE_ESTIMATED, PREVALENCE_UNIFORM):
-                raise PrevalenceError(f"prevalence must be 'estimated', 'uniform' or shares, not {self.prevalence!r}")
+                raise PrevalenceError(
+                    f"prevalence must be 'estimated', 'uniform' or shares, not {self.prevalence!r}"
+                )
             return
         shares = np.asarray(self.prevalence, dtype=np.float64)
         if shares.ndim != 1 or (shares <= 0).any() or abs(shares.sum() - 1.0) > 1e-6:
-            raise PrevalenceError(f"given prevalence must be positive shares summing to 1, not {self.prevalence!r}")
+            raise PrevalenceError(
+                f"given prevalence must be positive shares summing to 1, not {self.prevalence!r}"
+            )
 
     @property
     def prevalence_kind(self) -> str:
@@ -156,7 +159,9 @@ class MACE:
         theta = np.asarray(rng.uniform(0.3, 0.9, size=n_workers), dtype=np.float64)
         strategy = np.asarray(rng.uniform(1.0, 1.5, size=(n_workers, k)), dtype=np.float64)
         strategy /= strategy.sum(axis=1, keepdims=True)
-        return Fit(theta, 1.0 - theta, strategy, self._log_prevalence(shares), shares, float("-inf"), 0, False)
+        return Fit(
+            theta, 1.0 - theta, strategy, self._log_prevalence(shares), shares, float("-inf"), 0, False
+        )
 
     def _run(self, incidence: Incidence, answered: FloatArray, begun: Fit, max_iter: int) -> Fit:
         log_likelihood = float("-inf")
@@ -170,7 +175,9 @@ class MACE:
             if has_converged(log_likelihood, current, self.tol):
                 converged = True
                 break
-        return replace(fit, posteriors=posteriors, log_likelihood=current, iterations=iterations, converged=converged)
+        return replace(
+            fit, posteriors=posteriors, log_likelihood=current, iterations=iterations, converged=converged
+        )
 
     @staticmethod
     def _expect(incidence: Incidence, fit: Fit) -> tuple[FloatArray, float]:

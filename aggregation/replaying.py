@@ -38,13 +38,18 @@ class Arrivals:
     def responses(self, used: npt.NDArray[np.bool_], label_names: Sequence[str]) -> Responses:
         items, slots = np.nonzero(used)
         label_set = LabelSet("labels", tuple(label_names))
-        return Responses.from_codes(items, self.workers[items, slots], self.labels[items, slots], label_set,
-                                    require_overlap=False)  # fmt: skip
+        return Responses.from_codes(
+            items, self.workers[items, slots], self.labels[items, slots], label_set, require_overlap=False
+        )
 
     def coded(self, used: npt.NDArray[np.bool_]) -> CodedLabels:
         items, slots = np.nonzero(used)
-        return CodedLabels(self.item_names, items.astype(np.int32), self.workers[items, slots].astype(np.int32),
-                           self.labels[items, slots].astype(np.int8))  # fmt: skip
+        return CodedLabels(
+            self.item_names,
+            items.astype(np.int32),
+            self.workers[items, slots].astype(np.int32),
+            self.labels[items, slots].astype(np.int8),
+        )
 
 
 def read_arrivals(path: Path | str, labels: Sequence[str]) -> Arrivals:
@@ -73,7 +78,9 @@ def read_arrivals(path: Path | str, labels: Sequence[str]) -> Arrivals:
     shape = (len(item_names), int(available.max()))
     answer_workers, answer_labels = np.zeros(shape, dtype=np.intp), np.zeros(shape, dtype=np.intp)
     answer_workers[items, slot], answer_labels[items, slot] = workers, codes
-    return Arrivals([str(name) for name in item_names], answer_workers, answer_labels, available.astype(np.intp))
+    return Arrivals(
+        [str(name) for name in item_names], answer_workers, answer_labels, available.astype(np.intp)
+    )
 
 
 def _arrival_order(frame: pd.DataFrame) -> IntArray:
@@ -85,7 +92,9 @@ def _arrival_order(frame: pd.DataFrame) -> IntArray:
         times = pd.to_datetime(frame["time"], errors="coerce", utc=True)
     if times.isna().any():
         line = int(np.argmax(times.isna().to_numpy())) + 2
-        raise LabelFileError(f"line {line}: time {frame['time'].iloc[line - 2]!r} is neither a number nor a date")
+        raise LabelFileError(
+            f"line {line}: time {frame['time'].iloc[line - 2]!r} is neither a number nor a date"
+        )
     return np.argsort(times.to_numpy(), kind="stable").astype(np.intp)
 
 
@@ -112,13 +121,19 @@ def replay(
         used, rounds = fixed_rounds(arrivals.available, adaptive.max_workers), 1
     elif policy == ADAPTIVE:
         rule: AgreementRule | None = labels_rule(labels, decision) if decision == "rule" else None
-        played = run_rounds(arrivals.available, lambda mask: arrivals.responses(mask, labels),
-                            LABEL_MODELS[label_model](), adaptive, rule)  # fmt: skip
+        played = run_rounds(
+            arrivals.available,
+            lambda mask: arrivals.responses(mask, labels),
+            LABEL_MODELS[label_model](),
+            adaptive,
+            rule,
+        )
         used, rounds = played.used, played.rounds
     else:
         raise LabelFileError(f"policy must be {FIXED} or {ADAPTIVE}, not {policy!r}")
-    table = aggregate_labels(arrivals.coded(used), labels, label_model=label_model, decision=decision,
-                             require_overlap=False)  # fmt: skip
+    table = aggregate_labels(
+        arrivals.coded(used), labels, label_model=label_model, decision=decision, require_overlap=False
+    )
     per_item = pd.Series(used.sum(axis=1), index=arrivals.item_names)
     table["labels_used"] = per_item.loc[table["item"]].to_numpy()
     return ReplayResult(table, int(used.sum()), rounds)
@@ -144,4 +159,3 @@ def gold_accuracy(table: pd.DataFrame, gold: dict[str, str]) -> tuple[float, int
     undecided = judged["label"] == NO_MAJORITY_LABEL
     right = np.where(undecided, 0.5, (judged["label"] == truth).astype(float))
     return float(np.mean(right)), len(judged)
-

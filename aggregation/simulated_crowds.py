@@ -46,9 +46,7 @@ class CrowdSpec:
 
     def describe(self) -> str:
         minority = round(100 * (1 - self.majority_share))
-        return (
-            f"skew={100 - minority}/{minority} workers/item={self.per_item} spammers={self.spam_share:.0%}"
-        )
+        return f"skew={100 - minority}/{minority} workers/item={self.per_item} spammers={self.spam_share:.0%}"
 
 
 @dataclass(frozen=True)
@@ -76,8 +74,9 @@ class Crowd:
 
 def simulate_crowd(spec: CrowdSpec) -> Crowd:
     """Draw a crowd: truth from the skew, workers' confusion matrices, each item's arriving answers."""
-    rng = np.random.default_rng([spec.seed, round(1000 * spec.majority_share), spec.per_item,
-                                 round(1000 * spec.spam_share)])  # fmt: skip
+    rng = np.random.default_rng(
+        [spec.seed, round(1000 * spec.majority_share), spec.per_item, round(1000 * spec.spam_share)]
+    )
     k = spec.n_labels
     prevalence = np.full(k, (1 - spec.majority_share) / max(k - 1, 1))
     prevalence[0] = spec.majority_share

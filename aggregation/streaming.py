@@ -103,7 +103,11 @@ def aggregate_labels(
     label_set = rule.label_set
     try:
         responses = Responses.from_codes(
-            coded.item_codes, coded.worker_codes, coded.label_codes, label_set, require_overlap=require_overlap
+            coded.item_codes,
+            coded.worker_codes,
+            coded.label_codes,
+            label_set,
+            require_overlap=require_overlap,
         )
     except (ResponsesError, LabelSetError) as error:
         raise LabelFileError(str(error)) from None

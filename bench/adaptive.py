@@ -64,12 +64,20 @@ def write_csv(crowd: Crowd, folder: Path) -> tuple[Path, Path]:
         writer.writerow(["item", "worker", "label", "time"])
         for slot in range(crowd.answer_workers.shape[1]):  # one round of answers after another
             for item in range(len(crowd.truth)):
-                writer.writerow([f"i{item}", f"w{crowd.answer_workers[item, slot]}",
-                                 LABELS.labels[crowd.answer_labels[item, slot]], slot * len(crowd.truth) + item])  # fmt: skip
+                writer.writerow(
+                    [
+                        f"i{item}",
+                        f"w{crowd.answer_workers[item, slot]}",
+                        LABELS.labels[crowd.answer_labels[item, slot]],
+                        slot * len(crowd.truth) + item,
+                    ]
+                )
     with gold.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["item", "label"])
-        writer.writerows([f"i{item}", LABELS.labels[label]] for item, label in enumerate(crowd.truth.tolist()))
+        writer.writerows(
+            [f"i{item}", LABELS.labels[label]] for item, label in enumerate(crowd.truth.tolist())
+        )
     return labels, gold
 
 
@@ -80,8 +88,11 @@ def main() -> None:
     n = len(crowd.truth)
     available = np.full(n, MAX_WORKERS)
     fixed = {k: fixed_accuracy(crowd, fixed_rounds(available, k), model) for k in (3, 5)}
-    print(f"adaptive crowd {SPEC.describe()} items={n} model={model.name}: fixed 3 accuracy={fixed[3]:.4f} "
-          f"labels={3 * n}; fixed 5 accuracy={fixed[5]:.4f} labels={5 * n}", flush=True)  # fmt: skip
+    print(
+        f"adaptive crowd {SPEC.describe()} items={n} model={model.name}: fixed 3 accuracy={fixed[3]:.4f} "
+        f"labels={3 * n}; fixed 5 accuracy={fixed[5]:.4f} labels={5 * n}",
+        flush=True,
+    )
     figures = {}
     for stop in STOPS:
         replay = adaptive(crowd, model, stop)
@@ -91,30 +102,41 @@ def main() -> None:
         budget = fixed_accuracy(crowd, same_budget(crowd, used), model)
         met = reached >= fixed[5] - 0.005 and used <= 0.6 * 5 * n
         never_below = reached >= budget and (used > 3 * n or reached >= fixed[3])
-        print(f"adaptive stop_posterior={stop}: accuracy={reached:.4f} labels={used} ({used / (5 * n):.0%} of "
-              f"fixed 5, {used / n:.2f}/item, {replay.rounds} rounds) fixed_same_budget={budget:.4f} "
-              f"goal: >= fixed 5 - 0.5 points with <= 60% of its labels: {'met' if met else 'MISSED'}; "
-              f"goal: never below fixed 3 at the same labels: {'met' if never_below else 'MISSED'}", flush=True)  # fmt: skip
+        print(
+            f"adaptive stop_posterior={stop}: accuracy={reached:.4f} labels={used} ({used / (5 * n):.0%} of "
+            f"fixed 5, {used / n:.2f}/item, {replay.rounds} rounds) fixed_same_budget={budget:.4f} "
+            f"goal: >= fixed 5 - 0.5 points with <= 60% of its labels: {'met' if met else 'MISSED'}; "
+            f"goal: never below fixed 3 at the same labels: {'met' if never_below else 'MISSED'}",
+            flush=True,
+        )
     with tempfile.TemporaryDirectory() as folder:
         replay_from_csv(crowd, Path(folder), fixed[5], figures)
     print(f"adaptive: done in {time.perf_counter() - started:.0f} s", flush=True)
 
 
-def replay_from_csv(crowd: Crowd, folder: Path, fixed_5: float, figures: dict[float, tuple[float, int]]) -> None:
+def replay_from_csv(
+    crowd: Crowd, folder: Path, fixed_5: float, figures: dict[float, tuple[float, int]]
+) -> None:
     """What `replay_labels` computes from the same labels written as CSV, beside the figures above."""
     labels_file, gold_file = write_csv(crowd, folder)
     arrivals = read_arrivals(labels_file, LABELS.labels)
     gold = read_gold(gold_file)
     fixed = replay(arrivals, LABELS.labels, FIXED, AdaptivePolicy(2, MAX_WORKERS, 0.95))
     from_csv = gold_accuracy(fixed.table, gold)[0]
-    print(f"adaptive replay_labels from CSV: fixed 5 accuracy={from_csv:.4f} "
-          f"(same as above: {'yes' if abs(from_csv - fixed_5) < 1e-9 else 'NO'})", flush=True)  # fmt: skip
+    print(
+        f"adaptive replay_labels from CSV: fixed 5 accuracy={from_csv:.4f} "
+        f"(same as above: {'yes' if abs(from_csv - fixed_5) < 1e-9 else 'NO'})",
+        flush=True,
+    )
     for stop, (reached, used) in figures.items():
         played = replay(arrivals, LABELS.labels, ADAPTIVE, AdaptivePolicy(2, MAX_WORKERS, stop))
         share = gold_accuracy(played.table, gold)[0]
         same = abs(share - reached) < 1e-9 and played.labels_used == used
-        print(f"adaptive replay_labels from CSV stop_posterior={stop}: accuracy={share:.4f} "
-              f"labels={played.labels_used} (same as above: {'yes' if same else 'NO'})", flush=True)  # fmt: skip
+        print(
+            f"adaptive replay_labels from CSV stop_posterior={stop}: accuracy={share:.4f} "
+            f"labels={played.labels_used} (same as above: {'yes' if same else 'NO'})",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

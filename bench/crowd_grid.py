@@ -61,13 +61,17 @@ def crowdkit_fitters() -> dict[str, Fitter] | None:
     }
 
 
-def score_cell(spec: CrowdSpec, models: list[LabelModel], crowdkit: dict[str, Fitter] | None) -> dict[str, Any]:
+def score_cell(
+    spec: CrowdSpec, models: list[LabelModel], crowdkit: dict[str, Fitter] | None
+) -> dict[str, Any]:
     """Mean accuracy per model (ours and crowd-kit's) over the cell's seeds, and the ECE inputs."""
     scores: dict[str, list[float]] = {}
     calibration: dict[str, list[tuple[FloatArray, IntArray, IntArray]]] = {}
     baseline = []
     for seed in range(SEEDS):
-        crowd = simulate_crowd(CrowdSpec(spec.majority_share, spec.per_item, spec.spam_share, items=ITEMS, seed=seed))
+        crowd = simulate_crowd(
+            CrowdSpec(spec.majority_share, spec.per_item, spec.spam_share, items=ITEMS, seed=seed)
+        )
         baseline.append(crowd.majority_class_accuracy)
         items, workers, labels = crowd.first(spec.per_item)
         responses = Responses.from_codes(items, workers, labels, BINARY)
@@ -109,7 +113,9 @@ def main() -> None:
     models: list[LabelModel] = [MajorityVote(), DawidSkene(), MACE()]
     crowdkit = crowdkit_fitters()
     if crowdkit is None:
-        print("crowd grid crowd-kit: not installed (pip install -r requirements-dev.txt); majority goals only")
+        print(
+            "crowd grid crowd-kit: not installed (pip install -r requirements-dev.txt); majority goals only"
+        )
     pooled: dict[str, list[tuple[FloatArray, IntArray, IntArray]]] = {}
     missed_cells = 0
     started = time.perf_counter()
@@ -124,14 +130,20 @@ def main() -> None:
                 missed_cells += bool(missed)
                 figures = " ".join(f"{name}={value:.3f}" for name, value in cell["accuracy"].items())
                 verdict = "met" if not missed else "MISSED (" + ", ".join(missed) + ")"
-                print(f"crowd grid {spec.describe()} always_majority={cell['always_majority']:.3f} "
-                      f"{figures} goal: {verdict}", flush=True)  # fmt: skip
+                print(
+                    f"crowd grid {spec.describe()} always_majority={cell['always_majority']:.3f} "
+                    f"{figures} goal: {verdict}",
+                    flush=True,
+                )
     for name, parts in pooled.items():
         ece = np.mean([expected_calibration_error(p, d, t) for p, d, t in parts])
         print(f"crowd grid calibration {name}: mean ECE={ece:.3f}", flush=True)
     cells = len(SKEWS) * len(WORKERS_PER_ITEM) * len(SPAM_SHARES)
-    print(f"crowd grid: {cells - missed_cells}/{cells} cells meet every goal "
-          f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
+    print(
+        f"crowd grid: {cells - missed_cells}/{cells} cells meet every goal "
+        f"({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -28,7 +28,9 @@ class Command(BaseCommand):
         parser.add_argument("--labels", required=True, help="the label set, comma-separated: a,b")
         parser.add_argument("--policy", choices=list(REDUNDANCIES), default=ADAPTIVE)
         parser.add_argument("--min-workers", type=int, default=2)
-        parser.add_argument("--max-workers", type=int, default=5, help="also the fixed policy's workers per item")
+        parser.add_argument(
+            "--max-workers", type=int, default=5, help="also the fixed policy's workers per item"
+        )
         parser.add_argument("--stop-posterior", type=float, default=0.95)
         parser.add_argument("--label-model", choices=sorted(LABEL_MODELS), default="dawid_skene")
         parser.add_argument("--decide", choices=list(DECISIONS), default="model")
@@ -43,11 +45,15 @@ class Command(BaseCommand):
             if options[name] is not None and not options[name].is_file():
                 raise CommandError(f"{options[name]}: no such file")
         try:
-            adaptive = AdaptivePolicy(options["min_workers"], options["max_workers"], options["stop_posterior"])
+            adaptive = AdaptivePolicy(
+                options["min_workers"], options["max_workers"], options["stop_posterior"]
+            )
             arrivals = read_arrivals(options["file"], labels)
             chosen = {"label_model": options["label_model"], "decision": options["decide"]}
-            played = {policy: replay(arrivals, labels, policy, adaptive, **chosen)
-                      for policy in {options["policy"], *([FIXED, ADAPTIVE] if options["gold"] else [])}}  # fmt: skip
+            played = {
+                policy: replay(arrivals, labels, policy, adaptive, **chosen)
+                for policy in {options["policy"], *([FIXED, ADAPTIVE] if options["gold"] else [])}
+            }
             gold = read_gold(options["gold"]) if options["gold"] else None
         except (AdaptiveError, LabelFileError) as error:
             raise CommandError(str(error)) from None
@@ -60,6 +66,7 @@ class Command(BaseCommand):
         if gold is not None:
             for policy in (FIXED, ADAPTIVE):
                 share, judged = gold_accuracy(played[policy].table, gold)
+                used = played[policy].labels_used
                 self.stdout.write(
-                    f"{policy:>8}: accuracy={share:.4f} on {judged} gold items, labels used={played[policy].labels_used}"
+                    f"{policy:>8}: accuracy={share:.4f} on {judged} gold items, labels used={used}"
                 )
