@@ -15,11 +15,10 @@ asks for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from itertools import combinations_with_replacement
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -27,59 +26,34 @@ import numpy.typing as npt
 from aggregation.label_models import Aggregate, IntArray, LabelModel
 from aggregation.responses import Responses
 from aggregation.rules import AgreementRule, apply_rule_to_counts
+from annotation.redundancy import ADAPTIVE, FIXED, REDUNDANCIES, AdaptiveError, AdaptivePolicy
 
-FIXED, ADAPTIVE = "fixed", "adaptive"
-REDUNDANCIES = (FIXED, ADAPTIVE)
+__all__ = [
+    "ADAPTIVE",
+    "FIXED",
+    "REDUNDANCIES",
+    "AdaptiveError",
+    "AdaptivePolicy",
+    "Replay",
+    "fixed_rounds",
+    "open_items",
+    "rule_could_change",
+    "run_rounds",
+]
 
 
-class AdaptiveError(ValueError):
-    """An adaptive policy with impossible numbers (max below min, a posterior outside (0, 1] …)."""
+def open_items(
+    policy: AdaptivePolicy, fitted: Aggregate, counts: npt.NDArray[np.int64], rule: AgreementRule | None
+) -> npt.NDArray[np.bool_]:
+    """Per item (``fitted.items`` order): whether it should get another label under ``policy``.
 
-
-@dataclass(frozen=True)
-class AdaptivePolicy:
-    """``redundancy: adaptive`` with its three numbers, as recorded on a job."""
-
-    min_workers: int = 2
-    max_workers: int = 5
-    stop_posterior: float = 0.95
-
-    def __post_init__(self) -> None:
-        if self.min_workers < 1:
-            raise AdaptiveError("min_workers must be at least 1")
-        if self.max_workers < self.min_workers:
-            raise AdaptiveError(f"max_workers ({self.max_workers}) is below min_workers ({self.min_workers})")
-        if not 0.0 < self.stop_posterior <= 1.0:
-            raise AdaptiveError("stop_posterior lies in (0, 1]")
-
-    @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> AdaptivePolicy:
-        """A policy from a job's settings; unknown names are refused, not ignored."""
-        known = {f.name for f in fields(cls)}
-        unknown = set(values) - known - {"redundancy"}
-        if unknown:
-            raise AdaptiveError(f"unknown adaptive setting(s) {sorted(unknown)}; known: {sorted(known)}")
-        given = {name: values[name] for name in known if values.get(name) is not None}
-        try:
-            return cls(**given)
-        except TypeError as error:
-            raise AdaptiveError(str(error)) from None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"redundancy": ADAPTIVE, **asdict(self)}
-
-    def open_items(
-        self, fitted: Aggregate, counts: npt.NDArray[np.int64], rule: AgreementRule | None
-    ) -> npt.NDArray[np.bool_]:
-        """Per item (``fitted.items`` order): whether it should get another label.
-
-        ``counts`` are the items' (items × rule labels) counts so far; ``rule`` is given when the
-        paper's rule decides, None when the label model does."""
-        given = counts.sum(axis=1)
-        unsure = fitted.probabilities.max(axis=1) < self.stop_posterior
-        if rule is not None:
-            unsure |= rule_could_change(counts, rule, self.max_workers - given)
-        return unsure & (given < self.max_workers)
+    ``counts`` are the items' (items × rule labels) counts so far; ``rule`` is given when the paper's
+    rule decides, None when the label model does."""
+    given = counts.sum(axis=1)
+    unsure = fitted.probabilities.max(axis=1) < policy.stop_posterior
+    if rule is not None:
+        unsure |= rule_could_change(counts, rule, policy.max_workers - given)
+    return np.asarray(unsure & (given < policy.max_workers), dtype=bool)
 
 
 def rule_could_change(
@@ -146,7 +120,7 @@ def run_rounds(
         fitted = model.fit(responses)
         given = used.sum(axis=1)
         counts = _rule_counts(responses, rule)
-        asking = policy.open_items(fitted, counts, rule) & (given < available)
+        asking = open_items(policy, fitted, counts, rule) & (given < available)
         if not asking.any():
             return Replay(used, fitted, rounds)
         used[np.flatnonzero(asking), given[asking]] = True
