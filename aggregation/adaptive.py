@@ -16,7 +16,7 @@ asks for it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations_with_replacement
 
@@ -60,7 +60,9 @@ def rule_could_change(
     counts: npt.NDArray[np.int64], rule: AgreementRule, left: IntArray
 ) -> npt.NDArray[np.bool_]:
     """Per item: whether some way its ``left`` labels still to come could fall changes the rule's
-    label or its kept/rejected status (every composition is tried; few labels are ever left)."""
+    label or its kept/rejected status (every composition is tried; few labels are ever left).
+    ``counts`` are on the rule's decided labels (stance: 3), so the rule is applied without collapse."""
+    rule = replace(rule, collapse=None)
     now = apply_rule_to_counts(np.arange(len(counts)), counts, rule)
     changes = np.zeros(len(counts), dtype=bool)
     for remaining in np.unique(left[left > 0]).tolist():
