@@ -62,43 +62,47 @@ def open_item_ids(job: Job, adaptive: AdaptivePolicy) -> list[int]:
 
 
 def next_round(job_id: int) -> RoundReport:
-    """Give each open item of a completed adaptive job one more assignment, in new HITs."""
+    """Give each open item of a completed adaptive job one more assignment, in new HITs, and publish
+    them; a round created but not yet published (a call cut short) is published. Safe to call again:
+    a round is claimed under the job's lock, so two calls never create it twice."""
     job = Job.objects.get(pk=job_id)
     adaptive = adaptive_policy(job.params)
-    if adaptive is None or job.state != JobState.COMPLETE or declared_rule(job.task_type) is None:
+    if adaptive is None or declared_rule(job.task_type) is None:
         return RoundReport(job.pk, 0, 0)
-    chosen = open_item_ids(job, adaptive)
-    if not chosen:
-        return RoundReport(job.pk, 0, 0)
-    hits = _store_round_hits(job, chosen)
+    chosen: list[int] = []
     provider = get_provider(job.provider)
-    try:
-        check_cost(job, provider)
-    except BudgetError as error:
-        Hit.objects.filter(pk__in=[hit.pk for hit in hits]).delete()
-        return RoundReport(job.pk, len(chosen), 0, refused=str(error))
-    published = {
-        entry.hit_pk: entry for entry in provider.publish(job, hits, f"job-{job.pk}-hits-{hits[0].position}")
-    }
-    with transaction.atomic():
-        job = Job.objects.select_for_update().get(pk=job_id)
-        now = timezone.now()
-        for hit in hits:
-            hit.external_id, hit.published_at = published[hit.pk].external_id, now
-        Hit.objects.bulk_update(hits, ["external_id", "published_at"])
-        job.state, job.completed_at = JobState.COLLECTING, None
-        job.save(update_fields=["state", "completed_at", "updated"])
-    return RoundReport(job.pk, len(chosen), len(hits))
+    if job.state == JobState.COMPLETE:
+        chosen = open_item_ids(job, adaptive)
+        if not chosen or not _claim_round(job, chosen):
+            return RoundReport(job.pk, len(chosen), 0)
+        try:
+            check_cost(job, provider)
+        except BudgetError as error:
+            _give_back_round(job)
+            return RoundReport(job.pk, len(chosen), 0, refused=str(error))
+    pending = list(job.hits.filter(external_id="").order_by("position"))
+    if not pending or job.state not in (JobState.COMPLETE, *JobState.open()):
+        return RoundReport(job.pk, len(chosen), 0)
+    token = f"job-{job.pk}-hits-{pending[0].position}"
+    published = {entry.hit_pk: entry for entry in provider.publish(job, pending, token)}
+    now = timezone.now()
+    for hit in pending:
+        hit.external_id, hit.published_at = published[hit.pk].external_id, now
+    Hit.objects.bulk_update(pending, ["external_id", "published_at"])
+    return RoundReport(job.pk, len(chosen), len(pending))
 
 
-def _store_round_hits(job: Job, chosen: list[int]) -> list[Hit]:
-    """New HITs of one assignment each over the chosen items, bundled as the first round was."""
+def _claim_round(job: Job, chosen: list[int]) -> bool:
+    """Under the job's lock: unless another call got there first, new HITs of one assignment each over
+    the chosen items (bundled as the first round was), and the job collecting again."""
     groups = dict(Item.objects.filter(pk__in=chosen).values_list("pk", "group"))
     bundles = bundle(
         [Grouped(pk, groups[pk]) for pk in sorted(chosen)], int(job.params.get("groups_per_hit", 1))
     )
     with transaction.atomic():
         locked = Job.objects.select_for_update().get(pk=job.pk)
+        if locked.state != JobState.COMPLETE:
+            return False
         start = (locked.hits.aggregate(last=Max("position"))["last"] or 0) + 1
         hits = Hit.objects.bulk_create(
             [
@@ -113,7 +117,19 @@ def _store_round_hits(job: Job, chosen: list[int]) -> list[Hit]:
                 for place, pk in enumerate(pks)
             ]
         )
-    return hits
+        locked.state, locked.completed_at = JobState.COLLECTING, None
+        locked.save(update_fields=["state", "completed_at", "updated"])
+    job.state = JobState.COLLECTING
+    return True
+
+
+def _give_back_round(job: Job) -> None:
+    """The budget refused the claimed round: drop its unpublished HITs; the job is complete again."""
+    with transaction.atomic():
+        locked = Job.objects.select_for_update().get(pk=job.pk)
+        locked.hits.filter(external_id="").delete()
+        locked.state, locked.completed_at = JobState.COMPLETE, timezone.now()
+        locked.save(update_fields=["state", "completed_at", "updated"])
 
 
 @dataclass(frozen=True)
