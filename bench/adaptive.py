@@ -30,7 +30,7 @@ from aggregation.simulated_crowds import Crowd, CrowdSpec, long_format, simulate
 MAX_WORKERS = 5
 SPEC = CrowdSpec(majority_share=0.8, per_item=MAX_WORKERS, spam_share=0.1, items=3000, pool=20, seed=29)
 LABELS = LabelSet("bench-binary", ("frequent", "rare"))
-STOPS = (0.9, 0.95)
+STOPS = (0.9, 0.93, 0.95)
 
 
 def responses_of(crowd: Crowd, used: npt.NDArray[np.bool_]) -> Responses:

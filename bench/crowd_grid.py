@@ -6,13 +6,18 @@ sorted by worker and label (crowd-kit numbers workers in first-seen order but re
 strategies in sorted order; sorted input is the fair comparison). Each cell averages ``SEEDS``
 crowds; majority's ties count as half right. Also printed: the always-majority-class baseline, and
 each model's expected calibration error (ECE) over the grid. crowd-kit is a dev dependency: without
-it the comparison says so and only the majority goal is judged.
+it the comparison says so and only the majority goal is judged. crowd-kit's figures are cached
+(``CACHE``) per crowd, so the grid takes seconds after its first run.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,7 +28,7 @@ from aggregation.label_models import FloatArray, IntArray, LabelModel, MajorityV
 from aggregation.labels import LabelSet
 from aggregation.mace import MACE
 from aggregation.responses import Responses
-from aggregation.simulated_crowds import CrowdSpec, simulate_crowd
+from aggregation.simulated_crowds import Crowd, CrowdSpec, simulate_crowd
 
 SKEWS = (0.5, 0.8, 0.95)
 WORKERS_PER_ITEM = (3, 5, 8)
@@ -31,7 +36,14 @@ SPAM_SHARES = (0.0, 0.15, 0.3)
 SEEDS = 1
 ITEMS = 500
 BINARY = LabelSet("bench-binary", ("frequent", "rare"))
-OURS = ("majority_vote", "dawid_skene", "mace")
+# crowd-kit's figures on each crowd, keyed by its version and a digest of the crowd's labels: its
+# MACE takes tens of seconds per crowd on a shared machine, and its answer cannot change unless the
+# crowd or crowd-kit does. Delete the file to fit them all afresh.
+CACHE = Path(__file__).with_name("crowd_grid_crowdkit.json")
+try:
+    CROWDKIT_VERSION = version("crowd-kit")
+except PackageNotFoundError:
+    CROWDKIT_VERSION = "missing"
 
 Scored = tuple[float, float]  # accuracy, ECE
 Fitter = Callable[[IntArray, IntArray, IntArray], tuple[IntArray, FloatArray]]
@@ -62,11 +74,10 @@ def crowdkit_fitters() -> dict[str, Fitter] | None:
 
 
 def score_cell(
-    spec: CrowdSpec, models: list[LabelModel], crowdkit: dict[str, Fitter] | None
+    spec: CrowdSpec, models: list[LabelModel], crowdkit: dict[str, Fitter] | None, cache: dict[str, Any]
 ) -> dict[str, Any]:
-    """Mean accuracy per model (ours and crowd-kit's) over the cell's seeds, and the ECE inputs."""
-    scores: dict[str, list[float]] = {}
-    calibration: dict[str, list[tuple[FloatArray, IntArray, IntArray]]] = {}
+    """Per model (ours and crowd-kit's): mean accuracy and ECE over the cell's seeds."""
+    scores: dict[str, list[tuple[float, float]]] = {}
     baseline = []
     for seed in range(SEEDS):
         crowd = simulate_crowd(
@@ -78,24 +89,40 @@ def score_cell(
         truth = crowd.truth[responses.items.astype(np.intp)]
         for model in models:
             fitted = model.fit(responses)
-            _record(scores, calibration, model.name, fitted.labels, fitted.probabilities, truth)
-        for name, fit in (crowdkit or {}).items():
-            decided, probabilities = fit(items, workers, labels)
-            _record(scores, calibration, f"crowdkit_{name}", decided, probabilities, crowd.truth)
-    means = {name: float(np.mean(values)) for name, values in scores.items()}
-    return {"accuracy": means, "calibration": calibration, "always_majority": float(np.mean(baseline))}
+            scores.setdefault(model.name, []).append(_scored(fitted.labels, fitted.probabilities, truth))
+        if crowdkit is not None:
+            theirs = _crowdkit_scores(crowdkit, cache, f"{spec.describe()} seed={seed}", crowd)
+            for name, scored in theirs.items():
+                scores.setdefault(f"crowdkit_{name}", []).append((scored[0], scored[1]))
+    means = {name: tuple(np.mean(values, axis=0).tolist()) for name, values in scores.items()}
+    return {"scores": means, "always_majority": float(np.mean(baseline))}
 
 
-def _record(
-    scores: dict[str, list[float]],
-    calibration: dict[str, list[tuple[FloatArray, IntArray, IntArray]]],
-    name: str,
-    decided: IntArray,
-    probabilities: FloatArray,
-    truth: IntArray,
-) -> None:
-    scores.setdefault(name, []).append(accuracy(decided, truth))
-    calibration.setdefault(name, []).append((probabilities, decided, truth))
+def _scored(decided: IntArray, probabilities: FloatArray, truth: IntArray) -> tuple[float, float]:
+    return accuracy(decided, truth), expected_calibration_error(probabilities, decided, truth)
+
+
+def _crowdkit_scores(
+    crowdkit: dict[str, Fitter], cache: dict[str, Any], cell: str, crowd: Crowd
+) -> dict[str, list[float]]:
+    """crowd-kit's (accuracy, ECE) per model on this crowd: from the cache when the same crowd-kit
+    version has already seen exactly these labels, else fitted (seconds per crowd) and cached."""
+    items, workers, labels = crowd.first(crowd.answer_workers.shape[1])
+    digest = hashlib.sha256(np.stack([items, workers, labels, np.resize(crowd.truth, len(items))]).tobytes())
+    key = f"{cell} crowd-kit={CROWDKIT_VERSION} labels={digest.hexdigest()[:16]}"
+    if key not in cache:
+        cache[key] = {
+            name: list(_scored(*fit(items, workers, labels), crowd.truth)) for name, fit in crowdkit.items()
+        }
+    return dict(cache[key])
+
+
+def load_cache() -> dict[str, Any]:
+    return json.loads(CACHE.read_text()) if CACHE.is_file() else {}
+
+
+def save_cache(cache: dict[str, Any]) -> None:
+    CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
 
 def cell_goals(scored: dict[str, float], with_crowdkit: bool) -> list[str]:
@@ -116,28 +143,31 @@ def main() -> None:
         print(
             "crowd grid crowd-kit: not installed (pip install -r requirements-dev.txt); majority goals only"
         )
-    pooled: dict[str, list[tuple[FloatArray, IntArray, IntArray]]] = {}
+    cache = load_cache()
+    pooled: dict[str, list[float]] = {}
     missed_cells = 0
     started = time.perf_counter()
     for skew in SKEWS:
         for per_item in WORKERS_PER_ITEM:
             for spam in SPAM_SHARES:
                 spec = CrowdSpec(skew, per_item, spam)
-                cell = score_cell(spec, models, crowdkit)
-                for name, parts in cell["calibration"].items():
-                    pooled.setdefault(name, []).extend(parts)
-                missed = cell_goals(cell["accuracy"], crowdkit is not None)
+                cell = score_cell(spec, models, crowdkit, cache)
+                scored = {name: value[0] for name, value in cell["scores"].items()}
+                for name, value in cell["scores"].items():
+                    pooled.setdefault(name, []).append(value[1])
+                missed = cell_goals(scored, crowdkit is not None)
                 missed_cells += bool(missed)
-                figures = " ".join(f"{name}={value:.3f}" for name, value in cell["accuracy"].items())
+                figures = " ".join(f"{name}={value:.3f}" for name, value in scored.items())
                 verdict = "met" if not missed else "MISSED (" + ", ".join(missed) + ")"
                 print(
                     f"crowd grid {spec.describe()} always_majority={cell['always_majority']:.3f} "
                     f"{figures} goal: {verdict}",
                     flush=True,
                 )
-    for name, parts in pooled.items():
-        ece = np.mean([expected_calibration_error(p, d, t) for p, d, t in parts])
-        print(f"crowd grid calibration {name}: mean ECE={ece:.3f}", flush=True)
+        if crowdkit is not None:
+            save_cache(cache)  # after each skew: an interrupted run keeps what it fitted
+    for name, values in pooled.items():
+        print(f"crowd grid calibration {name}: mean ECE={np.mean(values):.3f}", flush=True)
     cells = len(SKEWS) * len(WORKERS_PER_ITEM) * len(SPAM_SHARES)
     print(
         f"crowd grid: {cells - missed_cells}/{cells} cells meet every goal "
