@@ -128,7 +128,13 @@ class Item(models.Model):
 
 
 class Hit(models.Model):
-    """A bundle of items, done by `assignments_wanted` distinct workers."""
+    """A bundle of items, done by `assignments_wanted` distinct workers: our unit of work on every market.
+
+    The name is MTurk's, where each Hit is advertised as its own HIT (`external_id` is the HITId). At
+    Prolific a whole job is advertised as one study: every Hit of the job carries that study's id as
+    its `external_id`, and a worker's session (an Assignment) is handed one Hit of it by our pages.
+    In-house and simulated Hits are never advertised; their `external_id` is only our own name for them.
+    """
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="hits")
     position = models.PositiveIntegerField()

@@ -8,7 +8,17 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, env_path, env_str, secret_key
+from config.env import (
+    ConfigError,
+    env_bool,
+    env_hostname,
+    env_int,
+    env_list,
+    env_pairs,
+    env_path,
+    env_str,
+    secret_key,
+)
 from config.headers import static_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -131,7 +141,9 @@ STORAGES = {
 
 # Celery: with no REDIS_URL, tasks run eagerly in the calling process (the embedded default).
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Eager tasks still take a producer from the broker pool; the in-memory broker needs no host, but a
+# URL without one makes kombu warn that it reverts to 'localhost' as if Redis were expected.
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -222,9 +234,12 @@ MTURK_MIN_APPROVED_HITS = env_int("MTURK_MIN_APPROVED_HITS", 1000)
 MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 95)
 MTURK_QUIZ_QUALIFICATION_ID = env_str("MTURK_QUIZ_QUALIFICATION_ID")
 MTURK_SOFT_BLOCK_QUALIFICATION_ID = env_str("MTURK_SOFT_BLOCK_QUALIFICATION_ID")
-MTURK_SUBMIT_ORIGINS = env_list(
-    "MTURK_SUBMIT_ORIGINS", ["https://www.mturk.com", "https://workersandbox.mturk.com"]
-)
+# Each market's client chosen by path, as Django chooses EMAIL_BACKEND: name=dotted.path of a function
+# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.approving_client.
+# A market not named here uses its real client.
+MARKET_CLIENTS = env_pairs("MARKET_CLIENTS")
+# Empty: MTurk's own sites, which its folder names (annotation/markets/mturk/identity.py).
+MTURK_SUBMIT_ORIGINS = env_list("MTURK_SUBMIT_ORIGINS", [])
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
 PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
 # Studies are created (and billed) in PROLIFIC_PROJECT_ID; the balance read is its workspace's.
@@ -237,10 +252,8 @@ PROLIFIC_BONUS_SETTLE_MINUTES = env_int("PROLIFIC_BONUS_SETTLE_MINUTES", 60)
 # The https origin markets send workers to (task pages are under /annotate/jobs/<id>/).
 MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else "")
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
-WORKER_FRAME_ANCESTORS = env_list(
-    "WORKER_FRAME_ANCESTORS",
-    ["https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
-)
+# Empty: the sites each installed market shows our worker pages in (its provider's `frame_ancestors`).
+WORKER_FRAME_ANCESTORS = env_list("WORKER_FRAME_ANCESTORS", [])
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
 CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.tasks"]
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
@@ -270,14 +283,15 @@ CELERY_BEAT_SCHEDULE["backup"] = {
     "options": {"queue": BACKUP_QUEUE, "expires": float(BACKUP_INTERVAL_SECONDS)},
 }
 
-# The REST API (/api/): token or session login, the admin's named permissions, pages of 100 rows.
+# The REST API (/api/): token or session login, the admin's named permissions, JSON pages of 100 rows
+# by cursor with their total count (a CSV download streams every row instead).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["api.permissions.Needs"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.CountedCursorPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation import work as annotation
+from annotation.markets.registry import is_simulated
 from annotation.models import Job
 from annotation.task_types import get_task_type
 from annotation.task_types.counter_speech import doubling_bonus_cap
@@ -45,16 +46,14 @@ def _create(
     extra: dict[str, Any] | None = None,
 ) -> Job | None:
     job_params: dict[str, Any] = {"seed": params.get("crowd", {}).get("seed", 0), **(extra or {})}
-    if params["provider"] == "simulated":
+    if is_simulated(params["provider"]):
         job_params["crowd"] = dict(params.get("crowd", {}))
     try:
         return annotation.create_job(
             task_type, filters, provider=params["provider"], params=job_params, name=name
         )
-    except annotation.JobError as error:
-        if "choose no items" in str(error):
-            return None
-        raise
+    except annotation.NoItemsError:
+        return None
 
 
 def kept_originals(claims: Sequence[int]) -> list[int]:

@@ -275,10 +275,6 @@ def gold_filters(filters: Mapping[str, Any]) -> dict[str, Any] | None:
     return dict(gold) if isinstance(gold, Mapping) else None
 
 
-def choice_pairs(values: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    return tuple((value, value.replace("_", " ").capitalize()) for value in values)
-
-
 def last_positions(rows: Iterable[Mapping[str, int]]) -> dict[int, int]:
     """cluster pk → last position, from ``values("cluster_id").annotate(last=Max("position"))`` rows."""
     return {row["cluster_id"]: row["last"] for row in rows}

@@ -40,6 +40,10 @@ class JobError(ValueError):
     """A job that cannot be created as asked."""
 
 
+class NoItemsError(JobError):
+    """The filters choose no items: there is nothing to annotate (a pipeline step then makes no job)."""
+
+
 class JobStateError(RuntimeError):
     """An action the job's current state does not allow."""
 
@@ -81,7 +85,7 @@ def create_job(
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
-        raise JobError(f"the filters {filters} choose no items for {task_type}")
+        raise NoItemsError(f"the filters {filters} choose no items for {task_type}")
     gold: list[ItemSpec] = []
     if int(merged["gold_per_hit"]) > 0:
         chosen = gold_filters(filters)
