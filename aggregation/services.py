@@ -25,6 +25,7 @@ from aggregation.reading import job_responses
 from aggregation.responses import ResponsesError
 from aggregation.rules import AgreementRule, RuleOutcome
 from aggregation.topics import assign_topics, topic_label_set
+from aggregation.write_back import write_back
 from annotation.models import Item, Job
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType, TaskTypeError
@@ -57,13 +58,15 @@ class AggregationReport:
     krippendorff_alpha: float | None
     flagged_workers: int
     changed_items: int
+    # What the write-back did to corpus rows others wrote last: {"rewrote": {...}, "kept": {...}}.
+    corpus_writes: dict[str, dict[str, int]]
 
     @classmethod
     def of(cls, run: AggregationRun) -> AggregationReport:
         return cls(
             run.pk, run.job_id, run.task_type, run.rule, run.items, run.kept, run.rejected,
             run.no_majority, run.adjudicated, run.fleiss_kappa, run.krippendorff_alpha, run.flagged_workers,
-            run.changed_items,
+            run.changed_items, run.corpus_writes,
         )  # fmt: skip
 
 
@@ -245,7 +248,7 @@ def _store_outcomes(
     run.changed_items = sum(
         1 for r in changed if r.item_id in before and before[r.item_id] != (r.label, r.status)
     )
-    task_type.write_back(decisions, rule.describe())
+    write_back(job, run, task_type, decisions, rule.describe())
     return adjudicated
 
 
@@ -350,7 +353,7 @@ def _aggregate_multilabel(
         _multilabel_decision(declared, item, chosen, claims.get(item)) for item, chosen in kept.items()
     ]
     _store_multilabel_outcomes(job, run, decisions)
-    task_type.write_back(decisions, rule.describe())
+    write_back(job, run, task_type, decisions, rule.describe())
     run.rule = rule.describe()
     run.items, run.responses, run.workers = len(kept), len(rows), len({w for _, w, _ in rows})
     run.kept = sum(1 for chosen in kept.values() if chosen)

@@ -29,6 +29,7 @@ from corpus.models import (
     Stance3,
     Status,
 )
+from corpus.provenance import Writer
 from corpus.services import allocate_ids
 from pipeline.counter_speeches import counter_speech_questions
 from search import services as search
@@ -140,6 +141,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
         )
     }
     fresh = [candidate for candidate in found if candidate.text not in present]
+    stamp = Writer.process("web search candidates").fields()
     with transaction.atomic():
         ids = allocate_ids(Perspective, len(fresh))
         last = PerspectiveCluster.objects.filter(claim=claim).aggregate(top=Max("position"))["top"]
@@ -151,6 +153,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 origin=Origin.WEB,
                 source=WEB_SOURCE,
                 source_url=candidate.url[:2000],
+                **stamp,
             )
             position += 1
             cluster = PerspectiveCluster.objects.create(
@@ -159,8 +162,9 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 status=Status.CANDIDATE,
                 source_side=side.get(candidate.perspective_id, ""),
                 rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
+                **stamp,
             )
-            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
     return len(fresh)
 
 
