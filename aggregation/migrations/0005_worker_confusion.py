@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('aggregation', '0003_labels_uncapped'),
+        ('aggregation', '0004_aggregation_run_corpus_writes'),
     ]
 
     operations = [
