@@ -26,6 +26,7 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
+from annotation.redundancy import AdaptiveError, adaptive_policy
 from annotation.signals import job_completed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, gold_filters
@@ -76,6 +77,10 @@ def create_job(
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
     merged = definition.params(params)
+    try:
+        adaptive = adaptive_policy(merged)
+    except AdaptiveError as error:
+        raise JobError(str(error)) from None
     get_provider(provider)  # fail now, not at publishing, on an unknown provider
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
@@ -95,7 +100,8 @@ def create_job(
             provider=provider,
             params=merged,
             filters=filters,
-            workers_per_item=int(merged["workers_per_item"]),
+            # Adaptive: the first round asks min_workers per item; later rounds only the open items.
+            workers_per_item=adaptive.min_workers if adaptive else int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
             created_by=created_by,
