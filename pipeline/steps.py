@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Q
 
+from aggregation.adaptive_rounds import adaptive_summary, is_adaptive, next_round
 from aggregation.services import aggregate_job, has_aggregation
 from annotation import work as annotation
 from annotation.models import Job, JobState
@@ -26,14 +27,27 @@ from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
 from search.services import SearchConfigError
 
+MAX_ROUNDS = 20  # an adaptive job asks at most max_workers − min_workers more rounds
+
 
 def drive(job: Job) -> bool:
-    """Publish and sync a job; aggregate it once complete. True when its results are written back."""
+    """Publish and sync a job; aggregate it once complete. True when its results are written back.
+    An adaptive job's completed round gives its open items another round first; the simulated crowd
+    answers each at once, a real crowd leaves the step waiting."""
     if job.state == JobState.DRAFT:
         job = annotation.publish_job(job.pk)
-    if job.state not in JobState.finished():
-        job = annotation.sync_job(job.pk)
-    if job.state != JobState.COMPLETE:
+    for _ in range(MAX_ROUNDS):
+        if job.state not in JobState.finished():
+            job = annotation.sync_job(job.pk)
+        if job.state != JobState.COMPLETE:
+            return False
+        if not is_adaptive(job):
+            break
+        next_round(job.pk)  # unless the completion task already did
+        job.refresh_from_db()
+        if job.state == JobState.COMPLETE:
+            break
+    else:
         return False
     if has_aggregation(job.task_type):
         aggregate_job(job.pk, once=True)  # unless the completion task (or an earlier call) did
@@ -53,7 +67,17 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
         return Outcome(
             StepState.DONE, f"job {job.pk} complete (written answers are collected, not aggregated)"
         )
-    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated")
+    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated{_adaptive_figures(job)}")
+
+
+def _adaptive_figures(job: Job) -> str:
+    summary = adaptive_summary(job)
+    if summary is None:
+        return ""
+    return (
+        f"; adaptive: {count(summary.labels, 'label')} for {count(summary.items, 'item')}, "
+        f"{count(summary.labels_saved, 'label')} saved against {summary.policy.max_workers} per item"
+    )
 
 
 # α needs an item with two answers; say so rather than print a missing number.
