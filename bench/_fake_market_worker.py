@@ -14,6 +14,9 @@ import django
 import redis
 
 CALLS_KEY = "bench:market-calls"
+# How many times a worker began a payment task: each payment's deliveries, counted where they run.
+DELIVERIES_KEY = "bench:payment-deliveries"
+PAYMENT_TASK = "annotation.execute_ledger_entry"
 
 
 class RecordingMarket:
@@ -37,9 +40,18 @@ class RecordingMarket:
 def main(name: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     django.setup()
+    from celery.signals import task_prerun
+
     from annotation.markets.clients import market_clients
     from config.celery import app
 
+    counter = redis.Redis.from_url(os.environ["REDIS_URL"])
+
+    def count_delivery(sender: object = None, **kwargs: object) -> None:
+        if getattr(sender, "name", "") == PAYMENT_TASK:
+            counter.incr(DELIVERIES_KEY)
+
+    task_prerun.connect(count_delivery, weak=False)
     with market_clients(mturk=RecordingMarket(os.environ["REDIS_URL"])):
         app.worker_main(
             ["worker", "--pool", "solo", "--hostname", f"{name}@%h", "--without-mingle", "--without-gossip",

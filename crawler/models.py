@@ -41,11 +41,14 @@ class CrawlRun(models.Model):
     status = models.CharField(
         max_length=24, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
     )
-    # Which process crawls it, as that process sees itself: for people reading the admin only. Crawls
-    # run in other containers and machines, so liveness and Stop never go by pid: the crawl writes
-    # `heartbeat` every few seconds, and reads `stop_requested` as often.
+    # Which process crawls it, as that process sees itself. Crawls run in other containers and
+    # machines, so Stop never goes by pid, nor liveness beyond the crawl's own pid namespace: the crawl
+    # writes `heartbeat` every few seconds, and reads `stop_requested` as often.
     pid = models.PositiveIntegerField(null=True, blank=True)
     pid_started = models.FloatField(null=True, blank=True)
+    # Where `pid` means something (crawler.processes.pid_namespace): a process in the same pid
+    # namespace may see at once that the crawl is gone; any other waits for the heartbeat to age.
+    pid_namespace = models.CharField(max_length=100, blank=True)
     host = models.CharField(max_length=255, blank=True, help_text="The machine or container crawling it.")
     heartbeat = models.DateTimeField(
         null=True, blank=True, help_text="When its crawl last reported; silent too long, it is failed."

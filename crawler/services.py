@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from accounts import audit
 from accounts.models import AuditEvent
+from crawler import processes
 from crawler.models import CrawlHelper, CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
 
@@ -95,8 +96,7 @@ def create_run(
                 limit=limit,
                 start_urls=list(start_urls or []),
                 requested_by_id=user_id,
-                pid=pid,
-                host=socket.gethostname()[:255] if pid else "",
+                **(_process_fields(pid) if pid else {}),
                 # Its own crawl process made it: alive from now, so a kill before the spider opens
                 # is noticed after the heartbeat limit, not the queued timeout.
                 heartbeat=timezone.now() if pid else None,
@@ -167,8 +167,19 @@ def start_crawl_process(
             # Its own session: the crawl outlives the worker task that started it.
             start_new_session=True,
         )
-    CrawlRun.objects.filter(pk=run_id).update(pid=process.pid, host=socket.gethostname()[:255])
+    CrawlRun.objects.filter(pk=run_id).update(**_process_fields(process.pid))
     return process
+
+
+def _process_fields(pid: int) -> dict[str, Any]:
+    """Who crawls a run, as this process sees it: pid, start time, pid namespace and host name."""
+    described = processes.describe(pid)
+    return {
+        "pid": pid,
+        "pid_started": described.started if described else None,
+        "pid_namespace": processes.pid_namespace(),
+        "host": socket.gethostname()[:255],
+    }
 
 
 def stop_crawl(run_id: int) -> bool:
@@ -196,8 +207,9 @@ def fail_dead_runs(site: str | None = None, mode: str | None = None) -> list[int
     """Fail the active runs whose crawl went silent: a running one whose heartbeat is older than
     CRAWLER_HEARTBEAT_LIMIT_SECONDS, a queued one no process took up in QUEUED_TIMEOUT. Their ids.
 
-    Decided by the run's row alone, so it holds wherever the crawl ran; beat runs it every minute
-    (`crawler.fail_silent_runs`), and a crawl request runs it for its site first."""
+    Decided by the run's row, so it holds wherever the crawl ran; beat runs it every minute
+    (`crawler.fail_silent_runs`), and a crawl request runs it for its site first. A caller in the
+    crawl's own pid namespace also fails at once a run whose process is gone (crawler.processes)."""
     runs = CrawlRun.objects.filter(status__in=RunStatus.active())
     if site is not None:
         runs = runs.filter(site=site)
@@ -207,9 +219,14 @@ def fail_dead_runs(site: str | None = None, mode: str | None = None) -> list[int
     silent = Q(heartbeat__lt=now - heartbeat_limit()) | Q(
         heartbeat__isnull=True, created__lt=now - QUEUED_TIMEOUT
     )
+    here = processes.pid_namespace()
+    # In the crawl's own pid namespace its pid can be looked at: gone, it need not be waited for.
+    gone_here = Q(pid_namespace=here, pid__isnull=False) if here else Q(pk__in=[])
     failed = []
-    for run in runs.filter(silent):
-        reason = _silence(run, now)
+    for run in runs.filter(silent | gone_here):
+        if not _silent(run, now) and processes.is_crawl_of(run.pid or 0, run.pid_started, run.pk):
+            continue
+        reason = _silence(run, now) if _silent(run, now) else PROCESS_GONE
         # Conditional on what was read: a run that reported or ended meanwhile keeps its own state.
         if CrawlRun.objects.filter(pk=run.pk, status=run.status, heartbeat=run.heartbeat).update(
             status=RunStatus.FAILED, finished=now, message=reason
@@ -217,6 +234,12 @@ def fail_dead_runs(site: str | None = None, mode: str | None = None) -> list[int
             log.warning("crawl %s failed: %s", run.pk, reason)
             failed.append(run.pk)
     return failed
+
+
+def _silent(run: CrawlRun, now: Any) -> bool:
+    if run.heartbeat is None:
+        return bool(run.created < now - QUEUED_TIMEOUT)
+    return bool(run.heartbeat < now - heartbeat_limit())
 
 
 def _silence(run: CrawlRun, now: Any) -> str:
@@ -236,8 +259,7 @@ def start_run(run_id: int, pid: int, resumed_from: int | None = None) -> bool:
     return bool(
         CrawlRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
             status=RunStatus.RUNNING,
-            pid=pid,
-            host=socket.gethostname()[:255],
+            **_process_fields(pid),
             started=now,
             heartbeat=now,
             resumed_from_id=resumed_from,
@@ -293,7 +315,7 @@ RESUME_CHAIN_LIMIT = 1000
 
 def ingested_before(run_id: int | None) -> int:
     """The debates ingested by run `run_id` and the runs it resumed, back to the crawl's first."""
-    total, seen = 0, set()
+    total, seen = 0, set[int]()
     while run_id is not None and run_id not in seen and len(seen) < RESUME_CHAIN_LIMIT:
         seen.add(run_id)
         row = CrawlRun.objects.filter(pk=run_id).values_list("items", "resumed_from_id").first()

@@ -1,27 +1,57 @@
-"""Runs and their crawls, judged by the run's row alone (crawls run in other containers, whose pids mean
+"""Runs and their crawls, judged by the run's row (crawls run in other containers, whose pids mean
 nothing here): one active run per site and mode, a heartbeat that keeps a run alive, a stop request the
-crawl reads, and beat's sweep failing the silent ones with the reason."""
+crawl reads, and beat's sweep failing the silent ones with the reason. Only in the crawl's own pid
+namespace is its pid looked at, to fail a gone crawl without waiting."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
+import time
+from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
+import psutil
 import pytest
 from django.db import connection
 from django.utils import timezone
 
-from crawler import services
+from crawler import processes, services
 from crawler.models import CrawlRun, RunStatus
 from crawler.tasks import fail_silent_runs
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture
+def sleeper() -> Iterator[subprocess.Popen[bytes]]:
+    """A live process that is not a crawl."""
+    process = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    yield process
+    process.kill()
+    process.wait()
+
+
+def fake_crawl(run_id: int) -> subprocess.Popen[bytes]:
+    """A live process whose command line reads as run `run_id`'s crawl, returned once it has exec'd:
+    until then its command line is still the test's own (the race a loaded machine widens)."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)", "crawl", "--run", str(run_id)]
+    )
+    deadline = time.monotonic() + 30
+    while "crawl" not in psutil.Process(process.pid).cmdline():
+        assert time.monotonic() < deadline, "the fake crawl never started"
+        time.sleep(0.01)
+    return process
+
+
 def running(run: CrawlRun, silent_for: timedelta = timedelta(0)) -> CrawlRun:
-    """The run as its crawl process leaves it on opening, its last heartbeat `silent_for` ago."""
+    """The run as a crawl process leaves it on opening (this process stands in for it: alive, so
+    only the heartbeat decides), its last heartbeat `silent_for` ago."""
     assert services.start_run(run.pk, pid=1)
+    CrawlRun.objects.filter(pk=run.pk).update(pid_namespace="", pid=None)
     CrawlRun.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - silent_for)
     run.refresh_from_db()
     return run
@@ -97,6 +127,45 @@ def test_a_run_failed_for_silence_keeps_its_ending_when_its_stalled_process_repo
     assert services.save_progress(run.pk, {"response_received_count": 9}) is False  # it stops itself
     services.finish_run(run.pk, RunStatus.FINISHED, {})
     assert CrawlRun.objects.get(pk=run.pk).status == RunStatus.FAILED
+
+
+def test_in_the_crawls_own_pid_namespace_a_gone_process_is_failed_without_waiting() -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    run = running(services.create_run("idebate"))
+    CrawlRun.objects.filter(pk=run.pk).update(
+        pid=gone.pid, pid_started=time.time() - 5, pid_namespace=processes.pid_namespace()
+    )
+
+    assert services.fail_dead_runs() == [run.pk]
+    assert CrawlRun.objects.get(pk=run.pk).message == services.PROCESS_GONE
+
+
+def test_a_pid_from_another_pid_namespace_is_never_looked_at(sleeper: subprocess.Popen[bytes]) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    run = running(services.create_run("idebate"))
+    # Another container's crawl: its pid names nothing here (here it is a dead one, or any other).
+    CrawlRun.objects.filter(pk=run.pk).update(pid=gone.pid, pid_namespace="another-boot:4026531836")
+
+    assert services.fail_dead_runs() == []
+    assert services.stop_crawl(run.pk) is True
+    assert sleeper.poll() is None and CrawlRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
+
+
+def test_a_live_crawl_process_is_recognised_by_pid_start_time_and_command_line() -> None:
+    crawl = fake_crawl(41)
+    try:
+        started = processes.describe(crawl.pid)
+        assert started is not None
+        seen = psutil.Process(crawl.pid)
+        why = f"recorded start {started.started}, now {seen.create_time()}, command {seen.cmdline()}"
+        assert processes.is_crawl_of(crawl.pid, started.started, 41), why
+        assert not processes.is_crawl_of(crawl.pid, started.started, 42)
+        assert not processes.is_crawl_of(crawl.pid, started.started - 10, 41)
+    finally:
+        crawl.kill()
+        crawl.wait()
 
 
 def test_a_crawl_with_requests_given_up_on_ends_finished_with_errors_and_counts_them() -> None:
