@@ -44,6 +44,7 @@ from annotation.work.records import (
     counted_responses,
     gold_accuracy,
     long_format,
+    pseudonym_key,
     review_assignment,
     worker_pseudonym,
 )
@@ -81,6 +82,7 @@ __all__ = [
     "market_hit",
     "next_assignment",
     "pause_job",
+    "pseudonym_key",
     "publish_job",
     "qualification",
     "quiz_pass_mark",
