@@ -112,7 +112,9 @@ def migrate_and_collect_static(group: ProcessGroup, env: dict[str, str]) -> None
     """What the compose `web` command runs before gunicorn, the two side by side."""
     group.start("collectstatic", [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], env)
     group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=180)
-    group.wait_until(lambda: group.running["collectstatic"].poll() is not None, "collectstatic", COLLECTSTATIC_SECONDS)
+    group.wait_until(
+        lambda: group.running["collectstatic"].poll() is not None, "collectstatic", COLLECTSTATIC_SECONDS
+    )
     assert group.running.pop("collectstatic").returncode == 0, group.log_tail("collectstatic")
 
 
