@@ -72,6 +72,8 @@ class AggregationRun(models.Model):
     changed_items = models.PositiveIntegerField(
         default=0, help_text="Items whose written label or status this run changed from the last run's."
     )
+    # What the write-back did to rows others wrote last: {"rewrote": {writer: n}, "kept": {writer: n}}.
+    corpus_writes = models.JSONField(default=dict, blank=True)
     versions = models.JSONField(default=dict, blank=True)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

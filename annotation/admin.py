@@ -13,8 +13,6 @@ from django.utils.safestring import SafeString
 
 from accounts.permissions import NamedPermissions
 from annotation import work
-from annotation.ledger.admin import reconcile_jobs, show_market_cost  # also registers the ledger's admin
-from annotation.markets import admin as market_admin
 from annotation.markets.registry import provider_choices
 from annotation.models import (
     Assignment,
@@ -27,11 +25,13 @@ from annotation.models import (
     Response,
     Worker,
 )
+from annotation.staff import markets as market_admin
+from annotation.staff.ledger import reconcile_jobs, show_market_cost  # also registers the ledger's admin
 from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
-from annotation.work.operations import ACTION_ERRORS
+from annotation.work.market_actions import ACTION_ERRORS
 
 
 class JobCreationForm(forms.ModelForm):

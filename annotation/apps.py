@@ -7,6 +7,6 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         # System checks register on import; ready() runs once, after every app's models are loaded.
-        from annotation.markets import checks as market_checks  # noqa: F401
+        from annotation.markets.mturk import checks as mturk_checks  # noqa: F401
         from annotation.task_types import checks  # noqa: F401
-        from annotation.work import operations  # noqa: F401  # registers the admin's operations
+        from annotation.work import market_actions  # noqa: F401  # registers them as background operations

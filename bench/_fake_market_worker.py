@@ -1,5 +1,6 @@
-"""A Celery worker for bench.workers, whose MTurk is a fake that records every paid idempotency token
-in Redis (so the bench counts market calls across worker processes). Run with the app's environment:
+"""A Celery worker for bench.workers, whose MTurk is MTurk's fake (chosen in settings) recording every
+paid idempotency token in Redis too (so the bench counts market calls across worker processes). Run
+with the app's environment:
 
     python -m bench._fake_market_worker NAME
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from decimal import Decimal
+from functools import cache
 
 import django
 import redis
@@ -19,30 +21,28 @@ DELIVERIES_KEY = "bench:payment-deliveries"
 PAYMENT_TASK = "annotation.execute_ledger_entry"
 
 
-class RecordingMarket:
-    """MTurk as the ledger's gateway uses it: every assignment approved, every bonus paid and recorded."""
+@cache
+def recording_client() -> object:
+    """MTurk's fake, whose every paid token is also pushed to Redis (what MARKET_CLIENTS names here)."""
+    from annotation.markets.mturk.client import Outcome
+    from annotation.markets.mturk.fake import ApprovingMTurk
 
-    def __init__(self, url: str) -> None:
-        self.redis = redis.Redis.from_url(url)
+    class RecordingMTurk(ApprovingMTurk):
+        redis = redis.Redis.from_url(os.environ["REDIS_URL"])
 
-    def get_assignment(self, ref: str) -> object:
-        from annotation.markets.mturk.client import MarketAssignment
+        def send_bonus(self, worker: str, ref: str, amount: Decimal, reason: str, token: str) -> Outcome:
+            self.redis.rpush(CALLS_KEY, token)
+            return super().send_bonus(worker, ref, amount, reason, token)
 
-        return MarketAssignment(ref, "W", "H", "Approved", None, "")
-
-    def send_bonus(self, worker: str, ref: str, amount: Decimal, reason: str, token: str) -> object:
-        from annotation.markets.mturk.client import Outcome
-
-        self.redis.rpush(CALLS_KEY, token)
-        return Outcome(ref)
+    return RecordingMTurk()
 
 
 def main(name: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ["MARKET_CLIENTS"] = "mturk=bench._fake_market_worker.recording_client"
     django.setup()
     from celery.signals import task_prerun
 
-    from annotation.markets.clients import market_clients
     from config.celery import app
 
     counter = redis.Redis.from_url(os.environ["REDIS_URL"])
@@ -52,11 +52,10 @@ def main(name: str) -> None:
             counter.incr(DELIVERIES_KEY)
 
     task_prerun.connect(count_delivery, weak=False)
-    with market_clients(mturk=RecordingMarket(os.environ["REDIS_URL"])):
-        app.worker_main(
-            ["worker", "--pool", "solo", "--hostname", f"{name}@%h", "--without-mingle", "--without-gossip",
-             "--loglevel", "WARNING"]
-        )  # fmt: skip
+    app.worker_main(
+        ["worker", "--pool", "solo", "--hostname", f"{name}@%h", "--without-mingle", "--without-gossip",
+         "--loglevel", "WARNING"]
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Crowd-market plumbing: worker-page tokens, and the money ledger against a counting fake market.
+"""Crowd-market plumbing: worker-page tokens, and the money ledger against MTurk's fake (chosen in settings).
 
 The ledger runs on a throwaway file SQLite database (WAL, as deployed without PostgreSQL) in a
 child process; the concurrent figure delivers every payment task 10 times from 8 threads and
@@ -11,6 +11,9 @@ import time
 
 from bench._child import ChildError, run_child
 
+# The fake the demo and the tests' settings may choose too: every bonus paid at once and kept.
+FAKE_MTURK = "annotation.markets.mturk.fake.approving_client"
+
 CHILD = """
 import threading, time, django
 django.setup()
@@ -21,18 +24,7 @@ from django.utils import timezone
 call_command("migrate", verbosity=0)
 from annotation.ledger import engine, intents
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
-from annotation.markets.clients import market_clients
-from annotation.markets.mturk.client import MarketAssignment, Outcome
-
-class Market:
-    def __init__(self):
-        self.lock, self.calls = threading.Lock(), 0
-    def get_assignment(self, ref):
-        return MarketAssignment(ref, "W", "H", "Approved", None, "")
-    def send_bonus(self, worker, ref, amount, reason, token):
-        with self.lock:
-            self.calls += 1
-        return Outcome(ref)
+from annotation.markets.mturk.fake import approving_client
 
 job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
 hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id="H")
@@ -43,38 +35,38 @@ asg = Assignment.objects.create(job=job, hit=hit, worker=worker, state=Assignmen
 def rows(n, tag):
     return [intents.bonus_intent(asg, Decimal("0.10"), "bench", f"{tag}:{i}").pk for i in range(n)]
 
-market = Market()
-with market_clients(mturk=market):
-    t = time.perf_counter(); ids = rows(1000, "seq"); recorded = time.perf_counter() - t
-    t = time.perf_counter()
-    for pk in ids:
+market = approving_client()
+t = time.perf_counter(); ids = rows(1000, "seq"); recorded = time.perf_counter() - t
+t = time.perf_counter()
+for pk in ids:
+    engine.execute(pk)
+sequential = time.perf_counter() - t
+sequential_calls = len(market.bonus_tokens)
+ids = rows(200, "conc")
+market.bonus_tokens.clear()
+def deliver(chunk):
+    for pk in chunk:
         engine.execute(pk)
-    sequential = time.perf_counter() - t
-    sequential_calls = market.calls
-    ids = rows(200, "conc")
-    market.calls = 0
-    def deliver(chunk):
-        for pk in chunk:
-            engine.execute(pk)
-        connection.close()
-    work = ids * 10
-    chunks = [work[i::8] for i in range(8)]
-    t = time.perf_counter()
-    threads = [threading.Thread(target=deliver, args=(c,)) for c in chunks]
-    [th.start() for th in threads]; [th.join() for th in threads]
-    concurrent = time.perf_counter() - t
+    connection.close()
+work = ids * 10
+chunks = [work[i::8] for i in range(8)]
+t = time.perf_counter()
+threads = [threading.Thread(target=deliver, args=(c,)) for c in chunks]
+[th.start() for th in threads]; [th.join() for th in threads]
+concurrent = time.perf_counter() - t
 print(f"record_rows_per_s={1000 / recorded:.0f} execute_rows_per_s={1000 / sequential:.0f} "
       f"calls={sequential_calls}/1000 concurrent_deliveries_per_s={len(work) / concurrent:.0f} "
-      f"concurrent_calls={market.calls}/200 for {len(work)} deliveries")
+      f"concurrent_calls={len(market.bonus_tokens)}/200 for {len(work)} deliveries")
 """
 
 
 def tokens() -> str:
     from annotation.markets.base import MarketIds
+    from annotation.markets.mturk.identity import DEFAULT_SUBMIT_ORIGINS
     from annotation.web.page_tokens import issue_token, verify_token
 
     ids = MarketIds(
-        "mturk", "A2Z8QB6XQFTQ1D", "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV", "3PWW", "https://www.mturk.com"
+        "mturk", "A2Z8QB6XQFTQ1D", "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV", "3PWW", DEFAULT_SUBMIT_ORIGINS[0]
     )
     items = list(range(40))
     started = time.perf_counter()
@@ -87,7 +79,7 @@ def tokens() -> str:
 def main() -> None:
     print(f"markets {tokens()}", flush=True)
     try:
-        figure = run_child(CHILD)[-1]
+        figure = run_child(CHILD, extra_env={"MARKET_CLIENTS": f"mturk={FAKE_MTURK}"})[-1]
     except ChildError as error:
         figure = f"failed: {error}"
     print(f"markets ledger on file SQLite: {figure}", flush=True)

@@ -54,6 +54,17 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [part.strip() for part in raw.split(",") if part.strip()]
 
 
+def env_pairs(name: str) -> dict[str, str]:
+    """`a=x,b=y` as {"a": "x", "b": "y"}; empty when unset."""
+    pairs = {}
+    for part in env_list(name, []):
+        key, equals, value = part.partition("=")
+        if not equals or not key.strip() or not value.strip():
+            raise ConfigError(f"{name}: {part!r} is not a name=value pair")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
 # A DNS name: dot-separated labels of letters, digits and inner hyphens (no scheme, port or path).
 LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
 HOSTNAME = re.compile(rf"^(?=.{{1,253}}$){LABEL}(\.{LABEL})*$")

@@ -8,7 +8,17 @@ from pathlib import Path
 
 import dj_database_url
 
-from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, env_path, env_str, secret_key
+from config.env import (
+    ConfigError,
+    env_bool,
+    env_hostname,
+    env_int,
+    env_list,
+    env_pairs,
+    env_path,
+    env_str,
+    secret_key,
+)
 from config.headers import static_headers
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -227,9 +237,12 @@ MTURK_MIN_APPROVED_HITS = env_int("MTURK_MIN_APPROVED_HITS", 1000)
 MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 95)
 MTURK_QUIZ_QUALIFICATION_ID = env_str("MTURK_QUIZ_QUALIFICATION_ID")
 MTURK_SOFT_BLOCK_QUALIFICATION_ID = env_str("MTURK_SOFT_BLOCK_QUALIFICATION_ID")
-MTURK_SUBMIT_ORIGINS = env_list(
-    "MTURK_SUBMIT_ORIGINS", ["https://www.mturk.com", "https://workersandbox.mturk.com"]
-)
+# Each market's client chosen by path, as Django chooses EMAIL_BACKEND: name=dotted.path of a function
+# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.approving_client.
+# A market not named here uses its real client.
+MARKET_CLIENTS = env_pairs("MARKET_CLIENTS")
+# Empty: MTurk's own sites, which its folder names (annotation/markets/mturk/identity.py).
+MTURK_SUBMIT_ORIGINS = env_list("MTURK_SUBMIT_ORIGINS", [])
 PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN")
 PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
 # Studies are created (and billed) in PROLIFIC_PROJECT_ID; the balance read is its workspace's.
@@ -242,10 +255,8 @@ PROLIFIC_BONUS_SETTLE_MINUTES = env_int("PROLIFIC_BONUS_SETTLE_MINUTES", 60)
 # The https origin markets send workers to (task pages are under /annotate/jobs/<id>/).
 MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else "")
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
-WORKER_FRAME_ANCESTORS = env_list(
-    "WORKER_FRAME_ANCESTORS",
-    ["https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com"],
-)
+# Empty: the sites each installed market shows our worker pages in (its provider's `frame_ancestors`).
+WORKER_FRAME_ANCESTORS = env_list("WORKER_FRAME_ANCESTORS", [])
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
 CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.tasks"]
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the

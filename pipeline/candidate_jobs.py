@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation import work as annotation
+from annotation.markets.registry import is_simulated
 from annotation.models import Job
 from annotation.task_types import get_task_type
 from annotation.task_types.counter_speech import doubling_bonus_cap
@@ -28,6 +29,7 @@ from corpus.models import (
     Stance3,
     Status,
 )
+from corpus.provenance import Writer
 from corpus.services import allocate_ids
 from pipeline.counter_speeches import counter_speech_questions
 from search import services as search
@@ -45,16 +47,14 @@ def _create(
     extra: dict[str, Any] | None = None,
 ) -> Job | None:
     job_params: dict[str, Any] = {"seed": params.get("crowd", {}).get("seed", 0), **(extra or {})}
-    if params["provider"] == "simulated":
+    if is_simulated(params["provider"]):
         job_params["crowd"] = dict(params.get("crowd", {}))
     try:
         return annotation.create_job(
             task_type, filters, provider=params["provider"], params=job_params, name=name
         )
-    except annotation.JobError as error:
-        if "choose no items" in str(error):
-            return None
-        raise
+    except annotation.NoItemsError:
+        return None
 
 
 def kept_originals(claims: Sequence[int]) -> list[int]:
@@ -139,6 +139,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
         )
     }
     fresh = [candidate for candidate in found if candidate.text not in present]
+    stamp = Writer.process("web search candidates").fields()
     with transaction.atomic():
         ids = allocate_ids(Perspective, len(fresh))
         last = PerspectiveCluster.objects.filter(claim=claim).aggregate(top=Max("position"))["top"]
@@ -150,6 +151,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 origin=Origin.WEB,
                 source=WEB_SOURCE,
                 source_url=candidate.url[:2000],
+                **stamp,
             )
             position += 1
             cluster = PerspectiveCluster.objects.create(
@@ -158,8 +160,9 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 status=Status.CANDIDATE,
                 source_side=side.get(candidate.perspective_id, ""),
                 rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
+                **stamp,
             )
-            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
     return len(fresh)
 
 

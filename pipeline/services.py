@@ -9,6 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.markets.registry import is_simulated
 from pipeline.context import Context, StepError
 from pipeline.definition import STEPS, merged_params, step
 from pipeline.models import PipelineRun, StepRun, StepState
@@ -34,7 +35,7 @@ def create_run(name: str, params: dict[str, Any] | None = None) -> PipelineRun:
 def save_new_run(run: PipelineRun, params: dict[str, Any] | None) -> None:
     """Save an unsaved run with its merged parameters and its pending steps (used by the admin too)."""
     run.params = merged_params(params)
-    run.simulated = run.params["provider"] == "simulated"
+    run.simulated = is_simulated(run.params["provider"])
     run.save()
     StepRun.objects.bulk_create(
         [StepRun(run=run, name=definition.name, position=n) for n, definition in enumerate(STEPS)]

@@ -5,11 +5,6 @@ from celery import shared_task
 from pipeline import services
 
 
-@shared_task(name="pipeline.run_step", acks_late=True)
-def run_pipeline_step_task(run_id: int, name: str) -> str:
-    return services.run_step(run_id, name).state
-
-
 @shared_task(name="pipeline.run_all", acks_late=True)
 def run_pipeline_task(run_id: int) -> list[str]:
     return [f"{s.name}: {s.state}" for s in services.run_all(run_id)]

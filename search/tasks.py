@@ -12,8 +12,3 @@ from search.base import IndexBusyError, Kind
 def sync_index_task(kind: str, ids: list[int]) -> None:
     """Bring the `kind` index in step with the corpus for these public ids."""
     services.sync_index(Kind(kind), ids)
-
-
-@shared_task(autoretry_for=(IndexBusyError,), retry_backoff=True, max_retries=5, time_limit=60 * 60)
-def rebuild_index_task(kinds: list[str]) -> dict[str, int]:
-    return {str(k): n for k, n in services.rebuild_index([Kind(k) for k in kinds]).items()}

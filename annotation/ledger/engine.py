@@ -19,8 +19,9 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerState
-from annotation.markets.base import Finish, Gateway, ProviderError
+from annotation.markets.base import ProviderError
 from annotation.markets.errors import (
     MarketConfigError,
     MarketError,
@@ -118,6 +119,15 @@ def confirmed(entry: LedgerEntry) -> LedgerEntry:
     return entry
 
 
+def paid(entry: LedgerEntry) -> LedgerEntry:
+    """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
+    confirmed too: `ProviderError` (or `InFlightError`) otherwise."""
+    entry = confirmed(entry)
+    for row in gateway_for(entry.provider).follow_ups(entry):
+        confirmed(row)
+    return entry
+
+
 def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, gateway: Gateway) -> LedgerEntry:
     """A transient failure: back to requested when a resend is safe, else unclear."""
     if entry.kind in gateway.not_idempotent and state == LedgerState.SENT:
@@ -179,10 +189,3 @@ def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = 
         .values_list("pk", flat=True)
     )
     return SweepReport(sorted(set(requeued)), sorted(set(unclear)))
-
-
-def request_execution(entry: LedgerEntry) -> None:
-    """Run the row's call in the background once the current transaction commits."""
-    from annotation.ledger.tasks import execute_ledger_entry_task
-
-    execute_ledger_entry_task.delay_on_commit(entry.pk)  # type: ignore[attr-defined]

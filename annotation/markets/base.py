@@ -13,13 +13,12 @@ names its parameters (`url_params`) and reads them (`market_ids`, `identity_from
 `annotation.web.identity` is the one place that reads them from a request.
 
 A market plugs in through this module alone: its provider says what it can do (`Capabilities`),
-hands the ledger engine its `Gateway` (how a ledger row becomes market calls) and runs its own
-reconciliation step. Nothing outside a market's folder tests the market's name.
+hands the ledger engine its `Gateway` (annotation.ledger.gateway: how a ledger row becomes market
+calls) and runs its own reconciliation step. Nothing outside a market's folder tests the market's name.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,7 +27,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
-    from annotation.ledger.models import LedgerEntry, ReconciliationIssue
+    from annotation.ledger.gateway import Gateway
+    from annotation.ledger.models import ReconciliationIssue
     from annotation.models import Assignment, Hit, Job, Worker
     from annotation.task_types.base import Answer
 
@@ -153,80 +153,6 @@ def checked_id(name: str, value: str, pattern: re.Pattern[str]) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class Finish:
-    """A decision about a ledger row reached without (or after) the market call."""
-
-    state: str
-    ref: str = ""
-    excerpt: str = ""
-
-
-class Gateway:
-    """How each ledger row kind becomes market calls: read first, call once, read again to resolve.
-
-    `precheck` reads the market before a call (work already in the target state is confirmed
-    without a second call); `send` makes the one call; `resolve` decides an unclear row from the
-    market's state, never by repeating the call; `follow_ups` records the rows a confirmed row
-    leads to (Prolific's pay call after a bonus is set up).
-    """
-
-    # Row kinds whose call is not idempotent: once sent, never sent again (resolved by reading).
-    not_idempotent: ClassVar[frozenset[str]] = frozenset()
-    # Row kinds whose call carries the ledger token, and how long the market honours it.
-    token_protected: ClassVar[frozenset[str]] = frozenset()
-    token_lifetime: ClassVar[dt.timedelta | None] = None
-    # Reviews and payments act on one piece of work: the market's states it may be in for each row
-    # kind, the state a review leaves it in, and what the market calls it (for the row's excerpt).
-    payable: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    reviewed: ClassVar[Mapping[str, str]] = {}
-    market: ClassVar[str] = ""
-    work_noun: ClassVar[str] = "assignment"
-
-    def work_status(self, entry: LedgerEntry) -> str:
-        """The market's state of the work a review or payment row acts on (`entry.market_ref`)."""
-        raise NotImplementedError
-
-    def precheck(self, entry: LedgerEntry) -> Finish | None:
-        """Work already reviewed as asked is confirmed without a call; work in a state the market
-        would refuse the call in fails without one."""
-        from annotation.ledger.models import LedgerState  # the ledger's models import this module
-
-        if entry.kind not in self.payable:
-            return None
-        status = self.work_status(entry)
-        if entry.kind in self.reviewed and status == self.reviewed[entry.kind]:
-            return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at {self.market}")
-        if status not in self.payable[entry.kind]:
-            return Finish(
-                LedgerState.FAILED, excerpt=f"{self.market} reports the {self.work_noun} as {status}"
-            )
-        return None
-
-    def send(self, entry: LedgerEntry) -> Finish:
-        raise NotImplementedError
-
-    def resolve(self, entry: LedgerEntry) -> Finish | None:
-        return None
-
-    def follow_ups(self, entry: LedgerEntry) -> list[LedgerEntry]:
-        """The ledger rows a confirmed row leads to, recorded in the transaction that confirms it;
-        the engine then executes them. None by default."""
-        return []
-
-    def after_resolved(self, entry: LedgerEntry) -> None:
-        """A hook for what an unclear row decided by reading leads to (Prolific: paying again once
-        reading proved the first pay call never happened); none by default."""
-
-    def resend_is_safe(self, entry: LedgerEntry, now: dt.datetime) -> bool:
-        """Whether a row sent but never finished may be sent again."""
-        if entry.kind in self.not_idempotent:
-            return False
-        if self.token_lifetime is not None and entry.kind in self.token_protected:
-            return entry.requested_at > now - self.token_lifetime
-        return True  # reviews are read before they are sent again
-
-
 class Provider(ABC):
     """Base for every market: inhouse, simulated, mturk, prolific, and any added in settings."""
 
@@ -237,6 +163,8 @@ class Provider(ABC):
     fee_rate: ClassVar[Decimal] = Decimal("0")
     # The URL parameters the market appends to our task page.
     url_params: ClassVar[tuple[str, ...]] = ()
+    # The market's sites that show our task page in a frame (CSP frame-ancestors).
+    frame_ancestors: ClassVar[tuple[str, ...]] = ()
     # How ledger rows become calls at this market; None where nothing is paid through a market.
     gateway: ClassVar[Gateway | None] = None
 

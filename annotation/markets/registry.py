@@ -41,6 +41,11 @@ def get_provider(name: str) -> Provider:
     return cls()
 
 
+def is_simulated(name: str) -> bool:
+    """Whether market `name` is a simulated crowd (false for a name that is not installed)."""
+    return name in provider_paths() and get_provider(name).simulated
+
+
 def provider_choices() -> list[tuple[str, str]]:
     return [(name, name) for name in provider_paths()]
 
@@ -52,6 +57,11 @@ def market_ids(params: Mapping[str, str]) -> MarketIds | None:
         if ids is not None:
             return ids
     return None
+
+
+def worker_sites() -> list[str]:
+    """The sites that may show our worker pages in a frame: those each installed market declares."""
+    return [site for name in provider_names() for site in get_provider(name).frame_ancestors]
 
 
 def from_market(params: Mapping[str, str]) -> bool:

@@ -190,7 +190,8 @@ class TaskType:
 
     # Aggregation hooks ----------------------------------------------------------------------------
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
-        """Make the corpus agree with a job's decisions; returns the rows changed.
+        """Make the corpus agree with a job's decisions; returns the rows changed. Aggregation passes
+        the decisions of the items that link a corpus row (claim, perspective, cluster or evidence).
 
         Runs inside the aggregation's transaction and must be a no-op the second time, so
         re-aggregating a job changes nothing. The base writes nothing.
@@ -272,10 +273,6 @@ def select_clusters(filters: Mapping[str, Any]) -> QuerySet[PerspectiveCluster]:
 def gold_filters(filters: Mapping[str, Any]) -> dict[str, Any] | None:
     gold = filters.get("gold")
     return dict(gold) if isinstance(gold, Mapping) else None
-
-
-def choice_pairs(values: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    return tuple((value, value.replace("_", " ").capitalize()) for value in values)
 
 
 def last_positions(rows: Iterable[Mapping[str, int]]) -> dict[int, int]:

@@ -1,6 +1,7 @@
 """Framing and CSRF by visitor kind: only worker pages may be framed, and only by the markets' sites.
 
-Worker pages get CSP frame-ancestors naming WORKER_FRAME_ANCESTORS; every other response gets
+Worker pages get CSP frame-ancestors naming WORKER_FRAME_ANCESTORS (by default, the sites each
+market declares); every other response gets
 X-Frame-Options: DENY and frame-ancestors 'none'.
 """
 
@@ -16,19 +17,14 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
 from annotation.markets.base import WorkerIdentityError
-from annotation.markets.registry import from_market, market_ids
+from annotation.markets.registry import from_market, market_ids, worker_sites
 from annotation.web.page_tokens import TOKEN_FIELD, signed_for
 
-DEFAULT_FRAME_ANCESTORS = (
-    "https://worker.mturk.com",
-    "https://workersandbox.mturk.com",
-    "https://www.mturk.com",
-)
 WORKER_PAGE_ATTR = "stancework_worker_page"
 
 
 def frame_ancestors() -> str:
-    sites = getattr(settings, "WORKER_FRAME_ANCESTORS", DEFAULT_FRAME_ANCESTORS)
+    sites = settings.WORKER_FRAME_ANCESTORS or worker_sites()
     return "frame-ancestors 'self' " + " ".join(sites)
 
 

@@ -13,7 +13,7 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.db.models.functions import Greatest
 
-from annotation.ledger import intents
+from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Job, JobState
@@ -88,6 +88,4 @@ def bonus_assignment(assignment_id: int, amount: Decimal, reason: str, batch: st
         if total > cap:
             # Raising rolls back the row just written, so nothing over the cap is ever recorded.
             raise BudgetError(f"bonuses of job {job.pk} would total {total}, over its bonus_cap {cap}")
-    provider.bonus(assignment, amount, reason, f"batch:{batch}")
-    entry.refresh_from_db()
-    return entry
+    return engine.paid(entry)

@@ -11,8 +11,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MTurkClient
+from tests.annotation.market_clients import market_clients
 
 CHROMIUM = Path("/usr/bin/chromium")
 

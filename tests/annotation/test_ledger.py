@@ -17,11 +17,11 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.tokens import idempotency_token
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MarketAssignment, MTurkClient, Outcome
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work import BudgetError, publish_job
+from tests.annotation.market_clients import market_clients
 
 HIT_ID = "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV"
 ASG = "3PWWM24LHSX369EBUXKO681UQPO82A"

@@ -18,11 +18,11 @@ from celery.contrib.testing.worker import start_worker
 from celery.signals import task_postrun
 from django.db import connection, transaction
 
-from annotation.ledger import engine, intents
+from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerState
 from annotation.ledger.tasks import execute_ledger_entry_task
-from annotation.markets.clients import market_clients
 from config.celery import app
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_ledger import CountingMarket, make_assignment, make_job
 
 pytestmark = [pytest.mark.redis, pytest.mark.django_db(transaction=True)]
@@ -74,7 +74,7 @@ def test_a_payment_delivered_many_times_by_the_broker_pays_once(market: Counting
 
 @pytest.fixture
 def routed(queue: str, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Send the ledger task to this test's queue, as `request_execution` enqueues it, for the test."""
+    """Send the ledger task to this test's queue, for the test."""
     monkeypatch.setattr(execute_ledger_entry_task, "queue", queue, raising=False)
     monkeypatch.setattr(execute_ledger_entry_task, "_exec_options", None)  # Celery caches the options
     return queue
@@ -85,7 +85,7 @@ def test_a_row_queued_on_commit_runs_only_after_the_commit(market: CountingMarke
 
     with transaction.atomic():
         entry = intents.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
-        engine.request_execution(entry)
+        execute_ledger_entry_task.delay_on_commit(entry.pk)
         time.sleep(0.5)  # were the task sent now, the worker would find no row, or pay before commit
         assert market.bonuses == []
     deadline = time.monotonic() + WAIT

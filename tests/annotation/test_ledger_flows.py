@@ -16,12 +16,12 @@ from annotation.ledger import engine, intents
 from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tokens import idempotency_token
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work import publish_job, review_assignment, sync_job
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER
 from tests.annotation.test_prolific import BULK, STUDY, SUBMISSION, RecordedProlific
 

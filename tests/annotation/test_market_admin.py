@@ -15,11 +15,11 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
+from tests.annotation.market_clients import market_clients
 
 pytestmark = pytest.mark.django_db
 JOBS = "/admin/annotation/job/"

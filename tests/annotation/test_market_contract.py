@@ -18,13 +18,12 @@ import pytest
 import requests
 
 from annotation import work
+from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.markets.base import (
     AssignmentReport,
     Capabilities,
-    Finish,
-    Gateway,
     MarketIds,
     MissingParamsError,
     Provider,
@@ -32,13 +31,13 @@ from annotation.markets.base import (
     SyncReport,
     WorkQueue,
 )
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.registry import get_provider, market_ids, provider_names
 from annotation.models import Assignment, AssignmentState, Hit, Job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_services import answers_for, qualified
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -21,16 +21,16 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation import work
-from annotation.ledger import engine, intents
+from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
-from annotation.ledger.tasks import sweep_ledger_task
-from annotation.markets.clients import market_clients
+from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
 from annotation.models import Assignment, AssignmentState, Job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -91,7 +91,7 @@ def run_the_ledger_machinery(assignment: Assignment) -> None:
     sweep_ledger_task()
     with transaction.atomic():
         queued = intents.bonus_intent(assignment, Decimal("0.10"), "Queued", "batch:queued")
-        engine.request_execution(queued)  # runs once the transaction has committed
+        execute_ledger_entry_task.delay_on_commit(queued.pk)  # runs once the transaction has committed
 
 
 def test_every_mturk_flow_pays_only_through_committed_ledger_rows(

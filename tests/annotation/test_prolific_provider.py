@@ -19,7 +19,6 @@ from annotation import work
 from annotation.ledger import engine
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.base import ProviderError
-from annotation.markets.clients import market_clients
 from annotation.markets.errors import MarketConfigError, RejectionError
 from annotation.markets.prolific.account import BLOCKLIST_NAME
 from annotation.markets.prolific.client import ProlificClient
@@ -30,6 +29,7 @@ from annotation.work.jobs import expire_hits
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeProlific, Guard
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_prolific import STUDY, RecordedProlific
 
 pytestmark = pytest.mark.django_db(transaction=True)

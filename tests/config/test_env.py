@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, secret_key
+from config.env import ConfigError, env_bool, env_hostname, env_int, env_list, env_pairs, secret_key
 
 
 def test_env_bool_accepts_the_usual_spellings(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,3 +64,16 @@ def test_env_hostname_lowercases_a_bare_domain_and_rejects_a_url(monkeypatch: py
     monkeypatch.setenv("DOMAIN", "stancework.example.org/annotate")
     with pytest.raises(ConfigError, match="no scheme, port, path"):
         env_hostname("DOMAIN")
+
+
+def test_env_pairs_reads_names_and_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MARKET_CLIENTS", "mturk=a.b.c, prolific = d.e")
+    assert env_pairs("MARKET_CLIENTS") == {"mturk": "a.b.c", "prolific": "d.e"}
+    monkeypatch.delenv("MARKET_CLIENTS")
+    assert env_pairs("MARKET_CLIENTS") == {}
+
+
+def test_env_pairs_rejects_a_name_without_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MARKET_CLIENTS", "mturk")
+    with pytest.raises(ConfigError, match="'mturk' is not a name=value pair"):
+        env_pairs("MARKET_CLIENTS")

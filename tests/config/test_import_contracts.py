@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +14,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages the contracts name (pyproject.toml), so a new app is copied too.
-PACKAGES = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["root_packages"]
+CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+PACKAGES = CONFIG["root_packages"]
+PURE_CORES = next(contract for contract in CONFIG["contracts"] if contract["id"] == "pure-cores")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
@@ -58,3 +62,43 @@ def test_one_market_importing_another_breaks_their_independence(tree: Path) -> N
     result = lint_imports(tree)
     assert result.returncode == 1
     assert "annotation.markets.prolific is not allowed to import annotation.markets.mturk" in result.stdout
+
+
+def test_every_pure_core_imports_without_django_in_a_fresh_interpreter() -> None:
+    """What the contract cannot see: a package `__init__` run on the way in that imports a framework."""
+    assert len(PURE_CORES["source_modules"]) > 20
+    code = (
+        "import importlib, json, sys\n"
+        "loaded = {}\n"
+        f"for name in {PURE_CORES['source_modules']!r}:\n"
+        "    before = set(sys.modules)\n"
+        "    importlib.import_module(name)\n"
+        "    loaded[name] = sorted({m.split('.')[0] for m in set(sys.modules) - before})\n"
+        "print(json.dumps(loaded))\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    forbidden = set(PURE_CORES["forbidden_modules"])
+    frameworks = {name: sorted(forbidden & set(found)) for name, found in json.loads(done.stdout).items()}
+    assert {name: found for name, found in frameworks.items() if found} == {}
+
+
+def test_a_room_inside_annotation_importing_a_higher_one_breaks_annotations_layers(tree: Path) -> None:
+    (tree / "annotation" / "ledger" / "reaches_up.py").write_text("from annotation.work import jobs\n")
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "annotation.ledger is not allowed to import annotation.work" in result.stdout
+    assert "annotation.ledger.reaches_up -> annotation.work.jobs" in result.stdout
+
+
+def test_the_market_interface_importing_a_market_breaks_annotations_layers(tree: Path) -> None:
+    (tree / "annotation" / "markets" / "errors.py").write_text(
+        (ROOT / "annotation" / "markets" / "errors.py").read_text()
+        + "\nfrom annotation.markets.mturk import spec\n"
+    )
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "annotation.markets.errors -> annotation.markets.mturk.spec" in result.stdout

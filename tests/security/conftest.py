@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 
-from annotation.markets.clients import market_clients
 from annotation.markets.mturk.client import MTurkClient
 from tests.annotation.conftest import boto_client, mturk, stub  # noqa: F401
 from tests.annotation.fake_markets import FakeMTurk, Guard
+from tests.annotation.market_clients import market_clients
 
 
 @pytest.fixture

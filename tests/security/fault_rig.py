@@ -337,7 +337,7 @@ class Rig:
         self.producer.send_task(task, args=args)
 
     def pay(self, count: int) -> None:
-        """`count` bonuses recorded and queued for the worker, as `request_execution` would."""
+        """`count` bonuses recorded and queued for the worker, as the sweeper would."""
         self.bonuses = make_bonuses(count)
         for bonus in self.bonuses:
             self.send("annotation.execute_ledger_entry", bonus.pk)

@@ -17,11 +17,11 @@ from django.test import Client
 from annotation import work
 from annotation.ledger.models import IssueKind, ReconciliationIssue
 from annotation.ledger.reconcile import reconcile_job
-from annotation.markets.clients import market_clients
 from annotation.markets.prolific.client import ProlificClient
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of, url
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,11 +13,10 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine, intents
+from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.base import (
     Capabilities,
-    Finish,
-    Gateway,
     Provider,
     ProviderError,
     PublishedHit,

@@ -17,9 +17,9 @@ from django.utils import timezone
 
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerKind
-from annotation.markets.clients import market_clients
 from annotation.markets.prolific import gateway
 from annotation.markets.prolific.client import ProlificClient
+from tests.annotation.market_clients import market_clients
 from tests.security.fake_prolific_server import FakeProlificMarket
 from tests.security.fault_rig import make_bonuses
 

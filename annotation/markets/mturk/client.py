@@ -57,7 +57,7 @@ PAGE_SIZE = 100
 TRANSIENT_CODES = frozenset({"ServiceFault", "ServiceUnavailable", "Throttling", "ThrottlingException"})
 TRANSIENT_NETWORK = (ReadTimeoutError, ConnectTimeoutError, EndpointConnectionError, ConnectionClosedError)
 AUTH_CODES = frozenset({"UnrecognizedClientException", "InvalidClientTokenId", "AccessDeniedException"})
-# MTurk answers a reused UniqueRequestToken with a RequestError; the wording differs per operation
+# MTurk answers a reused UniqueRequestToken with a RequestError; the wording differs per API call
 # (HitAlreadyExists for HITs, "already been processed"/"already exists" for bonuses and extensions).
 _ALREADY = re.compile(r"HitAlreadyExists|already (?:been )?(?:processed|exists|granted|sent)", re.IGNORECASE)
 _HIT_ID = re.compile(r"\b([A-Z0-9]{30})\b")
@@ -240,10 +240,10 @@ class MTurkClient:
         kwargs = {"AssignmentId": assignment_id, "RequesterFeedback": feedback[:1024]}
         return self._review("reject_assignment", "Rejected", kwargs)
 
-    def _review(self, operation: str, final: str, kwargs: dict[str, Any]) -> Outcome:
+    def _review(self, api_call: str, final: str, kwargs: dict[str, Any]) -> Outcome:
         assignment_id = kwargs["AssignmentId"]
         try:
-            self._call(operation, **kwargs)
+            self._call(api_call, **kwargs)
         except MarketRejectedError:
             # A repeated review fails because the status is no longer Submitted: read it.
             if self.get_assignment(assignment_id).status != final:
@@ -306,17 +306,11 @@ class MTurkClient:
             SendNotification=False,
         )
 
-    def revoke_qualification(self, type_id: str, worker_id: str, reason: str = "") -> None:
-        kwargs = {"QualificationTypeId": type_id, "WorkerId": worker_id}
-        if reason:
-            kwargs["Reason"] = reason
-        self._call("disassociate_qualification_from_worker", **kwargs)
-
     # -- plumbing -----------------------------------------------------------------------------
 
-    def _pages(self, operation: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
+    def _pages(self, api_call: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Pages from the paginator, one request at a time so a transient error retries that page only."""
-        paginator = self.client.get_paginator(operation)
+        paginator = self.client.get_paginator(api_call)
         config: dict[str, Any] = {"PageSize": PAGE_SIZE}
         while True:
             pages = paginator.paginate(PaginationConfig=dict(config), **kwargs)
@@ -327,8 +321,8 @@ class MTurkClient:
                 return
             config["StartingToken"] = page["NextToken"]
 
-    def _call(self, operation: str, **kwargs: Any) -> dict[str, Any]:
-        method = getattr(self.client, operation)
+    def _call(self, api_call: str, **kwargs: Any) -> dict[str, Any]:
+        method = getattr(self.client, api_call)
         return self._retrying(lambda: method(**kwargs))
 
     def _retrying(self, call: Callable[[], T]) -> T:
@@ -409,5 +403,5 @@ def _check_enabled() -> None:
 
 
 def mturk_client() -> MTurkClient:
-    """The platform's MTurk client (settings: MTURK_ENABLED, MTURK_SANDBOX), or the test's fake."""
+    """The platform's MTurk client (MTURK_ENABLED, MTURK_SANDBOX), or the one MARKET_CLIENTS names."""
     return market_client("mturk", lambda: MTurkClient(sandbox=settings.MTURK_SANDBOX), _check_enabled)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.base import Finish, Gateway
 from annotation.markets.mturk.client import mturk_client
 from annotation.markets.mturk.spec import HitSpec
 from annotation.markets.mturk.states import PAYABLE, REVIEWED

@@ -25,6 +25,8 @@ MTURK = "mturk"
 PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 MTURK_PARAMS = ("assignmentId", "hitId", "workerId", "turkSubmitTo")
 DEFAULT_SUBMIT_ORIGINS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
+# The sites that show our task page to MTurk workers in a frame (live, sandbox and the old site).
+WORKER_SITES = ("https://worker.mturk.com", "https://workersandbox.mturk.com", "https://www.mturk.com")
 # MTurk's worker, HIT and assignment ids are upper-case letters and digits (30 for HITs and assignments).
 MTURK_ID = re.compile(r"[A-Z0-9]{1,64}")
 
@@ -50,7 +52,7 @@ def mturk_ids(params: Mapping[str, str]) -> MarketIds | None:
 
 def submit_origin(url: str) -> str:
     """turkSubmitTo reduced to an allowed origin (scheme and host, nothing else), or an error."""
-    allowed = tuple(getattr(settings, "MTURK_SUBMIT_ORIGINS", DEFAULT_SUBMIT_ORIGINS))
+    allowed = tuple(settings.MTURK_SUBMIT_ORIGINS or DEFAULT_SUBMIT_ORIGINS)
     parts = urlsplit(url.strip())
     origin = f"{parts.scheme}://{parts.netloc}"
     # userinfo, ports, queries and paths are all ways to smuggle another destination in.

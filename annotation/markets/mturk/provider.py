@@ -25,7 +25,13 @@ from annotation.markets.base import (
 )
 from annotation.markets.mturk.client import mturk_client
 from annotation.markets.mturk.gateway import MTurkGateway
-from annotation.markets.mturk.identity import MTURK, MTURK_PARAMS, external_submit_url, mturk_ids
+from annotation.markets.mturk.identity import (
+    MTURK,
+    MTURK_PARAMS,
+    WORKER_SITES,
+    external_submit_url,
+    mturk_ids,
+)
 from annotation.markets.mturk.reconcile import reconcile_mturk_job
 from annotation.markets.mturk.spec import (
     DEFAULT_FEE_RATE,
@@ -65,6 +71,7 @@ class MTurkProvider(Provider):
     )
     fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
     url_params = MTURK_PARAMS
+    frame_ancestors = WORKER_SITES
     gateway = MTurkGateway()
 
     def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:

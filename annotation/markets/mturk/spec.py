@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
 from annotation.markets.errors import AssignmentLimitError, MarketConfigError
-from annotation.work import costs
 
 # System qualification types (MTurk documentation, "QualificationRequirement").
 LOCALE_QUALIFICATION = "00000000000000000071"
@@ -170,20 +169,3 @@ def check_assignments(count: int, already: int = 0) -> None:
             f"{already + count} assignments on one HIT: MTurk adds a 20% fee from 10 on "
             f"(and will not extend a HIT past 9); keep at most {MAX_ASSIGNMENTS_PER_HIT}"
         )
-
-
-def worst_case_cost(
-    reward: Decimal,
-    hits: int,
-    assignments_per_hit: int,
-    bonus_cap: Decimal = Decimal(0),
-    fee_rate: Decimal = DEFAULT_FEE_RATE,
-) -> Decimal:
-    """reward × assignments × (1 + fee) + bonus cap × (1 + fee), rounded up to the cent.
-
-    The fee applies to bonuses too on both markets, so the cap is charged with it. The formula
-    itself lives in annotation.work.costs, the one place for it.
-    """
-    return costs.worst_case(
-        [(Decimal(reward), hits * assignments_per_hit)], Decimal(fee_rate), Decimal(bonus_cap)
-    )

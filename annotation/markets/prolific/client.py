@@ -300,7 +300,7 @@ def _amount(amount: Decimal) -> str:
 
 
 def prolific_client() -> ProlificClient:
-    """The platform's Prolific client (settings: PROLIFIC_API_TOKEN, PROLIFIC_API_URL), or the test's fake."""
+    """The platform's Prolific client (PROLIFIC_API_TOKEN, PROLIFIC_API_URL), or MARKET_CLIENTS' choice."""
     return market_client(
         "prolific", lambda: ProlificClient(settings.PROLIFIC_API_TOKEN, base_url=settings.PROLIFIC_API_URL)
     )

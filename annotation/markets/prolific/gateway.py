@@ -16,8 +16,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from annotation.ledger import engine, intents
+from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
-from annotation.markets.base import Finish, Gateway
 from annotation.markets.errors import MarketError
 from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts, settled
 from annotation.markets.prolific.client import prolific_client

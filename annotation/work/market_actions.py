@@ -1,4 +1,4 @@
-"""The admin's market actions as background operations (operations.registry): each acts on its
+"""The admin's market actions, registered as background operations (operations.registry): each acts on its
 objects one by one in a Celery worker and reports every outcome, so no web request waits on a market.
 """
 

@@ -17,9 +17,9 @@ from accounts.permissions import NamedPermissions
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerEntry, LedgerState, ReconciliationIssue
 from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
-from annotation.markets.admin import start
 from annotation.markets.base import ProviderError
 from annotation.models import Job
+from annotation.staff.markets import start
 from annotation.work.jobs import estimate_cost
 
 

@@ -1,7 +1,7 @@
 """Admin actions that spend money on a market: publish, extend, expire jobs; reject and bonus work.
 
 Each shows what it will do, and what it can cost, on a confirmation page first; only the page's
-"confirm" button acts, and it acts by starting a background operation (annotation.work.operations)
+"confirm" button acts, and it acts by starting a background operation (annotation.work.market_actions)
 that a Celery worker runs: no market call is made inside the web request. The operation calls the
 same services as everything else, so every paying call goes through the money ledger.
 """
