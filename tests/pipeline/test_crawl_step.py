@@ -11,19 +11,17 @@ from pipeline.models import StepState
 pytestmark = pytest.mark.django_db
 
 
-def _run_with_crawl(status: str, message: str) -> tuple[int, CrawlRun]:
+def _run_with_crawl(status: str, message: str) -> int:
     run = services.create_run("test", {"crawl": {"site": "idebate", "start_urls": ["http://127.0.0.1:9/"]}})
     crawl = CrawlRun.objects.create(site="idebate", status=status, message=message)
     step = run.steps.get(name="crawl")
     step.output = {"crawl_run": crawl.pk}
     step.save()
-    return run.pk, crawl
+    return run.pk
 
 
 def test_a_crawl_finished_with_errors_is_done_and_says_its_errors() -> None:
-    run_id, crawl = _run_with_crawl(
-        RunStatus.FINISHED_WITH_ERRORS, "2 requests failed for good (2 TimeoutError)"
-    )
+    run_id = _run_with_crawl(RunStatus.FINISHED_WITH_ERRORS, "2 requests failed for good (2 TimeoutError)")
 
     step = services.run_step(run_id, "crawl")
 
@@ -33,7 +31,7 @@ def test_a_crawl_finished_with_errors_is_done_and_says_its_errors() -> None:
 
 
 def test_a_crawl_finished_cleanly_is_done_without_an_error_count() -> None:
-    run_id, crawl = _run_with_crawl(RunStatus.FINISHED, "")
+    run_id = _run_with_crawl(RunStatus.FINISHED, "")
 
     step = services.run_step(run_id, "crawl")
 
