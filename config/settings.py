@@ -49,6 +49,13 @@ ALLOWED_HOSTS = env_list(
     [STANCEWORK_DOMAIN] if STANCEWORK_DOMAIN else (["127.0.0.1", "localhost"] if DEBUG else []),
 )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Where `make run` serves (its HOST and PORT) and where people reach the platform: invitation links and
+# the demo's login name PUBLIC_URL; behind the TLS proxy it is https://STANCEWORK_DOMAIN.
+HOST = env_str("HOST", "127.0.0.1")
+PORT = env_int("PORT", 8000, minimum=1)
+PUBLIC_URL = env_str(
+    "PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else f"http://{HOST}:{PORT}"
+).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -73,6 +80,7 @@ INSTALLED_APPS = [
     "pipeline",
     "backups",
     "api",
+    "home",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +124,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# One login page for everyone; after it (and after logging out) `/` sends staff to the home page
+# and annotators to their queue.
+LOGIN_URL = "annotation:login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
