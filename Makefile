@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# settings.py reads them too: PUBLIC_URL (invitation links, the demo's login) defaults to http://HOST:PORT.
+export HOST PORT
 
 .PHONY: run test check lint typecheck contracts bench install install-dev migrate data serve clean
 

@@ -27,8 +27,8 @@ from aggregation.adjudication import (
     next_waiting,
     rated_responses,
 )
-from aggregation.declared import declared_rule
-from aggregation.models import ItemOutcome
+from aggregation.declared import declared_rule, described_votes
+from aggregation.models import ContestReason, ItemOutcome
 from annotation.models import Job
 
 PERMISSION = "aggregation.add_adjudication"
@@ -154,8 +154,10 @@ def shown(outcome: ItemOutcome) -> dict[str, Any]:
             "label": outcome.label,
             "fine_label": outcome.fine_label,
             "counts": outcome.counts,
+            "votes": described_votes(outcome.job.task_type, outcome.counts),
             "agreement": outcome.agreement,
             "reasons": outcome.reasons,
+            "why": ContestReason.describe(outcome.reasons),
         },
         "model": {"label": outcome.model_label, "posterior": outcome.model_confidence},
         "current": current_label(outcome),

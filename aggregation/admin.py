@@ -14,10 +14,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from aggregation.adjudication import AdjudicationError, adjudicate, choices, current_label, rated_responses
+from aggregation.declared import described_votes
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
 from aggregation.quality import soft_block
 from aggregation.tasks import request_aggregation
 from annotation.models import Item
+from config.wording import count
 
 
 class QueueFilter(admin.SimpleListFilter):
@@ -133,7 +135,8 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         return format_html(
             "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
             "reference {}; contested: {}; now in the corpus: <strong>{}</strong>",
-            obj.label, obj.fine_label, obj.counts, rho, obj.status, obj.model_label or "-",
+            obj.label, obj.fine_label, described_votes(obj.job.task_type, obj.counts), rho, obj.status,
+            obj.model_label or "-",
             f"{obj.model_confidence or 0.0:.0%}", obj.reference_label or "none",
             ", ".join(obj.reasons) or "no", current_label(obj),
         )  # fmt: skip
@@ -200,7 +203,7 @@ class WorkerQualityAdmin(admin.ModelAdmin):
     @admin.action(description="Soft-block the chosen workers from future jobs", permissions=["change"])
     def soft_block_workers(self, request: HttpRequest, queryset: QuerySet[WorkerQuality]) -> None:
         blocked = soft_block(queryset.filter(worker__blocked=False), by=request.user)
-        self.message_user(request, f"Soft-blocked {len(blocked)} worker(s).")
+        self.message_user(request, f"Soft-blocked {count(len(blocked), 'worker')}.")
 
 
 @admin.register(AggregationRun)
@@ -217,7 +220,10 @@ class AggregationRunAdmin(admin.ModelAdmin):
     @admin.display(description="dashboard")
     def dashboard(self, obj: AggregationRun) -> SafeString:
         return format_html(
-            '<a href="{}">job {}</a>', reverse("aggregation:dashboard", args=[obj.job_id]), obj.job_id
+            '<a href="{}">job {}</a> · <a href="{}">adjudicate</a>',
+            reverse("aggregation:dashboard", args=[obj.job_id]),
+            obj.job_id,
+            reverse("aggregation:adjudicate", args=[obj.job_id]),
         )
 
     @admin.action(description="Aggregate the chosen runs' jobs again (same policy)", permissions=["add"])
@@ -225,7 +231,7 @@ class AggregationRunAdmin(admin.ModelAdmin):
         jobs = sorted(set(queryset.values_list("job_id", flat=True)))
         for job_id in jobs:
             request_aggregation(job_id, "manual")
-        self.message_user(request, f"Aggregation requested for {len(jobs)} job(s).")
+        self.message_user(request, f"Aggregation requested for {count(len(jobs), 'job')}.")
 
 
 @admin.register(Adjudication)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from django.apps import apps
+
 from aggregation import charts
+from aggregation.adaptive_rounds import AdaptiveSummary, adaptive_summary
 from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
 from aggregation.declared import categorical_rule
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
+from aggregation.services import has_aggregation
 from annotation.models import Job
 from annotation.work import Progress, job_progress
 
@@ -23,14 +27,50 @@ class Dashboard:
     waiting: int
     accuracy: SampleAccuracy
     flagged: list[dict[str, Any]]
+    workers: list[WorkerQuality]
+    adaptive: AdaptiveSummary | None
     rho_chart: str
     label_chart: str
     worker_chart: str
+    aggregates: bool = True
+    failed: AggregationRun | None = None
+    advice: str = ""
+    pipeline_runs: list[dict[str, Any]] = field(default_factory=list)
+    releases: list[str] = field(default_factory=list)
+
+
+# What a person can do about the errors an aggregation fails with, by a phrase the error contains.
+ADVICE = [
+    ("single rater", "Every item has answers from one worker only, and agreement needs two. Extend the "
+     "job's HITs to more workers (admin → jobs → Extend), or create the job again with --workers 3, "
+     "then aggregate again."),
+    ("no responses", "No confirmed answers yet: wait for the crowd (or sync the job), then aggregate again."),
+]  # fmt: skip
+DEFAULT_ADVICE = (
+    "Fix what the error names, then aggregate again below (or run manage.py aggregate_job {job})."
+)
+
+
+def advice_for(error: str, job_id: int) -> str:
+    return next((text for phrase, text in ADVICE if phrase in error), DEFAULT_ADVICE.format(job=job_id))
+
+
+def related_pages(job: Job) -> tuple[list[dict[str, Any]], list[str]]:
+    """The pipeline runs the job is part of, and the releases built from it.
+
+    Both apps sit above this one, so they are read through the registry, not imported."""
+    steps = apps.get_model("pipeline", "StepRun").objects.filter(jobs=job).order_by("run_id", "position")
+    runs = [{"id": step.run_id, "step": step.name} for step in steps]
+    releases = apps.get_model("export", "Release").objects.order_by("-created", "-pk")
+    built = [release.version for release in releases if job.pk in release.manifest.get("job_ids", [])]
+    return runs, built
 
 
 def job_dashboard(job: Job) -> Dashboard:
     runs = list(job.aggregation_runs.order_by("-created", "-pk")[:10])
     done = [run for run in runs if run.state == RunState.DONE]
+    failed = runs[0] if runs and runs[0].state == RunState.FAILED else None
+    pipeline_runs, releases = related_pages(job)
     outcomes = list(ItemOutcome.objects.filter(job=job).values_list("agreement", "label"))
     qualities = list(WorkerQuality.objects.filter(job=job).select_related("worker").order_by("agreement"))
     threshold = _threshold(job.task_type, done[0]) if done else None
@@ -51,6 +91,8 @@ def job_dashboard(job: Job) -> Dashboard:
             for quality in qualities
             if quality.flagged
         ],
+        workers=sorted(qualities, key=lambda quality: str(quality.worker)),
+        adaptive=adaptive_summary(job),
         rho_chart=charts.rho_histogram([a for a, _ in outcomes], threshold) if has_data else "",
         label_chart=charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
         if has_data
@@ -62,6 +104,11 @@ def job_dashboard(job: Job) -> Dashboard:
         )
         if qualities
         else "",
+        aggregates=has_aggregation(job.task_type),
+        failed=failed,
+        advice=advice_for(failed.error, job.pk) if failed else "",
+        pipeline_runs=pipeline_runs,
+        releases=releases,
     )
 
 

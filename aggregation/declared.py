@@ -12,6 +12,7 @@ from aggregation.rules import AgreementRule
 from annotation.task_types import get_task_type, task_type_slugs
 from annotation.task_types.base import TaskTypeError
 from annotation.task_types.rules import AggregationRule, CategoricalRule
+from config.wording import votes
 
 
 def declared_rule(task_type: str) -> AggregationRule | None:
@@ -42,3 +43,15 @@ def answer_spelling(task_type: str) -> Callable[[str], str]:
     except TaskTypeError:
         return str
     return declared.spell if isinstance(declared, CategoricalRule) else str
+
+
+def described_votes(task_type: str, counts: list[int]) -> str:
+    """An outcome's votes with their label names ("SUPPORT 2, NOT_VALID 1"), in the order the task's
+    workers answer in; the bare numbers only when the task type no longer names that many labels."""
+    rule = categorical_rule(task_type)
+    labels = rule.answer_set.labels if rule is not None else ()
+    if not counts:
+        return "no votes"
+    if len(labels) != len(counts):
+        return ", ".join(str(number) for number in counts)
+    return votes(counts, labels)

@@ -184,7 +184,13 @@ def _aggregate_categorical(
         adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
         done(len(outcome.items))
     run.flagged_workers = record_worker_quality(
-        job, run, policy, decided, worker_agreement_with_majority(decided), fitted.worker_reliability
+        job,
+        run,
+        policy,
+        decided,
+        worker_agreement_with_majority(decided),
+        fitted.worker_reliability,
+        fitted.worker_confusion,
     )
     summary = outcome.summary()
     run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]

@@ -18,6 +18,7 @@ from aggregation.models import RunTrigger
 from aggregation.quality import block_flagged_workers
 from aggregation.tasks import aggregate_job_task
 from annotation.models import Job
+from config.wording import count
 from corpus.models import Claim, PerspectiveCluster
 
 
@@ -51,10 +52,10 @@ def _dashboard_action(request: HttpRequest, job: Job) -> None:
         messages.info(request, "Aggregation requested.")
     elif action == "sample" and (sample := SampleForm(request.POST)).is_valid():
         total = draw_sample(job.pk, sample.cleaned_data["size"], seed=sample.cleaned_data["seed"])
-        messages.info(request, f"{total} items are in the accuracy sample.")
+        messages.info(request, f"{count(total, 'item')} in the accuracy sample.")
     elif action == "block":
         blocked = block_flagged_workers(job.pk, by=request.user)
-        messages.info(request, f"Soft-blocked {len(blocked)} flagged worker(s).")
+        messages.info(request, f"Soft-blocked {count(len(blocked), 'flagged worker')}.")
     else:
         messages.error(request, "Nothing done: the form was not valid.")
 
@@ -115,7 +116,7 @@ def compare_claims(request: HttpRequest, cid: int, other_cid: int) -> HttpRespon
                     oppose=form.cleaned_data["oppose"],
                     user=request.user,
                 )
-                messages.info(request, f"Copied {len(copied)} cluster(s) to c{other.cid}.")
+                messages.info(request, f"Copied {count(len(copied), 'cluster')} to c{other.cid}.")
             except trimming.TrimmingError as error:
                 messages.error(request, str(error))
         return redirect("aggregation:compare_claims", cid=cid, other_cid=other_cid)

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -45,6 +46,10 @@ class JobCreationForm(forms.ModelForm):
         required=False,
         help_text='overrides of the task type\'s defaults, e.g. {"workers_per_item": 5}',
     )
+    allow_single_worker = forms.BooleanField(
+        required=False,
+        help_text="one worker per item for a task decided by agreement (a job you will not aggregate)",
+    )
 
     class Meta:
         model = Job
@@ -57,6 +62,8 @@ class JobCreationForm(forms.ModelForm):
             params = task_type.params(cleaned.get("params") or {})
             # The filters are read now, so a malformed one is a form error rather than a failed save.
             next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
+            if not cleaned.get("allow_single_worker"):
+                work.check_workers_per_item(cleaned.get("task_type", ""), cleaned.get("params") or {})
         except (TaskTypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
@@ -98,7 +105,7 @@ class HitInline(admin.TabularInline):
 
 @admin.register(Job)
 class JobAdmin(NamedPermissions, admin.ModelAdmin):
-    list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created"]
+    list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created", "pages"]
     list_filter = ["state", "task_type", "provider"]
     search_fields = ["name"]
     readonly_fields = ["state", "published_at", "completed_at", "workers_per_item", "reward", "progress"]
@@ -123,14 +130,16 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            return ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
-        return ["name", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
-                "filters", "budget", "teams"]  # fmt: skip
+            return ["name", "task_type", "provider", "filters", "params", "allow_single_worker", "budget",
+                    "teams"]  # fmt: skip
+        return ["name", "pages", "task_type", "provider", "state", "progress", "annotators", "accuracy",
+                "params", "filters", "budget", "teams"]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["task_type", "provider", "state", "progress", "annotators", "accuracy", "params", "filters"]
+        return ["pages", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
+                "filters"]  # fmt: skip
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -183,6 +192,15 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         )  # fmt: skip
         head = "<tr><th>worker</th><th>correct</th><th>accuracy</th></tr>"
         return format_html("{}<table>{}{}</table>", summary, SafeString(head), body)
+
+    @admin.display(description="pages")
+    def pages(self, job: Job) -> SafeString:
+        """The job's dashboard and adjudication page (the aggregation app's pages, named by URL)."""
+        return format_html(
+            '<a href="{}">dashboard</a> · <a href="{}">adjudicate</a>',
+            reverse("aggregation:dashboard", args=[job.pk]),
+            reverse("aggregation:adjudicate", args=[job.pk]),
+        )
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:

@@ -41,6 +41,10 @@ class JobCreateSerializer(serializers.Serializer[Any]):
     teams = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=Team.objects.all(), required=False
     )
+    allow_single_worker = serializers.BooleanField(
+        required=False, default=False,
+        help_text="allow one worker per item for a task decided by agreement (a job you will not aggregate)",
+    )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

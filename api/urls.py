@@ -1,10 +1,22 @@
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
-from rest_framework.routers import DefaultRouter
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.routers import APIRootView, DefaultRouter
 
 from api import views
 
-router = DefaultRouter()
+
+class EndpointList(APIRootView):
+    """The list of endpoints: any logged-in person may read it (each endpoint checks its own permission)."""
+
+    permission_classes = [IsAuthenticated]
+
+
+class Router(DefaultRouter):
+    APIRootView = EndpointList
+
+
+router = Router()
 router.include_format_suffixes = False  # release file names end in .json; `?format=csv` picks CSV
 router.register("jobs", views.JobViewSet)
 router.register("releases", views.ReleaseViewSet)

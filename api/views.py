@@ -116,6 +116,8 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         given.is_valid(raise_exception=True)
         data = given.validated_data
         try:
+            if not data["allow_single_worker"]:
+                work.check_workers_per_item(data["task_type"], data["params"])
             job = work.create_job(
                 data["task_type"], data["filters"], provider=data["provider"], params=data["params"],
                 budget=data.get("budget"), name=data["name"], created_by=request.user,

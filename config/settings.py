@@ -49,6 +49,13 @@ ALLOWED_HOSTS = env_list(
     [STANCEWORK_DOMAIN] if STANCEWORK_DOMAIN else (["127.0.0.1", "localhost"] if DEBUG else []),
 )
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Where `make run` serves (its HOST and PORT) and where people reach the platform: invitation links and
+# the demo's login name PUBLIC_URL; behind the TLS proxy it is https://STANCEWORK_DOMAIN.
+HOST = env_str("HOST", "127.0.0.1")
+PORT = env_int("PORT", 8000, minimum=1)
+PUBLIC_URL = env_str(
+    "PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else f"http://{HOST}:{PORT}"
+).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -73,6 +80,7 @@ INSTALLED_APPS = [
     "pipeline",
     "backups",
     "api",
+    "home",
 ]
 
 MIDDLEWARE = [
@@ -116,6 +124,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 20,
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# One login page for everyone; after it (and after logging out) `/` sends staff to the home page
+# and annotators to their queue.
+LOGIN_URL = "annotation:login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "home"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -213,7 +227,10 @@ CRAWLER_HTTPCACHE = env_bool("CRAWLER_HTTPCACHE", default=True)
 # Overrides every spider's own per-site delay when set (>= 0); -1 keeps the per-site delays.
 CRAWLER_DOWNLOAD_DELAY_MS = env_int("CRAWLER_DOWNLOAD_DELAY_MS", -1)
 CRAWLER_AUTOTHROTTLE = env_bool("CRAWLER_AUTOTHROTTLE", default=True)
-CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5)
+# A crawl reports (its heartbeat) and reads its stop request every CRAWLER_PROGRESS_SECONDS; silent
+# for CRAWLER_HEARTBEAT_LIMIT_SECONDS, it is failed (by beat's task, and before a new crawl of its site).
+CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5, minimum=1)
+CRAWLER_HEARTBEAT_LIMIT_SECONDS = env_int("CRAWLER_HEARTBEAT_LIMIT_SECONDS", 120, minimum=1)
 CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")  # CDX API and snapshots
 
 # The crowd markets a job can name (annotation.markets.registry). A market added here works end to
@@ -267,6 +284,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.reconcile_market_jobs",
         "schedule": float(env_int("RECONCILE_SECONDS", 60 * 60)),
     },
+    "fail-silent-crawls": {"task": "crawler.fail_silent_runs", "schedule": 60.0},
 }
 
 # Backups (backups/): `manage.py backup` writes a pg_dump (custom format) and an archive of

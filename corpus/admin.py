@@ -12,8 +12,10 @@ from django.contrib import admin
 from django.db.models import Count, Model, QuerySet
 from django.forms import BaseModelFormSet, ModelForm
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from config.wording import votes
 from corpus.models import (
     Claim,
     ClaimTopic,
@@ -23,12 +25,16 @@ from corpus.models import (
     ImportedRelease,
     Perspective,
     PerspectiveCluster,
+    Stance5,
     Topic,
 )
 from corpus.provenance import Writer
 
 PROVENANCE_FIELDS = ("written_by", "written_ref", "written_by_user", "written_at")
 RELEASE_DIGESTS = ("release_digest", "topics_release_digest", "clusters_release_digest")
+
+# The release's voter_counts order: support, mildly support, mildly undermine, undermine, not valid.
+VOTER_COUNT_LABELS = [str(choice.label) for choice in list(Stance5)[:5]]
 
 
 class PersonEdits:
@@ -91,18 +97,22 @@ class ClusterInline(PersonEdits, admin.TabularInline):
         "members_list",
         "stance_3",
         "stance_5",
-        "voter_counts",
+        "votes",
         "agreement",
         "status",
         "evidence_list",
     ]
-    readonly_fields = ["members_list", "evidence_list"]
+    readonly_fields = ["members_list", "votes", "evidence_list"]
     show_change_link = True
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PerspectiveCluster]:
         return (
             super().get_queryset(request).prefetch_related("members__perspective", "evidence_links__evidence")
         )
+
+    @admin.display(description="votes")
+    def votes(self, cluster: PerspectiveCluster) -> str:
+        return cluster_votes(cluster)
 
     @admin.display(description="members (original first)")
     def members_list(self, cluster: PerspectiveCluster) -> str:
@@ -117,7 +127,7 @@ class ClusterInline(PersonEdits, admin.TabularInline):
 
 @admin.register(Claim)
 class ClaimAdmin(PersonEditsAdmin):
-    list_display = ["cid", "text", "source", "split", "topic_list", "cluster_count", "text_missing"]
+    list_display = ["cid", "text", "source", "split", "topic_list", "cluster_count", "text_missing", "trim"]
     list_display_links = ["cid", "text"]
     list_filter = ["source", "split", "topics", "text_missing", "clusters__status"]
     search_fields = ["=cid", "text", "original_title"]
@@ -131,6 +141,13 @@ class ClaimAdmin(PersonEditsAdmin):
             .get_queryset(request)
             .annotate(cluster_total=Count("clusters", distinct=True))
             .prefetch_related("claim_topics__topic")
+        )
+
+    @admin.display(description="clusters page")
+    def trim(self, claim: Claim) -> str:
+        """The page where experts merge and split the claim's clusters (the aggregation app's)."""
+        return format_html(
+            '<a href="{}">merge, split</a>', reverse("aggregation:claim_clusters", args=[claim.cid])
         )
 
     @admin.display(description="clusters", ordering="cluster_total")
@@ -154,6 +171,14 @@ class EvidenceLinkInline(PersonEdits, admin.TabularInline):
     raw_id_fields = ["evidence"]
 
 
+def cluster_votes(cluster: PerspectiveCluster) -> str:
+    """The release's voter counts with their stance names (the counts alone, if not five)."""
+    counts = list(cluster.voter_counts or [])
+    if len(counts) != len(VOTER_COUNT_LABELS):
+        return ", ".join(str(number) for number in counts) or "no votes"
+    return votes(counts, VOTER_COUNT_LABELS)
+
+
 @admin.register(PerspectiveCluster)
 class PerspectiveClusterAdmin(PersonEditsAdmin):
     list_display = [
@@ -162,7 +187,7 @@ class PerspectiveClusterAdmin(PersonEditsAdmin):
         "original",
         "stance_3",
         "stance_5",
-        "voter_counts",
+        "votes",
         "agreement",
         "status",
     ]
@@ -175,6 +200,10 @@ class PerspectiveClusterAdmin(PersonEditsAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[PerspectiveCluster]:
         return super().get_queryset(request).select_related("claim").prefetch_related("members__perspective")
+
+    @admin.display(description="votes")
+    def votes(self, cluster: PerspectiveCluster) -> str:
+        return cluster_votes(cluster)
 
     @admin.display(description="claim")
     def claim_text(self, cluster: PerspectiveCluster) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from export.models import Release
 
@@ -17,7 +17,18 @@ class ReleaseAdmin(admin.ModelAdmin):
     list_display = ["version", "created", "code_version", "file_count", "simulated", "page"]
     search_fields = ["version", "notes"]
     # The pseudonym key is deliberately absent: it is never shown, only kept.
-    fields = ("version", "created", "code_version", "directory", "zip_sha256", "notes", "files", "manifest")
+    # The files and manifest as a person reads them (the release page renders its datasheet too).
+    fields = (
+        "version",
+        "page",
+        "created",
+        "code_version",
+        "directory",
+        "zip_sha256",
+        "notes",
+        "file_list",
+        "jobs",
+    )
     readonly_fields = fields
 
     @admin.display(description="files")
@@ -31,6 +42,22 @@ class ReleaseAdmin(admin.ModelAdmin):
     @admin.display(description="page")
     def page(self, release: Release) -> str:
         return format_html('<a href="{}">open</a>', reverse("export:release", args=[release.version]))
+
+    @admin.display(description="files")
+    def file_list(self, release: Release) -> str:
+        return format_html_join(
+            "", '<div><a href="{}">{}</a> ({} bytes)</div>',
+            ((reverse("export:file", args=[release.version, f["name"]]), f["name"], f["bytes"])
+             for f in release.files),
+        )  # fmt: skip
+
+    @admin.display(description="jobs it came from")
+    def jobs(self, release: Release) -> str:
+        return format_html_join(
+            ", ", '<a href="{}">job {} ({})</a>',
+            ((reverse("aggregation:dashboard", args=[job["id"]]), job["id"], job["task_type"])
+             for job in release.manifest.get("jobs", [])),
+        ) or "none"  # fmt: skip
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # built by `manage.py build_release`, which validates and writes the files

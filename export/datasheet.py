@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
+from config.wording import money
+
 PERSPECTRUM_CONSTRUCTION = (
     "PERSPECTRUM v1.0 (Chen et al., NAACL 2019; CC BY-SA 4.0) was built on Amazon Mechanical Turk: "
     "claims and perspectives crawled from idebate, debatewise and procon; stance verification by 3 "
@@ -134,7 +136,11 @@ def build_datasheet(
             }
             for job in jobs
         ],
-        "pay": {"total": str(total), "currency": "USD", "by_job": {str(j["id"]): j["pay"] for j in jobs}},
+        "pay": {
+            "total": str(total.quantize(Decimal("0.01"))),
+            "currency": "USD",
+            "by_job": {str(j["id"]): j["pay"] for j in jobs},
+        },
         "workers": dict(workers),
         "worker_identities": "Keyed pseudonyms only (HMAC-SHA256 with a per-release key kept out of "
         "the release); raw worker ids never leave the platform's database.",
@@ -186,7 +192,7 @@ def render_markdown(sheet: Mapping[str, Any], statistics: Mapping[str, Any]) -> 
         )
     else:
         lines.append("No crowd jobs were run on this platform.")
-    lines += ["", "## Pay", "", f"Total paid: {sheet['pay']['total']} {sheet['pay']['currency']}."]
+    lines += ["", "## Pay", "", f"Total paid: {money(sheet['pay']['total'], sheet['pay']['currency'])}."]
     lines += ["", "## Workers", ""]
     lines += [f"- {key}: {value}" for key, value in sheet["workers"].items()]
     lines += ["", sheet["worker_identities"], "", "## Statistics (paper Table 2)", ""]

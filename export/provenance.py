@@ -139,6 +139,9 @@ def annotation_rows(key: bytes) -> list[dict[str, Any]]:
     return rows
 
 
+CENT = Decimal("0.01")
+
+
 def jobs_record(key: bytes) -> list[dict[str, Any]]:
     """Per job: what it asked, of whom, for what pay, and how much the workers agreed."""
     return [_job(job, key) for job in Job.objects.order_by("pk")]
@@ -169,7 +172,12 @@ def _job(job: Job, key: bytes) -> dict[str, Any]:
         "assignments_done": done.count(),
         "responses": responses.count(),
         "workers": responses.aggregate(n=Count("worker", distinct=True))["n"],
-        "pay": {"rewards": str(rewards), "bonuses": str(bonuses), "currency": "USD"},
+        # At the cent: SQLite's SUM of decimals comes back with fifteen places.
+        "pay": {
+            "rewards": str(Decimal(rewards).quantize(CENT)),
+            "bonuses": str(Decimal(bonuses).quantize(CENT)),
+            "currency": "USD",
+        },
         "agreement": job_agreement(job, key),
     }
 

@@ -27,6 +27,15 @@ from annotation.task_types.vast_topics import lexically_disjoint, topic_string, 
 from export.vast_quality import StanceAnswer
 
 HEUR, CORR, LIST, SYNTHETIC_NEUTRAL = 1, 2, 3, 4
+TYPE_NAMES = {HEUR: "heuristic topic", CORR: "corrected topic", LIST: "listed topic",
+              SYNTHETIC_NEUTRAL: "synthetic neutral"}  # fmt: skip
+
+
+def describe_types(by_type: dict[int, int]) -> str:
+    """Rows per VAST type with the type's name: "heuristic topic 3, corrected topic 3"."""
+    return ", ".join(f"{TYPE_NAMES.get(kind, f'type {kind}')} {n}" for kind, n in sorted(by_type.items()))
+
+
 LABEL_CODE = {CON: 0, PRO: 1, NEUTRAL: 2}
 # The README's columns, in its order (plus `pos_text`), then `is_new_topic`, the vote counts behind the
 # label and our `simulated` mark. `text` and `topic` are JSON lists (sentences of words; words).

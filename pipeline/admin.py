@@ -9,11 +9,13 @@ from django.contrib import admin, messages
 from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html_join
 
 from accounts.permissions import NamedPermissions
 from annotation.work import job_progress
 from config.live import LiveCountsAdmin, cell
+from config.wording import count
 from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import save_new_run
@@ -33,10 +35,19 @@ class StepInline(admin.TabularInline):
 
     @admin.display(description="jobs")
     def job_links(self, step: StepRun) -> str:
+        """Each job of the step: its dashboard, its adjudication page and its settings."""
         return format_html_join(
-            ", ",
-            '<a href="/admin/annotation/job/{}/change/">job {}</a>',
-            ((pk, pk) for pk in step.jobs.values_list("pk", flat=True)),
+            "; ",
+            '<a href="{}">job {} dashboard</a> · <a href="{}">adjudicate</a> · <a href="{}">settings</a>',
+            (
+                (
+                    reverse("aggregation:dashboard", args=[pk]),
+                    pk,
+                    reverse("aggregation:adjudicate", args=[pk]),
+                    reverse("admin:annotation_job_change", args=[pk]),
+                )
+                for pk in step.jobs.values_list("pk", flat=True)
+            ),
         )
 
     @admin.display(description="crowd progress")
@@ -61,7 +72,7 @@ class PipelineRunForm(forms.ModelForm):
     params = forms.JSONField(
         required=False,
         initial=dict,
-        help_text='Overrides of the defaults, e.g. {"provider": "inhouse", "claims": [1, 2]}.',
+        help_text='Overrides of the defaults, e.g. {"provider": "inhouse", "claims": [1007, 1008]}.',
     )
 
     class Meta:
@@ -126,4 +137,4 @@ class PipelineRunAdmin(NamedPermissions, LiveCountsAdmin):
     def continue_runs(self, request: HttpRequest, queryset: QuerySet[PipelineRun]) -> None:
         for run in queryset:
             run_pipeline_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # Celery 5.4+
-        messages.info(request, f"{queryset.count()} run(s) continue in the background")
+        messages.info(request, f"{count(queryset.count(), 'run')} continue in the background")

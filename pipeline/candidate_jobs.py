@@ -71,7 +71,9 @@ def kept_originals(claims: Sequence[int]) -> list[int]:
 
 def stance_job(claims: Sequence[int], params: dict[str, Any], status: str) -> Job | None:
     """Step 2a: every `status` claim–perspective pair of the claims."""
-    return _create("stance", {"claims": list(claims), "status": status}, params, "stance verification")
+    redundancy = dict(params.get("stance_redundancy") or {})
+    filters = {"claims": list(claims), "status": status}
+    return _create("stance", filters, params, "stance verification", redundancy)
 
 
 def paraphrase_writing_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:

@@ -11,6 +11,7 @@ from aggregation.declared import answer_spelling
 from aggregation.models import ItemOutcome
 from aggregation.services import AggregationError, aggregate_job, has_aggregation
 from annotation.models import Job, JobState
+from config.wording import count, listing
 from export.models import Release
 from export.services import assign_claim_splits, build_release
 from export.splits import SplitPlan
@@ -37,7 +38,11 @@ def aggregate_run(ctx: Context) -> Outcome:
             figures.append(asdict(aggregate_job(job.pk, once=True)))
         except AggregationError as error:
             figures.append({"job_id": job.pk, "task_type": job.task_type, "error": str(error)})
-    return Outcome(StepState.DONE, f"{len(figures)} jobs aggregated", {"jobs": figures})
+    failed = [f"job {row['job_id']}: {row['error']}" for row in figures if "error" in row]
+    message = f"{count(len(figures) - len(failed), 'job')} aggregated"
+    if failed:
+        message += f"; {len(failed)} failed ({'; '.join(failed)}): see each job's dashboard"
+    return Outcome(StepState.DONE, message, {"jobs": figures})
 
 
 def adjudicate_run(ctx: Context) -> Outcome:
@@ -68,7 +73,11 @@ def adjudicate_run(ctx: Context) -> Outcome:
     pairs = candidate_jobs.similar_claim_pairs(ctx.params)
     output = {"sample_accuracy": accuracy, "similar_claim_pairs": pairs[:50], "pairs_total": len(pairs)}
     if pending:
-        return Outcome(StepState.WAITING, f"{pending} sampled items wait for an expert in the admin", output)
+        return Outcome(
+            StepState.WAITING,
+            f"{count(pending, 'sampled item')} wait for an expert: adjudicate from the home page",
+            output,
+        )
     return Outcome(StepState.DONE, f"sample adjudicated; {len(pairs)} similar claim pairs listed", output)
 
 
@@ -94,7 +103,7 @@ def split_run(ctx: Context) -> Outcome:
     # Claims released before keep their split unless the run asks to split everything afresh.
     plan = SplitPlan(seed=int(ctx.params["split_seed"]))
     report = assign_claim_splits(plan, keep_existing=not ctx.params["resplit"])
-    return Outcome(StepState.DONE, f"claims split: {report['counts']}", {"split": report})
+    return Outcome(StepState.DONE, f"claims split: {listing(report['counts'])}", {"split": report})
 
 
 def release_run(ctx: Context) -> Outcome:

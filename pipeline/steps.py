@@ -11,27 +11,43 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Q
 
+from aggregation.adaptive_rounds import adaptive_summary, is_adaptive, next_round
 from aggregation.services import aggregate_job, has_aggregation
 from annotation import work as annotation
 from annotation.models import Job, JobState
 from annotation.work.accuracy import bonus_correct_answers, job_accuracy
 from annotation.work.paraphrases import collect_paraphrases
+from config.wording import count, figure
 from crawler import services as crawler
 from crawler.models import CrawlRun, Debate, RunStatus
 from export.vast import VastExportError, export_vast
+from export.vast_rows import describe_types
 from pipeline import candidate_jobs, review
 from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
 from search.services import SearchConfigError
 
+MAX_ROUNDS = 20  # an adaptive job asks at most max_workers − min_workers more rounds
+
 
 def drive(job: Job) -> bool:
-    """Publish and sync a job; aggregate it once complete. True when its results are written back."""
+    """Publish and sync a job; aggregate it once complete. True when its results are written back.
+    An adaptive job's completed round gives its open items another round first; the simulated crowd
+    answers each at once, a real crowd leaves the step waiting."""
     if job.state == JobState.DRAFT:
         job = annotation.publish_job(job.pk)
-    if job.state not in JobState.finished():
-        job = annotation.sync_job(job.pk)
-    if job.state != JobState.COMPLETE:
+    for _ in range(MAX_ROUNDS):
+        if job.state not in JobState.finished():
+            job = annotation.sync_job(job.pk)
+        if job.state != JobState.COMPLETE:
+            return False
+        if not is_adaptive(job):
+            break
+        next_round(job.pk)  # unless the completion task already did
+        job.refresh_from_db()
+        if job.state == JobState.COMPLETE:
+            break
+    else:
         return False
     if has_aggregation(job.task_type):
         aggregate_job(job.pk, once=True)  # unless the completion task (or an earlier call) did
@@ -47,7 +63,25 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
         return Outcome(
             StepState.WAITING, f"job {job.pk}: {progress.assignments_done}/{progress.assignments_wanted}"
         )
-    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated")
+    if not has_aggregation(job.task_type):
+        return Outcome(
+            StepState.DONE, f"job {job.pk} complete (written answers are collected, not aggregated)"
+        )
+    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated{_adaptive_figures(job)}")
+
+
+def _adaptive_figures(job: Job) -> str:
+    summary = adaptive_summary(job)
+    if summary is None:
+        return ""
+    return (
+        f"; adaptive: {count(summary.labels, 'label')} for {count(summary.items, 'item')}, "
+        f"{count(summary.labels_saved, 'label')} saved against {summary.policy.max_workers} per item"
+    )
+
+
+# α needs an item with two answers; say so rather than print a missing number.
+NO_ALPHA = "not computable (no item with two answers)"
 
 
 def finished_job(ctx: Context, key: str, outcome: Outcome) -> int | None:
@@ -66,7 +100,7 @@ def crawl(ctx: Context) -> Outcome:
     waits for it and a step that is run again never starts a second crawl of a run still going."""
     options = ctx.params["crawl"]
     if ctx.claims and not options.get("start_urls") and not options.get("serve_fixtures"):
-        return Outcome(StepState.DONE, f"{len(ctx.claims)} claims given; nothing to crawl")
+        return Outcome(StepState.DONE, f"{count(len(ctx.claims), 'claim')} given; nothing to crawl")
     run_id = ctx.step.output.get("crawl_run")
     run = CrawlRun.objects.filter(pk=run_id).first() if run_id else None
     if run is not None and run.status in RunStatus.active():
@@ -76,7 +110,7 @@ def crawl(ctx: Context) -> Outcome:
         run = _start_crawl(ctx, options)
     if run.status in RunStatus.active():
         return Outcome(StepState.WAITING, f"crawl {run.pk} {run.status}: " + _crawl_figures(run))
-    if run.status != RunStatus.FINISHED:
+    if run.status not in (RunStatus.FINISHED, RunStatus.FINISHED_WITH_ERRORS):
         raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
     cids = sorted(
         Debate.objects.filter(Q(first_run=run) | Q(last_run=run), claim__isnull=False).values_list(
@@ -84,13 +118,15 @@ def crawl(ctx: Context) -> Outcome:
         )
     )
     ctx.params["claims"] = cids
-    return Outcome(
-        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims", {"claims": cids}
-    )
+    # Finished with errors: what it crawled goes on, and the message keeps the failed requests in view.
+    failed = f" ({run.message})" if run.status == RunStatus.FINISHED_WITH_ERRORS else ""
+    message = f"crawl {run.pk}: {_crawl_figures(run)}, {count(len(cids), 'claim')}{failed}"
+    return Outcome(StepState.DONE, message, {"claims": cids})
 
 
 def _crawl_figures(run: CrawlRun) -> str:
-    return f"{run.pages} pages, {run.items} debates, {run.drops} drops, {run.errors} errors"
+    figures = [(run.pages, "page"), (run.items, "debate"), (run.drops, "drop"), (run.errors, "error")]
+    return ", ".join(count(number, noun) for number, noun in figures)
 
 
 def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
@@ -188,9 +224,11 @@ def vast(ctx: Context) -> Outcome:
         raise StepError(str(error)) from None
     everyone, kept = report.agreement, report.agreement_without_poor
     outcome.message += (
-        f"; VAST CSV: {report.rows} rows {report.by_type} at {path}; {len(report.poor_workers)} poor "
-        f"workers (MACE); Krippendorff's alpha {everyone.krippendorff_alpha} over {everyone.items} items, "
-        f"{kept.krippendorff_alpha} over {kept.items} without the poor workers"
+        f"; VAST CSV: {count(report.rows, 'row')} ({describe_types(report.by_type) or 'none'}) at {path}; "
+        f"{count(len(report.poor_workers), 'poor worker')} (MACE); Krippendorff's alpha "
+        f"{figure(everyone.krippendorff_alpha, missing=NO_ALPHA)} over {count(everyone.items, 'item')}, "
+        f"{figure(kept.krippendorff_alpha, missing=NO_ALPHA)} over {count(kept.items, 'item')} "
+        "without the poor workers"
     )
     outcome.output = {"vast_csv": str(path), "vast_rows": report.rows, "poor_workers": report.poor_workers}
     return outcome

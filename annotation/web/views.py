@@ -255,13 +255,15 @@ def _after_submit(
         return render(request, "annotation/external_submit.html", {"handoff": handoff, "job": assignment.job})
     if handoff is not None:
         return HttpResponseRedirect(handoff.url)
+    assignment.refresh_from_db()  # the submit saved its time on a copy of its own
+    more = visitor.worker is not None and work.has_work_left(assignment.job, visitor.worker)
     return render(
         request,
         "annotation/submitted.html",
         {
             "job": assignment.job,
             "assignment": assignment,
-            "start_url": _url("start", assignment.job_id, visitor),
+            "start_url": _url("start", assignment.job_id, visitor) if more else "",
         },
     )
 

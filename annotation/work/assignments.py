@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
 from annotation.markets.registry import get_provider
@@ -144,14 +144,7 @@ def next_assignment(job: Job, worker: Worker, *, hit: Hit | None = None, externa
     open_one = _open_assignment(job, worker, hit, external_id)
     if open_one is not None:
         return open_one
-    seen = WorkerItem.objects.filter(worker=worker, item__job=job).values("item_id")
-    candidates = (
-        job.hits.filter(expired=False)
-        .exclude(hit_items__item__in=seen)
-        .annotate(taken=Count("assignments", filter=_holding("assignments__")))
-        .filter(taken__lt=F("assignments_wanted"))
-        .order_by("position")
-    )
+    candidates = _hits_for(job, worker)
     if hit is not None:
         candidates = candidates.filter(pk=hit.pk)
     confirmed = not get_provider(job.provider).capabilities.confirms_work
@@ -169,6 +162,28 @@ def next_assignment(job: Job, worker: Worker, *, hit: Hit | None = None, externa
     if open_one is not None:
         return open_one
     raise NoWorkError("There is no more work for you in this job. Thank you!")
+
+
+def _hits_for(job: Job, worker: Worker) -> QuerySet[Hit]:
+    """The job's HITs with a free slot and none of the items the worker has seen, in order."""
+    seen = WorkerItem.objects.filter(worker=worker, item__job=job).values("item_id")
+    return (
+        job.hits.filter(expired=False)
+        .exclude(hit_items__item__in=seen)
+        .annotate(taken=Count("assignments", filter=_holding("assignments__")))
+        .filter(taken__lt=F("assignments_wanted"))
+        .order_by("position")
+    )
+
+
+def has_work_left(job: Job, worker: Worker) -> bool:
+    """Whether asking for the next HIT would give the worker one (so a page offers "Next HIT" only then)."""
+    try:
+        check_can_work(job, worker)
+    except NoWorkError:
+        return False
+    open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).exists()
+    return open_one or _hits_for(job, worker).exists()
 
 
 def _open_assignment(job: Job, worker: Worker, hit: Hit | None, external_id: str) -> Assignment | None:

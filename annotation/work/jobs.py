@@ -26,13 +26,19 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
+from annotation.redundancy import AdaptiveError, adaptive_policy
 from annotation.signals import job_completed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, gold_filters
 from annotation.work import costs
 from annotation.work.bundling import Grouped, bundle, mix_gold
+from config.wording import listing
 
 BATCH = 2000
+
+
+# Agreement (ρ, κ, α, the label models) compares answers: it needs two of them on an item.
+MIN_WORKERS_TO_AGREE = 2
 
 
 class JobError(ValueError):
@@ -63,6 +69,21 @@ class Progress:
         return self.assignments_done / self.assignments_wanted if self.assignments_wanted else 0.0
 
 
+def check_workers_per_item(task_type: str, params: Mapping[str, Any] | None = None) -> None:
+    """Refuse one worker per item for a task type whose answers are decided by agreement: its
+    aggregation would fail on every item ("a single rater"). Callers offer an explicit way past it
+    for a job that is not meant to be aggregated (an expert pass, answers checked against known ones)."""
+    definition = get_task_type(task_type)
+    workers = int(definition.params(params)["workers_per_item"])
+    if definition.aggregation is not None and workers < MIN_WORKERS_TO_AGREE:
+        raise JobError(
+            f"{task_type} answers are decided by agreement among workers, which needs at least "
+            f"{MIN_WORKERS_TO_AGREE} workers per item; {workers} would leave every item with a single "
+            "answer and aggregation would fail. Ask for more workers, or allow a single worker explicitly "
+            "(create_job --allow-single-worker) for a job you will not aggregate."
+        )
+
+
 def create_job(
     task_type: str,
     filters: Mapping[str, Any] | None = None,
@@ -76,11 +97,15 @@ def create_job(
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
     merged = definition.params(params)
+    try:
+        adaptive = adaptive_policy(merged)
+    except AdaptiveError as error:
+        raise JobError(str(error)) from None
     get_provider(provider)  # fail now, not at publishing, on an unknown provider
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
-        raise NoItemsError(f"the filters {filters} choose no items for {task_type}")
+        raise NoItemsError(f"the filters ({listing(filters)}) choose no items for {task_type}")
     gold: list[ItemSpec] = []
     if int(merged["gold_per_hit"]) > 0:
         chosen = gold_filters(filters)
@@ -95,7 +120,8 @@ def create_job(
             provider=provider,
             params=merged,
             filters=filters,
-            workers_per_item=int(merged["workers_per_item"]),
+            # Adaptive: the first round asks min_workers per item; later rounds only the open items.
+            workers_per_item=adaptive.min_workers if adaptive else int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
             created_by=created_by,

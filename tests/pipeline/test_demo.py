@@ -91,7 +91,7 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
     done_when_heard = [done for _, done in heard]
     assert done_when_heard == sorted(done_when_heard) and done_when_heard[0] < len(STEPS) - 1, heard
     assert "No hostname was supplied" not in (tmp_path / "stderr.log").read_text()  # no broker is used
-    assert "Staff login for http://10.0.0.7:8123/admin/ : admin / " in output  # make run's HOST and PORT
+    assert "Staff login for http://10.0.0.7:8123/ : admin / " in output  # make run's HOST and PORT
     with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
         steps = db.execute(
             "SELECT s.name, s.state, s.message FROM pipeline_steprun s ORDER BY s.position"

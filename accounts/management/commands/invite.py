@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
@@ -19,10 +20,14 @@ class Command(BaseCommand):
         parser.add_argument("--count", type=int, default=1)
         parser.add_argument("--expires", default="7d", help="how long the links work: 7d, 12h, …")
         parser.add_argument(
-            "--base-url", default="http://127.0.0.1:8000", help="where the platform is served"
+            "--base-url",
+            default=None,
+            help="where people reach the platform (default: the PUBLIC_URL setting)",
         )
 
-    def handle(self, *args: Any, team: str, count: int, expires: str, base_url: str, **options: Any) -> None:
+    def handle(
+        self, *args: Any, team: str, count: int, expires: str, base_url: str | None, **options: Any
+    ) -> None:
         name = team.strip()
         if not name or len(name) > 100:
             raise CommandError("name the team (at most 100 characters)")
@@ -35,4 +40,7 @@ class Command(BaseCommand):
         if made:
             self.stderr.write(f"team {name!r} created")
         for invitation in invitations:
-            self.stdout.write(base_url.rstrip("/") + reverse("annotation:join", args=[token(invitation)]))
+            self.stdout.write(
+                (base_url or settings.PUBLIC_URL).rstrip("/")
+                + reverse("annotation:join", args=[token(invitation)])
+            )

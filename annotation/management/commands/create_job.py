@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation import work
 from annotation.task_types import task_type_slugs
 from annotation.task_types.base import TaskTypeError
+from config.wording import count
 
 
 def _decimal(raw: str) -> Decimal:
@@ -42,6 +43,11 @@ class Command(BaseCommand):
         parser.add_argument("--gold-per-hit", type=int)
         parser.add_argument("--param", action="append", default=[], help="NAME=JSON, any task-type parameter")
         parser.add_argument("--name", default="")
+        parser.add_argument(
+            "--allow-single-worker",
+            action="store_true",
+            help="allow one worker per item for a task decided by agreement (a job you will not aggregate)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         filters = {
@@ -66,6 +72,8 @@ class Command(BaseCommand):
             except json.JSONDecodeError:
                 params[name] = raw
         try:
+            if not options["allow_single_worker"]:
+                work.check_workers_per_item(options["task_type"], params)
             job = work.create_job(
                 options["task_type"],
                 filters,
@@ -78,6 +86,6 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         progress = work.job_progress(job)
         self.stdout.write(
-            f"job {job.pk}: {job.items.count()} items in {progress.hits} HITs"
-            f" × {job.workers_per_item} workers"
+            f"job {job.pk}: {count(job.items.count(), 'item')} in {count(progress.hits, 'HIT')}"
+            f" × {count(job.workers_per_item, 'worker')}"
         )

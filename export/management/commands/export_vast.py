@@ -5,7 +5,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config.wording import count, figure
 from export.vast import VastExportError, export_vast
+from export.vast_rows import describe_types
 
 
 class Command(BaseCommand):
@@ -41,17 +43,23 @@ class Command(BaseCommand):
         except (VastExportError, OSError) as error:
             raise CommandError(str(error)) from None
         crowd = "a simulated crowd" if report.simulated else "its workers"
-        self.stdout.write(f"{report.rows} rows by type {report.by_type}, {report.answers} answers of {crowd}")
+        by_type = describe_types(report.by_type) or "none"
+        self.stdout.write(
+            f"{count(report.rows, 'row')} ({by_type}), {count(report.answers, 'answer')} of {crowd}"
+        )
         self.stdout.write(f"written to {report.path}")
-        poor = report.poor_workers or "none"
+        poor = ", ".join(str(worker) for worker in report.poor_workers) or "none"
         self.stdout.write(f"poor workers (MACE θ < {options['min_competence']}): {poor}")
         for name, figures in (
             ("all workers", report.agreement),
             ("poor left out", report.agreement_without_poor),
         ):
             self.stdout.write(
-                f"stance on the proposed topic, {name}: Krippendorff's alpha {figures.krippendorff_alpha}, "
-                f"pairwise agreement {figures.percent_agreement} over {figures.items} items"
+                f"stance on the proposed topic, {name}: Krippendorff's alpha "
+                f"{figure(figures.krippendorff_alpha, missing='not computable')}, pairwise agreement "
+                f"{figure(figures.percent_agreement, missing='not computable')} over "
+                f"{count(figures.items, 'item')}"
             )
         if report.skipped_answers:
-            self.stdout.write(f"{report.skipped_answers} answers were not VAST answers and were skipped")
+            skipped = count(report.skipped_answers, "answer")
+            self.stdout.write(f"{skipped} that were not VAST answers skipped")

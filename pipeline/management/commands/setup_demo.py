@@ -28,10 +28,10 @@ class Command(BaseCommand):
         parser.add_argument("--username", default=STAFF_USERNAME)
         parser.add_argument("--no-pipeline", action="store_true", help="skip the demo pipeline run")
         parser.add_argument(
-            "--url", default="http://127.0.0.1:8000", help="where the platform will be served (for the login)"
+            "--url", default=None, help="where the platform will be served (default: the PUBLIC_URL setting)"
         )
 
-    def handle(self, *args: Any, username: str, no_pipeline: bool, url: str, **options: Any) -> None:
+    def handle(self, *args: Any, username: str, no_pipeline: bool, url: str | None, **options: Any) -> None:
         release_dir = settings.PERSPECTRUM_DIR
         if (release_dir / "perspectrum_with_answers_v1.0.json").exists():
             self._import_once(release_dir)
@@ -44,7 +44,7 @@ class Command(BaseCommand):
                 self.stderr.write(f"The release was not imported: {error}")
         if not no_pipeline:
             self._run_demo_pipeline()
-        self._print_login(username, url.rstrip("/"))
+        self._print_login(username, (url or settings.PUBLIC_URL).rstrip("/"))
 
     def _import_once(self, release_dir: Path) -> None:
         """Import the release unless these very files were imported before (by checksum)."""
@@ -63,7 +63,7 @@ class Command(BaseCommand):
                 f"The demo pipeline stopped: {error}. The platform starts anyway; see the admin."
             )
             return
-        self._say("  see /admin/pipeline/pipelinerun/ for every step and /releases/ for the release")
+        self._say("  the home page links every step, job, dashboard and release")
 
     def _say_step(self, step: StepRun) -> None:
         self._say(f"  {step.name}: {step.state} — {step.message}")
@@ -86,6 +86,6 @@ class Command(BaseCommand):
             password_file.write_text(password)
             password_file.chmod(0o600)
         self.stdout.write(
-            f"Staff login for {url}/admin/ : {username} / {password_file.read_text().strip()}"
+            f"Staff login for {url}/ : {username} / {password_file.read_text().strip()}"
             f"  (stored in {password_file})"
         )

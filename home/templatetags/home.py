@@ -1,0 +1,68 @@
+"""The home page's wording: counts, money, job titles and links to what failed."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django import template
+from django.urls import reverse
+from django.utils.html import format_html
+
+from config import wording
+
+register = template.Library()
+
+
+@register.simple_tag(name="count")
+def count_tag(number: int, noun: str) -> str:
+    return wording.count(number, noun)
+
+
+@register.simple_tag(name="money")
+def money_tag(amount: Decimal | None, currency: str = "USD") -> str:
+    return wording.money(amount, currency)
+
+
+@register.filter
+def job_title(job: Any) -> str:
+    """ "Job 4: stance (name)" with a link to its dashboard."""
+    name = f" — {job.name}" if job.name else ""
+    return format_html(
+        '<a href="{}">job {}: {}{}</a>',
+        reverse("aggregation:dashboard", args=[job.pk]),
+        job.pk,
+        job.task_type,
+        name,
+    )
+
+
+@register.filter
+def join_pks(rows: list[Any]) -> str:
+    return ",".join(str(row.pk) for row in rows)
+
+
+@register.filter
+def steps_done(run: Any) -> str:
+    steps = list(run.steps.all())
+    done = sum(1 for step in steps if step.state == "done")
+    current = next((step for step in steps if step.state != "done"), None)
+    return f"{done} of {len(steps)}" + (f"; {current.name} {current.get_state_display()}" if current else "")
+
+
+@register.simple_tag
+def failed_link(row: dict[str, Any]) -> str:
+    """The failed thing, linked to the page where a person can see and act on it."""
+    thing = row["object"]
+    if row["kind"] == "operation":
+        url, text = reverse("admin:operations_operation_change", args=[thing.pk]), f"operation: {thing.label}"
+    elif row["kind"] == "crawl":
+        url = reverse("admin:crawler_crawlrun_change", args=[thing.pk])
+        text = f"crawl {thing.pk}: {thing.site}"
+    elif row["kind"] == "pipeline step":
+        url = reverse("admin:pipeline_pipelinerun_change", args=[thing.run_id])
+        text = f"pipeline {thing.run_id}, step {thing.name}"
+    else:
+        url = reverse("aggregation:dashboard", args=[thing.job_id])
+        text = f"aggregation of job {thing.job_id} ({thing.job.task_type})"
+    return format_html('<a href="{}">{}</a>', url, text)

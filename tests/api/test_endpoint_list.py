@@ -1,0 +1,23 @@
+"""`/api/` lists the endpoints to anyone logged in (each endpoint still checks its own permission)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+pytestmark = pytest.mark.django_db
+
+
+def test_any_logged_in_person_reads_the_list_of_endpoints(client: Client) -> None:
+    person = User.objects.create_user("ann", password="x-unused-0")
+    listed = client.get("/api/", HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=person).key}")
+    assert listed.status_code == 200
+    assert {"jobs", "releases", "crawls"} <= set(listed.json())
+    jobs = client.get("/api/jobs/", HTTP_AUTHORIZATION=listed.request["HTTP_AUTHORIZATION"])
+    assert jobs.status_code == 403
+
+
+def test_a_stranger_is_refused(client: Client) -> None:
+    assert client.get("/api/").status_code in (401, 403)

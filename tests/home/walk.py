@@ -1,0 +1,94 @@
+"""The click-only walk: from `/`, log in, then follow every link a person could click to a staff page,
+by clicking it (and going back), never by typing a URL. Each page kind (URL name) is visited once.
+
+Also the scan: what must never reach a page or a command's output (template comments, Python reprs,
+vote arrays without label names)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.urls import Resolver404, resolve
+
+# Pages a click does not open as a page (downloads), or that change state when opened.
+NOT_CLICKED = {
+    "export:zip", "export:file", "admin:logout", "annotation:logout", "admin:password_change",
+    "admin:jsi18n", "api-schema",
+}  # fmt: skip
+# Admin pages of every model that add nothing to the walk (each kind is reached on one model).
+SKIPPED_SUFFIXES = ("_add", "_delete", "_history", "_live")
+# What must never reach a page or command output (issue: pages that speak plainly).
+RAW = {
+    "template comment": re.compile(r"\{#"),
+    "Python dict": re.compile(r"\{'"),
+    "Python None": re.compile(r"(?<![.!?]) None\b"),  # not "… . None of them"
+    "Python Decimal": re.compile(r"Decimal\("),
+    # Votes per label as a bare list ("[2,0,0,0,1]"): small counts, no label names.
+    "vote array": re.compile(r"\[\d{1,2}(?:,\s?\d{1,2}){1,9}\]"),
+}
+
+
+def raw_output(text: str) -> list[str]:
+    """What of RAW the text shows, each with a little context."""
+    found = []
+    for name, pattern in RAW.items():
+        for match in pattern.finditer(text):
+            found.append(f"{name}: …{text[max(0, match.start() - 60) : match.end() + 60]}…")
+    return found
+
+
+def url_name(url: str) -> str | None:
+    """The URL's name (namespace:name), None for a page outside this site's URLs."""
+    try:
+        match = resolve(urlsplit(url).path)
+    except Resolver404:
+        return None
+    return match.view_name
+
+
+@dataclass
+class Walk:
+    base: str
+    pages: dict[str, str] = field(default_factory=dict)  # URL name → URL first reached
+    texts: dict[str, str] = field(default_factory=dict)  # URL → the visible text of the page
+    paths: dict[str, list[str]] = field(default_factory=dict)  # URL name → the clicks that reached it
+
+    def wanted(self, href: str) -> str | None:
+        """The URL name to click through to, or None for a link the walk does not follow."""
+        if not href.startswith(self.base + "/"):
+            return None
+        name = url_name(href)
+        if name is None or name in self.pages or name in NOT_CLICKED or name.endswith(SKIPPED_SUFFIXES):
+            return None
+        return name
+
+    def visit(self, page: Any, trail: list[str]) -> None:
+        """Record this page, then click each new link on it, depth first, and come back."""
+        name = url_name(page.url) or page.url
+        self.pages.setdefault(name, page.url)
+        self.paths.setdefault(name, trail)
+        self.texts[page.url] = page.locator("body").inner_text()
+        hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
+        for index, href in enumerate(hrefs):
+            target = self.wanted(href)
+            if target is None:
+                continue
+            here = page.url
+            link = page.locator("a[href]").nth(index)
+            if not link.is_visible():
+                continue
+            link.click()
+            page.wait_for_load_state()
+            self.visit(page, [*trail, link_text(href, page)])
+            page.go_back()
+            page.wait_for_load_state()
+            if page.url != here:  # a page that redirected: the way back is one more step
+                page.go_back()
+                page.wait_for_load_state()
+
+
+def link_text(href: str, page: Any) -> str:
+    return f"{urlsplit(href).path} ({page.title()})"
