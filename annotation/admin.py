@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
@@ -31,7 +31,6 @@ from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
-from annotation.work.market_actions import ACTION_ERRORS
 
 
 class JobCreationForm(forms.ModelForm):
@@ -60,21 +59,6 @@ class JobCreationForm(forms.ModelForm):
         except (TaskTypeError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
-
-
-def _each(action_name: str, service: Any, label: str, permission: str = "change") -> Any:
-    def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        done = 0
-        for pk in queryset.values_list("pk", flat=True):
-            try:
-                service(pk)
-                done += 1
-            except ACTION_ERRORS as error:
-                modeladmin.message_user(request, f"{pk}: {error}", messages.ERROR)
-        modeladmin.message_user(request, f"{label}: {done}")
-
-    action.__name__ = action_name
-    return admin.action(description=label, permissions=[permission])(action)
 
 
 def _in_background(action_name: str, kind: str, label: str, permission: str = "change") -> Any:
@@ -111,8 +95,8 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         show_market_cost,
         reconcile_jobs,
         _in_background("sync", "annotation.sync_jobs", "Sync with the provider"),
-        _each("pause", work.pause_job, "Pause"),
-        _each("resume", work.resume_job, "Resume"),
+        _in_background("pause", "annotation.pause_jobs", "Pause (here and at the market)"),
+        _in_background("resume", "annotation.resume_jobs", "Resume (here and at the market)"),
         _in_background("cancel", "annotation.cancel_jobs", "Cancel (expires the HITs at the market)"),
     ]
 
@@ -278,11 +262,13 @@ class WorkerAdmin(admin.ModelAdmin):
         accuracy = worker.gold_accuracy
         return "–" if accuracy is None else f"{accuracy:.0%} of {worker.gold_answered}"
 
-    @admin.action(description="Block the selected workers", permissions=["change"])
+    @admin.action(description="Block the selected workers (here and at their market)", permissions=["change"])
     def block(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
-        for worker in queryset:
-            work.block_worker(worker.pk, reason=f"blocked by {request.user}")
-        self.message_user(request, f"blocked {queryset.count()} worker(s)")
+        worker_ids = list(queryset.values_list("pk", flat=True))
+        params = {"worker_ids": worker_ids, "reason": f"blocked by {request.user}"}
+        market_admin.start(
+            self, request, "annotation.block_workers", "Block workers", params, len(worker_ids)
+        )
 
 
 class MTurkBatchInline(admin.TabularInline):

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from annotation.markets.base import AssignmentReport, Provider, ProviderError
+from annotation.markets.base import AssignmentReport, Provider, ProviderError, SyncReport
 from annotation.markets.errors import MarketError
 from annotation.markets.registry import get_provider
 from annotation.models import (
@@ -76,7 +76,12 @@ def create_job(
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
     merged = definition.params(params)
-    get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    try:
+        currency = market.job_currency(merged)
+    except ProviderError as error:
+        raise JobError(str(error)) from error
+    merged["currency"] = currency
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
@@ -98,6 +103,7 @@ def create_job(
             workers_per_item=int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
+            currency=currency,
             created_by=created_by,
         )
         items = _store_items(job, specs, is_gold=False)
@@ -216,6 +222,10 @@ def publish_job(job_id: int) -> Job:
     if job.state != JobState.DRAFT:
         return job
     provider = get_provider(job.provider)
+    try:
+        provider.check_publishable(job)
+    except MarketError as error:
+        raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, provider)
     pending = list(job.hits.filter(external_id="").order_by("position"))
     published = {entry.hit_pk: entry for entry in provider.publish(job, pending, f"job-{job.pk}-publish")}
@@ -238,12 +248,24 @@ def sync_job(job_id: int) -> Job:
     from annotation.work.assignments import ServiceQueue
 
     job = Job.objects.get(pk=job_id)
-    if job.state not in JobState.open():
+    if job.state not in [*JobState.open(), JobState.PAUSED]:
         return job
     report = get_provider(job.provider).sync(job, ServiceQueue(job))
     for start in range(0, len(report.assignments), BATCH):
         _take_reports(job, report.assignments[start : start + BATCH])
+    _take_market_status(job.pk, report)
     return settle_job(job.pk)
+
+
+def _take_market_status(job_id: int, report: SyncReport) -> None:
+    """The market's own status of the job and why; a job the market paused by itself is paused here too,
+    with the market's reason, so nobody waits for work the market no longer recruits for."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        job.market_status, job.market_note = report.market_status[:32], report.market_note[:300]
+        if report.market_paused and job.state in JobState.open():
+            job.state = JobState.PAUSED
+        job.save(update_fields=["market_status", "market_note", "state", "updated"])
 
 
 def _take_reports(job: Job, reports: Sequence[AssignmentReport]) -> None:
@@ -306,8 +328,16 @@ def pause_job(job_id: int) -> Job:
 
 
 def resume_job(job_id: int) -> Job:
+    """Let the market recruit again, then hand out work here. The market is asked first: a job whose
+    market cannot recruit (Prolific's study AWAITING REVIEW: every place taken) stays paused, and
+    `JobStateError` says why; nothing was sent to the market."""
+    job = Job.objects.get(pk=job_id)
+    if job.state != JobState.PAUSED:
+        raise JobStateError(f"cannot resume job {job.pk}: it is {job.state}, not paused")
+    held_back = get_provider(job.provider).resume(job)
+    if held_back:
+        raise JobStateError(f"job {job.pk} stays paused: {held_back}")
     job = _move(job_id, [JobState.PAUSED], JobState.COLLECTING)
-    get_provider(job.provider).resume(job)
     return settle_job(job.pk)
 
 

@@ -60,6 +60,7 @@ def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
 
 class MTurkProvider(Provider):
     name = MTURK
+    currency = "USD"
     capabilities = Capabilities(
         review=True,
         bonus=True,
