@@ -10,6 +10,8 @@ from aggregation import charts
 from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
 from aggregation.declared import categorical_rule
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
+from annotation.ledger.decisions import unclear_rows
+from annotation.ledger.models import LedgerEntry
 from annotation.models import Job
 from annotation.work import Progress, job_progress
 
@@ -26,6 +28,8 @@ class Dashboard:
     rho_chart: str
     label_chart: str
     worker_chart: str
+    # Market calls whose outcome nobody knows yet (annotation.ledger.decisions): money in doubt.
+    unclear: list[LedgerEntry]
 
 
 def job_dashboard(job: Job) -> Dashboard:
@@ -62,6 +66,7 @@ def job_dashboard(job: Job) -> Dashboard:
         )
         if qualities
         else "",
+        unclear=list(unclear_rows(job.pk).order_by("pk")),
     )
 
 

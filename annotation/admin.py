@@ -8,11 +8,13 @@ from django import forms
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from accounts.permissions import NamedPermissions
 from annotation import work
+from annotation.ledger.decisions import unclear_rows
 from annotation.markets.registry import provider_choices
 from annotation.models import (
     Assignment,
@@ -108,13 +110,14 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
-        return ["name", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
-                "filters", "budget", "teams"]  # fmt: skip
+        return ["name", "task_type", "provider", "state", "market", "money_in_doubt", "currency", "progress",
+                "annotators", "accuracy", "params", "filters", "budget", "teams"]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["task_type", "provider", "state", "progress", "annotators", "accuracy", "params", "filters"]
+        return ["task_type", "provider", "state", "market", "money_in_doubt", "currency", "progress",
+                "annotators", "accuracy", "params", "filters"]  # fmt: skip
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -167,6 +170,22 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         )  # fmt: skip
         head = "<tr><th>worker</th><th>correct</th><th>accuracy</th></tr>"
         return format_html("{}<table>{}{}</table>", summary, SafeString(head), body)
+
+    @admin.display(description="at the market")
+    def market(self, job: Job) -> str:
+        """The market's own status of the job as the last sync read it, and why."""
+        return f"{job.market_status}: {job.market_note}" if job.market_status else "not read yet"
+
+    @admin.display(description="payments in doubt")
+    def money_in_doubt(self, job: Job) -> SafeString | str:
+        rows = list(unclear_rows(job.pk).order_by("pk"))
+        if not rows:
+            return "none"
+        link = reverse("admin:annotation_ledgerentry_changelist")
+        return format_html(
+            '{} unclear ({}): <a href="{}?state__exact=unclear&amp;job__id__exact={}">decide in the ledger</a>',  # noqa: E501
+            len(rows), ", ".join(f"{r.kind} {r.amount} {r.currency}" for r in rows), link, job.pk,
+        )  # fmt: skip
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
