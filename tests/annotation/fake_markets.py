@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import boto3
 import requests
 from botocore.awsrequest import AWSResponse
+from botocore.exceptions import ReadTimeoutError
 from django.db import connection
 from requests.adapters import BaseAdapter
 
@@ -67,6 +68,9 @@ class FakeMTurk:
         self.hits: dict[str, dict[str, Any]] = {}
         self.assignments: dict[str, dict[str, Any]] = {}
         self.bonuses: list[dict[str, Any]] = []
+        self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
+        self.effects: Counter[str] = Counter()  # what changed at the market, per operation
+        self.calls: Counter[str] = Counter()  # requests received, per operation
         self.client = boto3.client(
             "mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
         )
@@ -89,6 +93,7 @@ class FakeMTurk:
         self, model: Any, context: dict[str, Any], **kwargs: Any
     ) -> tuple[AWSResponse, dict[str, Any]]:
         op, params = model.name, context["fake_params"]
+        self.calls[op] += 1
         if op in self.PAYING:
             self.guard.check(f"mturk {op}", self._rows(op, params))
         try:
@@ -96,6 +101,9 @@ class FakeMTurk:
         except KeyError as missing:
             error = {"Error": {"Code": "RequestError", "Message": f"no such thing: {missing}"}}
             return AWSResponse("https://fake", 400, {}, None), error
+        if op in self.lost:
+            self.lost.discard(op)
+            raise ReadTimeoutError(endpoint_url=f"https://fake ({op} done, its reply lost)")
         return AWSResponse("https://fake", 200, {}, None), body
 
     def _rows(self, op: str, params: dict[str, Any]) -> Any:
@@ -148,6 +156,7 @@ class FakeMTurk:
         if found["AssignmentStatus"] != "Submitted":
             raise KeyError(f"{p['AssignmentId']} is {found['AssignmentStatus']}")
         found["AssignmentStatus"] = status
+        self.effects[status] += 1
         return {}
 
     def _ApproveAssignment(self, p: dict[str, Any]) -> dict[str, Any]:
