@@ -248,9 +248,13 @@ def sync_job(job_id: int) -> Job:
     from annotation.work.assignments import ServiceQueue
 
     job = Job.objects.get(pk=job_id)
-    if job.state not in [*JobState.open(), JobState.PAUSED]:
+    provider = get_provider(job.provider)
+    # A paused job is still read from a market that reports work (submissions keep arriving there);
+    # a crowd that works when synced (the simulated one) is left alone while the job is paused.
+    readable = [*JobState.open(), JobState.PAUSED] if provider.capabilities.confirms_work else JobState.open()
+    if job.state not in readable:
         return job
-    report = get_provider(job.provider).sync(job, ServiceQueue(job))
+    report = provider.sync(job, ServiceQueue(job))
     for start in range(0, len(report.assignments), BATCH):
         _take_reports(job, report.assignments[start : start + BATCH])
     _take_market_status(job.pk, report)

@@ -14,13 +14,13 @@ from annotation.markets.base import ProviderError
 from annotation.markets.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
-from operations.registry import Progress, register
+from operations.registry import OperationFailedError, Progress, register
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
 ACTION_ERRORS = (work.JobError, work.JobStateError, work.ReviewError, ValueError, ProviderError, MarketError)
 
 
-class ActionFailedError(RuntimeError):
+class ActionFailedError(OperationFailedError):
     """Some objects of a market action failed (each named in the log): the operation ends failed."""
 
 
