@@ -73,6 +73,12 @@ class ItemSerializer(serializers.Serializer[Any]):
     responses = serializers.IntegerField()
 
 
+# What a CSV download reads for each field of a row serializer, in the serializer's order (a test holds
+# them to it): plain values from the database, so a download of any size needs no object per row.
+ITEM_VALUES = ("key", "group", "is_gold", "payload", "responses_total")
+RESPONSE_VALUES = ("item__key", "worker__provider", "worker__external_id", "label", "created")
+
+
 class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):
     class Meta:
         model = AggregationRun
@@ -89,6 +95,9 @@ class OutcomeSerializer(serializers.ModelSerializer[ItemOutcome]):
         model = ItemOutcome
         fields = ["item", "label", "fine_label", "counts", "agreement", "status", "model_label",
                   "model_confidence", "contested", "reasons", "sampled"]  # fmt: skip
+
+
+OUTCOME_VALUES = ("item__key", *OutcomeSerializer.Meta.fields[1:])
 
 
 class ReleaseSerializer(serializers.ModelSerializer[Release]):

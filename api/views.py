@@ -4,20 +4,20 @@ matching action needs (api/permissions.py), and money goes through the same oper
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db.models import Count
-from django.http import FileResponse, Http404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.db.models import Count, QuerySet
+from django.http import FileResponse, Http404, HttpResponseBase
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
+from rest_framework.serializers import DateTimeField, Serializer
 
 from accounts import audit
 from accounts.models import AuditEvent
@@ -27,8 +27,9 @@ from aggregation.tasks import aggregate_job_task
 from annotation import work
 from annotation.models import Item, Job, Response
 from annotation.task_types.base import TaskTypeError
-from annotation.work.pseudonyms import PseudonymKeyError
+from annotation.work.pseudonyms import PseudonymKeyError, pseudonym
 from api import serializers as s
+from api.csv_streams import csv_lines, streamed_csv
 from crawler import services as crawls
 from crawler.models import CrawlRun
 from export.models import Release
@@ -36,6 +37,8 @@ from operations.models import Operation
 from operations.services import start_operation
 
 ID = r"\d{1,18}"  # a database id; anything else is not found
+CSV_CHUNK_ROWS = 2000  # rows read from the database at a time for a CSV download
+AS_JSON_DATETIME = DateTimeField().to_representation  # CSV dates read as the JSON's do
 
 
 class Conflict(APIException):
@@ -49,8 +52,8 @@ class Unavailable(APIException):
 
 
 class CSVRenderer(BaseRenderer):
-    """A page of flat rows as CSV (`?format=csv`). By hand with the csv module: the rows are flat
-    dicts, so a CSV library would add a dependency for ten lines."""
+    """`?format=csv`. Row lists are streamed by their views (api/csv_streams.py); what reaches this
+    renderer is an error (403, 404, 503), written as a one-row CSV that says what went wrong."""
 
     media_type = "text/csv"
     format = "csv"
@@ -59,14 +62,39 @@ class CSVRenderer(BaseRenderer):
     def render(
         self, data: Any, accepted_media_type: str | None = None, renderer_context: Any = None
     ) -> bytes:
-        rows = data.get("results", [data]) if isinstance(data, dict) else data  # an error: its one row
+        rows = [data] if isinstance(data, dict) else data
         if not isinstance(rows, list) or not rows:
             return b""
-        out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        return out.getvalue().encode()
+        header = list(rows[0])
+        return b"".join(csv_lines(header, ([row.get(name) for name in header] for row in rows)))
+
+
+ROWS = (
+    "JSON: a page of rows by cursor (`next`, `previous`) with the total `count`. CSV (`?format=csv`): "
+    "a header row, then every row, streamed."
+)
+
+
+def csv_or_pages(serializer: type[Serializer[Any]]) -> dict[tuple[int, str], OpenApiResponse]:
+    """The schema of a row list: JSON pages of rows, or (`?format=csv`) every row as CSV text."""
+    return {
+        (200, "application/json"): OpenApiResponse(serializer(many=True), description=ROWS),
+        (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description=ROWS),
+    }
+
+
+def same_row(row: Any) -> Any:
+    return row
+
+
+def item_row(item: Item) -> dict[str, Any]:
+    return {"key": item.key, "group": item.group, "is_gold": item.is_gold, "payload": item.payload,
+            "responses": item.responses_total}  # type: ignore[attr-defined]  # fmt: skip
+
+
+def response_row(answer: Response) -> dict[str, Any]:
+    return {"item": answer.item.key, "worker": work.worker_pseudonym(answer.worker), "label": answer.label,
+            "created": answer.created}  # fmt: skip
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Job]):
@@ -145,39 +173,46 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         progress = work.job_progress(self.get_object())
         return ApiResponse(s.ProgressSerializer({**progress.__dict__, "fraction": progress.fraction}).data)
 
-    @extend_schema(responses=s.ItemSerializer(many=True))
-    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
-    def items(self, request: Request, pk: str) -> ApiResponse:
-        items = Item.objects.filter(job=self.get_object()).annotate(responses_total=Count("responses"))
-        page = self._page(items.order_by("pk"))
-        rows = [
-            {"key": i.key, "group": i.group, "is_gold": i.is_gold, "payload": i.payload,
-             "responses": i.responses_total}  # type: ignore[attr-defined]
-            for i in page
-        ]  # fmt: skip
-        return self.get_paginated_response(s.ItemSerializer(rows, many=True).data)
+    def _rows(
+        self, rows: QuerySet[Any], serializer: Serializer[Any], to_row: Callable[[Any], Any], name: str,
+        csv_values: Sequence[str], to_cells: Callable[[tuple[Any, ...]], Sequence[Any]] = tuple,
+    ) -> HttpResponseBase:  # fmt: skip
+        """Every row as a streamed CSV download (`?format=csv`), or this request's JSON page.
 
-    @extend_schema(responses=s.ResponseRowSerializer(many=True))
+        The CSV reads `csv_values` (the serializer's fields, as database paths) with a server-side
+        cursor, a chunk at a time: no model instance or serializer per row, so 100k rows stream fast."""
+        if isinstance(self.request.accepted_renderer, CSVRenderer):
+            values = rows.values_list(*csv_values).iterator(CSV_CHUNK_ROWS)
+            filename = f"job-{self.kwargs['pk']}-{name}.csv"
+            return streamed_csv(list(serializer.fields), map(to_cells, values), filename)
+        page = [to_row(r) for r in self._page(rows)]
+        return self.get_paginated_response(type(serializer)(page, many=True).data)
+
+    @extend_schema(responses=csv_or_pages(s.ItemSerializer))
     @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
-    def responses(self, request: Request, pk: str) -> ApiResponse:
+    def items(self, request: Request, pk: str) -> HttpResponseBase:
+        items = Item.objects.filter(job=self.get_object()).annotate(responses_total=Count("responses"))
+        return self._rows(items.order_by("pk"), s.ItemSerializer(), item_row, "items", s.ITEM_VALUES)
+
+    @extend_schema(responses=csv_or_pages(s.ResponseRowSerializer))
+    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
+    def responses(self, request: Request, pk: str) -> HttpResponseBase:
         """Long format: one row per (item, worker) answer; workers by keyed pseudonym only."""
         answers = (
             Response.objects.filter(job=self.get_object()).select_related("item", "worker").order_by("pk")
         )
-        page = self._page(answers)
         try:
-            rows = [
-                {
-                    "item": r.item.key,
-                    "worker": work.worker_pseudonym(r.worker),
-                    "label": r.label,
-                    "created": r.created,
-                }
-                for r in page
-            ]
+            key = work.pseudonym_key()  # before the first row: a streamed download cannot turn into a 503
         except PseudonymKeyError as error:
             raise Unavailable(str(error)) from None
-        return self.get_paginated_response(s.ResponseRowSerializer(rows, many=True).data)
+
+        def cells(values: tuple[Any, ...]) -> Sequence[Any]:
+            item, provider, external_id, label, created = values
+            return item, pseudonym(provider, external_id, key), label, AS_JSON_DATETIME(created)
+
+        return self._rows(
+            answers, s.ResponseRowSerializer(), response_row, "responses", s.RESPONSE_VALUES, cells
+        )
 
     @extend_schema(request=s.AggregateSerializer, responses={202: None})
     @action(detail=True, methods=["post"])
@@ -196,12 +231,11 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         page = self._page(runs)
         return self.get_paginated_response(s.AggregationRunSerializer(page, many=True).data)
 
-    @extend_schema(responses=s.OutcomeSerializer(many=True))
+    @extend_schema(responses=csv_or_pages(s.OutcomeSerializer))
     @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, CSVRenderer])
-    def outcomes(self, request: Request, pk: str) -> ApiResponse:
+    def outcomes(self, request: Request, pk: str) -> HttpResponseBase:
         outcomes = ItemOutcome.objects.filter(job=self.get_object()).select_related("item").order_by("pk")
-        page = self._page(outcomes)
-        return self.get_paginated_response(s.OutcomeSerializer(page, many=True).data)
+        return self._rows(outcomes, s.OutcomeSerializer(), same_row, "outcomes", s.OUTCOME_VALUES)
 
 
 class ReleaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Release]):

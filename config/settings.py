@@ -141,7 +141,9 @@ STORAGES = {
 
 # Celery: with no REDIS_URL, tasks run eagerly in the calling process (the embedded default).
 REDIS_URL = env_str("REDIS_URL")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+# Eager tasks still take a producer from the broker pool; the in-memory broker needs no host, but a
+# URL without one makes kombu warn that it reverts to 'localhost' as if Redis were expected.
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -280,14 +282,15 @@ CELERY_BEAT_SCHEDULE["backup"] = {
     "options": {"queue": BACKUP_QUEUE, "expires": float(BACKUP_INTERVAL_SECONDS)},
 }
 
-# The REST API (/api/): token or session login, the admin's named permissions, pages of 100 rows.
+# The REST API (/api/): token or session login, the admin's named permissions, JSON pages of 100 rows
+# by cursor with their total count (a CSV download streams every row instead).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["api.permissions.Needs"],
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.CountedCursorPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],

@@ -14,6 +14,7 @@ from django.conf import settings
 from corpus.models import Perspective
 from pipeline import services
 from pipeline.models import PipelineRun, StepRun, StepState
+from pipeline.services import StepReport
 
 DEMO_NAME = "demo: saved idebate pages, simulated crowd"
 DEMO_VERSION = "demo-1"
@@ -43,18 +44,32 @@ def demo_params() -> dict[str, object]:
     return {"crawl": crawl, "web_source_file": str(web or ""), "version": DEMO_VERSION}
 
 
-def run_demo() -> PipelineRun:
-    """Create the demo run once, then run (or continue) it to the end.
+def run_demo(on_step_end: StepReport | None = None) -> PipelineRun:
+    """Create the demo run once, then run (or continue) it to the end; `on_step_end` hears of each
+    step as it ends.
 
     The crawl step returns WAITING while its crawl process runs: poll it, bounded, like a person
     re-running the step would."""
     run = PipelineRun.objects.filter(name=DEMO_NAME).first() or services.create_run(DEMO_NAME, demo_params())
+    report = _once_per_state(on_step_end)
     deadline = time.monotonic() + DEMO_CRAWL_SECONDS
-    steps = services.run_all(run.pk)
+    steps = services.run_all(run.pk, report)
     while _crawl_waiting(steps) and time.monotonic() < deadline:
         time.sleep(1.0)
-        steps = services.run_all(run.pk)
+        steps = services.run_all(run.pk, report)
     return run
+
+
+def _once_per_state(on_step_end: StepReport | None) -> StepReport:
+    """Polling the crawl ends its step (WAITING) every second: pass on each step's state once."""
+    told: set[tuple[str, str]] = set()
+
+    def report(step: StepRun) -> None:
+        if on_step_end is not None and (step.name, step.state) not in told:
+            told.add((step.name, step.state))
+            on_step_end(step)
+
+    return report
 
 
 def _crawl_waiting(steps: list[StepRun]) -> bool:

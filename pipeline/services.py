@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
@@ -15,6 +16,8 @@ from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.steps import STEP_FUNCTIONS
 
 log = logging.getLogger(__name__)
+
+StepReport = Callable[[StepRun], None]
 
 
 class PipelineError(RuntimeError):
@@ -71,27 +74,18 @@ def run_step(run_id: int, name: str) -> StepRun:
     return current
 
 
-def run_all(run_id: int) -> list[StepRun]:
+def run_all(run_id: int, on_step_end: StepReport | None = None) -> list[StepRun]:
     """Run the steps in order until one is waiting for a crowd or an expert, or all are done.
 
+    `on_step_end` hears of each step as it ends, so a caller can say so while the next one runs.
     The run's own steps: a run made before a step was added goes on without it."""
     done = []
     names = StepRun.objects.filter(run_id=run_id).order_by("position").values_list("name", flat=True)
     for name in list(names):
         result = run_step(run_id, name)
         done.append(result)
+        if on_step_end is not None:
+            on_step_end(result)
         if result.state != StepState.DONE:
             break
     return done
-
-
-def progress(run: PipelineRun) -> list[dict[str, Any]]:
-    return [
-        {
-            "step": s.name,
-            "state": s.state,
-            "message": s.message,
-            "jobs": list(s.jobs.values_list("pk", flat=True)),
-        }
-        for s in run.steps.prefetch_related("jobs")
-    ]

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
         counted_responses,
         gold_accuracy,
         long_format,
+        pseudonym_key,
         review_assignment,
         worker_pseudonym,
     )
@@ -102,6 +103,7 @@ _HOMES = {
     "counted_responses": "annotation.work.records",
     "gold_accuracy": "annotation.work.records",
     "long_format": "annotation.work.records",
+    "pseudonym_key": "annotation.work.records",
     "review_assignment": "annotation.work.records",
     "worker_pseudonym": "annotation.work.records",
 }
@@ -140,6 +142,7 @@ __all__ = [
     "market_hit",
     "next_assignment",
     "pause_job",
+    "pseudonym_key",
     "publish_job",
     "qualification",
     "quiz_pass_mark",

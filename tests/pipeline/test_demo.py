@@ -1,5 +1,5 @@
 """`make run`'s data step on a fresh database: the release imported, the saved pages crawled, every
-pipeline step done with the simulated crowd, and a release that verifies.
+pipeline step done with the simulated crowd and said as it ends, and a release that verifies.
 
 Run as `manage.py setup_demo` in its own process on a SQLite file of its own (the crawl inside it
 is a further process), as `make run` does; the test reads the results back with sqlite3.
@@ -8,9 +8,11 @@ is a further process), as `make run` does; the test reads the results back with 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -20,6 +22,40 @@ from pipeline.definition import STEPS
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
+STEP_LINE = re.compile(r"^  (\w+): (\w+) — ")
+
+
+def setup_demo_as_it_speaks(
+    env: dict[str, str], database: Path, log: Path
+) -> tuple[str, list[tuple[str, int]]]:
+    """Run `setup_demo` through a pipe, as `make run` does, reading each line as it arrives. Returns
+    the output and, for each step said to be done, how many steps the database held done just then."""
+    heard: list[tuple[str, int]] = []
+    lines: list[str] = []
+    with log.open("w") as errors:
+        command = [sys.executable, "manage.py", "setup_demo", "--url", "http://10.0.0.7:8123/"]
+        process = subprocess.Popen(
+            command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=errors, text=True
+        )
+        watchdog = threading.Timer(900, process.kill)  # bounded: a hung demo fails the test
+        watchdog.start()
+        try:
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.append(line)
+                said = STEP_LINE.match(line)
+                if said and said.group(2) == "done":
+                    heard.append((said.group(1), steps_done(database)))
+        finally:
+            watchdog.cancel()
+            process.wait(timeout=60)
+    assert process.returncode == 0, log.read_text()[-3000:]
+    return "".join(lines), heard
+
+
+def steps_done(database: Path) -> int:
+    with sqlite3.connect(database, timeout=60) as db:
+        return int(db.execute("SELECT COUNT(*) FROM pipeline_steprun WHERE state = 'done'").fetchone()[0])
 
 
 @pytest.mark.slow
@@ -47,9 +83,14 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
         return done.stdout
 
     manage("migrate", "--noinput", "-v0")
-    output = manage("setup_demo", "--url", "http://10.0.0.7:8123/")
+    output, heard = setup_demo_as_it_speaks(env, tmp_path / "demo.sqlite3", tmp_path / "stderr.log")
 
     assert "SIMULATED crowd" in output
+    # One line per step, each said while the later steps were still to run, not all at the end.
+    assert [name for name, _ in heard] == [step.name for step in STEPS]
+    done_when_heard = [done for _, done in heard]
+    assert done_when_heard == sorted(done_when_heard) and done_when_heard[0] < len(STEPS) - 1, heard
+    assert "No hostname was supplied" not in (tmp_path / "stderr.log").read_text()  # no broker is used
     assert "Staff login for http://10.0.0.7:8123/admin/ : admin / " in output  # make run's HOST and PORT
     with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
         steps = db.execute(

@@ -24,6 +24,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def run_params(tmp_path: Path, settings: pytest.FixtureRequest) -> dict:
     settings.WORKER_PSEUDONYM_KEY = "pipeline-tests-pseudonym-key-0123456789"  # type: ignore[attr-defined]
+    # Each run releases "test-1": into a folder of its own, so no test meets another's release.
+    settings.RELEASES_DIR = tmp_path / "releases"  # type: ignore[attr-defined]
     claims = make_corpus(claims=6, perspectives=4)
     for number, cluster in enumerate(PerspectiveCluster.objects.order_by("pk")):
         evidence = Evidence.objects.create(

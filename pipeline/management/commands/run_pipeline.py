@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from pipeline import services
 from pipeline.definition import STEP_NAMES, PipelineDefinitionError
-from pipeline.models import PipelineRun
+from pipeline.models import PipelineRun, StepRun
 
 
 class Command(BaseCommand):
@@ -28,14 +28,18 @@ class Command(BaseCommand):
             else:
                 run = services.create_run(options["name"], json.loads(options["params"]))
                 self.stdout.write(f"created {run}")
-            steps = (
-                [services.run_step(run.pk, options["step"])] if options["step"] else services.run_all(run.pk)
-            )
+            if options["step"]:
+                self._say_step(services.run_step(run.pk, options["step"]))
+            else:
+                services.run_all(run.pk, on_step_end=self._say_step)
         except (PipelineRun.DoesNotExist, json.JSONDecodeError, PipelineDefinitionError) as error:
             raise CommandError(str(error)) from None
         except services.PipelineError as error:
             raise CommandError(
                 f"{error} (run {options['run'] or 'new'}; fix and run the step again)"
             ) from None
-        for step in steps:
-            self.stdout.write(f"  {step.name}: {step.state} — {step.message}")
+
+    def _say_step(self, step: StepRun) -> None:
+        """Each step as it ends, shown now even through a pipe."""
+        self.stdout.write(f"  {step.name}: {step.state} — {step.message}")
+        self.stdout.flush()

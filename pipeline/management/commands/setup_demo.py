@@ -13,7 +13,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from corpus.models import Claim
 from pipeline.demo import run_demo
-from pipeline.services import PipelineError, progress
+from pipeline.models import StepRun
+from pipeline.services import PipelineError
 
 STAFF_USERNAME = "admin"
 
@@ -44,17 +45,23 @@ class Command(BaseCommand):
         self._print_login(username, url.rstrip("/"))
 
     def _run_demo_pipeline(self) -> None:
-        self.stdout.write("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")
+        self._say("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")
         try:
-            run = run_demo()
+            run_demo(on_step_end=self._say_step)
         except PipelineError as error:
             self.stderr.write(
                 f"The demo pipeline stopped: {error}. The platform starts anyway; see the admin."
             )
             return
-        for step in progress(run):
-            self.stdout.write(f"  {step['step']}: {step['state']} — {step['message']}")
-        self.stdout.write("  see /admin/pipeline/pipelinerun/ for every step and /releases/ for the release")
+        self._say("  see /admin/pipeline/pipelinerun/ for every step and /releases/ for the release")
+
+    def _say_step(self, step: StepRun) -> None:
+        self._say(f"  {step.name}: {step.state} — {step.message}")
+
+    def _say(self, line: str) -> None:
+        """One line, shown now: a pipe (make, a log collector) would otherwise hold it back."""
+        self.stdout.write(line)
+        self.stdout.flush()
 
     def _print_login(self, username: str, url: str) -> None:
         password_file = settings.VAR_DIR / "staff_password"
