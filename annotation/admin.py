@@ -274,7 +274,7 @@ class WorkerAdmin(admin.ModelAdmin):
     search_fields = ["external_id", "user__username"]
     readonly_fields = ["gold_answered", "gold_correct", "simulated", "model"]
     inlines = [QualificationInline]
-    actions = ["block"]
+    actions = ["block", "unblock"]
 
     @admin.display(description="gold accuracy")
     def gold(self, worker: Worker) -> str:
@@ -288,6 +288,14 @@ class WorkerAdmin(admin.ModelAdmin):
         market_admin.start(
             self, request, "annotation.block_workers", "Block workers", params, len(worker_ids)
         )
+
+    @admin.action(
+        description="Unblock the selected workers (at their market, then here)", permissions=["change"]
+    )
+    def unblock(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
+        worker_ids = list(queryset.values_list("pk", flat=True))
+        params, count = {"worker_ids": worker_ids}, len(worker_ids)
+        market_admin.start(self, request, "annotation.unblock_workers", "Unblock workers", params, count)
 
 
 class MTurkBatchInline(admin.TabularInline):

@@ -237,6 +237,9 @@ class Provider(ABC):
     def block(self, worker: Worker, reason: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Keep the worker from any more of our work on the market."""
 
+    def unblock(self, worker: Worker) -> None:  # noqa: B027 - a no-op suits providers that do not pay
+        """Let a blocked worker take our work on the market again."""
+
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         """This market's ids in URL parameters; None when none of its parameters are present.
 

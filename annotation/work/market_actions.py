@@ -77,6 +77,14 @@ def block_workers(progress: Progress, worker_ids: list[int], reason: str) -> Non
     _each(progress, workers, lambda worker: "blocked" if work.block_worker(worker.pk, reason).blocked else "")
 
 
+@register("annotation.unblock_workers")
+def unblock_workers(progress: Progress, worker_ids: list[int]) -> None:
+    workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
+    _each(
+        progress, workers, lambda worker: "blocked" if work.unblock_worker(worker.pk).blocked else "unblocked"
+    )
+
+
 @register("annotation.sync_jobs")
 def sync_jobs(progress: Progress, job_ids: list[int]) -> None:
     _each(progress, _jobs(job_ids), lambda job: f"now {work.sync_job(job.pk).state}")

@@ -315,6 +315,13 @@ class FakeProlific(BaseAdapter):
         members += [pid for pid in body["participant_ids"] if pid not in members]
         return 200, {"results": [{"participant_id": pid} for pid in members]}
 
+    def _remove_from_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        members = self.groups[parts[1]]["members"]
+        members[:] = [pid for pid in members if pid not in body["participant_ids"]]
+        return 200, {"results": [{"participant_id": pid} for pid in members]}
+
     def _create_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         found = re.search(r"job (\d+)", body["internal_name"])
         assert found, f"an internal name without its job: {body['internal_name']!r}"

@@ -126,6 +126,24 @@ def test_admin_block_answers_at_once_with_the_market_down(
     assert not assignment.worker.blocked  # not blocked here while the market never heard of it
 
 
+def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_blocklist_group(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    assignment = submitted(fake, published())
+    work.block_worker(assignment.worker_id, "copied answers")
+    admin = _admin(client)
+
+    admin.post("/admin/annotation/worker/", {"action": "unblock", "_selected_action": [assignment.worker_id]})
+    (operation_id,) = queued
+    operation = run_operation(operation_id)
+
+    assert operation.state == OperationState.DONE, operation.log
+    (group,) = fake.groups.values()
+    assert group["members"] == []
+    assignment.worker.refresh_from_db()
+    assert not assignment.worker.blocked
+
+
 # -- one currency per job -------------------------------------------------------------------------
 
 

@@ -254,6 +254,11 @@ class ProlificClient:
         body = {"participant_ids": list(participant_ids)}
         self._send("POST", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
 
+    def remove_from_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
+        """Remove participants; those not in the group are ignored by Prolific, so repeating is safe."""
+        body = {"participant_ids": list(participant_ids)}
+        self._send("DELETE", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
+
     # -- plumbing -----------------------------------------------------------------------------
 
     def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:

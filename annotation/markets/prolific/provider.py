@@ -226,6 +226,10 @@ class ProlificProvider(Provider):
         client = prolific_client()
         client.add_to_participant_group(account.blocklist_group(client), [worker.external_id])
 
+    def unblock(self, worker: Worker) -> None:
+        client = prolific_client()
+        client.remove_from_participant_group(account.blocklist_group(client), [worker.external_id])
+
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return prolific_ids(params)
 
