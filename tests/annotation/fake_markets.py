@@ -190,6 +190,9 @@ class FakeMTurk:
     def _AssociateQualificationWithWorker(self, p: dict[str, Any]) -> dict[str, Any]:
         return {}
 
+    def _DisassociateQualificationFromWorker(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
 
 class FakeProlific(BaseAdapter):
     """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema.

@@ -314,6 +314,15 @@ class MTurkClient:
             SendNotification=False,
         )
 
+    def revoke_qualification(self, type_id: str, worker_id: str, reason: str) -> None:
+        """Take one of our qualifications back (lifting a soft block); repeating it changes nothing."""
+        self._call(
+            "disassociate_qualification_from_worker",
+            QualificationTypeId=type_id,
+            WorkerId=worker_id,
+            Reason=reason,
+        )
+
     # -- plumbing -----------------------------------------------------------------------------
 
     def _pages(self, api_call: str, **kwargs: Any) -> Iterator[dict[str, Any]]:

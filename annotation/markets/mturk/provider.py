@@ -174,6 +174,13 @@ class MTurkProvider(Provider):
         if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
             mturk_client().grant_qualification(settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id)
 
+    def unblock(self, worker: Worker) -> None:
+        """Lift the soft block: take our qualification back."""
+        if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
+            mturk_client().revoke_qualification(
+                settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id, "unblocked by staff"
+            )
+
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return mturk_ids(params)
 
