@@ -24,7 +24,7 @@ from annotation.markets.base import (
     SyncReport,
     WorkQueue,
 )
-from annotation.markets.errors import MarketAuthError, MarketRejectedError
+from annotation.markets.errors import MarketAuthError, MarketConfigError, MarketRejectedError
 from annotation.markets.pages import task_url
 from annotation.markets.prolific import account
 from annotation.markets.prolific.client import prolific_client
@@ -102,7 +102,12 @@ class ProlificProvider(Provider):
         return [PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=spec.task_url) for hit in hits]
 
     def check_publishable(self, job: Job) -> None:
-        """The job's screening as Prolific would take it: refused here, before any row or call."""
+        """The project and the job's screening as Prolific would take them: refused here, before any
+        row or call (the cost check that follows already asks Prolific)."""
+        try:
+            account.project_id()
+        except MarketConfigError as error:
+            raise ProviderError(str(error)) from error
         job_screening(job)
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
