@@ -60,6 +60,8 @@ class AuditEvent(models.Model):
         CRAWL = "crawl"
         INVITED = "invited"
         JOINED = "joined"
+        # A re-run or write-back that rewrote rows others wrote last, or left a person's rows alone.
+        WROTE_OVER = "wrote_over", "wrote over others' rows"
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     actor = models.ForeignKey(

@@ -31,6 +31,7 @@ ROLES: dict[str, list[str]] = {
             "topic",
             "claimtopic",
         ),
+        "corpus.view_importedrelease",
         *_crud(
             "crawler",
             "crawlrun",

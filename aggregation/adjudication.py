@@ -22,7 +22,9 @@ from annotation.models import Job, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import MultiLabelRule
+from corpus import provenance
 from corpus.models import Status
+from corpus.provenance import Writer
 
 
 class AdjudicationError(ValueError):
@@ -167,7 +169,8 @@ def adjudicate(outcome_id: int, label: str | Sequence[str], *, user: Any, note: 
             new_status=Status.ADJUDICATED if kept else Status.REJECTED, note=note, decided_by=user,
             decided_at=stamp,
         )  # fmt: skip
-        _write(outcome, label, decided, kept, chosen, f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC")
+        written = f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC"
+        _write(outcome, label, decided, kept, chosen, written, user)
         record.save()
         audit.record(user, AuditEvent.Action.ADJUDICATED, f"item {outcome.item.key} of job {outcome.job_id}",
                      old=record.old_label, new=label, note=note)  # fmt: skip
@@ -192,7 +195,7 @@ def _status_now(outcome: ItemOutcome) -> str:
 
 
 def _write(
-    outcome: ItemOutcome, label: str, decided: str, kept: bool, labels: tuple[str, ...], rule: str
+    outcome: ItemOutcome, label: str, decided: str, kept: bool, labels: tuple[str, ...], rule: str, user: Any
 ) -> None:
     """The expert's label to the corpus, as the task type's adjudication hook writes it."""
     item = outcome.item
@@ -204,7 +207,9 @@ def _write(
         perspective_id=item.perspective_id, evidence_id=item.evidence_id, claim_id=item.claim_id,
         labels=labels,
     )  # fmt: skip
-    get_task_type(outcome.job.task_type).write_adjudication(decision, rule)
+    writer = Writer.person(user, f"adjudication of item {item.key} in job {outcome.job_id}")
+    with provenance.writing(writer):
+        get_task_type(outcome.job.task_type).write_adjudication(decision, rule)
 
 
 def draw_sample(job_id: int, size: int, *, seed: int = 0) -> int:

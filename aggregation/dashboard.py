@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aggregation import charts
+from aggregation.adaptive_rounds import AdaptiveSummary, adaptive_summary
 from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
 from aggregation.declared import categorical_rule
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
@@ -25,6 +26,8 @@ class Dashboard:
     waiting: int
     accuracy: SampleAccuracy
     flagged: list[dict[str, Any]]
+    workers: list[WorkerQuality]
+    adaptive: AdaptiveSummary | None
     rho_chart: str
     label_chart: str
     worker_chart: str
@@ -55,6 +58,8 @@ def job_dashboard(job: Job) -> Dashboard:
             for quality in qualities
             if quality.flagged
         ],
+        workers=sorted(qualities, key=lambda quality: str(quality.worker)),
+        adaptive=adaptive_summary(job),
         rho_chart=charts.rho_histogram([a for a, _ in outcomes], threshold) if has_data else "",
         label_chart=charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
         if has_data

@@ -27,7 +27,11 @@ class DawidSkene:
     """Dawid–Skene label model.
 
     ``smoothing`` is a pseudocount added to every confusion cell and class count so that a worker who
-    never used a label does not get probability 0 for it (log 0 would veto a class outright).
+    never used a label does not get probability 0 for it (log 0 would veto a class outright), and
+    ``diagonal_prior`` more on each worker's right answers: a Dirichlet prior that workers are better
+    than chance. Without it, on skewed classes EM takes the rare class for whatever the random
+    spammers say (on the grid's 95/5 crowds with 30% spammers: 0.78 against majority's 0.80 and 0.91
+    with it); with a few hundred answers per worker it weighs next to nothing.
     Reliability is a worker's expected accuracy, Σ_c π_c θ_w[c, c].
 
     EM stops once an iteration gains less than ``tol`` log-likelihood per response (crowd-kit's rule,
@@ -38,7 +42,8 @@ class DawidSkene:
 
     max_iter: int = 100
     tol: float = 1e-5
-    smoothing: float = 0.01
+    smoothing: float = 1.0
+    diagonal_prior: float = 3.0
     name: str = "dawid_skene"
 
     def fit(self, responses: Responses) -> Aggregate:
@@ -66,11 +71,16 @@ class DawidSkene:
             iterations=iterations,
             converged=converged,
             log_likelihood=log_likelihood,
+            worker_confusion=confusion,
+            class_prior=priors,
+            prevalence="estimated",
         )
 
     def _maximise(self, incidence: Incidence, posteriors: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Class priors and per-worker confusion θ[w, true, given] from the current posteriors."""
+        k = posteriors.shape[1]
         confusion = incidence.per_cell(posteriors).transpose(0, 2, 1) + self.smoothing
+        confusion[:, np.arange(k), np.arange(k)] += self.diagonal_prior
         confusion /= confusion.sum(axis=2, keepdims=True)
         priors = posteriors.sum(axis=0) + self.smoothing
         return priors / priors.sum(), confusion

@@ -37,6 +37,11 @@ class Aggregate:
     iterations: int = 0
     converged: bool = True
     log_likelihood: float = float("nan")
+    # (workers × true × given): each worker's estimated P(answer | truth), crowd-kit's ``errors_``.
+    worker_confusion: FloatArray | None = None
+    # The prior over true labels the model used, and where it came from ("estimated", "uniform" …).
+    class_prior: FloatArray | None = None
+    prevalence: str = ""
 
     def label_names(self) -> list[str]:
         return self.label_set.names_of(self.labels)
@@ -71,7 +76,21 @@ class MajorityVote:
             labels=majority(counts),
             probabilities=counts / np.maximum(totals, 1),
             worker_reliability=worker_agreement_with_majority(responses),
+            worker_confusion=confusion_against(responses, majority(counts)),
         )
+
+
+def confusion_against(responses: Responses, decided: IntArray) -> FloatArray:
+    """(workers × true × given): each worker's answers tabulated against ``decided`` (items without a
+    decision left out), rows normalised; a true label a worker never met gets a uniform row."""
+    k = responses.n_labels
+    known = decided[responses.item_index] >= 0
+    cell = (responses.worker_index[known] * k + decided[responses.item_index][known]) * k + responses.label[
+        known
+    ]
+    table = np.bincount(cell, minlength=responses.n_workers * k * k).reshape(responses.n_workers, k, k)
+    rows = table.sum(axis=2, keepdims=True)
+    return np.where(rows > 0, table / np.maximum(rows, 1), 1.0 / k)
 
 
 def vote_shares(responses: Responses) -> FloatArray:

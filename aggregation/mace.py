@@ -10,7 +10,7 @@ re-aggregating a job reproduces it exactly. Written here for the same reason as 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.special import digamma
@@ -26,15 +26,23 @@ from aggregation.label_models import (
 )
 from aggregation.responses import Responses
 
+PREVALENCE_ESTIMATED, PREVALENCE_UNIFORM, PREVALENCE_GIVEN = "estimated", "uniform", "given"
+
+
+class PrevalenceError(ValueError):
+    """A MACE prevalence that is neither "estimated", "uniform" nor a distribution over the labels."""
+
 
 @dataclass(frozen=True)
 class Fit:
     """One start's end point: the (unnormalised, variational) weights of knowing and spamming per
-    worker, the spam strategies, the item posteriors, and how the run ended."""
+    worker, the spam strategies, the class prevalence (as log weights), the item posteriors, and how
+    the run ended."""
 
     know: FloatArray
     spam: FloatArray
     strategy: FloatArray
+    log_prevalence: FloatArray
     posteriors: FloatArray
     log_likelihood: float
     iterations: int
@@ -45,16 +53,37 @@ class Fit:
         """θ_w: the share of a worker's answers that are known rather than spammed."""
         return self.know / (self.know + self.spam)
 
+    def confusion(self) -> FloatArray:
+        """(workers × true × given): P(answer | truth) = θ·[given = true] + (1 − θ)·ξ[given]."""
+        theta = self.reliability
+        k = self.strategy.shape[1]
+        strategy = self.strategy / self.strategy.sum(axis=1, keepdims=True)
+        matrix = np.repeat(((1 - theta)[:, None] * strategy)[:, None, :], k, axis=1)
+        matrix[:, np.arange(k), np.arange(k)] += theta[:, None]
+        return matrix
+
 
 @dataclass(frozen=True)
 class MACE:
     """MACE label model; a worker's reliability is θ_w, the probability that they are not spamming.
 
     ``alpha``/``beta`` are the Beta prior on knowing/spamming and ``strategy_prior`` the symmetric
-    Dirichlet on the spam strategy (the reference implementation's defaults: 0.5, 0.5, 10).
+    Dirichlet on the spam strategy (the reference implementation's defaults: 0.5, 0.5, 10). The
+    strategy prior here is 1: with few workers and skewed classes, 10 pseudo-answers spread evenly
+    over the labels make the spammers who always give the frequent label look informative, and the
+    model then decides nearly everything frequent (a crowd of 8 workers, 80/20, two such spammers:
+    0.80 with 10, 0.87 with 1, majority 0.88). Over 34 simulated crowds of the grid's kinds, 1 has the
+    best mean accuracy (0.908 against 0.900) and the smallest worst shortfall against majority.
     ``restarts`` starts each run ``burn_in`` iterations (the reference's 50); the one with the best
     log-likelihood then runs on to convergence (its log-likelihood changes by at most ``tol``,
     relatively), within ``max_iter`` in all. Whether it converged is reported on the result.
+
+    ``prevalence`` is the prior over true labels. The reference fixes it uniform, and on skewed
+    classes that is wrong in a way that costs accuracy: the best workers, who mostly give the frequent
+    label, are explained as spammers of it (on PERSPECTRUM's real evidence labels, 70% right against
+    majority's 78%). "estimated" (the default) learns it from the data under a symmetric Dirichlet
+    ``prevalence_prior``, as Dawid–Skene does; "uniform" is the reference's; a tuple of shares is taken
+    as given. Which one was used is recorded on the result (``Aggregate.prevalence``).
     """
 
     max_iter: int = 500
@@ -62,27 +91,37 @@ class MACE:
     tol: float = 1e-7
     alpha: float = 0.5
     beta: float = 0.5
-    strategy_prior: float = 10.0
+    strategy_prior: float = 1.0
+    prevalence: str | tuple[float, ...] = PREVALENCE_ESTIMATED
+    prevalence_prior: float = 1.0
     restarts: int = 10
     seed: int = 0
     name: str = "mace"
 
+    def __post_init__(self) -> None:
+        if isinstance(self.prevalence, str):
+            if self.prevalence not in (PREVALENCE_ESTIMATED, PREVALENCE_UNIFORM):
+                raise PrevalenceError(
+                    f"prevalence must be 'estimated', 'uniform' or shares, not {self.prevalence!r}"
+                )
+            return
+        shares = np.asarray(self.prevalence, dtype=np.float64)
+        if shares.ndim != 1 or (shares <= 0).any() or abs(shares.sum() - 1.0) > 1e-6:
+            raise PrevalenceError(
+                f"given prevalence must be positive shares summing to 1, not {self.prevalence!r}"
+            )
+
+    @property
+    def prevalence_kind(self) -> str:
+        return self.prevalence if isinstance(self.prevalence, str) else PREVALENCE_GIVEN
+
     def fit(self, responses: Responses) -> Aggregate:
         incidence = Incidence.of(responses)
         answered = incidence.responses_per_cell()
-        best: Fit | None = None
-        for start in range(max(1, self.restarts)):
-            know, spam, strategy = self._start(start, responses, incidence, answered)
-            fitted = self._run(incidence, answered, know, spam, strategy, min(self.burn_in, self.max_iter))
-            if best is None or fitted.log_likelihood > best.log_likelihood:
-                best = fitted
-        assert best is not None
+        best = self._best_start(responses, incidence, answered)
         if not best.converged and best.iterations < self.max_iter:
-            more = self._run(
-                incidence, answered, best.know, best.spam, best.strategy, self.max_iter - best.iterations
-            )
-            best = Fit(more.know, more.spam, more.strategy, more.posteriors, more.log_likelihood,
-                       best.iterations + more.iterations, more.converged)  # fmt: skip
+            more = self._run(incidence, answered, best, self.max_iter - best.iterations)
+            best = replace(more, iterations=best.iterations + more.iterations)
         return Aggregate(
             model=self.name,
             items=responses.items,
@@ -94,63 +133,69 @@ class MACE:
             iterations=best.iterations,
             converged=best.converged,
             log_likelihood=best.log_likelihood,
+            worker_confusion=best.confusion(),
+            class_prior=_normalised(best.log_prevalence),
+            prevalence=self.prevalence_kind,
         )
 
-    def _start(
-        self, start: int, responses: Responses, incidence: Incidence, answered: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    def _best_start(self, responses: Responses, incidence: Incidence, answered: FloatArray) -> Fit:
+        best: Fit | None = None
+        for start in range(max(1, self.restarts)):
+            begun = self._start(start, responses, incidence, answered)
+            fitted = self._run(incidence, answered, begun, min(self.burn_in, self.max_iter))
+            if best is None or fitted.log_likelihood > best.log_likelihood:
+                best = fitted
+        assert best is not None
+        return best
+
+    def _start(self, start: int, responses: Responses, incidence: Incidence, answered: FloatArray) -> Fit:
         """Start 0: as if every answer agreeing with the soft majority vote was known. Others: a
-        seeded random point (θ in [0.3, 0.9], strategies near uniform)."""
+        seeded random point (θ in [0.3, 0.9], strategies near uniform, the vote's prevalence)."""
+        shares = vote_shares(responses)
         if start == 0:
-            posteriors = vote_shares(responses)
-            return self._maximise(incidence, answered, posteriors, np.ones_like(answered))
+            return self._maximise(incidence, answered, shares, np.ones_like(answered))
         rng = np.random.default_rng([self.seed, start])
         n_workers, k = answered.shape
         theta = np.asarray(rng.uniform(0.3, 0.9, size=n_workers), dtype=np.float64)
         strategy = np.asarray(rng.uniform(1.0, 1.5, size=(n_workers, k)), dtype=np.float64)
-        return theta, 1.0 - theta, strategy / strategy.sum(axis=1, keepdims=True)
+        strategy /= strategy.sum(axis=1, keepdims=True)
+        return Fit(
+            theta, 1.0 - theta, strategy, self._log_prevalence(shares), shares, float("-inf"), 0, False
+        )
 
-    def _run(
-        self,
-        incidence: Incidence,
-        answered: FloatArray,
-        know: FloatArray,
-        spam: FloatArray,
-        strategy: FloatArray,
-        max_iter: int,
-    ) -> Fit:
+    def _run(self, incidence: Incidence, answered: FloatArray, begun: Fit, max_iter: int) -> Fit:
         log_likelihood = float("-inf")
-        iterations, converged = 0, False
-        posteriors, current = self._expect(incidence, know, spam, strategy)
+        iterations, converged, fit = 0, False, begun
+        posteriors, current = self._expect(incidence, fit)
         for iterations in range(1, max_iter + 1):  # noqa: B007 — the count is reported
-            share = self._knowing_share(know, spam, strategy)
-            know, spam, strategy = self._maximise(incidence, answered, posteriors, share)
+            share = self._knowing_share(fit)
+            fit = self._maximise(incidence, answered, posteriors, share)
             log_likelihood = current
-            posteriors, current = self._expect(incidence, know, spam, strategy)
+            posteriors, current = self._expect(incidence, fit)
             if has_converged(log_likelihood, current, self.tol):
                 converged = True
                 break
-        return Fit(know, spam, strategy, posteriors, current, iterations, converged)
+        return replace(
+            fit, posteriors=posteriors, log_likelihood=current, iterations=iterations, converged=converged
+        )
 
     @staticmethod
-    def _expect(
-        incidence: Incidence, know: FloatArray, spam: FloatArray, strategy: FloatArray
-    ) -> tuple[FloatArray, float]:
-        """Posteriors from P(given l | true c) ∝ know·[l = c] + spam·ξ[l], tabulated per (worker, l, c);
-        the true labels have MACE's uniform prior."""
+    def _expect(incidence: Incidence, fit: Fit) -> tuple[FloatArray, float]:
+        """Posteriors from P(given l | true c) ∝ know·[l = c] + spam·ξ[l], tabulated per (worker, l, c),
+        and the prevalence over true labels."""
         k = incidence.n_labels
-        answer = np.repeat((spam[:, None] * strategy)[:, :, None], k, axis=2)
-        answer[:, np.arange(k), np.arange(k)] += know[:, None]
-        return normalise_log(-np.log(k) + incidence.per_item(np.log(answer).reshape(-1, k)))
+        answer = np.repeat((fit.spam[:, None] * fit.strategy)[:, :, None], k, axis=2)
+        answer[:, np.arange(k), np.arange(k)] += fit.know[:, None]
+        return normalise_log(fit.log_prevalence + incidence.per_item(np.log(answer).reshape(-1, k)))
 
     @staticmethod
-    def _knowing_share(know: FloatArray, spam: FloatArray, strategy: FloatArray) -> FloatArray:
+    def _knowing_share(fit: Fit) -> FloatArray:
         """Per (worker, given label): P(knew | the answer matches the truth)."""
-        return know[:, None] / (know[:, None] + spam[:, None] * strategy)
+        return fit.know[:, None] / (fit.know[:, None] + fit.spam[:, None] * fit.strategy)
 
     def _maximise(
         self, incidence: Incidence, answered: FloatArray, posteriors: FloatArray, knowing_share: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    ) -> Fit:
         """Variational M-step from the expected knowing and spamming counts.
 
         A response with label l is known with expectation T[i, l]·share[w, l]; summed per cell that is
@@ -168,4 +213,23 @@ class MACE:
         strategy = np.exp(
             digamma(spammed + self.strategy_prior) - digamma(spammed_total + k * self.strategy_prior)[:, None]
         )
-        return know, spam, strategy
+        log_prevalence = self._log_prevalence(posteriors)
+        return Fit(know, spam, strategy, log_prevalence, posteriors, float("-inf"), 0, False)
+
+    def _log_prevalence(self, posteriors: FloatArray) -> FloatArray:
+        """E[log π] under the Dirichlet posterior of the prevalence, or the fixed prior's logs."""
+        k = posteriors.shape[1]
+        if self.prevalence == PREVALENCE_UNIFORM:
+            return np.full(k, -np.log(k))
+        if self.prevalence != PREVALENCE_ESTIMATED:
+            return np.log(np.asarray(self.prevalence, dtype=np.float64))
+        counts = posteriors.sum(axis=0)
+        return np.asarray(
+            digamma(counts + self.prevalence_prior) - digamma(counts.sum() + k * self.prevalence_prior),
+            dtype=np.float64,
+        )
+
+
+def _normalised(log_weights: FloatArray) -> FloatArray:
+    weights = np.exp(log_weights - log_weights.max())
+    return weights / weights.sum()

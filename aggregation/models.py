@@ -72,6 +72,8 @@ class AggregationRun(models.Model):
     changed_items = models.PositiveIntegerField(
         default=0, help_text="Items whose written label or status this run changed from the last run's."
     )
+    # What the write-back did to rows others wrote last: {"rewrote": {writer: n}, "kept": {writer: n}}.
+    corpus_writes = models.JSONField(default=dict, blank=True)
     versions = models.JSONField(default=dict, blank=True)
     started_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -121,6 +123,8 @@ class WorkerQuality(models.Model):
     responses = models.PositiveIntegerField(default=0)
     agreement = models.FloatField(null=True, blank=True, help_text="Agreement with the others' majority.")
     reliability = models.FloatField(null=True, blank=True, help_text="The label model's estimate.")
+    # The label model's P(answer | true label), as {"labels": [...], "matrix": [[row per true label]]}.
+    confusion = models.JSONField(default=dict, blank=True)
     gold_answered = models.PositiveIntegerField(default=0)
     gold_correct = models.PositiveIntegerField(default=0)
     flags = models.JSONField(default=list, blank=True)
@@ -136,6 +140,11 @@ class WorkerQuality(models.Model):
     @property
     def gold_accuracy(self) -> float | None:
         return self.gold_correct / self.gold_answered if self.gold_answered else None
+
+    def confusion_rows(self) -> list[tuple[str, list[float]]]:
+        """(true label, P(each given label)) rows of the confusion matrix, for display."""
+        labels, matrix = self.confusion.get("labels", []), self.confusion.get("matrix", [])
+        return list(zip(labels, matrix, strict=False))
 
 
 class Adjudication(models.Model):

@@ -111,6 +111,10 @@ class AggregationPolicy:
         return LABEL_MODELS[self.label_model]()
 
 
+# The reasons an item is contested, in the order a list of them is written; bit n of a mask is REASONS[n].
+REASONS = (LOW_AGREEMENT, NO_MAJORITY_REASON, GOLD, MODEL, LOW_POSTERIOR)
+
+
 def contest_reasons(
     rule: AgreementRule,
     agreement: npt.NDArray[np.float64],
@@ -119,9 +123,22 @@ def contest_reasons(
     reference: npt.NDArray[np.intp],
     low_posterior: npt.NDArray[np.bool_] | None = None,
 ) -> list[list[str]]:
+    """Per item, why an expert should look at it, as a list (see :func:`contest_reason_masks`)."""
+    masks = contest_reason_masks(rule, agreement, labels, model_labels, reference, low_posterior)
+    return [reasons_of(mask) for mask in masks.tolist()]
+
+
+def contest_reason_masks(
+    rule: AgreementRule,
+    agreement: npt.NDArray[np.float64],
+    labels: npt.NDArray[np.intp],
+    model_labels: npt.NDArray[np.intp],
+    reference: npt.NDArray[np.intp],
+    low_posterior: npt.NDArray[np.bool_] | None = None,
+) -> npt.NDArray[np.int16]:
     """Per item, why an expert should look at it: ρ fails the rule, no majority, the majority disagrees
     with a gold/crawled answer (``reference`` ≥ 0 where known), the label model disagrees with it, or
-    (the model deciding) the model's posterior is below the policy's."""
+    (the model deciding) the model's posterior is below the policy's. One bit per reason (REASONS)."""
     low = (
         ~rule.comparison.passes(agreement, rule.threshold)
         if rule.threshold is not None
@@ -131,14 +148,15 @@ def contest_reasons(
     gold = (reference >= 0) & ~tied & (labels != reference)
     model = ~tied & (model_labels != NO_MAJORITY) & (model_labels != labels)
     unsure = np.zeros(len(labels), dtype=bool) if low_posterior is None else low_posterior
-    columns = (
-        (LOW_AGREEMENT, low),
-        (NO_MAJORITY_REASON, tied),
-        (GOLD, gold),
-        (MODEL, model),
-        (LOW_POSTERIOR, unsure),
-    )
-    return [[name for name, column in columns if column[i]] for i in range(len(labels))]
+    masks = np.zeros(len(labels), dtype=np.int16)
+    for bit, column in enumerate((low, tied, gold, model, unsure)):
+        masks |= np.asarray(column, dtype=np.int16) << bit
+    return masks
+
+
+def reasons_of(mask: int) -> list[str]:
+    """The reasons a mask of :func:`contest_reason_masks` stands for, in REASONS order."""
+    return [name for bit, name in enumerate(REASONS) if mask >> bit & 1]
 
 
 def worker_flags(

@@ -23,8 +23,10 @@ def record_worker_quality(
     responses: Responses,
     agreement: npt.NDArray[np.float64],
     reliability: npt.NDArray[np.float64],
+    confusion: npt.NDArray[np.float64] | None = None,
 ) -> int:
-    """Replace the job's worker quality rows with this run's; returns how many workers are flagged."""
+    """Replace the job's worker quality rows with this run's; returns how many workers are flagged.
+    ``confusion``: the label model's (workers × true × given) matrices on ``responses``' labels."""
     gold = gold_accuracy(job)
     worker_ids = [int(w) for w in responses.workers.tolist()]
     answered = np.array([gold.get(w, (0, 0))[0] for w in worker_ids], dtype=np.int64)
@@ -45,6 +47,7 @@ def record_worker_quality(
                 gold_correct=int(correct[w]),
                 flags=flags[w],
                 flagged=bool(flags[w]),
+                confusion=_confusion(responses, confusion, w),
             )
             for w, worker in enumerate(worker_ids)
         ],
@@ -72,3 +75,9 @@ def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
 
 def _number(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
+
+
+def _confusion(responses: Responses, confusion: npt.NDArray[np.float64] | None, w: int) -> dict[str, Any]:
+    if confusion is None:
+        return {}
+    return {"labels": list(responses.label_set.labels), "matrix": np.round(confusion[w], 4).tolist()}

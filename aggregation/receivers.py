@@ -6,11 +6,18 @@ from typing import Any
 
 from django.dispatch import receiver
 
-from aggregation.tasks import request_aggregation
+from aggregation.tasks import request_aggregation, request_next_round
+from annotation.models import Job
+from annotation.redundancy import adaptive_policy
 from annotation.signals import job_completed
 
 
 @receiver(job_completed, dispatch_uid="aggregation.aggregate_completed_job")
 def aggregate_completed_job(sender: Any, job_id: int, **kwargs: Any) -> None:
-    """A completed job is aggregated once its completion commits."""
+    """A completed job is aggregated once its completion commits; a completed round of an adaptive job
+    first gives its open items another round."""
+    params = Job.objects.filter(pk=job_id).values_list("params", flat=True).first()
+    if params is not None and adaptive_policy(params) is not None:
+        request_next_round(job_id)
+        return
     request_aggregation(job_id)

@@ -11,20 +11,22 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
-from django.db import connection, transaction
+from django.db import transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
 from aggregation.label_models import Aggregate
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
-from aggregation.models import Adjudication, AggregationRun, ItemOutcome, RunState, RunTrigger
-from aggregation.policy import AggregationPolicy, PolicyError, contest_reasons
+from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
+from aggregation.policy import AggregationPolicy, PolicyError
 from aggregation.quality import record_worker_quality
 from aggregation.reading import job_responses
 from aggregation.responses import ResponsesError
 from aggregation.rules import AgreementRule, RuleOutcome
+from aggregation.storing import decisions_to_write_back, outcome_columns, store_outcomes
 from aggregation.topics import assign_topics, topic_label_set
+from aggregation.write_back import write_back
 from annotation.models import Item, Job
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType, TaskTypeError
@@ -57,13 +59,15 @@ class AggregationReport:
     krippendorff_alpha: float | None
     flagged_workers: int
     changed_items: int
+    # What the write-back did to corpus rows others wrote last: {"rewrote": {...}, "kept": {...}}.
+    corpus_writes: dict[str, dict[str, int]]
 
     @classmethod
     def of(cls, run: AggregationRun) -> AggregationReport:
         return cls(
             run.pk, run.job_id, run.task_type, run.rule, run.items, run.kept, run.rejected,
             run.no_majority, run.adjudicated, run.fleiss_kappa, run.krippendorff_alpha, run.flagged_workers,
-            run.changed_items,
+            run.changed_items, run.corpus_writes,
         )  # fmt: skip
 
 
@@ -180,7 +184,13 @@ def _aggregate_categorical(
         adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
         done(len(outcome.items))
     run.flagged_workers = record_worker_quality(
-        job, run, policy, decided, worker_agreement_with_majority(decided), fitted.worker_reliability
+        job,
+        run,
+        policy,
+        decided,
+        worker_agreement_with_majority(decided),
+        fitted.worker_reliability,
+        fitted.worker_confusion,
     )
     summary = outcome.summary()
     run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
@@ -197,130 +207,16 @@ def _store_outcomes(
     declared: CategoricalRule,
     min_posterior: float | None,
 ) -> set[int]:
-    """Item outcomes (kept across runs, so adjudications stay attached) and the corpus write-back
-    through the task type's hook. Returns the items left as an expert adjudicated them.
+    """Item outcomes (set-wise; adjudicated rows stay, so adjudications stay attached) and the corpus
+    write-back through the task type's hook. Returns the items left as an expert adjudicated them.
     ``min_posterior``: the model decides, and items below it are contested (None: the rule decides).
     """
-    rule, model_labels, probabilities = outcome.rule, fitted.labels, fitted.probabilities
-    items = Item.objects.filter(job=job)
-    info = {row["pk"]: row for row in items.values(*ITEM_FIELDS)}
-    references = task_type.reference_answers(items)
-    reference = np.array(
-        [_reference_code(info[pk], references.get(pk), declared, rule) for pk in outcome.items.tolist()]
-    )
-    unsure = None if min_posterior is None else probabilities.max(axis=1) < min_posterior
-    reasons = contest_reasons(rule, outcome.agreement, outcome.labels, model_labels, reference, unsure)
-    model_names = rule.label_set.names_of(model_labels)
-    reference_names = ["" if code < 0 else rule.label_set.name_of(int(code)) for code in reference]
-    existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
-    before = {pk: (o.label, o.status) for pk, o in existing.items()}
-    adjudicated = set(
-        ItemOutcome.objects.filter(job=job, adjudications__isnull=False).values_list("item_id", flat=True)
-    )
-    changed, decisions = [], []
-    for index, row in enumerate(outcome.rows()):
-        record = existing.get(row.item) or ItemOutcome(item_id=row.item, job=job)
-        record.run, record.counts, record.agreement, record.status = (
-            run,
-            row.counts,
-            row.agreement,
-            row.status,
-        )
-        record.label, record.fine_label, record.model_label = row.label, row.fine_label, model_names[index]
-        record.reasons, record.contested = reasons[index], bool(reasons[index])
-        record.model_confidence = float(np.max(probabilities[index]))
-        record.reference_label = reference_names[index]
-        changed.append(record)
-        item = info[row.item]
-        if not item["is_gold"] and row.item not in adjudicated:
-            decisions.append(_decision(row, item))
-    _save_outcomes(job, changed, adjudicated)
-    # What re-aggregation changed: items whose written label or status differ from the last run's.
-    run.changed_items = sum(
-        1 for r in changed if r.item_id in before and before[r.item_id] != (r.label, r.status)
-    )
-    task_type.write_back(decisions, rule.describe())
-    return adjudicated
-
-
-ITEM_FIELDS = (
-    "pk",
-    "is_gold",
-    "known_answer",
-    "cluster_id",
-    "perspective_id",
-    "evidence_id",
-    "claim_id",
-)
-OUTCOME_FIELDS = [
-    "run", "counts", "label", "fine_label", "agreement", "status", "reasons",
-    "model_label", "contested", "model_confidence", "reference_label",
-]  # fmt: skip
-
-
-def _save_outcomes(job: Job, outcomes: list[ItemOutcome], adjudicated: set[int]) -> None:
-    """Replace the job's outcomes, keeping the rows that carry adjudications (and every sample mark).
-
-    Deleting and re-creating is much faster than ``bulk_update`` over a dozen fields; the rows experts
-    decided on stay, so their adjudications stay attached.
-    """
-    kept = [outcome for outcome in outcomes if outcome.pk and outcome.item_id in adjudicated]
-    _delete_unadjudicated(job)
-    ItemOutcome.objects.bulk_update(kept, OUTCOME_FIELDS, batch_size=500)
-    fresh = [outcome for outcome in outcomes if outcome.item_id not in adjudicated]
-    for outcome in fresh:
-        outcome.pk = None
-    _insert_outcomes(fresh)
-
-
-def _delete_unadjudicated(job: Job) -> None:
-    """One DELETE of the outcomes no expert decided. QuerySet.delete() would first fetch every row to
-    find adjudications to cascade to, of which there are none here: a minute for a million items."""
-    outcomes, adjudications = ItemOutcome._meta.db_table, Adjudication._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {outcomes} WHERE job_id = %s AND id NOT IN "
-            f"(SELECT outcome_id FROM {adjudications} WHERE job_id = %s)",
-            [job.pk, job.pk],
-        )
-
-
-def _insert_outcomes(outcomes: list[ItemOutcome]) -> None:
-    """New outcome rows: by COPY on PostgreSQL (a million rows in seconds, where bulk_create spends a
-    minute composing INSERTs), by bulk_create elsewhere."""
-    if connection.vendor != "postgresql":
-        ItemOutcome.objects.bulk_create(outcomes, batch_size=1000)
-        return
-    fields = [field for field in ItemOutcome._meta.concrete_fields if not field.primary_key]
-    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    statement = f"COPY {ItemOutcome._meta.db_table} ({columns}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
-        for outcome in outcomes:
-            copy.write_row(
-                [field.get_db_prep_save(getattr(outcome, field.attname), connection) for field in fields]
-            )
-
-
-def _reference_code(
-    item: Mapping[str, Any], reference: str | None, declared: CategoricalRule, rule: AgreementRule
-) -> int:
-    """The gold answer on the rule's label set: a gold item's known answer, else the task type's
-    reference answer (stance: the side the debate site put the point on); −1 when there is none."""
-    answer = item["known_answer"] if item["is_gold"] and isinstance(item["known_answer"], str) else reference
-    if answer is None:
-        return -1
-    answer = declared.spell(answer)
-    if rule.collapse is not None and answer in rule.collapse.mapping:
-        answer = rule.collapse.mapping[answer]
-    return rule.label_set.code(answer) if answer in rule.label_set.labels else -1
-
-
-def _decision(row: Any, item: Mapping[str, Any]) -> Decision:
-    return Decision(
-        item_id=row.item, label=row.label, fine_label=row.fine_label, counts=row.counts,
-        agreement=row.agreement, kept=row.status == "kept", cluster_id=item["cluster_id"],
-        perspective_id=item["perspective_id"], evidence_id=item["evidence_id"], claim_id=item["claim_id"],
-    )  # fmt: skip
+    columns = outcome_columns(job, outcome, fitted, task_type, declared, min_posterior)
+    stored = store_outcomes(job, run, columns)
+    run.changed_items = stored.changed
+    decisions = decisions_to_write_back(columns, job, stored.adjudicated)
+    write_back(job, run, task_type, decisions, outcome.rule.describe())
+    return stored.adjudicated
 
 
 def _aggregate_multilabel(
@@ -344,7 +240,7 @@ def _aggregate_multilabel(
         _multilabel_decision(declared, item, chosen, claims.get(item)) for item, chosen in kept.items()
     ]
     _store_multilabel_outcomes(job, run, decisions)
-    task_type.write_back(decisions, rule.describe())
+    write_back(job, run, task_type, decisions, rule.describe())
     run.rule = rule.describe()
     run.items, run.responses, run.workers = len(kept), len(rows), len({w for _, w, _ in rows})
     run.kept = sum(1 for chosen in kept.values() if chosen)

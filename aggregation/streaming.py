@@ -90,6 +90,7 @@ def aggregate_labels(
     decision: str = "rule",
     threshold: float | None = None,
     comparison: str = ">=",
+    require_overlap: bool = True,
 ) -> pd.DataFrame:
     """One row per item: the written label, ρ, kept/rejected, the model's label and its posterior.
 
@@ -98,11 +99,16 @@ def aggregate_labels(
     default)."""
     if label_model not in LABEL_MODELS:
         raise LabelFileError(f"unknown label model {label_model!r}; known: {sorted(LABEL_MODELS)}")
-    label_set = LabelSet("labels", tuple(labels))
-    rho_threshold = (0.5 if threshold is None else threshold) if decision == "rule" else None
-    rule = AgreementRule("labels", label_set, frozenset(labels), rho_threshold, Comparison(comparison))
+    rule = labels_rule(labels, decision, threshold, comparison)
+    label_set = rule.label_set
     try:
-        responses = Responses.from_codes(coded.item_codes, coded.worker_codes, coded.label_codes, label_set)
+        responses = Responses.from_codes(
+            coded.item_codes,
+            coded.worker_codes,
+            coded.label_codes,
+            label_set,
+            require_overlap=require_overlap,
+        )
     except (ResponsesError, LabelSetError) as error:
         raise LabelFileError(str(error)) from None
     outcome, fitted = decide(responses, rule, LABEL_MODELS[label_model](), decision, threshold or 0.0)
@@ -115,3 +121,12 @@ def aggregate_labels(
         "model_label": label_set.names_of(fitted.labels),
         "confidence": fitted.probabilities.max(axis=1),
     })  # fmt: skip
+
+
+def labels_rule(
+    labels: Sequence[str], decision: str, threshold: float | None = None, comparison: str = ">="
+) -> AgreementRule:
+    """The rule for plain labels: every label kept; ρ ≥ ``threshold`` (0.5) when the rule decides."""
+    rho_threshold = (0.5 if threshold is None else threshold) if decision == "rule" else None
+    return AgreementRule("labels", LabelSet("labels", tuple(labels)), frozenset(labels), rho_threshold,
+                         Comparison(comparison))  # fmt: skip

@@ -36,3 +36,24 @@ def request_aggregation(job_id: int, trigger: str = RunTrigger.COMPLETION) -> No
     if task_type is None or not services.has_aggregation(task_type):
         return
     aggregate_job_task.delay_on_commit(job_id, trigger)  # type: ignore[attr-defined]  # not in celery-types
+
+
+@shared_task(name="aggregation.next_round", soft_time_limit=20 * 60, time_limit=25 * 60)
+def next_round_task(job_id: int) -> int:
+    """A completed round of an adaptive job: publish the open items' next HITs, or, with none open
+    (or the budget spent), aggregate the job. Returns how many HITs it published."""
+    from aggregation.adaptive_rounds import next_round
+
+    report = next_round(job_id)
+    if report.new_hits == 0:
+        if report.refused:
+            log.warning(
+                "job %s: %s open items get no more labels: %s", job_id, report.open_items, report.refused
+            )
+        request_aggregation(job_id)
+    return report.new_hits
+
+
+def request_next_round(job_id: int) -> None:
+    """Decide an adaptive job's next round once the current transaction (its completion) commits."""
+    next_round_task.delay_on_commit(job_id)  # type: ignore[attr-defined]  # not in celery-types

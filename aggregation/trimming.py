@@ -8,11 +8,14 @@ from typing import Any
 
 from django.db import transaction
 from django.db.models import Max, QuerySet
+from django.utils import timezone
 
 from accounts import audit
 from accounts.models import AuditEvent
 from annotation.task_types.builtin_rules import STANCE_FLIP
+from corpus import provenance
 from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
+from corpus.provenance import Writer
 
 
 class TrimmingError(ValueError):
@@ -21,7 +24,7 @@ class TrimmingError(ValueError):
 
 def merge_clusters(cluster_ids: Sequence[int], *, user: Any = None) -> PerspectiveCluster:
     """Fold clusters of one claim into the first of them (by position): members and evidence move over."""
-    with transaction.atomic():
+    with transaction.atomic(), provenance.writing(Writer.person(user, "merge")) as log:
         clusters = list(PerspectiveCluster.objects.select_for_update().filter(pk__in=cluster_ids))
         if len(clusters) < 2 or len({c.claim_id for c in clusters}) != 1:
             raise TrimmingError("merge two or more clusters of the same claim")
@@ -35,30 +38,37 @@ def merge_clusters(cluster_ids: Sequence[int], *, user: Any = None) -> Perspecti
         )
         perspectives = [m.perspective_id for m in members]
         evidence = [link.evidence_id for link in links]
+        log.guard(PerspectiveCluster.objects.filter(pk__in=[c.pk for c in clusters]))
         PerspectiveCluster.objects.filter(pk__in=[c.pk for c in others]).delete()
         _append_members(target, perspectives)
         _append_evidence(target, evidence)
-        target.rule = f"merged with {len(others)} cluster(s) by {user}"[:200]
-        target.save(update_fields=["rule", "updated"])
+        rule = f"merged with {len(others)} cluster(s) by {user}"[:200]
+        PerspectiveCluster.objects.filter(pk=target.pk).update(
+            rule=rule, updated=timezone.now(), **log.stamp()
+        )
+        target.refresh_from_db()
         audit.record(
             user,
             AuditEvent.Action.MERGED,
             f"claim {target.claim_id} cluster {target.pk}",
             clusters=list(cluster_ids),
+            replaced=log.detail()["rewrote"],
         )
     return target
 
 
 def split_cluster(cluster_id: int, perspective_ids: Sequence[int], *, user: Any = None) -> PerspectiveCluster:
     """Move some members (never the original) into a new cluster of the same claim with the same stance."""
-    with transaction.atomic():
+    with transaction.atomic(), provenance.writing(Writer.person(user, "split")) as log:
         cluster = PerspectiveCluster.objects.select_for_update().get(pk=cluster_id)
         moving = list(cluster.members.filter(perspective_id__in=perspective_ids).order_by("position"))
         if not moving or len(moving) != len(set(perspective_ids)):
             raise TrimmingError("choose members of the cluster to split off")
         if any(member.position == 0 for member in moving):
             raise TrimmingError("the original perspective stays in its cluster; split off the others")
+        log.guard(PerspectiveCluster.objects.filter(pk=cluster.pk))
         ClusterMember.objects.filter(pk__in=[m.pk for m in moving]).delete()
+        PerspectiveCluster.objects.filter(pk=cluster.pk).update(updated=timezone.now(), **log.stamp())
         new = _new_cluster(
             cluster.claim, cluster, flip=False, rule=f"split from cluster {cluster.position} by {user}"
         )
@@ -68,6 +78,7 @@ def split_cluster(cluster_id: int, perspective_ids: Sequence[int], *, user: Any 
             AuditEvent.Action.SPLIT,
             f"claim {cluster.claim_id} cluster {cluster.pk}",
             new_cluster=new.pk,
+            replaced=log.detail()["rewrote"],
         )
     return new
 
@@ -79,7 +90,7 @@ def copy_clusters(
 
     A cluster whose original perspective already opens one of the target's clusters is not copied again.
     """
-    with transaction.atomic():
+    with transaction.atomic(), provenance.writing(Writer.person(user, "copy")):
         target = Claim.objects.select_for_update().get(pk=to_claim_id)
         sources = list(PerspectiveCluster.objects.filter(pk__in=cluster_ids).select_related("claim"))
         if any(source.claim_id == target.pk for source in sources):
@@ -135,20 +146,23 @@ def _new_cluster(claim: Claim, like: PerspectiveCluster, *, flip: bool, rule: st
         # An expert put it there: released like the original, or adjudicated when that was a candidate.
         status=like.status if like.status in Status.released() else Status.ADJUDICATED,
         rule=rule[:200],
+        **provenance.stamp(),
     )
 
 
 def _append_members(cluster: PerspectiveCluster, perspective_ids: Sequence[int]) -> None:
     rows = _appended(cluster.members.all(), "perspective_id", perspective_ids)
+    stamp = provenance.stamp()
     ClusterMember.objects.bulk_create(
-        ClusterMember(cluster=cluster, perspective_id=pk, position=at) for pk, at in rows
+        ClusterMember(cluster=cluster, perspective_id=pk, position=at, **stamp) for pk, at in rows
     )
 
 
 def _append_evidence(cluster: PerspectiveCluster, evidence_ids: Sequence[int]) -> None:
     rows = _appended(cluster.evidence_links.all(), "evidence_id", evidence_ids)
+    stamp = provenance.stamp()
     ClusterEvidence.objects.bulk_create(
-        ClusterEvidence(cluster=cluster, evidence_id=pk, position=at) for pk, at in rows
+        ClusterEvidence(cluster=cluster, evidence_id=pk, position=at, **stamp) for pk, at in rows
     )
 
 

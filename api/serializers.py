@@ -85,7 +85,7 @@ class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):
         fields = ["id", "job", "trigger", "state", "error", "task_type", "rule", "label_model", "items",
                   "responses", "workers", "kept", "rejected", "no_majority", "adjudicated", "mean_rho",
                   "fleiss_kappa", "krippendorff_alpha", "flagged_workers", "changed_items",
-                  "created"]  # fmt: skip
+                  "corpus_writes", "created"]  # fmt: skip
 
 
 class OutcomeSerializer(serializers.ModelSerializer[ItemOutcome]):

@@ -169,7 +169,9 @@ GRID = {
         {"diversity": "redundancy", "redundancy_cosine": 0.8, "redundancy_penalty": 2.0},
     ),
 }
-GOALS = {"cluster_recall@15": 0.75, "evlinked_recall@8": 0.50, "evlinked_recall@60": 0.85}
+GOALS = {"evlinked_recall@8": 0.50, "evlinked_recall@60": 0.85}
+# Cluster recall@15 had a goal of 0.75, retired (issue 30): no packaged model gets past about 0.70.
+REPORTED = ("cluster_recall@15",)
 
 
 def grid() -> list[HybridParams]:
@@ -221,7 +223,7 @@ def tune(
 
 
 def goal_line(name: str, metrics: dict[str, float], p95_ms: float) -> None:
-    parts = []
+    parts = [f"{key}={metrics[key]:.3f} (no goal)" for key in REPORTED]
     for key, goal in GOALS.items():
         value = metrics[key]
         verdict = "met" if value >= goal else f"missed by {goal - value:.3f}"
@@ -247,45 +249,34 @@ def query_p95_ms(
     return float(np.percentile(times, 95) * 1000)
 
 
-def bench_dense(release: Release, bm25: EmbeddedBackend) -> None:
+def bench_dense(release: Release, bm25: EmbeddedBackend, fine_tune: bool = False) -> None:
     """Dense and hybrid rankings, each tuned on one set of claims and reported once on the test split.
 
     The packaged MiniLM is tuned on the train and dev claims. The MiniLM fine-tuned on the train
     claims (search/finetune.py) is tuned on the dev claims only: its train-claim rankings are
     flattered by training. Hub correction reads every claim's text (no labels), leaving out the query.
+    The fine-tuned model is reused when its training.json matches these claims and settings; it is
+    trained again only when asked (`fine_tune`), since that takes about 14 minutes on 2 cores.
     """
     from search.dense import DenseUnavailableError, MiniLMEncoder
     from search.embeddings import CachedEncoder
-    from search.finetune import fine_tune, is_trained
 
     try:
         packaged = MiniLMEncoder(threads=os.cpu_count())
     except DenseUnavailableError as error:
         print(f"retrieval embedded-dense skipped: {error}")
         return
-    if not is_trained(TUNED_MODEL):
-        start = time.perf_counter()
-        training = fine_tune(train_claims(release), TUNED_MODEL)
-        print(
-            f"retrieval fine-tuned MiniLM on {training.claims} train claims ({training.pairs} pairs, "
-            f"{training.epochs} epoch) in {time.perf_counter() - start:.0f} s, saved in {TUNED_MODEL}"
-        )
+    encoders = {
+        "minilm": (CachedEncoder(packaged, EMBEDDINGS / "all-MiniLM-L6-v2.npz"), packaged, "train+dev")
+    }
+    if tuned_model_ready(release, fine_tune):
+        tuned = MiniLMEncoder(threads=os.cpu_count(), folder=TUNED_MODEL)
+        encoders["minilm-perspectrum"] = (CachedEncoder(tuned, TUNED_MODEL / "embeddings.npz"), tuned, "dev")
     rows = {
         name: [i for i, s in enumerate(release.split) if s in names] for name, names in SPLIT_SETS.items()
     }
     lexical = [{h.id: h.score for h in bm25.search(Kind.PERSPECTIVE, q, CANDIDATES)} for q in release.claims]
     ids = [d.id for d in release.pool]
-    encoders = {
-        "minilm": (CachedEncoder(packaged, EMBEDDINGS / "all-MiniLM-L6-v2.npz"), packaged, "train+dev"),
-        "minilm-perspectrum": (
-            CachedEncoder(
-                tuned := MiniLMEncoder(threads=os.cpu_count(), folder=TUNED_MODEL),
-                TUNED_MODEL / "embeddings.npz",
-            ),
-            tuned,
-            "dev",
-        ),
-    }
     for name, (encoder, raw, tuned_on) in encoders.items():
         start = time.perf_counter()
         vectors = encoder.encode([d.text for d in release.pool])
@@ -305,6 +296,36 @@ def bench_dense(release: Release, bm25: EmbeddedBackend) -> None:
             f"hybrid-{name}", tuned_on, metrics, build_s, f"tuned cr@15={tuned_score:.3f} {describe(params)}"
         )
         goal_line(f"hybrid-{name}", metrics, query_p95_ms(raw, bm25, best, release, rows["test"]))
+
+
+def tuned_model_ready(release: Release, fine_tune: bool) -> bool:
+    """Whether the fine-tuned MiniLM's lines can run: its model matches the train claims and settings,
+    or `fine_tune` asks to train it now. Says which, and how to get the lines when it cannot."""
+    from search.finetune import fine_tune as train
+    from search.finetune import planned_training, trained_as
+
+    claims = train_claims(release)
+    planned, found = planned_training(claims), trained_as(TUNED_MODEL)
+    if found == planned and not fine_tune:
+        print(f"retrieval minilm-perspectrum: reusing {TUNED_MODEL} (its training.json matches)", flush=True)
+        return True
+    if not fine_tune:
+        why = "none saved" if found is None else "its training.json is for other claims or settings"
+        print(
+            f"retrieval hybrid-minilm-perspectrum skipped: no matching fine-tuned model in {TUNED_MODEL} "
+            f"({why}); `make bench BENCH_ARGS='search --fine-tune'` trains one, which takes about "
+            "14 minutes on 2 cores, over this target's 10-minute budget",
+            flush=True,
+        )
+        return False
+    start = time.perf_counter()
+    training = train(claims, TUNED_MODEL)
+    print(
+        f"retrieval fine-tuned MiniLM on {training.claims} train claims ({training.pairs} pairs, "
+        f"{training.epochs} epoch) in {time.perf_counter() - start:.0f} s, saved in {TUNED_MODEL}",
+        flush=True,
+    )
+    return True
 
 
 SPLIT_SETS = {"train+dev": ("train", "dev"), "dev": ("dev",), "test": ("test",)}
@@ -334,7 +355,11 @@ def report_split(name: str, tuned_on: str, metrics: dict[str, float], build_s: f
     )
 
 
-def main() -> None:
+def main(options: Sequence[str] = ()) -> None:
+    """`options`: `--fine-tune` trains the fine-tuned MiniLM again (otherwise a matching one is reused)."""
+    unknown = sorted(set(options) - {"--fine-tune"})
+    if unknown:
+        raise SystemExit(f"bench search: unknown option(s) {', '.join(unknown)}; it takes --fine-tune")
     release = load_release()
     bench_fts5(release)
     backend = bench_tantivy(release)
@@ -344,7 +369,7 @@ def main() -> None:
     if os.environ.get("BENCH_DENSE", "") in {"0", "false", "no"}:
         print("retrieval dense skipped: BENCH_DENSE=0")
     else:
-        bench_dense(release, backend)
+        bench_dense(release, backend, fine_tune="--fine-tune" in options)
     print("retrieval evidence-as-query recall@8/@60 not computable: evidence_pool_v1.0.json is absent")
 
 

@@ -6,8 +6,11 @@ stays fast on the full release.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Model, QuerySet
+from django.forms import BaseModelFormSet, ModelForm
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 
@@ -17,19 +20,68 @@ from corpus.models import (
     ClusterEvidence,
     ClusterMember,
     Evidence,
+    ImportedRelease,
     Perspective,
     PerspectiveCluster,
     Topic,
 )
+from corpus.provenance import Writer
+
+PROVENANCE_FIELDS = ("written_by", "written_ref", "written_by_user", "written_at")
+RELEASE_DIGESTS = ("release_digest", "topics_release_digest", "clusters_release_digest")
 
 
-class ClaimTopicInline(admin.TabularInline):
+class PersonEdits:
+    """What is changed here is a person's edit: stamped with who and when, which a re-import or a
+    re-run then leaves alone (STYLE rule 21). The provenance fields are shown, never edited."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        own = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
+        return own + [name for name in PROVENANCE_FIELDS if _has_field(self.model, name)]  # type: ignore[attr-defined]
+
+    def get_exclude(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        own = list(super().get_exclude(request, obj) or [])  # type: ignore[misc]
+        return own + [name for name in RELEASE_DIGESTS if _has_field(self.model, name)]  # type: ignore[attr-defined]
+
+
+def _has_field(model: type[Model], name: str) -> bool:
+    return any(field.name == name for field in model._meta.get_fields())
+
+
+def _stamp(instance: Model, request: HttpRequest) -> None:
+    for name, value in Writer.person(request.user, "admin edit").fields().items():
+        setattr(instance, name, value)
+
+
+class PersonEditsAdmin(PersonEdits, admin.ModelAdmin):
+    def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
+        if form.has_changed() and _has_field(type(obj), "written_by"):
+            _stamp(obj, request)
+        super().save_model(request, obj, form, change)
+
+    def save_formset(
+        self, request: HttpRequest, form: ModelForm, formset: BaseModelFormSet, change: bool
+    ) -> None:
+        for inline_form in formset.forms:
+            if inline_form.has_changed() and _has_field(type(inline_form.instance), "written_by"):
+                _stamp(inline_form.instance, request)
+        super().save_formset(request, form, formset, change)
+        parent = form.instance
+        if formset.deleted_objects and _has_field(type(parent), "written_by"):
+            _stamp(parent, request)  # its rows (topics, members, links) are part of what it says
+            type(parent)._default_manager.filter(pk=parent.pk).update(
+                **{name: getattr(parent, name) for name in ("written_by", "written_ref", "written_at")},
+                written_by_user_id=parent.written_by_user_id,
+            )
+
+
+class ClaimTopicInline(PersonEdits, admin.TabularInline):
     model = ClaimTopic
     extra = 0
     autocomplete_fields = ["topic"]
 
 
-class ClusterInline(admin.TabularInline):
+class ClusterInline(PersonEdits, admin.TabularInline):
     """A claim's clusters: members (original first), stance, votes, evidence ids."""
 
     model = PerspectiveCluster
@@ -64,7 +116,7 @@ class ClusterInline(admin.TabularInline):
 
 
 @admin.register(Claim)
-class ClaimAdmin(admin.ModelAdmin):
+class ClaimAdmin(PersonEditsAdmin):
     list_display = ["cid", "text", "source", "split", "topic_list", "cluster_count", "text_missing"]
     list_display_links = ["cid", "text"]
     list_filter = ["source", "split", "topics", "text_missing", "clusters__status"]
@@ -90,20 +142,20 @@ class ClaimAdmin(admin.ModelAdmin):
         return ", ".join(link.topic.slug for link in claim.claim_topics.all())
 
 
-class MemberInline(admin.TabularInline):
+class MemberInline(PersonEdits, admin.TabularInline):
     model = ClusterMember
     extra = 0
     raw_id_fields = ["perspective"]
 
 
-class EvidenceLinkInline(admin.TabularInline):
+class EvidenceLinkInline(PersonEdits, admin.TabularInline):
     model = ClusterEvidence
     extra = 0
     raw_id_fields = ["evidence"]
 
 
 @admin.register(PerspectiveCluster)
-class PerspectiveClusterAdmin(admin.ModelAdmin):
+class PerspectiveClusterAdmin(PersonEditsAdmin):
     list_display = [
         "__str__",
         "claim_text",
@@ -135,7 +187,7 @@ class PerspectiveClusterAdmin(admin.ModelAdmin):
 
 
 @admin.register(Perspective)
-class PerspectiveAdmin(admin.ModelAdmin):
+class PerspectiveAdmin(PersonEditsAdmin):
     list_display = ["pid", "text", "origin", "source", "paraphrase_of_pid", "quality_flag"]
     list_display_links = ["pid", "text"]
     list_filter = ["origin", "source", "clusters__status", "clusters__claim__split"]
@@ -154,7 +206,7 @@ class PerspectiveAdmin(admin.ModelAdmin):
 
 
 @admin.register(Evidence)
-class EvidenceAdmin(admin.ModelAdmin):
+class EvidenceAdmin(PersonEditsAdmin):
     list_display = ["eid", "text", "source", "text_missing"]
     list_display_links = ["eid", "text"]
     list_filter = ["source", "text_missing"]
@@ -174,3 +226,20 @@ class TopicAdmin(admin.ModelAdmin):
     @admin.display(description="claims", ordering="claim_total")
     def claim_count(self, topic: Topic) -> int:
         return topic.claim_total  # type: ignore[attr-defined]
+
+
+@admin.register(ImportedRelease)
+class ImportedReleaseAdmin(admin.ModelAdmin):
+    """Every import of a release, with what it changed and its conflicts; written only by the import."""
+
+    list_display = ["version", "checksum", "imported_at"]
+    readonly_fields = ["version", "checksum", "imported_at", "report"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

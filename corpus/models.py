@@ -5,6 +5,7 @@ Public ids (cId, pId, eId) are the release's ids: stable, unique, and separate f
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -56,6 +57,60 @@ class Split(models.TextChoices):
     TEST = "test"
 
 
+class WrittenBy(models.TextChoices):
+    """Who wrote a corpus row's current content last (STYLE rule 21)."""
+
+    IMPORT = "import", "release import"
+    CRAWL = "crawl", "crawl"
+    JOB = "job", "job write-back"
+    PERSON = "person", "person"
+
+
+class Written(models.Model):
+    """Provenance of a row's current content: set by every write path through `corpus.provenance`."""
+
+    written_by = models.CharField(
+        max_length=8, choices=WrittenBy.choices, default=WrittenBy.IMPORT, db_index=True
+    )
+    written_ref = models.CharField(
+        max_length=200, blank=True, help_text="Which release, crawl run, job or decision wrote it."
+    )
+    written_by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    written_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class FromRelease(Written):
+    """A row a release describes: the digest of what the release said at the last import (the base
+    of the three-way merge a re-import makes; blank when no release wrote it)."""
+
+    release_digest = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        abstract = True
+
+
+class ImportedRelease(models.Model):
+    """One import of a release: its files' checksum, and what it changed and left alone."""
+
+    version = models.CharField(max_length=64)
+    checksum = models.CharField(max_length=64, db_index=True, help_text="sha256 over the release's files.")
+    imported_at = models.DateTimeField(auto_now_add=True)
+    report = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-imported_at", "-pk"]
+
+    def __str__(self) -> str:
+        return (
+            f"PERSPECTRUM v{self.version} ({self.checksum[:12]}) imported {self.imported_at:%Y-%m-%d %H:%M}"
+        )
+
+
 class Topic(models.Model):
     slug = models.SlugField(max_length=64, unique=True)
     name = models.CharField(max_length=128)
@@ -67,7 +122,7 @@ class Topic(models.Model):
         return self.slug
 
 
-class Claim(models.Model):
+class Claim(FromRelease):
     cid = models.PositiveIntegerField("cId", unique=True)
     text = models.TextField(blank=True)
     # True for claims known only by id (e.g. listed in topic.json but absent from the release):
@@ -80,6 +135,9 @@ class Claim(models.Model):
     topics: models.ManyToManyField[Topic, ClaimTopic] = models.ManyToManyField(
         Topic, through="ClaimTopic", related_name="claims", blank=True
     )
+    # The bases of the claim's topics and of its clusters (members and evidence links included).
+    topics_release_digest = models.CharField(max_length=32, blank=True)
+    clusters_release_digest = models.CharField(max_length=32, blank=True)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
 
@@ -90,7 +148,7 @@ class Claim(models.Model):
         return f"c{self.cid}: {self.text[:80]}" if not self.text_missing else f"c{self.cid} (text missing)"
 
 
-class ClaimTopic(models.Model):
+class ClaimTopic(Written):
     """A claim's topic, ordered as the annotators listed them."""
 
     claim = models.ForeignKey(Claim, on_delete=models.CASCADE, related_name="claim_topics")
@@ -108,7 +166,7 @@ class ClaimTopic(models.Model):
         return f"{self.topic_id} #{self.position}"
 
 
-class Perspective(models.Model):
+class Perspective(FromRelease):
     pid = models.PositiveIntegerField("pId", unique=True)
     text = models.TextField()
     origin = models.CharField(max_length=16, choices=Origin.choices, default=Origin.CRAWLED, db_index=True)
@@ -131,7 +189,7 @@ class Perspective(models.Model):
         return f"p{self.pid}: {self.text[:80]}"
 
 
-class Evidence(models.Model):
+class Evidence(FromRelease):
     eid = models.PositiveIntegerField("eId", unique=True)
     text = models.TextField(blank=True)
     # Evidence referenced by a cluster whose text we do not have (the v1.0 evidence pool is
@@ -150,7 +208,7 @@ class Evidence(models.Model):
         return f"e{self.eid}: {self.text[:80]}" if not self.text_missing else f"e{self.eid} (text missing)"
 
 
-class PerspectiveCluster(models.Model):
+class PerspectiveCluster(Written):
     """A claim's stance toward one perspective and the perspectives equivalent to it.
 
     This is the claim–perspective relation: the stance labels, votes, agreement and status
@@ -188,7 +246,7 @@ class PerspectiveCluster(models.Model):
         return f"cluster {self.position} of c{self.claim.cid}"
 
 
-class ClusterMember(models.Model):
+class ClusterMember(Written):
     cluster = models.ForeignKey(PerspectiveCluster, on_delete=models.CASCADE, related_name="members")
     perspective = models.ForeignKey(Perspective, on_delete=models.PROTECT, related_name="memberships")
     position = models.PositiveSmallIntegerField(help_text="0 is the original perspective.")
@@ -204,7 +262,7 @@ class ClusterMember(models.Model):
         return f"member {self.position} of cluster {self.cluster_id}"
 
 
-class ClusterEvidence(models.Model):
+class ClusterEvidence(Written):
     cluster = models.ForeignKey(PerspectiveCluster, on_delete=models.CASCADE, related_name="evidence_links")
     evidence = models.ForeignKey(Evidence, on_delete=models.PROTECT, related_name="cluster_links")
     position = models.PositiveSmallIntegerField()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Max
 
+from corpus import provenance
 from corpus.models import (
     Claim,
     ClusterEvidence,
@@ -24,6 +25,7 @@ from corpus.models import (
     PerspectiveCluster,
     Status,
 )
+from corpus.provenance import Writer
 from corpus.services import allocate_ids
 from crawler.models import Debate, PageVersion, Point
 from crawler.parsing import DebateRecord, PointRecord
@@ -72,7 +74,7 @@ def ingest_debate(
     """Write one debate and its points into the corpus; all or nothing."""
     digest = fingerprint(record)
     version = PageVersion.objects.get(pk=version_id)
-    with transaction.atomic():
+    with transaction.atomic(), provenance.writing(Writer.crawl(run_id)):
         debate = Debate.objects.select_for_update().filter(url=record.url).first()
         if debate is not None and debate.fingerprint == digest:
             Debate.objects.filter(pk=debate.pk).update(last_run_id=run_id)
@@ -97,6 +99,7 @@ def _create_claim(record: DebateRecord) -> Claim:
         source=record.site,
         source_url=record.url,
         original_title=record.motion,
+        **provenance.stamp(),
     )
 
 
@@ -150,6 +153,7 @@ def _add_points(debate: Debate, items: list[tuple[int, PreparedPoint]], version:
     pids = allocate_ids(Perspective, len(items))
     eids = allocate_ids(Evidence, sum(1 for _, item in items if item.evidence))
     next_position = (claim.clusters.aggregate(top=Max("position"))["top"] or -1) + 1
+    stamp = provenance.stamp()
     for (position, item), pid in zip(items, pids, strict=True):
         point = item.point
         perspective = Perspective.objects.create(
@@ -159,18 +163,19 @@ def _add_points(debate: Debate, items: list[tuple[int, PreparedPoint]], version:
             source=debate.site,
             source_url=debate.url,
             quality_flag=item.quality_flag[:200],
+            **stamp,
         )
         cluster = PerspectiveCluster.objects.create(
-            claim=claim, position=next_position, status=Status.CANDIDATE, source_side=point.side
+            claim=claim, position=next_position, status=Status.CANDIDATE, source_side=point.side, **stamp
         )
         next_position += 1
-        ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+        ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
         evidence = None
         if item.evidence:
             evidence = Evidence.objects.create(
-                eid=eids.pop(0), text=item.evidence, source=debate.site, source_url=debate.url
+                eid=eids.pop(0), text=item.evidence, source=debate.site, source_url=debate.url, **stamp
             )
-            ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0)
+            ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0, **stamp)
         Point.objects.create(
             debate=debate,
             version=version,

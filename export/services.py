@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts import audit
 from accounts.models import AuditEvent
 from config.progress import QUIET, Progress
+from corpus import provenance as corpus_provenance
 from corpus.models import (
     Claim,
     ClaimTopic,
@@ -23,6 +24,7 @@ from corpus.models import (
     Perspective,
     PerspectiveCluster,
     Status,
+    WrittenBy,
 )
 from corpus.perspectrum import (
     CLAIMS,
@@ -35,6 +37,7 @@ from corpus.perspectrum import (
     file_names,
 )
 from corpus.perspectrum import Release as PerspectrumRelease
+from corpus.provenance import Writer
 from corpus.services import cluster_contents
 from export import provenance
 from export.archive import write_zip
@@ -177,19 +180,29 @@ def assign_claim_splits(plan: SplitPlan, *, keep_existing: bool = False) -> dict
     next release, unchanged.
     """
     topics = exported_topics()
-    current = dict(Claim.objects.filter(cid__in=list(topics)).values_list("cid", "split"))
-    fixed = {cid: split for cid, split in current.items() if split} if keep_existing else None
-    result = split_claims(topics, plan, fixed)
-    with transaction.atomic():
+    claims = Claim.objects.filter(cid__in=list(topics))
+    current = dict(claims.values_list("cid", "split"))
+    # A split a person set stays, whatever the plan (STYLE rule 21).
+    held = set(claims.filter(written_by=WrittenBy.PERSON).exclude(split="").values_list("cid", flat=True))
+    fixed = {cid: split for cid, split in current.items() if split and (keep_existing or cid in held)}
+    result = split_claims(topics, plan, fixed if keep_existing or held else None)
+    with transaction.atomic(), corpus_provenance.writing(Writer.process(f"split (seed {plan.seed})")) as log:
         for name in SPLITS:
             moved = [
                 cid for cid, split in result.assignment.items() if split == name and current[cid] != name
             ]
+            log.guard(
+                Claim.objects.filter(cid__in=moved).exclude(split="")
+            )  # counted: filling a blank is not
             for start in range(0, len(moved), 500):
                 Claim.objects.filter(cid__in=moved[start : start + 500]).update(
-                    split=name, updated=timezone.now()
+                    split=name, updated=timezone.now(), **log.stamp()
                 )
-    return result.report(topics)
+    report = result.report(topics)
+    if log.touched_others:
+        report["corpus_writes"] = log.detail()
+        audit.record(None, AuditEvent.Action.WROTE_OVER, "claim splits", seed=plan.seed, **log.detail())
+    return report
 
 
 def stored_split_report() -> dict[str, Any]:

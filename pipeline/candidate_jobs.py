@@ -29,6 +29,7 @@ from corpus.models import (
     Stance3,
     Status,
 )
+from corpus.provenance import Writer
 from corpus.services import allocate_ids
 from pipeline.counter_speeches import counter_speech_questions
 from search import services as search
@@ -70,7 +71,9 @@ def kept_originals(claims: Sequence[int]) -> list[int]:
 
 def stance_job(claims: Sequence[int], params: dict[str, Any], status: str) -> Job | None:
     """Step 2a: every `status` claim–perspective pair of the claims."""
-    return _create("stance", {"claims": list(claims), "status": status}, params, "stance verification")
+    redundancy = dict(params.get("stance_redundancy") or {})
+    filters = {"claims": list(claims), "status": status}
+    return _create("stance", filters, params, "stance verification", redundancy)
 
 
 def paraphrase_writing_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
@@ -138,6 +141,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
         )
     }
     fresh = [candidate for candidate in found if candidate.text not in present]
+    stamp = Writer.process("web search candidates").fields()
     with transaction.atomic():
         ids = allocate_ids(Perspective, len(fresh))
         last = PerspectiveCluster.objects.filter(claim=claim).aggregate(top=Max("position"))["top"]
@@ -149,6 +153,7 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 origin=Origin.WEB,
                 source=WEB_SOURCE,
                 source_url=candidate.url[:2000],
+                **stamp,
             )
             position += 1
             cluster = PerspectiveCluster.objects.create(
@@ -157,8 +162,9 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
                 status=Status.CANDIDATE,
                 source_side=side.get(candidate.perspective_id, ""),
                 rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
+                **stamp,
             )
-            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
     return len(fresh)
 
 

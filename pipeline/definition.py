@@ -72,6 +72,9 @@ STEP_NAMES = tuple(step.name for step in STEPS)
 DEFAULTS: dict[str, Any] = {
     "provider": "simulated",
     "crowd": {"size": 12, "spammer_share": 0.2, "seed": 0},
+    # The stance job's redundancy: {} fixed (the task type's workers_per_item), or adaptive:
+    # {"redundancy": "adaptive", "min_workers": 3, "max_workers": 4, "stop_posterior": 0.95}
+    "stance_redundancy": {},
     "crawl": {"site": "idebate", "start_urls": [], "limit": None, "archive": "", "serve_fixtures": False},
     "claims": [],  # cIds to work on; filled by the crawl step when empty
     "web_sentences": 10,

@@ -17,6 +17,12 @@ from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import StepReport
 
 DEMO_NAME = "demo: saved idebate pages, simulated crowd"
+DEMO_STANCE_REDUNDANCY = {
+    "redundancy": "adaptive",
+    "min_workers": 3,
+    "max_workers": 4,
+    "stop_posterior": 0.95,
+}
 DEMO_VERSION = "demo-1"
 # The demo's crawl of the saved pages takes seconds; a small archive crawl, a few minutes.
 DEMO_CRAWL_SECONDS = 15 * 60
@@ -41,7 +47,13 @@ def demo_params() -> dict[str, object]:
         {"serve_fixtures": True} if fixtures.is_dir() else {"archive": "2015:2018", "limit": 5}
     )
     web = web_sentences_file(Path(settings.DATA_DIR) / "demo_web_sentences.jsonl")
-    return {"crawl": crawl, "web_source_file": str(web or ""), "version": DEMO_VERSION}
+    # The stance step asks the simulated crowd adaptively: a third label only where the decision is open.
+    return {
+        "crawl": crawl,
+        "web_source_file": str(web or ""),
+        "version": DEMO_VERSION,
+        "stance_redundancy": DEMO_STANCE_REDUNDANCY,
+    }
 
 
 def run_demo(on_step_end: StepReport | None = None) -> PipelineRun:

@@ -11,6 +11,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db.models import Q
 
+from aggregation.adaptive_rounds import adaptive_summary, is_adaptive, next_round
 from aggregation.services import aggregate_job, has_aggregation
 from annotation import work as annotation
 from annotation.models import Job, JobState
@@ -24,14 +25,27 @@ from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
 from search.services import SearchConfigError
 
+MAX_ROUNDS = 20  # an adaptive job asks at most max_workers − min_workers more rounds
+
 
 def drive(job: Job) -> bool:
-    """Publish and sync a job; aggregate it once complete. True when its results are written back."""
+    """Publish and sync a job; aggregate it once complete. True when its results are written back.
+    An adaptive job's completed round gives its open items another round first; the simulated crowd
+    answers each at once, a real crowd leaves the step waiting."""
     if job.state == JobState.DRAFT:
         job = annotation.publish_job(job.pk)
-    if job.state not in JobState.finished():
-        job = annotation.sync_job(job.pk)
-    if job.state != JobState.COMPLETE:
+    for _ in range(MAX_ROUNDS):
+        if job.state not in JobState.finished():
+            job = annotation.sync_job(job.pk)
+        if job.state != JobState.COMPLETE:
+            return False
+        if not is_adaptive(job):
+            break
+        next_round(job.pk)  # unless the completion task already did
+        job.refresh_from_db()
+        if job.state == JobState.COMPLETE:
+            break
+    else:
         return False
     if has_aggregation(job.task_type):
         aggregate_job(job.pk, once=True)  # unless the completion task (or an earlier call) did
@@ -47,7 +61,17 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
         return Outcome(
             StepState.WAITING, f"job {job.pk}: {progress.assignments_done}/{progress.assignments_wanted}"
         )
-    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated")
+    return Outcome(StepState.DONE, f"job {job.pk} complete and aggregated{_adaptive_figures(job)}")
+
+
+def _adaptive_figures(job: Job) -> str:
+    summary = adaptive_summary(job)
+    if summary is None:
+        return ""
+    return (
+        f"; adaptive: {summary.labels} labels for {summary.items} items, {summary.labels_saved} labels "
+        f"saved against {summary.policy.max_workers} per item"
+    )
 
 
 def finished_job(ctx: Context, key: str, outcome: Outcome) -> int | None:
@@ -76,7 +100,7 @@ def crawl(ctx: Context) -> Outcome:
         run = _start_crawl(ctx, options)
     if run.status in RunStatus.active():
         return Outcome(StepState.WAITING, f"crawl {run.pk} {run.status}: " + _crawl_figures(run))
-    if run.status != RunStatus.FINISHED:
+    if run.status not in (RunStatus.FINISHED, RunStatus.FINISHED_WITH_ERRORS):
         raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
     cids = sorted(
         Debate.objects.filter(Q(first_run=run) | Q(last_run=run), claim__isnull=False).values_list(
@@ -84,8 +108,10 @@ def crawl(ctx: Context) -> Outcome:
         )
     )
     ctx.params["claims"] = cids
+    # Finished with errors: what it crawled goes on, and the message keeps the failed requests in view.
+    failed = f" ({run.message})" if run.status == RunStatus.FINISHED_WITH_ERRORS else ""
     return Outcome(
-        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims", {"claims": cids}
+        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims{failed}", {"claims": cids}
     )
 
 

@@ -10,6 +10,7 @@ CPU cores. The trained model lives in a folder with a `training.json` saying wha
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -36,6 +37,28 @@ class Training:
     batch_size: int
     seed: int
     split: str = "train"
+    # A digest of the training pairs: a model trained on another corpus (or another split) differs here.
+    corpus: str = ""
+
+
+def planned_training(
+    claims: Sequence[tuple[str, Sequence[str]]], *, epochs: int = 1, batch_size: int = 64, seed: int = 0
+) -> Training:
+    """The training.json that fine-tuning on `claims` with these settings writes."""
+    pairs = training_pairs(claims)
+    digest = hashlib.sha256()
+    for claim, perspective in pairs:
+        digest.update(f"{claim}\x1f{perspective}\x1e".encode())
+    return Training(BASE_MODEL, len(claims), len(pairs), epochs, batch_size, seed, corpus=digest.hexdigest())
+
+
+def trained_as(folder: Path) -> Training | None:
+    """What the model in `folder` was trained on, as its training.json says; None without one."""
+    try:
+        recorded = json.loads((folder / TRAINING_FILE).read_text())
+        return Training(**recorded)
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def training_pairs(claims: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[str, str]]:
@@ -98,7 +121,7 @@ def fine_tune(
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     model.save(str(partial))
-    training = Training(BASE_MODEL, len(claims), len(pairs), epochs, batch_size, seed)
+    training = planned_training(claims, epochs=epochs, batch_size=batch_size, seed=seed)
     (partial / TRAINING_FILE).write_text(json.dumps(asdict(training), indent=2, sort_keys=True) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)

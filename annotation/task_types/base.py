@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django import forms
 from django.db.models import QuerySet
 
+from annotation.redundancy import REDUNDANCY_PARAMS
 from annotation.simulation import WorkerModel
 from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import AggregationRule
@@ -141,7 +142,7 @@ class TaskType:
     def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with a job's overrides; unknown names are refused so typos do not pass silently."""
         merged = self.defaults.as_params()
-        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS
+        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS - REDUNDANCY_PARAMS
         if unknown:
             raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
         merged.update(overrides or {})
@@ -191,7 +192,8 @@ class TaskType:
 
     # Aggregation hooks ----------------------------------------------------------------------------
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
-        """Make the corpus agree with a job's decisions; returns the rows changed.
+        """Make the corpus agree with a job's decisions; returns the rows changed. Aggregation passes
+        the decisions of the items that link a corpus row (claim, perspective, cluster or evidence).
 
         Runs inside the aggregation's transaction and must be a no-op the second time, so
         re-aggregating a job changes nothing. The base writes nothing.

@@ -23,7 +23,8 @@ from annotation.task_types.base import (
 )
 from annotation.task_types.builtin_rules import EVIDENCE_RULE
 from annotation.task_types.decisions import Decision
-from corpus.models import ClusterEvidence, ClusterMember, Evidence, Perspective
+from corpus import provenance
+from corpus.models import ClusterEvidence, ClusterMember, Evidence, Perspective, PerspectiveCluster
 
 SUPPORTED, NOT_SUPPORTED = "supported", "not_supported"
 LABELS = ((SUPPORTED, "Supported"), (NOT_SUPPORTED, "Not supported"))
@@ -119,7 +120,8 @@ class EvidenceVerificationTaskType(TaskType):
 
 def write_evidence(decisions: Sequence[Decision]) -> int:
     """A kept (evidence, perspective) pair links the evidence to every cluster the perspective is in;
-    a rejected one removes that link."""
+    a rejected one removes that link, unless a person made it. A cluster whose links change is
+    stamped with the writer too (its links are part of what it says)."""
     perspectives = {d.perspective_id for d in decisions}
     clusters_of: dict[int, list[int]] = {}
     for cluster_id, perspective_id in ClusterMember.objects.filter(
@@ -136,13 +138,23 @@ def write_evidence(decisions: Sequence[Decision]) -> int:
     links = ClusterEvidence.objects.filter(cluster_id__in=cluster_ids)
     present = set(links.values_list("cluster_id", "evidence_id"))
     last = last_positions(links.values("cluster_id").annotate(last=Max("position")))
+    stamp = provenance.stamp()
     added = []
     for (cluster, evidence), kept in sorted(wanted.items()):
         if kept and (cluster, evidence) not in present:
             last[cluster] = last.get(cluster, -1) + 1
-            added.append(ClusterEvidence(cluster_id=cluster, evidence_id=evidence, position=last[cluster]))
+            added.append(
+                ClusterEvidence(cluster_id=cluster, evidence_id=evidence, position=last[cluster], **stamp)
+            )
     ClusterEvidence.objects.bulk_create(added, batch_size=1000)
-    dropped = [pair for pair, kept in wanted.items() if not kept and pair in present]
-    for cluster, evidence in dropped:
-        ClusterEvidence.objects.filter(cluster_id=cluster, evidence_id=evidence).delete()
+    unwanted = {pair for pair, kept in wanted.items() if not kept and pair in present}
+    dropped = provenance.guard(links.filter(pk__in=_link_pks(links, unwanted)))
+    changed = set(ClusterEvidence.objects.filter(pk__in=dropped).values_list("cluster_id", flat=True))
+    ClusterEvidence.objects.filter(pk__in=dropped).delete()
+    provenance.touch(PerspectiveCluster.objects.filter(pk__in=changed | {link.cluster_id for link in added}))
     return len(added) + len(dropped)
+
+
+def _link_pks(links: Any, pairs: set[tuple[int, int]]) -> list[int]:
+    return [pk for pk, cluster, evidence in links.values_list("pk", "cluster_id", "evidence_id")
+            if (cluster, evidence) in pairs]  # fmt: skip

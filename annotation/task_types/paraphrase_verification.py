@@ -22,6 +22,7 @@ from annotation.task_types.base import (
 )
 from annotation.task_types.builtin_rules import PARAPHRASE_RULE
 from annotation.task_types.decisions import Decision
+from corpus import provenance
 from corpus.models import ClusterMember, Origin, Perspective, PerspectiveCluster
 
 SAME, DIFFERENT = "same", "different"
@@ -141,22 +142,26 @@ def _known(
 
 def write_paraphrases(decisions: Sequence[Decision]) -> int:
     """An accepted paraphrase joins its original's cluster (after the members it has); a refused one
-    leaves it, unless it is the cluster's original."""
+    leaves it, unless it is the cluster's original or a person put it there."""
     pairs = {(d.cluster_id, d.perspective_id): d.kept for d in decisions if d.cluster_id and d.perspective_id}
     members = ClusterMember.objects.filter(cluster_id__in={cluster for cluster, _ in pairs})
     present = dict(((m.cluster_id, m.perspective_id), m.position) for m in members)
     last = last_positions(members.values("cluster_id").annotate(last=Max("position")))
-    added, dropped = [], []
+    stamp = provenance.stamp()
+    added, unwanted = [], set()
     for (cluster, perspective), kept in sorted(pairs.items()):
         position = present.get((cluster, perspective))
         if kept and position is None:
             last[cluster] = last.get(cluster, -1) + 1
             added.append(
-                ClusterMember(cluster_id=cluster, perspective_id=perspective, position=last[cluster])
+                ClusterMember(cluster_id=cluster, perspective_id=perspective, position=last[cluster], **stamp)
             )
         elif not kept and position:
-            dropped.append((cluster, perspective))
+            unwanted.add((cluster, perspective))
     ClusterMember.objects.bulk_create(added, batch_size=1000)
-    for cluster, perspective in dropped:
-        ClusterMember.objects.filter(cluster_id=cluster, perspective_id=perspective).delete()
+    leaving = [m.pk for m in members if (m.cluster_id, m.perspective_id) in unwanted]
+    dropped = provenance.guard(ClusterMember.objects.filter(pk__in=leaving))
+    changed = set(ClusterMember.objects.filter(pk__in=dropped).values_list("cluster_id", flat=True))
+    ClusterMember.objects.filter(pk__in=dropped).delete()
+    provenance.touch(PerspectiveCluster.objects.filter(pk__in=changed | {m.cluster_id for m in added}))
     return len(added) + len(dropped)

@@ -12,6 +12,7 @@ from django.utils import timezone
 from annotation.task_types.base import Answer, Defaults, ItemSpec, QuizQuestion, TaskType, select_clusters
 from annotation.task_types.builtin_rules import STANCE_RULE
 from annotation.task_types.decisions import Decision
+from corpus import provenance
 from corpus.models import ClusterMember, PerspectiveCluster, Side, Stance5, Status
 
 if TYPE_CHECKING:
@@ -151,6 +152,7 @@ class StanceTaskType(TaskType):
             status=Status.ADJUDICATED if decision.kept else Status.REJECTED,
             rule=rule[:200],
             updated=timezone.now(),
+            **provenance.stamp(),
         )
 
     def corpus_status(self, item: Item) -> str | None:
@@ -192,14 +194,19 @@ def write_stances(decisions: Sequence[Decision], rule: str) -> int:
     """Stance labels, voter counts, ρ, status and rule onto each decided cluster.
 
     One UPDATE per distinct outcome (with three raters there are a few dozen) rather than a
-    ``bulk_update``, whose per-row CASE expressions took seconds for a thousand clusters.
+    ``bulk_update``, whose per-row CASE expressions took seconds for a thousand clusters. A cluster a
+    person wrote last (an expert's label, a merge) keeps what the person wrote.
     """
+    chosen = original_first(decisions)
+    allowed = set(provenance.guard(PerspectiveCluster.objects.filter(pk__in=[d.cluster_id for d in chosen])))
     groups: dict[tuple[str, str, tuple[int, ...], float | None, bool], list[int]] = {}
-    for d in original_first(decisions):
+    for d in chosen:
         assert d.cluster_id is not None
-        key = (d.label, d.fine_label, tuple(d.counts), d.agreement, d.kept)
-        groups.setdefault(key, []).append(d.cluster_id)
+        if d.cluster_id in allowed:
+            key = (d.label, d.fine_label, tuple(d.counts), d.agreement, d.kept)
+            groups.setdefault(key, []).append(d.cluster_id)
     now = timezone.now()
+    stamp = provenance.stamp(now)
     for (label, fine_label, counts, agreement, kept), clusters in groups.items():
         PerspectiveCluster.objects.filter(pk__in=clusters).update(
             stance_3=label,
@@ -209,5 +216,6 @@ def write_stances(decisions: Sequence[Decision], rule: str) -> int:
             status=Status.KEPT if kept else Status.REJECTED,
             rule=rule[:200],
             updated=now,
+            **stamp,
         )
     return sum(len(clusters) for clusters in groups.values())

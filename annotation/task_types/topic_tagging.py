@@ -13,6 +13,7 @@ from annotation.simulation import WorkerModel, answer_many
 from annotation.task_types.base import Answer, Defaults, ItemSpec, QuizQuestion, TaskType, select_claims
 from annotation.task_types.builtin_rules import TOPIC_RULE
 from annotation.task_types.decisions import Decision
+from corpus import provenance
 from corpus.models import ClaimTopic, Topic
 
 if TYPE_CHECKING:
@@ -110,15 +111,21 @@ class TopicTaggingTaskType(TaskType):
 
 
 def write_topics(topics: Mapping[int, Sequence[str]]) -> int:
-    """Each claim's topics, replaced by the kept ones in their order."""
+    """Each claim's topics, replaced by the kept ones in their order; a claim whose topics a person
+    set (any of its topic rows) keeps them."""
+    present = ClaimTopic.objects.filter(claim_id__in=list(topics))
+    allowed = set(provenance.guard(present))
+    held = set(present.exclude(pk__in=allowed).values_list("claim_id", flat=True))
+    topics = {claim: chosen for claim, chosen in topics.items() if claim not in held}
     slugs = {slug for chosen in topics.values() for slug in chosen}
     known = dict(Topic.objects.filter(slug__in=slugs).values_list("slug", "pk"))
     for slug in sorted(slugs - set(known)):
         known[slug] = Topic.objects.create(slug=slug, name=slug.replace("_", " ").capitalize()).pk
     ClaimTopic.objects.filter(claim_id__in=list(topics)).delete()
+    stamp = provenance.stamp()
     ClaimTopic.objects.bulk_create(
         [
-            ClaimTopic(claim_id=claim, topic_id=known[slug], position=position)
+            ClaimTopic(claim_id=claim, topic_id=known[slug], position=position, **stamp)
             for claim, chosen in topics.items()
             for position, slug in enumerate(chosen)
         ],

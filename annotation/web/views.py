@@ -120,7 +120,7 @@ def job_home(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "visitor": visitor,
         "qualification": found,
-        "can_quiz": work.can_retry_quiz(visitor.worker, job),
+        "can_quiz": work.can_retry_quiz(visitor.worker, job, found),
         "quiz_url": _url("quiz", job.pk, visitor),
         "start_url": _url("start", job.pk, visitor),
         "blocked": visitor.worker.blocked,

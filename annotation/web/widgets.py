@@ -8,11 +8,14 @@ and tests see no difference.
 
 from __future__ import annotations
 
+import functools
+import html
 from typing import Any
 
 from django import forms
 from django.forms.renderers import BaseRenderer
 from django.forms.utils import flatatt
+from django.utils import translation
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -21,6 +24,29 @@ class RadioChoices(forms.RadioSelect):
     def render(
         self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: BaseRenderer | None = None
     ) -> SafeString:
+        options = _flat_options(tuple(self.choices))
+        if options is None:  # grouped choices: Django's own option building
+            return self._render_grouped(name, value, attrs)
+        final = self.build_attrs(self.attrs, attrs)
+        chosen = set(self.format_value(value))
+        base_id, name_html = final.get("id"), html.escape(name)
+        parts = []
+        for index, (raw, label_html) in enumerate(options):
+            option = dict(final)
+            if raw in chosen:
+                option.update(self.checked_attribute)
+            label_for = ""
+            if base_id:
+                option["id"] = self.id_for_label(base_id, str(index))
+                label_for = f' for="{html.escape(str(option["id"]))}"'
+            parts.append(
+                f'<div><label{label_for}><input type="radio" name="{name_html}" value="{html.escape(raw)}"'
+                f"{_flat(option)}> {label_html}</label></div>"
+            )
+        wrapper = {"id": base_id, "class": final.get("class")}
+        return SafeString(f"<div{_flat({k: v for k, v in wrapper.items() if v})}>{''.join(parts)}</div>")
+
+    def _render_grouped(self, name: str, value: Any, attrs: dict[str, Any] | None) -> SafeString:
         widget = self.get_context(name, value, attrs)["widget"]
         options = [
             option for _group, group_options, _index in widget["optgroups"] for option in group_options
@@ -41,6 +67,27 @@ class RadioChoices(forms.RadioSelect):
         )
         wrapper = {"id": widget["attrs"].get("id"), "class": widget["attrs"].get("class")}
         return format_html("<div{}>{}</div>", flatatt({k: v for k, v in wrapper.items() if v}), choices)
+
+
+def _flat_options(choices: tuple[tuple[Any, Any], ...]) -> list[tuple[str, str]] | None:
+    """(value, escaped label) per choice, in the active language; None for grouped choices.
+    Escaping every label of every item through Django's lazy-aware helpers was most of a task
+    page's CPU (bench/load.py's page figures)."""
+    if any(isinstance(label, list | tuple) for _value, label in choices):
+        return None
+    return _escaped(choices, translation.get_language())
+
+
+@functools.lru_cache(maxsize=256)
+def _escaped(choices: tuple[tuple[Any, Any], ...], language: str | None) -> list[tuple[str, str]]:
+    return [("" if value is None else str(value), html.escape(str(label))) for value, label in choices]
+
+
+def _flat(attrs: dict[str, Any]) -> str:
+    """django.forms.utils.flatatt, for plain values: key="value" pairs sorted, then true booleans."""
+    pairs = sorted((k, v) for k, v in attrs.items() if not isinstance(v, bool) and v is not None)
+    flags = sorted(k for k, v in attrs.items() if v is True)
+    return "".join(f' {k}="{html.escape(str(v))}"' for k, v in pairs) + "".join(f" {k}" for k in flags)
 
 
 def _for(attrs: dict[str, Any]) -> SafeString:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q
@@ -97,8 +97,12 @@ def quiz_pass_mark(job: Job) -> float:
     return float(job.params.get("quiz_pass_mark", 0.75))
 
 
-def can_retry_quiz(worker: Worker, job: Job) -> bool:
-    found = qualification(worker, job.task_type)
+def can_retry_quiz(
+    worker: Worker, job: Job, found: Qualification | None | Literal["unread"] = "unread"
+) -> bool:
+    """Whether the worker may take the quiz (again); `found`: their qualification, when already read."""
+    if found == "unread":
+        found = qualification(worker, job.task_type)
     return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
 
 
@@ -237,7 +241,9 @@ def submit_assignment(assignment_id: int, answers: Mapping[int, Answer]) -> Assi
             raise AssignmentStateError(
                 f"this assignment was {assignment.state}; its work can no longer be saved"
             )
-        items = list(Item.objects.filter(hit_items__hit=assignment.hit_id).select_related("job"))
+        items = list(Item.objects.filter(hit_items__hit=assignment.hit_id))
+        for item in items:
+            item.job = assignment.job
         if {item.pk for item in items} != set(answers):
             raise AnswerError("a submission must answer exactly the items of its HIT")
         _store_responses(assignment, items, answers)
@@ -287,7 +293,7 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 
 def items_of(assignment: Assignment) -> list[Item]:
-    return assignment.hit.ordered_items()
+    return assignment.hit.ordered_items(assignment.job)
 
 
 class ServiceQueue:

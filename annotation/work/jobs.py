@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
 from annotation.markets.base import AssignmentReport, Provider, ProviderError, SyncReport
@@ -26,6 +26,7 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
+from annotation.redundancy import AdaptiveError, adaptive_policy
 from annotation.signals import job_completed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, gold_filters
@@ -76,6 +77,10 @@ def create_job(
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
     merged = definition.params(params)
+    try:
+        adaptive = adaptive_policy(merged)
+    except AdaptiveError as error:
+        raise JobError(str(error)) from None
     market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
     try:
         currency = market.job_currency(merged)
@@ -100,7 +105,8 @@ def create_job(
             provider=provider,
             params=merged,
             filters=filters,
-            workers_per_item=int(merged["workers_per_item"]),
+            # Adaptive: the first round asks min_workers per item; later rounds only the open items.
+            workers_per_item=adaptive.min_workers if adaptive else int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
             currency=currency,
@@ -289,22 +295,48 @@ def _take_reports(job: Job, reports: Sequence[AssignmentReport]) -> None:
 
 
 def settle_job(job_id: int) -> Job:
-    """Move a job to collecting once work has started, and to complete once every HIT is done."""
+    """Move a job to collecting once work has started, and to complete once every HIT is done.
+
+    Every start and submit asks; most find nothing to move. Those read the job and its counts in one
+    query without a lock, so workers' requests are not queued on the job's row; a move is decided
+    again under the lock."""
+    job = _with_counts(Job.objects.filter(pk=job_id)).get()
+    if _next_state(job) is None:
+        return job
     with transaction.atomic():
-        job = Job.objects.select_for_update().get(pk=job_id)
-        if job.state not in JobState.open():
+        job = _with_counts(Job.objects.select_for_update().filter(pk=job_id)).get()
+        state = _next_state(job)
+        if state is None:
             return job
-        progress = job_progress(job)
-        if progress.assignments_done >= progress.assignments_wanted:
-            job.state, job.completed_at = JobState.COMPLETE, timezone.now()
-        elif job.state == JobState.PUBLISHED and job.assignments.exists():
-            job.state = JobState.COLLECTING
-        else:
-            return job
+        job.state = state
+        if state == JobState.COMPLETE:
+            job.completed_at = timezone.now()
         job.save(update_fields=["state", "completed_at", "updated"])
         if job.state == JobState.COMPLETE:
             job_completed.send(sender=Job, job_id=job.pk)
     return job
+
+
+def _with_counts(jobs: QuerySet[Job]) -> QuerySet[Job]:
+    """Jobs with `wanted` (assignments the HITs want), `done` (confirmed finished work) and `started`."""
+    hits = Hit.objects.filter(job=OuterRef("pk")).order_by().values("job")
+    assignments = Assignment.objects.filter(job=OuterRef("pk")).order_by().values("job")
+    done = assignments.filter(state__in=AssignmentState.done(), confirmed=True)
+    return jobs.annotate(
+        wanted=Subquery(hits.annotate(n=Sum("assignments_wanted")).values("n")),
+        done=Subquery(done.annotate(n=Count("pk")).values("n")),
+        started=Exists(assignments),
+    )
+
+
+def _next_state(job: Any) -> str | None:
+    if job.state not in JobState.open():
+        return None
+    if (job.done or 0) >= (job.wanted or 0):
+        return JobState.COMPLETE
+    if job.state == JobState.PUBLISHED and job.started:
+        return JobState.COLLECTING
+    return None
 
 
 def job_progress(job: Job) -> Progress:

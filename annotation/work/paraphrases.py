@@ -14,6 +14,7 @@ from django.db import transaction
 
 from annotation.models import Authorship, Job, Response
 from corpus.models import Origin, Perspective
+from corpus.provenance import Writer
 from corpus.services import allocate_ids
 
 TOKEN = re.compile(r"\w+")
@@ -56,6 +57,7 @@ def collect_paraphrases(job_id: int, *, min_tokens: int | None = None) -> Collec
         }
         new: list[tuple[Perspective, Response]] = []
         short = copies = duplicates = 0
+        stamp = Writer.job(job.pk, "paraphrases written").fields()
         for response in responses:
             original = response.item.perspective
             if original is None:
@@ -72,7 +74,7 @@ def collect_paraphrases(job_id: int, *, min_tokens: int | None = None) -> Collec
                 else:
                     seen.add(key)
                     candidate = Perspective(
-                        text=text, origin=Origin.PARAPHRASE, source=SOURCE, paraphrase_of=original
+                        text=text, origin=Origin.PARAPHRASE, source=SOURCE, paraphrase_of=original, **stamp
                     )
                     new.append((candidate, response))
         for (candidate, _), pid in zip(new, allocate_ids(Perspective, len(new)), strict=True):

@@ -1,4 +1,4 @@
-"""A job's responses read by COPY on PostgreSQL are the rows the ORM reads, coded alike."""
+"""A job's responses read by binary COPY on PostgreSQL are the rows the ORM reads, coded alike."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 from aggregation.labels import LabelSet
 from aggregation.reading import _copied, _fetched, job_responses
 from aggregation.responses import ResponsesError
+from annotation.models import Response
 from annotation.work import long_format
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -20,7 +21,8 @@ def test_copy_and_the_orm_give_the_same_columns_and_responses() -> None:
     answer(job, dict(zip(keys(job), [[S, S, U], [U, NV, U], [S, S, S]] * 2, strict=True)))
     rows = long_format(job, include_gold=True)
 
-    copied, fetched = _copied(rows), _fetched(rows)
+    # Told only of SUPPORT, the reading asks the server for the other labels in a second pass.
+    copied, fetched = _copied(rows, [S]), _fetched(rows)
 
     def triples(columns: tuple) -> list[tuple[int, int, str]]:
         items, workers, codes, names = columns
@@ -31,6 +33,16 @@ def test_copy_and_the_orm_give_the_same_columns_and_responses() -> None:
     labels = LabelSet("stance", (S, U, NV))
     coded = job_responses(job, [], str, labels)
     assert coded.n_items == 6 and len(coded) == 18
+
+
+def test_labels_spelled_otherwise_are_read_and_spelled_by_the_task() -> None:
+    job = stance_job(make_corpus(claims=1, perspectives=2))
+    answer(job, dict(zip(keys(job), [[S, S, U], [U, NV, U]], strict=True)))
+    Response.objects.filter(job=job, label=U).update(label="undermine")
+
+    coded = job_responses(job, [], str.upper, LabelSet("stance", (S, U, NV)))
+
+    assert sorted(coded.counts().tolist()) == [[0, 2, 1], [2, 1, 0]]
 
 
 def test_a_job_without_responses_is_refused_by_copy_too() -> None:

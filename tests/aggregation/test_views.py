@@ -123,3 +123,12 @@ def test_copying_to_an_opposing_claim_flips_the_stance_and_the_votes(admin_clien
 
 def test_flipping_votes_swaps_the_sides_and_keeps_not_valid():
     assert flip_votes([3, 2, 1, 0, 4]) == [0, 1, 2, 3, 4]
+
+
+def test_each_workers_row_on_the_dashboard_shows_their_confusion_matrix(admin_client, job):
+    quality = job.worker_qualities.order_by("worker_id").first()
+    assert quality.confusion["labels"] == ["SUPPORT", "UNDERMINE", "NOT_VALID"]
+    assert all(sum(row) == pytest.approx(1.0, abs=1e-3) for row in quality.confusion["matrix"])
+    html = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+    assert "<h2>Workers</h2>" in html and "true \\ given" in html
+    assert f"<td>{quality.worker}</td>" in html

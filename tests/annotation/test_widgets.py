@@ -32,3 +32,16 @@ def test_only_plain_radio_selects_are_swapped() -> None:
     assert isinstance(radios.widget, RadioChoices) and radios.widget.attrs == {"class": "c"}
     assert list(radios.widget.choices) == CHOICES
     assert type(boxes.widget) is forms.CheckboxSelectMultiple
+
+
+def test_the_fast_path_writes_exactly_the_markup_of_djangos_option_building() -> None:
+    for value in (None, "UNDERMINE"):
+        for attrs in ({"id": "id_item-7", "required": True}, {"id": "id_item-7", "class": "c"}, {}):
+            widget = RadioChoices(choices=CHOICES)
+            assert widget.render("item-7", value, attrs) == widget._render_grouped("item-7", value, attrs)
+
+
+def test_grouped_choices_are_rendered_through_djangos_options() -> None:
+    grouped = [("Agree", [("SUPPORT", "Supports")]), ("Disagree", [("UNDERMINE", "Opposes")])]
+    html = str(RadioChoices(choices=grouped).render("item", "UNDERMINE", {"id": "i"}))
+    assert 'value="UNDERMINE" id="i_1_0" checked' in html and "Supports" in html

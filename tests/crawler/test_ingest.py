@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError
 
+from aggregation.trimming import merge_clusters
 from corpus.models import Claim, ClusterEvidence, ClusterMember, Evidence, Perspective, PerspectiveCluster
 from crawler import ingest, services
 from crawler.models import Debate, Point
@@ -80,6 +81,33 @@ def test_a_changed_point_gets_new_rows_and_the_old_ones_stay() -> None:
     assert old.headline == "Smokers are a drain on economic resources"
     assert Perspective.objects.filter(text="Smokers are a drain on economic resources").exists()
     assert debate.page.versions.count() == 2
+
+
+def test_crawled_rows_say_which_crawl_run_wrote_them() -> None:
+    record = parse_debate("idebate", SMOKERS.read_bytes(), "https://idebate.org/x")
+    stored = services.store_page(None, "idebate", record.url, SMOKERS.read_bytes(), record.url)
+    run = services.create_run("idebate")
+    ingest.ingest_debate(record, prepared(record), stored.version_id, run.pk)
+
+    for model in (Claim, Perspective, Evidence, PerspectiveCluster, ClusterMember, ClusterEvidence):
+        assert set(model.objects.values_list("written_by", "written_ref")) == {
+            ("crawl", f"crawl run {run.pk}")
+        }
+
+
+def test_a_recrawl_of_a_changed_debate_keeps_an_expert_merge() -> None:
+    html = SMOKERS.read_bytes()
+    ingest_page(html)
+    first, second = PerspectiveCluster.objects.order_by("position")[:2]
+    merged = merge_clusters([first.pk, second.pk], user=None)
+    members = list(merged.members.values_list("perspective_id", flat=True))
+
+    ingest_page(html.replace(b"Smokers are a drain on economic resources", b"Smokers drain resources"))
+
+    merged.refresh_from_db()
+    assert list(merged.members.values_list("perspective_id", flat=True)) == members
+    assert (merged.written_by, merged.written_ref) == ("person", "merge by system")
+    assert not PerspectiveCluster.objects.filter(pk=second.pk).exists()
 
 
 def test_debatewise_headlines_that_repeat_the_body_are_flagged_not_deleted() -> None:

@@ -117,5 +117,10 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
     verified = manage("verify_release", str(tmp_path / "var" / "releases" / "demo-1"))
     assert "verified against its manifest and schemas" in verified
 
-    again = manage("setup_demo")  # make run again: nothing new is crawled or released
+    manage("export_release", "--version", "demo-1", "--out", str(tmp_path / "first"))
+    again = manage("setup_demo")  # make run again: nothing new is crawled, imported or released
     assert "release demo-1" in again
+    assert "already imported, not imported again" in again and "updated" not in again
+    manage("export_release", "--version", "demo-1", "--out", str(tmp_path / "second"))
+    first = {path.name: path.read_bytes() for path in (tmp_path / "first").iterdir()}
+    assert first == {path.name: path.read_bytes() for path in (tmp_path / "second").iterdir()}

@@ -114,3 +114,18 @@ def test_a_real_crowd_leaves_the_step_waiting_with_its_progress(run_params: dict
     assert Status.CANDIDATE in set(
         Job.objects.get(pk=step.output["jobs"]["stance"]).items.values_list("cluster__status", flat=True)
     )
+
+
+def test_the_stance_step_runs_adaptive_and_says_how_many_labels_it_saved(run_params: dict) -> None:
+    from pipeline.demo import DEMO_STANCE_REDUNDANCY
+
+    run = services.create_run("test", {**run_params, "stance_redundancy": DEMO_STANCE_REDUNDANCY})
+    services.run_step(run.pk, "crawl")
+    step = services.run_step(run.pk, "stance")
+
+    job = Job.objects.get(pk=step.output["jobs"]["stance"])
+    assert step.state == StepState.DONE and job.state == JobState.COMPLETE
+    assert job.hits.filter(assignments_wanted=1).exists()  # a second round, over the open items only
+    assert "adaptive:" in step.message and "labels saved against 4 per item" in step.message
+    saved = int(step.message.split(" labels saved")[0].rsplit(" ", 1)[1])
+    assert 0 < saved < job.items.filter(is_gold=False).count()

@@ -69,7 +69,14 @@ def report_lines(report: AggregationReport) -> list[str]:
         f"no majority: {report.no_majority}  left as adjudicated: {report.adjudicated}",
         f"flagged workers: {report.flagged_workers}",
         f"changed since the last run: {report.changed_items} items",
+        *[f"corpus: {line}" for line in corpus_write_lines(report.corpus_writes)],
     ]
+
+
+def corpus_write_lines(writes: dict[str, dict[str, int]]) -> list[str]:
+    """What the write-back did to rows others wrote last, one line per writer."""
+    rewrote = [f"rewrote {n} row(s) last written by {who}" for who, n in writes.get("rewrote", {}).items()]
+    return rewrote + [f"kept {n} row(s) as {who} left them" for who, n in writes.get("kept", {}).items()]
 
 
 def _figure(value: float | None) -> str:

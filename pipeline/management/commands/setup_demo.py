@@ -4,6 +4,7 @@ saved debate pages with the simulated crowd, and a staff login printed."""
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -12,6 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from corpus.models import Claim
+from corpus.services import already_imported
 from pipeline.demo import run_demo
 from pipeline.models import StepRun
 from pipeline.services import PipelineError
@@ -32,7 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, username: str, no_pipeline: bool, url: str, **options: Any) -> None:
         release_dir = settings.PERSPECTRUM_DIR
         if (release_dir / "perspectrum_with_answers_v1.0.json").exists():
-            call_command("import_perspectrum", str(release_dir), stdout=self.stdout)
+            self._import_once(release_dir)
         elif not Claim.objects.filter(text_missing=False).exists():
             target = settings.DATA_DIR / "perspectrum"
             self.stdout.write(f"{release_dir} has no release; downloading it into {target}")
@@ -43,6 +45,14 @@ class Command(BaseCommand):
         if not no_pipeline:
             self._run_demo_pipeline()
         self._print_login(username, url.rstrip("/"))
+
+    def _import_once(self, release_dir: Path) -> None:
+        """Import the release unless these very files were imported before (by checksum)."""
+        done = already_imported(release_dir)
+        if done is not None:
+            self.stdout.write(f"{done}: already imported, not imported again")
+            return
+        call_command("import_perspectrum", str(release_dir), stdout=self.stdout)
 
     def _run_demo_pipeline(self) -> None:
         self._say("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")

@@ -1,0 +1,259 @@
+"""The PERSPECTRUM release import: a three-way merge of the release into the platform's corpus.
+
+Each row (a claim, perspective, evidence paragraph, a claim's topics, a claim's clusters with their
+members and evidence links) keeps the digest of what the release said when it was last imported.
+A re-import changes only rows that still hold that content; where the platform changed a row since
+and the release changed it too, the platform's version stays and the report names the conflict.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.db import connection, models, transaction
+
+from config.progress import QUIET, Progress
+from corpus.import_clusters import sync_clusters
+from corpus.import_report import Conflict, ImportReport, release_checksum, who
+from corpus.merging import Verdict, digest, three_way
+from corpus.models import (
+    Claim,
+    ClaimTopic,
+    Evidence,
+    ImportedRelease,
+    Origin,
+    Perspective,
+    Topic,
+    WrittenBy,
+)
+from corpus.perspectrum import Release, read_release
+from corpus.provenance import Writer, last_change
+
+# The release's `source` values that are not debate sites.
+ORIGIN_BY_SOURCE = {"paraphrase": Origin.PARAPHRASE, "google": Origin.WEB}
+BATCH = 2000
+PROVENANCE = ("written_by", "written_ref", "written_at")
+
+
+def import_perspectrum(
+    directory: Path | str, version: str | None = None, progress: Progress = QUIET, *, dry_run: bool = False
+) -> ImportReport:
+    """Import a PERSPECTRUM release without undoing the platform's work; validates everything before
+    writing anything. With `dry_run`, computes the same report and writes nothing."""
+    directory = Path(directory)
+    with progress.stage("read and validate the release"):
+        release = read_release(directory, version)
+    report = ImportReport(release.version, release_checksum(directory, release.version), dry_run)
+    writer = Writer.release(release.version)
+    with transaction.atomic():
+        with progress.stage("claims", unit="claims") as done:
+            claims = _sync_claims(release, report, writer)
+            done(len(claims))
+        with progress.stage("perspectives", len(release.pool), unit="perspectives") as done:
+            perspectives = _sync_perspectives(release, report, writer)
+            done(len(perspectives))
+        with progress.stage("evidence", unit="paragraphs") as done:
+            evidence = _sync_evidence(release, report, writer)
+            done(len(evidence))
+        with progress.stage("paraphrase links and topics", len(release.topics), unit="claims") as done:
+            _sync_paraphrase_links(release, perspectives, report)
+            _sync_topics(release, claims, report, writer)
+            done(len(release.topics))
+        with progress.stage("perspective clusters", len(release.claims), unit="claims") as done:
+            sync_clusters(release, claims, perspectives, evidence, report, writer)
+            done(len(release.claims))
+        if dry_run:
+            transaction.set_rollback(True)
+        else:
+            ImportedRelease.objects.create(
+                version=release.version, checksum=report.checksum, report=report.as_dict()
+            )
+    return report
+
+
+def already_imported(directory: Path, version: str | None = None) -> ImportedRelease | None:
+    """The last import of exactly these release files, if any."""
+    checksum = release_checksum(Path(directory), version)
+    return ImportedRelease.objects.filter(checksum=checksum).first()
+
+
+def _sync_rows(
+    model: type[models.Model],
+    key: str,
+    desired: dict[int, dict[str, Any]],
+    report: ImportReport,
+    kind: str,
+    writer: Writer,
+    keep_known_text: bool = False,
+) -> dict[int, int]:
+    """Create missing rows, update those still holding the last release's content, report conflicts;
+    returns public id → pk."""
+    fields = sorted({name for row in desired.values() for name in row})
+    existing = {
+        row[key]: row
+        for row in model._default_manager.values("pk", key, "release_digest", *PROVENANCE, *fields)
+    }
+    stamp = writer.fields()
+    to_create, to_update, rebased = [], [], []
+    for public_id, values in desired.items():
+        row, theirs = existing.get(public_id), digest(values)
+        if row is not None and keep_known_text and values.get("text_missing") and not row["text_missing"]:
+            report.unchanged[kind] += 1  # never overwrite a known text with "missing"
+            continue
+        ours = None if row is None else digest({name: row[name] for name in values})
+        verdict = three_way(row["release_digest"] if row else "", ours, theirs)
+        report.count(kind, verdict)
+        if verdict is Verdict.CREATE:
+            to_create.append(model(**{key: public_id}, **values, release_digest=theirs, **stamp))
+        elif verdict is Verdict.UPDATE:
+            assert row is not None
+            to_update.append(
+                model(pk=row["pk"], **{key: public_id}, **values, release_digest=theirs, **stamp)
+            )
+        else:
+            assert row is not None
+            if verdict is Verdict.CONFLICT:
+                report.conflicts.append(_row_conflict(kind, f"{key[0]}{public_id}", values, row))
+            if row["release_digest"] != theirs:
+                rebased.append(model(pk=row["pk"], release_digest=theirs))
+    _save(model, fields, to_create, to_update, rebased)
+    return dict(model._default_manager.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
+
+
+def _save(
+    model: type[models.Model],
+    fields: list[str],
+    to_create: list[models.Model],
+    to_update: list[models.Model],
+    rebased: list[models.Model],
+) -> None:
+    """New rows; updated rows (content, base and provenance); rows whose base alone moves on."""
+    model._default_manager.bulk_create(to_create, batch_size=BATCH)
+    if to_update:
+        model._default_manager.bulk_update(
+            to_update, [*fields, "release_digest", *PROVENANCE, "written_by_user"], batch_size=BATCH
+        )
+    model._default_manager.bulk_update(rebased, ["release_digest"], batch_size=BATCH)
+
+
+def _row_conflict(kind: str, key: str, values: dict[str, Any], row: dict[str, Any]) -> Conflict:
+    differing = sorted(name for name in values if row[name] != values[name])
+    changed_by, changed_at = who(row)
+    return Conflict(
+        kind, key, {n: values[n] for n in differing}, {n: row[n] for n in differing}, changed_by, changed_at
+    )
+
+
+def _sync_claims(release: Release, report: ImportReport, writer: Writer) -> dict[int, int]:
+    split = {int(key): value for key, value in release.split.items()}
+    desired = {
+        claim["cId"]: {
+            "text": claim["text"],
+            "text_missing": False,
+            "source": claim["source"],
+            "split": split.get(claim["cId"], ""),
+        }
+        for claim in release.claims
+    }
+    for entry in release.topics:  # claims known only from topic.json: id kept, text never invented
+        desired.setdefault(entry["claim_id"], {"text": "", "text_missing": True, "source": "", "split": ""})
+    return _sync_rows(Claim, "cid", desired, report, "claims", writer, keep_known_text=True)
+
+
+def _sync_perspectives(release: Release, report: ImportReport, writer: Writer) -> dict[int, int]:
+    desired = {
+        item["pId"]: {
+            "text": item["text"],
+            "source": item["source"],
+            "origin": ORIGIN_BY_SOURCE.get(item["source"], Origin.CRAWLED),
+        }
+        for item in release.pool
+    }
+    return _sync_rows(Perspective, "pid", desired, report, "perspectives", writer)
+
+
+def _sync_evidence(release: Release, report: ImportReport, writer: Writer) -> dict[int, int]:
+    desired: dict[int, dict[str, Any]] = {}
+    for item in release.evidence or []:
+        desired[item["eId"]] = {"text": item["text"], "source": item["source"], "text_missing": False}
+    for claim in release.claims:
+        for cluster in claim["perspectives"]:
+            for eid in cluster["evidence"]:
+                desired.setdefault(eid, {"text": "", "source": "", "text_missing": True})
+    pks = _sync_rows(Evidence, "eid", desired, report, "evidence", writer, keep_known_text=True)
+    report.evidence_without_text = Evidence.objects.filter(pk__in=pks.values(), text_missing=True).count()
+    return pks
+
+
+def _sync_paraphrase_links(release: Release, perspectives: dict[int, int], report: ImportReport) -> None:
+    """A paraphrase paraphrases its cluster's original (first member); the first cluster by cId wins.
+    Only the release's own perspectives are linked: a link the platform set stays."""
+    original_of: dict[int, int] = {}
+    sources = {item["pId"]: item["source"] for item in release.pool}
+    for claim in sorted(release.claims, key=lambda c: c["cId"]):
+        for cluster in claim["perspectives"]:
+            head, *rest = cluster["pids"]
+            for pid in rest:
+                if sources[pid] == "paraphrase":
+                    original_of.setdefault(pid, head)
+    current = dict(
+        Perspective.objects.filter(pid__in=list(original_of), written_by=WrittenBy.IMPORT).values_list(
+            "pid", "paraphrase_of__pid"
+        )
+    )
+    changed = [
+        (perspectives[head], perspectives[pid])
+        for pid, head in original_of.items()
+        if pid in current and current[pid] != head
+    ]
+    # One prepared UPDATE run many times: bulk_update's CASE expression is quadratic-ish here.
+    table, column = Perspective._meta.db_table, Perspective._meta.get_field("paraphrase_of").column
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {column} = %s WHERE id = %s", changed)
+    report.updated["paraphrase links"] += len(changed)
+    report.unchanged["paraphrase links"] += len(original_of) - len(changed)
+
+
+def _sync_topics(release: Release, claims: dict[int, int], report: ImportReport, writer: Writer) -> None:
+    """Each claim's topics, in order, as one row of the merge (base: `Claim.topics_release_digest`)."""
+    topic_pk = dict(Topic.objects.values_list("slug", "pk"))
+    desired = {claims[entry["claim_id"]]: entry["topics"] for entry in release.topics}
+    current: dict[int, list[dict[str, Any]]] = {}
+    for row in (
+        ClaimTopic.objects.filter(claim_id__in=list(desired))
+        .order_by("claim_id", "position")
+        .values("claim_id", "topic__slug", *PROVENANCE)
+    ):
+        current.setdefault(row["claim_id"], []).append(row)
+    bases = dict(Claim.objects.filter(pk__in=list(desired)).values_list("pk", "topics_release_digest"))
+    cids = {pk: cid for cid, pk in claims.items()}
+    replace, rebased = [], []
+    for pk, slugs in desired.items():
+        rows = current.get(pk)
+        absent = rows is None and not bases[pk] and slugs  # nothing yet: the release's topics are new
+        ours = None if absent else digest([r["topic__slug"] for r in rows or []])
+        theirs = digest(slugs)
+        verdict = three_way(bases[pk], ours, theirs)
+        report.count("claim topics", verdict)
+        if verdict in (Verdict.CREATE, Verdict.UPDATE):
+            replace.append(pk)
+        elif verdict is Verdict.CONFLICT:
+            platform = [r["topic__slug"] for r in rows or []]
+            changed_by, changed_at = who(last_change(rows or []))
+            report.conflicts.append(
+                Conflict("claim topics", f"c{cids[pk]}", slugs, platform, changed_by, changed_at)
+            )
+        if bases[pk] != theirs:
+            rebased.append(Claim(pk=pk, topics_release_digest=theirs))
+    ClaimTopic.objects.filter(claim_id__in=replace).delete()
+    stamp = writer.fields()
+    ClaimTopic.objects.bulk_create(
+        [
+            ClaimTopic(claim_id=pk, topic_id=topic_pk[slug], position=position, **stamp)
+            for pk in replace
+            for position, slug in enumerate(desired[pk])
+        ],
+        batch_size=BATCH,
+    )
+    Claim.objects.bulk_update(rebased, ["topics_release_digest"], batch_size=BATCH)

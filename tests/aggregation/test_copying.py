@@ -1,0 +1,67 @@
+"""Binary COPY of fixed-width columns: what is encoded decodes to the same values, and anything else
+is refused rather than misread."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from aggregation.copying import HEADER, TRAILER, CopyFormatError, decoded, decoded_arrays, encoded
+
+COLUMNS = (("item", "int8"), ("label", "int2"), ("share", "float8"), ("kept", "bool"))
+
+
+def test_encoded_columns_decode_to_the_same_values() -> None:
+    values = {
+        "item": np.array([1, 2**40, 3]),
+        "label": np.array([-1, 0, 4]),
+        "share": np.array([0.5, np.nan, 1.0]),
+        "kept": np.array([True, False, True]),
+    }
+    rows = decoded(COLUMNS, encoded(COLUMNS, values))
+    assert rows["item"].tolist() == [1, 2**40, 3] and rows["label"].tolist() == [-1, 0, 4]
+    assert rows["kept"].tolist() == [True, False, True]
+    np.testing.assert_array_equal(rows["share"], values["share"])
+
+
+def test_a_row_written_by_hand_in_the_documented_layout_is_read() -> None:
+    row = struct.pack(">hiqihidi?", 4, 8, 7, 2, 3, 8, 0.25, 1, True)
+    rows = decoded(COLUMNS, HEADER + row + TRAILER)
+    assert (rows["item"][0], rows["label"][0], rows["share"][0], rows["kept"][0]) == (7, 3, 0.25, True)
+
+
+def test_a_null_is_refused() -> None:
+    row = struct.pack(">hiqihiii?", 4, 8, 7, 2, 3, -1, 0, 1, True)  # share NULL; padded to the width
+    with pytest.raises(CopyFormatError):
+        decoded(COLUMNS, HEADER + row + TRAILER)
+
+
+def test_columns_of_different_lengths_and_foreign_bytes_are_refused() -> None:
+    with pytest.raises(CopyFormatError, match="length"):
+        encoded(COLUMNS, {"item": [1], "label": [1, 2], "share": [0.0], "kept": [True]})
+    with pytest.raises(CopyFormatError, match="not a binary COPY"):
+        decoded(COLUMNS, b"item,label\n1,2\n")
+
+
+def int8_array(values: list[int]) -> bytes:
+    header = struct.pack(">iiiii", 1, 0, 20, len(values), 1)
+    return header + b"".join(struct.pack(">iq", 8, v) for v in values)
+
+
+def test_rows_of_arrays_decode_to_one_numpy_array_per_column() -> None:
+    first, second = int8_array([1, 2, 3]), int8_array([-4])
+    row = struct.pack(">hi", 2, len(first)) + first + struct.pack(">i", len(second)) + second
+    empty = struct.pack(">iii", 0, 0, 20)
+    rows = decoded_arrays(("int8", "int8"), HEADER + row + struct.pack(">hi", 2, 12) + empty
+                          + struct.pack(">i", 12) + empty + TRAILER)  # fmt: skip
+    assert [[column.tolist() for column in r] for r in rows] == [[[1, 2, 3], [-4]], [[], []]]
+
+
+def test_an_array_of_another_type_or_a_null_is_refused() -> None:
+    array = int8_array([1])
+    with pytest.raises(CopyFormatError, match="int2"):
+        decoded_arrays(("int2",), HEADER + struct.pack(">hi", 1, len(array)) + array + TRAILER)
+    with pytest.raises(CopyFormatError, match="NULL"):
+        decoded_arrays(("int8",), HEADER + struct.pack(">hi", 1, -1) + TRAILER)

@@ -1,0 +1,93 @@
+"""Label models on skewed crowds (issue 29): MACE's prevalence, confusion matrices, calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aggregation.calibration import accuracy, expected_calibration_error
+from aggregation.dawid_skene import DawidSkene
+from aggregation.label_models import MajorityVote
+from aggregation.labels import NO_MAJORITY, LabelSet
+from aggregation.mace import MACE, PrevalenceError
+from aggregation.responses import Responses
+from aggregation.simulated_crowds import BIASED, SPAMMER, CrowdSpec, simulate_crowd
+
+BINARY = LabelSet("binary", ("not_supported", "supported"))
+
+
+def skewed(seed: int = 0, spam: float = 0.125):
+    """Like PERSPECTRUM's evidence labels: 8 workers, about four in five of one class, 5 per item."""
+    crowd = simulate_crowd(CrowdSpec(0.8, 5, spam, biased_share=0.25, pool=8, items=400, seed=seed))
+    items, workers, labels = crowd.first(5)
+    return crowd, Responses.from_codes(items, workers, labels, BINARY)
+
+
+def test_the_simulated_crowd_is_skewed_and_has_spammers_and_biased_workers():
+    crowd, _ = skewed()
+    assert 0.75 <= crowd.majority_class_accuracy <= 0.85
+    assert (crowd.kinds == SPAMMER).sum() == 1 and (crowd.kinds == BIASED).sum() == 2
+
+
+def test_mace_with_its_prevalence_estimated_beats_majority_where_the_uniform_prior_fails():
+    scores = []
+    for seed in range(6):
+        crowd, responses = skewed(seed)
+        scores.append(
+            [
+                accuracy(model.fit(responses).labels, crowd.truth)
+                for model in (MACE(prevalence="uniform"), MACE(), MajorityVote())
+            ]
+            + [crowd.majority_class_accuracy]
+        )
+    uniform, estimated, majority, always_frequent = np.array(scores).T
+    assert (uniform < majority).all()  # the cause reproduced: the reference's uniform prior
+    assert (estimated > always_frequent + 0.05).all() and (estimated > uniform + 0.05).all()
+    assert estimated.mean() > majority.mean() and (estimated >= majority - 0.005).all()
+
+
+def test_mace_records_which_prevalence_it_used():
+    _, responses = skewed()
+    estimated = MACE().fit(responses)
+    assert estimated.prevalence == "estimated" and estimated.class_prior[0] > 0.7
+    assert MACE(prevalence="uniform").fit(responses).class_prior.tolist() == pytest.approx([0.5, 0.5])
+    given = MACE(prevalence=(0.9, 0.1)).fit(responses)
+    assert given.prevalence == "given" and given.class_prior.tolist() == pytest.approx([0.9, 0.1])
+
+
+@pytest.mark.parametrize("prevalence", ["learned", (0.5, 0.6), (1.0, 0.0)])
+def test_mace_refuses_a_prevalence_that_is_not_one(prevalence):
+    with pytest.raises(PrevalenceError):
+        MACE(prevalence=prevalence)
+
+
+@pytest.mark.parametrize("model", [MajorityVote(), DawidSkene(), MACE()], ids=lambda m: m.name)
+def test_every_model_keeps_a_confusion_matrix_per_worker(model):
+    crowd, responses = skewed()
+    confusion = model.fit(responses).worker_confusion
+    assert confusion.shape == (responses.n_workers, 2, 2)
+    assert np.allclose(confusion.sum(axis=2), 1.0)
+    spammer = int(np.flatnonzero(crowd.kinds[responses.workers.astype(int)] == SPAMMER)[0])
+    honest = [w for w in range(responses.n_workers) if crowd.kinds[int(responses.workers[w])] == 0]
+    # A spammer answers alike whatever the truth; honest workers follow it.
+    spread = np.abs(confusion[:, 0, 0] - confusion[:, 1, 0])
+    assert spread[spammer] < min(spread[honest])
+
+
+def test_calibration_error_is_zero_for_posteriors_that_keep_their_promise():
+    probabilities = np.array([[0.75, 0.25]] * 4 + [[1.0, 0.0]] * 2)
+    labels = np.zeros(6, dtype=np.intp)
+    truth = np.array([0, 0, 0, 1, 0, 0])
+    assert expected_calibration_error(probabilities, labels, truth) == pytest.approx(0.0)
+
+
+def test_calibration_error_is_the_gap_of_overconfident_posteriors():
+    probabilities = np.array([[0.95, 0.05]] * 10)
+    truth = np.array([0] * 7 + [1] * 3)
+    assert expected_calibration_error(probabilities, np.zeros(10, dtype=np.intp), truth) == pytest.approx(
+        0.25
+    )
+
+
+def test_an_undecided_item_counts_half_right():
+    assert accuracy(np.array([NO_MAJORITY, 0]), np.array([1, 0])) == pytest.approx(0.75)
