@@ -3,11 +3,14 @@ item × spammers, every crowd with biased workers who favour one label.
 
 Goal per cell: Dawid–Skene and MACE ≥ plain majority and ≥ crowd-kit 1.4.1's same model fed rows
 sorted by worker and label (crowd-kit numbers workers in first-seen order but reads MACE's spam
-strategies in sorted order; sorted input is the fair comparison). Each cell averages ``SEEDS``
-crowds; majority's ties count as half right. Also printed: the always-majority-class baseline, and
-each model's expected calibration error (ECE) over the grid. crowd-kit is a dev dependency: without
-it the comparison says so and only the majority goal is judged. crowd-kit's figures are cached
-(``CACHE``) per crowd, so the grid takes seconds after its first run.
+strategies in sorted order; sorted input is the fair comparison); MACE also ≥ always answering
+the majority class on skewed cells. Each cell averages ``SEEDS`` crowds of ``ITEMS`` items (majority's
+ties count as half right), and each goal is judged against two standard errors of the difference:
+"met", "met within noise" (short by less), or "MISSED". Also printed: each model's expected
+calibration error (ECE) over the grid. crowd-kit is a dev dependency: without it the comparison says
+so and only the other goals are judged. crowd-kit's figures are cached (``CACHE``) per crowd; it is
+fitted only with ``FIT_CROWDKIT``, else judged on the seeds it has figures for, and each line says
+which.
 """
 
 from __future__ import annotations
