@@ -296,9 +296,9 @@ def _store_responses(assignment: Assignment, items: Sequence[Item], answers: Map
         rows.append(
             Response(
                 job_id=assignment.job_id,
-                item=item,
+                item_id=item.pk,
                 worker_id=assignment.worker_id,
-                assignment=assignment,
+                assignment_id=assignment.pk,
                 label=answer.label,
                 value=answer.value,
                 is_gold=item.is_gold,
