@@ -2,20 +2,26 @@
 
 A backup is `<root>/stancework-<UTC time>/` holding database.dump, releases.tar.gz and backup.json.
 It is written under a `.partial` name and renamed when complete, so a crash never leaves something
-that looks like a backup, and pruning only ever counts complete ones. Pure: no Django import.
+that looks like a backup, and pruning only ever counts complete ones. A backup or a prune holds the
+root's lock (`backup_lock`), so any `.partial` it finds is a killed backup's, and it removes it.
+The backups hold password hashes, API tokens, sessions and raw worker ids: folders are 0700 and
+files 0600, the root included. Pure: no Django import.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from backups.errors import BackupCorruptError
+from backups.errors import BackupCorruptError, BackupError
 
 PREFIX = "stancework-"
 STAMP = "%Y%m%dT%H%M%SZ"
@@ -25,6 +31,9 @@ MANIFEST = "backup.json"
 DATABASE_DUMP = "database.dump"
 RELEASES_ARCHIVE = "releases.tar.gz"
 FORMAT = 1
+LOCK = ".backup.lock"
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
 
 
 def backup_name(now: datetime) -> str:
@@ -76,11 +85,50 @@ def complete_backups(root: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.name)
 
 
+def private_root(root: Path) -> Path:
+    """The backups root, made if missing, readable by its owner only."""
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(PRIVATE_DIR)
+    return root
+
+
+def make_private(directory: Path) -> None:
+    """A backup folder and its files readable by their owner only."""
+    directory.chmod(PRIVATE_DIR)
+    for path in directory.iterdir():
+        path.chmod(PRIVATE_FILE)
+
+
+@contextmanager
+def backup_lock(root: Path) -> Iterator[None]:
+    """Held while a backup is written or the root pruned: one at a time, across processes and
+    containers that share the volume. A second one is refused, not queued (the next is due anyway)."""
+    with (private_root(root) / LOCK).open("a") as handle:
+        Path(handle.name).chmod(PRIVATE_FILE)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BackupError(f"another backup or prune of {root} is running") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def remove_stale_partials(root: Path) -> list[Path]:
+    """Delete what killed backups left (call under `backup_lock`: then no backup is being written)."""
+    stale = sorted(p for p in root.glob(f"{PREFIX}*{PARTIAL_SUFFIX}") if p.is_dir())
+    for path in stale:
+        shutil.rmtree(path)
+    return stale
+
+
 def prune_backups(root: Path, keep: int) -> list[Path]:
-    """Delete all but the newest `keep` complete backups; the deleted ones, oldest first."""
+    """Delete all but the newest `keep` complete backups, and every stale `.partial` (call under
+    `backup_lock`); the deleted ones, oldest first."""
     if keep < 1:
         raise ValueError(f"keep must be at least 1, not {keep}")
     old = complete_backups(root)[:-keep]
     for path in old:
         shutil.rmtree(path)
-    return old
+    return remove_stale_partials(root) + old

@@ -6,6 +6,7 @@ Pure: no Django import. The password travels in PGPASSWORD, never on a command l
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,7 +43,22 @@ def _run(argv: list[str], database: Mapping[str, Any]) -> None:
     except FileNotFoundError:
         raise PostgresToolError(f"{argv[0]} is not installed (Debian: postgresql-client)") from None
     if done.returncode != 0:
-        raise PostgresToolError(f"{argv[0]} failed with exit status {done.returncode}: {done.stderr.strip()}")
+        raise PostgresToolError(f"{argv[0]} {ending(done.returncode)}: {said(done.stderr)}")
+
+
+def ending(returncode: int) -> str:
+    """How a tool ended, in words: a negative status is the signal that killed it."""
+    if returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"was killed by {name} ({-returncode})"
+    return f"failed with exit status {returncode}"
+
+
+def said(stderr: str) -> str:
+    return stderr.strip() or "(nothing on stderr)"
 
 
 def dump_database(database: Mapping[str, Any], target: Path) -> None:

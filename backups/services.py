@@ -14,15 +14,19 @@ from django.conf import settings
 from django.db import connections
 
 from backups.archives import archive_directory, extract_archive
-from backups.errors import BackupError, RestoreTargetError
+from backups.errors import BackupCorruptError, BackupError, RestoreTargetError
 from backups.layout import (
     DATABASE_DUMP,
     PARTIAL_SUFFIX,
+    PRIVATE_DIR,
     RELEASES_ARCHIVE,
     STAMP,
+    backup_lock,
     backup_name,
     check_backup,
+    make_private,
     prune_backups,
+    remove_stale_partials,
     write_manifest,
 )
 from backups.postgres import count_tables, database_name, dump_database, restore_database
@@ -43,8 +47,6 @@ class Restored:
     database: str
     releases_dir: Path
     releases: list[str]
-    # Release directories whose files no longer verify against their manifests, with the problems.
-    problems: dict[str, list[str]]
 
 
 def _default_database() -> Mapping[str, Any]:
@@ -52,27 +54,38 @@ def _default_database() -> Mapping[str, Any]:
 
 
 def create_backup(root: Path | None = None, keep: int | None = None) -> Backup:
-    """Dump the database, archive RELEASES_DIR, record checksums, then keep the newest `keep`."""
+    """Dump the database, archive RELEASES_DIR, record checksums, then keep the newest `keep`.
+
+    Under the root's lock: a `.partial` a killed backup left is removed first, not kept for ever."""
     root = Path(root or settings.BACKUP_DIR)
     keep = keep or settings.BACKUP_KEEP
+    with backup_lock(root):
+        remove_stale_partials(root)
+        final, files = _write_backup(root)
+        return Backup(final, files, prune_backups(root, keep))
+
+
+def _write_backup(root: Path) -> tuple[Path, int]:
     database = _default_database()
     now = datetime.now(UTC)
     final = root / backup_name(now)
     partial = final.with_name(final.name + PARTIAL_SUFFIX)
     if final.exists() or partial.exists():
         raise BackupError(f"{final} already exists: one backup per second")
-    partial.mkdir(parents=True)
+    partial.mkdir(mode=PRIVATE_DIR)
+    partial.chmod(PRIVATE_DIR)  # mkdir's mode passes through the umask
     try:
         # The database first, then the files: a release is recorded only once its files are written,
         # so every release the dump knows is already complete on disk when the archive is made.
         dump_database(database, partial / DATABASE_DUMP)
         files = archive_directory(Path(settings.RELEASES_DIR), partial / RELEASES_ARCHIVE)
         write_manifest(partial, now, database=database_name(database), release_files=files)
+        make_private(partial)
         partial.rename(final)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    return Backup(final, files, prune_backups(root, keep))
+    return final, files
 
 
 def restore_backup(
@@ -84,20 +97,27 @@ def restore_backup(
 ) -> Restored:
     """Bring a backup back into a database and a releases directory (by default the configured ones).
 
-    Both targets must be empty unless `replace`: then the dump's tables are dropped and recreated,
-    and the existing releases directory is kept beside the new one as `<name>.before-restore-<time>`.
-    Every restored release is checked against its manifest.
+    All or nothing: the archive is unpacked into a temporary folder beside the target and every
+    release in it verified against its manifest; only then is the database restored, in one
+    transaction; only then is the folder moved into place. Any failure before leaves both targets as
+    they were. Both targets must be empty unless `replace`: then the dump's tables are dropped and
+    recreated (in that same transaction), and the existing releases directory is kept beside the new
+    one as `<name>.before-restore-<time>`.
     """
     check_backup(backup)
     database = database or _default_database()
     releases_dir = Path(releases_dir or settings.RELEASES_DIR)
     if not replace:
         _refuse_non_empty(database, releases_dir)
-    restore_database(database, backup / DATABASE_DUMP, replace=replace)
-    _restore_releases(backup / RELEASES_ARCHIVE, releases_dir)
-    releases = sorted(p.name for p in releases_dir.iterdir() if (p / RELEASE_MANIFEST).is_file())
-    problems = {name: [str(p) for p in verify_release(releases_dir / name)] for name in releases}
-    return Restored(database_name(database), releases_dir, releases, {k: v for k, v in problems.items() if v})
+    unpacked = _unpack_and_verify(backup / RELEASES_ARCHIVE, releases_dir)
+    try:
+        restore_database(database, backup / DATABASE_DUMP, replace=replace)
+    except BaseException:
+        shutil.rmtree(unpacked, ignore_errors=True)
+        raise
+    releases = _releases_in(unpacked)
+    _move_into_place(unpacked, releases_dir)
+    return Restored(database_name(database), releases_dir, releases)
 
 
 def _refuse_non_empty(database: Mapping[str, Any], releases_dir: Path) -> None:
@@ -111,16 +131,31 @@ def _refuse_non_empty(database: Mapping[str, Any], releases_dir: Path) -> None:
         raise RestoreTargetError(f"{releases_dir} is not empty: pass --replace to set it aside")
 
 
-def _restore_releases(archive: Path, releases_dir: Path) -> None:
-    """Unpack beside the target, then swap it in, so a failed unpack leaves the target as it was."""
+def _releases_in(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if (p / RELEASE_MANIFEST).is_file())
+
+
+def _unpack_and_verify(archive: Path, releases_dir: Path) -> Path:
+    """The archive unpacked into a new folder beside the target, every release in it verified; the
+    folder, or BackupCorruptError (and no folder) when anything does not unpack or verify."""
     releases_dir.parent.mkdir(parents=True, exist_ok=True)
     unpacked = Path(tempfile.mkdtemp(prefix=f".{releases_dir.name}-restore-", dir=releases_dir.parent))
-    unpacked.chmod(0o755)  # mkdtemp's 0700 would outlive the swap
     try:
+        unpacked.chmod(0o755)  # mkdtemp's 0700 would outlive the move; releases are served
         extract_archive(archive, unpacked)
+        problems = {name: verify_release(unpacked / name) for name in _releases_in(unpacked)}
+        bad = {name: found for name, found in problems.items() if found}
+        if bad:
+            listed = "; ".join(f"{name}: {', '.join(map(str, found))}" for name, found in bad.items())
+            raise BackupCorruptError(f"{archive}: release(s) do not verify against their manifests: {listed}")
     except BaseException:
         shutil.rmtree(unpacked, ignore_errors=True)
         raise
+    return unpacked
+
+
+def _move_into_place(unpacked: Path, releases_dir: Path) -> None:
+    """Swap the verified folder in (renames within one folder: nothing half-moved is ever seen)."""
     if releases_dir.is_dir() and any(releases_dir.iterdir()):
         stamp = datetime.now(UTC).strftime(STAMP)
         releases_dir.rename(releases_dir.with_name(f"{releases_dir.name}.before-restore-{stamp}"))

@@ -16,6 +16,9 @@ import django
 import redis
 
 CALLS_KEY = "bench:market-calls"
+# How many times a worker began a payment task: each payment's deliveries, counted where they run.
+DELIVERIES_KEY = "bench:payment-deliveries"
+PAYMENT_TASK = "annotation.execute_ledger_entry"
 
 
 @cache
@@ -38,8 +41,17 @@ def main(name: str) -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ["MARKET_CLIENTS"] = "mturk=bench._fake_market_worker.recording_client"
     django.setup()
+    from celery.signals import task_prerun
+
     from config.celery import app
 
+    counter = redis.Redis.from_url(os.environ["REDIS_URL"])
+
+    def count_delivery(sender: object = None, **kwargs: object) -> None:
+        if getattr(sender, "name", "") == PAYMENT_TASK:
+            counter.incr(DELIVERIES_KEY)
+
+    task_prerun.connect(count_delivery, weak=False)
     app.worker_main(
         ["worker", "--pool", "solo", "--hostname", f"{name}@%h", "--without-mingle", "--without-gossip",
          "--loglevel", "WARNING"]

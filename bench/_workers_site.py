@@ -33,9 +33,12 @@ def ledger(rows: int) -> dict[str, Any]:
         job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED, external_id="A",
         accepted_at=timezone.now(),
     )  # fmt: skip
-    # Each row is queued once on commit by the ledger; queue it once more, as a redelivery would.
+    # Recording an intent queues nothing (its caller does, once): here every row is queued twice, as
+    # two messages side by side, as a broker redelivers a task whose ack was lost. Three workers
+    # prefetch from one queue, so the two copies usually run at once, on two workers.
     ids = [intents.bonus_intent(assignment, Decimal("0.01"), "bench", f"row:{n}").pk for n in range(rows)]
     for number, pk in enumerate(ids):
+        execute_ledger_entry_task.delay(pk)
         execute_ledger_entry_task.delay(pk)
         if number % (rows // 4 or 1) == 0:
             sweep_ledger_task.delay()  # the sweeper runs among the deliveries, as on its schedule

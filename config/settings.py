@@ -213,7 +213,10 @@ CRAWLER_HTTPCACHE = env_bool("CRAWLER_HTTPCACHE", default=True)
 # Overrides every spider's own per-site delay when set (>= 0); -1 keeps the per-site delays.
 CRAWLER_DOWNLOAD_DELAY_MS = env_int("CRAWLER_DOWNLOAD_DELAY_MS", -1)
 CRAWLER_AUTOTHROTTLE = env_bool("CRAWLER_AUTOTHROTTLE", default=True)
-CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5)
+# A crawl reports (its heartbeat) and reads its stop request every CRAWLER_PROGRESS_SECONDS; silent
+# for CRAWLER_HEARTBEAT_LIMIT_SECONDS, it is failed (by beat's task, and before a new crawl of its site).
+CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5, minimum=1)
+CRAWLER_HEARTBEAT_LIMIT_SECONDS = env_int("CRAWLER_HEARTBEAT_LIMIT_SECONDS", 120, minimum=1)
 CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")  # CDX API and snapshots
 
 # The crowd markets a job can name (annotation.markets.registry). A market added here works end to
@@ -267,6 +270,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "annotation.reconcile_market_jobs",
         "schedule": float(env_int("RECONCILE_SECONDS", 60 * 60)),
     },
+    "fail-silent-crawls": {"task": "crawler.fail_silent_runs", "schedule": 60.0},
 }
 
 # Backups (backups/): `manage.py backup` writes a pg_dump (custom format) and an archive of

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -131,7 +132,11 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
     )
     def stop_crawls(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:
         stopped = sum(services.stop_crawl(run.pk) for run in queryset)
-        self.message_user(request, f"Asked {stopped} crawl(s) to stop.")
+        self.message_user(
+            request,
+            f"Asked {stopped} crawl(s) to stop: each finishes what is in flight and stops within "
+            f"{settings.CRAWLER_PROGRESS_SECONDS} s or so, wherever it runs.",
+        )
 
     @admin.action(description="Crawl the selected sites again", permissions=["start_crawl"])
     def crawl_again(self, request: HttpRequest, queryset: QuerySet[CrawlRun]) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import redis
 from django.conf import settings
@@ -30,9 +32,23 @@ CLEAN_STOP = "stancework-clean-stop.json"
 
 
 def job_dir(run: CrawlRun) -> Path:
-    """Where a crawl of this site and mode keeps its resumable state (JOBDIR)."""
-    name = run.site if not run.archive_from else f"{run.site}-archive-{run.archive_from}-{run.archive_to}"
+    """Where a crawl of this site, mode and base URL keeps its resumable state (JOBDIR).
+
+    Keyed by the base URL (scheme, host and port) its requests go to: a saved queue holds full
+    URLs, so it is resumed only by a crawl of the same base. A crawl of the same site elsewhere (a
+    local copy on another port) starts afresh instead of fetching dead addresses."""
+    if run.archive_from:
+        wayback = _base_key(settings.CRAWLER_WAYBACK_URL)
+        name = f"{run.site}-archive-{run.archive_from}-{run.archive_to}-{wayback}"
+    else:
+        name = f"{run.site}-{_base_key(run.start_urls[0]) if run.start_urls else 'live'}"
     return Path(settings.CRAWLER_DIR) / "jobs" / name
+
+
+def _base_key(url: str) -> str:
+    """`https://idebate.net/x` → `https-idebate.net`; `http://127.0.0.1:8123/` → `http-127.0.0.1-8123`."""
+    parts = urlsplit(url)
+    return re.sub(r"[^A-Za-z0-9.]+", "-", f"{parts.scheme}-{parts.netloc}").strip("-") or "live"
 
 
 def prepare_job_dir(path: Path, resume: bool) -> tuple[str, int | None]:
@@ -135,18 +151,22 @@ def run_spider(
     # Kept referenced here: signal handlers are held weakly.
     mark_clean_stop = _mark_clean_stop(jobdir, run.pk)
     crawler.signals.connect(mark_clean_stop, signal=signals.spider_closed)
+    # `--limit` counts the whole crawl: the debates the runs it resumes ingested count too.
+    limit = run.limit and max(run.limit - services.ingested_before(resumed_from), 1)
+    if limit != run.limit:
+        log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
     process.crawl(
         crawler,
         run_id=run.pk,
         archive=run.archive_range,
         start_urls=list(run.start_urls),
-        limit=run.limit,
+        limit=limit,
         resumed_from=resumed_from,
         shared=run.shared,
         helper_id=helper.pk if helper else None,
     )
     try:
-        with progress.stage(f"crawl {run.site} (run {run.pk})", total=run.limit, unit="pages") as fetched:
+        with progress.stage(f"crawl {run.site} (run {run.pk})", total=limit, unit="pages") as fetched:
             on_page = _count_pages(fetched)  # referenced here: signal handlers are held weakly
             crawler.signals.connect(on_page, signal=signals.response_received)
             process.start()
@@ -181,9 +201,11 @@ def serving(pages: str, run: CrawlRun) -> Iterator[None]:
     if not pages:
         yield
         return
-    from crawler.local_site import LocalSite
+    from crawler.local_site import LocalSite, preferred_port
 
-    with LocalSite.idebate(Path(pages)).serve() as site:
+    # On the same port each time when it is free: the crawl's saved state is keyed by its base URL,
+    # so a stopped crawl of the saved pages resumes.
+    with LocalSite.idebate(Path(pages)).serve(port=preferred_port(Path(pages))) as site:
         run.start_urls = [f"{site.url}/debatabase/all"]
         CrawlRun.objects.filter(pk=run.pk).update(start_urls=run.start_urls)
         yield

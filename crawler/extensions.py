@@ -1,4 +1,5 @@
-"""Scrapy extension: keep the CrawlRun row up to date (status, pid, stats) while the crawl runs.
+"""Scrapy extension: keep the CrawlRun row up to date (status, stats, heartbeat) while the crawl runs,
+and stop the crawl gracefully when a stop was asked for on the row (from any container or machine).
 
 In a shared crawl, a helper process (`crawl SITE --join`) keeps its own CrawlHelper row instead, and
 the run's own process stays open while a helper still works: a helper's responses can still add
@@ -16,7 +17,6 @@ from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from crawler import services
-from crawler.models import RunStatus
 
 
 class RunProgress:
@@ -42,12 +42,28 @@ class RunProgress:
         if helper_id is not None:
             self._every(lambda: services.save_helper_progress(helper_id, self._stats()))
         elif run_id is not None:
-            services.start_run(run_id, os.getpid(), resumed_from=getattr(spider, "resumed_from", None))
+            resumed_from = getattr(spider, "resumed_from", None)
+            if not services.start_run(run_id, os.getpid(), resumed_from=resumed_from):
+                # Stopped before it started: close at the first beat (the engine is not running yet).
+                self._every(lambda: False)
+                return
             self._every(lambda: services.save_progress(run_id, self._stats()))
 
-    def _every(self, save: Callable[[], None]) -> None:
-        self.loop = task.LoopingCall(save)
+    def _every(self, report: Callable[[], bool]) -> None:
+        """Report every interval (the heartbeat); a report that says not to go on stops the crawl."""
+
+        def beat() -> None:
+            if not report():
+                self._stop()
+
+        self.loop = task.LoopingCall(beat)
         self.loop.start(self.interval, now=False)
+
+    def _stop(self) -> None:
+        """What SIGTERM does: finish the requests in flight, save the queue, close with "shutdown"."""
+        if self.loop is not None and self.loop.running:
+            self.loop.stop()
+        self.crawler.stop()
 
     def spider_idle(self, spider: Spider) -> None:
         """The run's own process waits for its helpers, polling the shared queue meanwhile."""
@@ -63,6 +79,7 @@ class RunProgress:
         if helper_id is not None:
             services.save_helper_progress(helper_id, self._stats(), finished=True)
         elif run_id is not None:
-            # "finished" and the CLOSESPIDER_* reasons are normal ends; "shutdown" is a stop request.
-            status = RunStatus.STOPPED if reason == "shutdown" else RunStatus.FINISHED
-            services.finish_run(run_id, status, self._stats(), message=f"closed: {reason}")
+            # "finished" and the CLOSESPIDER_* reasons are ends; "shutdown" is a stop request.
+            stats = self._stats()
+            status, message = services.ending_of(reason, stats)
+            services.finish_run(run_id, status, stats, message=message)

@@ -8,6 +8,7 @@ with vote and login links that the crawler must never request.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import threading
@@ -83,7 +84,8 @@ class LocalSite:
         return cls(routes)
 
     @contextmanager
-    def serve(self) -> Iterator[LocalSite]:
+    def serve(self, port: int = 0) -> Iterator[LocalSite]:
+        """Serve on 127.0.0.1:`port` (when taken, or 0: a port the kernel picks)."""
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -110,7 +112,10 @@ class LocalSite:
             def log_message(self, format: str, *args: object) -> None:
                 return
 
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        try:
+            server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        except OSError:
+            server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{server.server_address[1]}"
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
@@ -119,3 +124,15 @@ class LocalSite:
         finally:
             server.shutdown()
             server.server_close()
+
+
+# Ports derived from a folder's path fall here: above the well-known and registered ports most
+# services use, below Linux's default ephemeral range (32768-60999), so rarely taken.
+PORT_RANGE = (20000, 32000)
+
+
+def preferred_port(pages: Path) -> int:
+    """The same port for the same folder every time, so a crawl of it keeps one base URL."""
+    digest = hashlib.sha256(str(pages.resolve()).encode()).digest()
+    low, high = PORT_RANGE
+    return low + int.from_bytes(digest[:4], "big") % (high - low)

@@ -14,6 +14,8 @@ class RunStatus(models.TextChoices):
     QUEUED = "queued"
     RUNNING = "running"
     FINISHED = "finished"
+    # Ended, but some requests failed for good (connection refused, timeouts, ...): the message counts them.
+    FINISHED_WITH_ERRORS = "finished_with_errors", "finished with errors"
     STOPPED = "stopped"
     FAILED = "failed"
 
@@ -37,11 +39,23 @@ class CrawlRun(models.Model):
     limit = models.PositiveIntegerField(null=True, blank=True, help_text="Stop after this many debates.")
     start_urls = models.JSONField(default=list, blank=True)
     status = models.CharField(
-        max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
+        max_length=24, choices=RunStatus.choices, default=RunStatus.QUEUED, db_index=True
     )
+    # Which process crawls it, as that process sees itself. Crawls run in other containers and
+    # machines, so Stop never goes by pid, nor liveness beyond the crawl's own pid namespace: the crawl
+    # writes `heartbeat` every few seconds, and reads `stop_requested` as often.
     pid = models.PositiveIntegerField(null=True, blank=True)
-    # When the process holding `pid` started: with it, a reused pid is never taken for the crawl.
     pid_started = models.FloatField(null=True, blank=True)
+    # Where `pid` means something (crawler.processes.pid_namespace): a process in the same pid
+    # namespace may see at once that the crawl is gone; any other waits for the heartbeat to age.
+    pid_namespace = models.CharField(max_length=100, blank=True)
+    host = models.CharField(max_length=255, blank=True, help_text="The machine or container crawling it.")
+    heartbeat = models.DateTimeField(
+        null=True, blank=True, help_text="When its crawl last reported; silent too long, it is failed."
+    )
+    stop_requested = models.DateTimeField(
+        null=True, blank=True, help_text="When Stop was asked for; the crawl stops gracefully within seconds."
+    )
     resumed_from = models.ForeignKey(
         "self",
         null=True,

@@ -1,13 +1,22 @@
-"""Which process a crawl run is: its pid, when that process started, and its command line.
+"""Which process a crawl run is: its pid namespace, its pid, when it started, and its command line.
 
-A pid alone is not an identity: once a crawl dies the kernel may give its pid to any other
-process. A run therefore records its process's start time, and a process counts as the run's only
-while pid, start time and command line all still match. No Django here.
+Liveness and Stop go through the run's row (heartbeat, stop request); this module only lets a
+process that shares the crawl's pid namespace notice at once that the crawl is gone, instead of
+waiting out the heartbeat limit (a crawl killed and run again by hand, on one machine).
+
+A pid means something only inside its pid namespace on its kernel: containers have their own. So a
+run records where its pid lives (`pid_namespace()`: the kernel's boot id and the namespace's inode)
+and its pid is looked at only by a process in that same namespace. Nor is a pid alone an identity:
+once a crawl dies the kernel may give its pid to any other process. So a process counts as the
+run's only while pid, start time and command line all still match. No Django here.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import psutil
 
@@ -19,6 +28,18 @@ START_TOLERANCE_SECONDS = 1.0
 class CrawlProcess:
     pid: int
     started: float  # seconds since the epoch
+
+
+@cache
+def pid_namespace() -> str:
+    """Where this process's pids mean something: this kernel boot and this pid namespace ("" when
+    unknown, and then no pid is ever compared)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return ""
+    return f"{boot}:{namespace}"
 
 
 def describe(pid: int) -> CrawlProcess | None:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
-import signal
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts import audit
@@ -29,7 +29,8 @@ from crawler.parsing import SITES
 
 log = logging.getLogger(__name__)
 
-PROCESS_GONE = "its crawl process is gone (killed or crashed)"
+PROCESS_GONE = "its crawl process is gone (killed, crashed, or its machine lost)"
+STOPPED_BEFORE_START = "stopped before a crawl process took it up"
 # A queued run no process took up in this long was never launched (a lost task, a stopped worker).
 QUEUED_TIMEOUT = timedelta(minutes=15)
 
@@ -76,8 +77,7 @@ def create_run(
 ) -> CrawlRun:
     """A queued CrawlRun; the crawl process picks it up by id. One active run per site and mode.
 
-    `pid`: the process that will crawl it, when that is the caller itself (`manage.py crawl`), so a
-    crawl killed before its spider opens is still known to be dead."""
+    `pid`: the process that will crawl it, when that is the caller itself (`manage.py crawl`)."""
     if site not in SITES:
         raise CrawlRequestError(f"unknown site {site!r}; known: {', '.join(SITES)}")
     if limit is not None and limit < 1:
@@ -96,8 +96,10 @@ def create_run(
                 limit=limit,
                 start_urls=list(start_urls or []),
                 requested_by_id=user_id,
-                pid=pid,
-                pid_started=_started(pid),
+                **(_process_fields(pid) if pid else {}),
+                # Its own crawl process made it: alive from now, so a kill before the spider opens
+                # is noticed after the heartbeat limit, not the queued timeout.
+                heartbeat=timezone.now() if pid else None,
                 shared=shared,
             )
     except IntegrityError:
@@ -165,81 +167,162 @@ def start_crawl_process(
             # Its own session: the crawl outlives the worker task that started it.
             start_new_session=True,
         )
-    CrawlRun.objects.filter(pk=run_id).update(pid=process.pid, pid_started=_started(process.pid))
+    CrawlRun.objects.filter(pk=run_id).update(**_process_fields(process.pid))
     return process
 
 
-def _started(pid: int | None) -> float | None:
-    described = processes.describe(pid) if pid else None
-    return described.started if described else None
+def _process_fields(pid: int) -> dict[str, Any]:
+    """Who crawls a run, as this process sees it: pid, start time, pid namespace and host name."""
+    described = processes.describe(pid)
+    return {
+        "pid": pid,
+        "pid_started": described.started if described else None,
+        "pid_namespace": processes.pid_namespace(),
+        "host": socket.gethostname()[:255],
+    }
 
 
 def stop_crawl(run_id: int) -> bool:
-    """Ask a running crawl to stop gracefully: on SIGTERM Scrapy finishes what is in flight.
+    """Ask a crawl to stop gracefully, from any process, container or machine: the request is written
+    on the run, and the crawl reads it within CRAWLER_PROGRESS_SECONDS, finishes what is in flight and
+    saves its queue (a later crawl of the site resumes it). A queued run no process took up yet is
+    stopped at once. Whether the run was active."""
+    now = timezone.now()
+    if CrawlRun.objects.filter(pk=run_id, status=RunStatus.QUEUED, heartbeat__isnull=True).update(
+        status=RunStatus.STOPPED, stop_requested=now, finished=now, message=STOPPED_BEFORE_START
+    ):
+        return True
+    asked = CrawlRun.objects.filter(pk=run_id, status__in=RunStatus.active(), stop_requested__isnull=True)
+    return (
+        bool(asked.update(stop_requested=now))
+        or CrawlRun.objects.filter(pk=run_id, status__in=RunStatus.active()).exists()
+    )
 
-    The signal goes only to the run's own process: same pid, same start time, a crawl command line.
-    A run whose process is gone is marked failed instead."""
-    run = CrawlRun.objects.get(pk=run_id)
-    if run.status not in RunStatus.active() or not run.pid:
-        return False
-    if not processes.is_crawl_of(run.pid, run.pid_started, run.pk):
-        finish_run(run_id, RunStatus.FAILED, message=PROCESS_GONE)
-        return False
-    try:
-        os.kill(run.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        finish_run(run_id, RunStatus.FAILED, message=PROCESS_GONE)
-        return False
-    return True
+
+def heartbeat_limit() -> timedelta:
+    return timedelta(seconds=settings.CRAWLER_HEARTBEAT_LIMIT_SECONDS)
 
 
 def fail_dead_runs(site: str | None = None, mode: str | None = None) -> list[int]:
-    """Mark failed the active runs whose process is gone (or is now another process); their ids."""
+    """Fail the active runs whose crawl went silent: a running one whose heartbeat is older than
+    CRAWLER_HEARTBEAT_LIMIT_SECONDS, a queued one no process took up in QUEUED_TIMEOUT. Their ids.
+
+    Decided by the run's row, so it holds wherever the crawl ran; beat runs it every minute
+    (`crawler.fail_silent_runs`), and a crawl request runs it for its site first. A caller in the
+    crawl's own pid namespace also fails at once a run whose process is gone (crawler.processes)."""
     runs = CrawlRun.objects.filter(status__in=RunStatus.active())
     if site is not None:
         runs = runs.filter(site=site)
     if mode is not None:
         runs = runs.filter(mode=mode)
-    never_started = timezone.now() - QUEUED_TIMEOUT
-    dead = [
-        run.pk
-        for run in runs
-        if (run.pid and not processes.is_crawl_of(run.pid, run.pid_started, run.pk))
-        or (not run.pid and run.created < never_started)
-    ]
-    for run_id in dead:
-        # Only a run still active is settled: one that finished meanwhile keeps its own ending.
-        CrawlRun.objects.filter(pk=run_id, status__in=RunStatus.active()).update(
-            status=RunStatus.FAILED, finished=timezone.now(), message=PROCESS_GONE
-        )
-    return dead
+    now = timezone.now()
+    silent = Q(heartbeat__lt=now - heartbeat_limit()) | Q(
+        heartbeat__isnull=True, created__lt=now - QUEUED_TIMEOUT
+    )
+    here = processes.pid_namespace()
+    # In the crawl's own pid namespace its pid can be looked at: gone, it need not be waited for.
+    gone_here = Q(pid_namespace=here, pid__isnull=False) if here else Q(pk__in=[])
+    failed = []
+    for run in runs.filter(silent | gone_here):
+        if not _silent(run, now) and processes.is_crawl_of(run.pid or 0, run.pid_started, run.pk):
+            continue
+        reason = _silence(run, now) if _silent(run, now) else PROCESS_GONE
+        # Conditional on what was read: a run that reported or ended meanwhile keeps its own state.
+        if CrawlRun.objects.filter(pk=run.pk, status=run.status, heartbeat=run.heartbeat).update(
+            status=RunStatus.FAILED, finished=now, message=reason
+        ):
+            log.warning("crawl %s failed: %s", run.pk, reason)
+            failed.append(run.pk)
+    return failed
 
 
-def start_run(run_id: int, pid: int, resumed_from: int | None = None) -> None:
-    """The crawl process of a run has opened its spider: record who it is."""
-    CrawlRun.objects.filter(pk=run_id).update(
-        status=RunStatus.RUNNING,
-        pid=pid,
-        pid_started=_started(pid),
-        started=timezone.now(),
-        resumed_from_id=resumed_from,
+def _silent(run: CrawlRun, now: Any) -> bool:
+    if run.heartbeat is None:
+        return bool(run.created < now - QUEUED_TIMEOUT)
+    return bool(run.heartbeat < now - heartbeat_limit())
+
+
+def _silence(run: CrawlRun, now: Any) -> str:
+    if run.heartbeat is None:
+        return f"no crawl process took it up in {QUEUED_TIMEOUT} (a lost task or a stopped worker)"
+    silent = int((now - run.heartbeat).total_seconds())
+    return (
+        f"no heartbeat for {silent} s (the limit is {settings.CRAWLER_HEARTBEAT_LIMIT_SECONDS} s): "
+        f"{PROCESS_GONE}"
     )
 
 
-def save_progress(run_id: int, stats: dict[str, Any]) -> None:
-    """Store a snapshot of the crawl's stats so the admin can show progress while it runs; a shared
-    run's counts include its helpers'."""
-    CrawlRun.objects.filter(pk=run_id).update(stats=_jsonable(stats), **_with_helpers(run_id, stats))
+def start_run(run_id: int, pid: int, resumed_from: int | None = None) -> bool:
+    """The crawl process of a run has opened its spider: record who it is. False when the run is no
+    longer queued (stopped before it started): then the crawl must not go on."""
+    now = timezone.now()
+    return bool(
+        CrawlRun.objects.filter(pk=run_id, status=RunStatus.QUEUED).update(
+            status=RunStatus.RUNNING,
+            **_process_fields(pid),
+            started=now,
+            heartbeat=now,
+            resumed_from_id=resumed_from,
+        )
+    )
+
+
+def save_progress(run_id: int, stats: dict[str, Any]) -> bool:
+    """The crawl's heartbeat: store its stats (a shared run's counts include its helpers') so the
+    admin shows progress. Whether it should go on: False once a stop was asked for, or once the run
+    is no longer running (failed for silence while the process was stalled)."""
+    running = CrawlRun.objects.filter(pk=run_id, status=RunStatus.RUNNING)
+    fields = {"stats": _jsonable(stats), "heartbeat": timezone.now(), **_with_helpers(run_id, stats)}
+    if running.filter(stop_requested__isnull=True).update(**fields):
+        return True
+    running.update(**fields)
+    return False
 
 
 def finish_run(run_id: int, status: str, stats: dict[str, Any] | None = None, message: str = "") -> None:
+    """End an active run; one already ended (failed for silence, stopped before it started) keeps
+    its ending and its reason."""
     fields: dict[str, Any] = {"status": status, "finished": timezone.now(), "message": message}
     if stats is not None:
         fields.update(stats=_jsonable(stats), **_with_helpers(run_id, stats))
-    CrawlRun.objects.filter(pk=run_id).update(**fields)
+    CrawlRun.objects.filter(pk=run_id, status__in=RunStatus.active()).update(**fields)
+
+
+def ending_of(reason: str, stats: dict[str, Any]) -> tuple[str, str]:
+    """A closed crawl's status and message, from Scrapy's close reason and the crawl's stats."""
+    if reason == "shutdown":
+        return RunStatus.STOPPED, "stopped on request; a later crawl of the site resumes it"
+    failed = failed_requests(stats)
+    if failed:
+        kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(failed.items()))
+        total = sum(failed.values())
+        return RunStatus.FINISHED_WITH_ERRORS, f"closed: {reason}; {total} requests failed for good ({kinds})"
+    return RunStatus.FINISHED, f"closed: {reason}"
+
+
+FAILED_PREFIX = "stancework/failed_request/"
+
+
+def failed_requests(stats: dict[str, Any]) -> dict[str, int]:
+    """Requests given up on after their retries, by error (ConnectionRefusedError, TimeoutError, ...)."""
+    return {k.removeprefix(FAILED_PREFIX): int(v) for k, v in stats.items() if k.startswith(FAILED_PREFIX)}
 
 
 COUNTS = ("pages", "items", "drops", "errors")
+# How far back a chain of resumed runs is followed (each resume of a stopped crawl adds one).
+RESUME_CHAIN_LIMIT = 1000
+
+
+def ingested_before(run_id: int | None) -> int:
+    """The debates ingested by run `run_id` and the runs it resumed, back to the crawl's first."""
+    total, seen = 0, set[int]()
+    while run_id is not None and run_id not in seen and len(seen) < RESUME_CHAIN_LIMIT:
+        seen.add(run_id)
+        row = CrawlRun.objects.filter(pk=run_id).values_list("items", "resumed_from_id").first()
+        if row is None:
+            break
+        total, run_id = total + row[0], row[1]
+    return total
 
 
 def _with_helpers(run_id: int, stats: dict[str, Any]) -> dict[str, int]:
@@ -253,13 +336,17 @@ def join_run(site: str, pid: int) -> CrawlHelper:
     run = CrawlRun.objects.filter(site=site, shared=True, status=RunStatus.RUNNING).order_by("-pk").first()
     if run is None:
         raise CrawlRequestError(f"no shared crawl of {site} is running; start one with crawl {site} --shared")
-    return CrawlHelper.objects.create(run=run, pid=pid, pid_started=_started(pid))
+    return CrawlHelper.objects.create(run=run, pid=pid)
 
 
-def save_helper_progress(helper_id: int, stats: dict[str, Any], finished: bool = False) -> None:
+def save_helper_progress(helper_id: int, stats: dict[str, Any], finished: bool = False) -> bool:
+    """A helper's heartbeat; whether it should go on (not once its run was asked to stop or ended)."""
     now = timezone.now()
     extra: dict[str, Any] = {"finished": now} if finished else {}
     CrawlHelper.objects.filter(pk=helper_id).update(reported=now, **progress_counts(stats), **extra)
+    return CrawlRun.objects.filter(
+        helpers=helper_id, status=RunStatus.RUNNING, stop_requested__isnull=True
+    ).exists()
 
 
 def helpers_at_work(run_id: int) -> bool:

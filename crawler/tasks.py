@@ -1,4 +1,5 @@
-"""Celery task: start a crawl as a child process. Scrapy never runs inside the worker."""
+"""Celery tasks: start a crawl as a child process (Scrapy never runs inside the worker), and fail the
+crawls that went silent."""
 
 from __future__ import annotations
 
@@ -11,3 +12,9 @@ from crawler import services
 def launch_crawl_task(run_id: int) -> int:
     """Start `manage.py crawl --run <run_id>`; returns its pid."""
     return services.launch_crawl(run_id)
+
+
+@shared_task(name="crawler.fail_silent_runs", time_limit=60)
+def fail_silent_runs() -> list[int]:
+    """Beat's sweep: a crawl killed with its container stays "running" no longer than the heartbeat limit."""
+    return services.fail_dead_runs()

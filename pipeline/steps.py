@@ -100,7 +100,7 @@ def crawl(ctx: Context) -> Outcome:
         run = _start_crawl(ctx, options)
     if run.status in RunStatus.active():
         return Outcome(StepState.WAITING, f"crawl {run.pk} {run.status}: " + _crawl_figures(run))
-    if run.status != RunStatus.FINISHED:
+    if run.status not in (RunStatus.FINISHED, RunStatus.FINISHED_WITH_ERRORS):
         raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
     cids = sorted(
         Debate.objects.filter(Q(first_run=run) | Q(last_run=run), claim__isnull=False).values_list(
@@ -108,8 +108,10 @@ def crawl(ctx: Context) -> Outcome:
         )
     )
     ctx.params["claims"] = cids
+    # Finished with errors: what it crawled goes on, and the message keeps the failed requests in view.
+    failed = f" ({run.message})" if run.status == RunStatus.FINISHED_WITH_ERRORS else ""
     return Outcome(
-        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims", {"claims": cids}
+        StepState.DONE, f"crawl {run.pk}: {_crawl_figures(run)}, {len(cids)} claims{failed}", {"claims": cids}
     )
 
 

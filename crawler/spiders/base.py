@@ -9,7 +9,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, ClassVar
 
 import scrapy
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.python.failure import Failure
 
 from crawler.items import DebateItem, FetchedPage, ListingItem
 from crawler.linkrules import forbidden_reason
@@ -68,12 +71,15 @@ class DebateSpider(scrapy.Spider):
                 yield scrapy.Request(
                     cdx_query(pattern.url, start, end, base=self.wayback, original=pattern.original),
                     callback=self.parse_cdx,
+                    errback=self.request_failed,
                     cb_kwargs={"pattern": pattern.url, "original": pattern.original},
                 )
             return
         for url in self.start_urls:
             # Shared: the start URLs go through the shared dupefilter, so only one process fetches them.
-            yield scrapy.Request(url, callback=self.parse_start, dont_filter=not self.shared)
+            yield scrapy.Request(
+                url, callback=self.parse_start, errback=self.request_failed, dont_filter=not self.shared
+            )
 
     @property
     def wayback(self) -> str:
@@ -134,10 +140,21 @@ class DebateSpider(scrapy.Spider):
         debates, listings = listing_links(self.site, page.body, page.url)
         for url in debates:
             if not forbidden_reason(url):
-                yield response.follow(url, callback=self.parse_debate)
+                yield response.follow(url, callback=self.parse_debate, errback=self.request_failed)
         for url in listings:
             if not forbidden_reason(url):
-                yield response.follow(url, callback=self.parse_listing)
+                yield response.follow(url, callback=self.parse_listing, errback=self.request_failed)
+
+    def request_failed(self, failure: Failure) -> None:
+        """A request given up on after its retries. A connection that failed (refused, reset, timed
+        out, no such host) is counted, and the run ends "finished with errors" saying how many; an
+        HTTP error answer or a refused link is an answer, and only logged, as Scrapy does."""
+        if failure.check(HttpError, IgnoreRequest):
+            self.logger.info("%s: %s", failure.request.url, failure.getErrorMessage())  # type: ignore[attr-defined]
+            return
+        assert self.crawler.stats is not None
+        self.crawler.stats.inc_value(f"stancework/failed_request/{failure.type.__name__}")  # type: ignore[union-attr]
+        self.logger.warning("gave up on %s: %s", failure.request.url, failure.getErrorMessage())  # type: ignore[attr-defined]
 
     def parse_cdx(self, response: Response, pattern: str, original: str = "") -> Iterator[scrapy.Request]:
         try:
@@ -151,6 +168,7 @@ class DebateSpider(scrapy.Spider):
                 yield scrapy.Request(
                     snapshot_url(capture.timestamp, capture.original, base=self.wayback),
                     callback=self.parse_start,
+                    errback=self.request_failed,
                     cb_kwargs={"follow": False},
                     meta={"original_url": capture.original, "archive_timestamp": capture.timestamp},
                 )
@@ -159,5 +177,6 @@ class DebateSpider(scrapy.Spider):
             yield scrapy.Request(
                 cdx_query(pattern, start, end, resume_key=resume_key, base=self.wayback, original=original),
                 callback=self.parse_cdx,
+                errback=self.request_failed,
                 cb_kwargs={"pattern": pattern, "original": original},
             )

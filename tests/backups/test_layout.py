@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from backups.errors import BackupCorruptError
+from backups.errors import BackupCorruptError, BackupError
 from backups.layout import (
     DATABASE_DUMP,
     RELEASES_ARCHIVE,
+    backup_lock,
     backup_name,
     check_backup,
     complete_backups,
@@ -37,16 +39,29 @@ def test_names_sort_by_time_in_utc() -> None:
     assert backup_name(later) > backup_name(START)
 
 
-def test_pruning_keeps_the_newest_complete_backups_and_ignores_anything_else(tmp_path: Path) -> None:
+def test_pruning_keeps_the_newest_complete_backups_removes_stale_partials_and_ignores_the_rest(
+    tmp_path: Path,
+) -> None:
     made = [make_backup(tmp_path, START + timedelta(days=day)) for day in range(5)]
     partial = make_backup(tmp_path, START - timedelta(days=1), suffix=".partial")
     (tmp_path / "notes").mkdir()
 
-    removed = prune_backups(tmp_path, keep=2)
+    with backup_lock(tmp_path):
+        removed = prune_backups(tmp_path, keep=2)
 
-    assert removed == made[:3]
+    assert removed == [partial, *made[:3]]
     assert complete_backups(tmp_path) == made[3:]
-    assert partial.is_dir() and (tmp_path / "notes").is_dir()
+    assert not partial.exists() and (tmp_path / "notes").is_dir()
+
+
+def test_one_backup_or_prune_holds_the_root_at_a_time_and_the_root_is_private(tmp_path: Path) -> None:
+    root = tmp_path / "backups"
+    with backup_lock(root), pytest.raises(BackupError, match="another backup or prune"), backup_lock(root):
+        pass
+    with backup_lock(root):  # released
+        pass
+    assert stat.S_IMODE(root.stat().st_mode) == 0o700
+    assert stat.S_IMODE((root / ".backup.lock").stat().st_mode) == 0o600
 
 
 def test_pruning_refuses_to_keep_nothing(tmp_path: Path) -> None:

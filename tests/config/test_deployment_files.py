@@ -64,7 +64,11 @@ def test_the_caddyfile_names_the_domain_tls_and_both_upstreams() -> None:
     assert re.search(r"^\{\$STANCEWORK_DOMAIN\} \{$", CADDYFILE, re.M)
     assert "\ttls {$CADDY_TLS}" in CADDYFILE
     assert "skip_install_trust" in CADDYFILE
-    assert re.search(r"handle /flower/\* \{\n\s+reverse_proxy \{\$FLOWER_UPSTREAM:flower:5555\}", CADDYFILE)
+    # Every Flower path asks for the login here first: Flower's own leaves /flower/metrics open.
+    assert re.search(
+        r"handle /flower/\* \{\n\s+basicauth \{\n\s+\{\$FLOWER_USER\} \{\$FLOWER_PASSWORD_HASH\}", CADDYFILE
+    )
+    assert "reverse_proxy {$FLOWER_UPSTREAM:flower:5555}" in CADDYFILE
     assert "reverse_proxy {$WEB_UPSTREAM:web:8000}" in CADDYFILE
     # Caddy only trusts a client's X-Forwarded-* from trusted_proxies; there must be none.
     assert "trusted_proxies" not in CADDYFILE
@@ -98,6 +102,10 @@ def test_flower_sits_under_flower_behind_its_basic_auth_secret(compose: dict) ->
     assert "--url_prefix=flower" in flower["command"]
     assert flower["environment"]["FLOWER_BASIC_AUTH"].startswith("${FLOWER_BASIC_AUTH:?")
     assert "basic_auth" not in flower["command"]  # a password on the command line shows in ps
+    # The proxy checks the same login (a hash of it, made at its start) before anything reaches Flower.
+    proxy = compose["services"]["proxy"]
+    assert proxy["environment"]["FLOWER_BASIC_AUTH"] == flower["environment"]["FLOWER_BASIC_AUTH"]
+    assert "caddy hash-password" in proxy["command"][0] and "--plaintext" not in proxy["command"][0]
     assert "FLOWER_BASIC_AUTH" not in compose["services"]["web"]["environment"]
     assert "/flower/healthcheck" in " ".join(flower["healthcheck"]["test"])
 

@@ -1,5 +1,7 @@
-"""Runs and their processes: one active run per site and mode, dead runs settled, and no signal to a
-process that merely inherited a dead crawl's pid."""
+"""Runs and their crawls, judged by the run's row (crawls run in other containers, whose pids mean
+nothing here): one active run per site and mode, a heartbeat that keeps a run alive, a stop request the
+crawl reads, and beat's sweep failing the silent ones with the reason. Only in the crawl's own pid
+namespace is its pid looked at, to fail a gone crawl without waiting."""
 
 from __future__ import annotations
 
@@ -8,13 +10,17 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
 
 import psutil
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from crawler import processes, services
 from crawler.models import CrawlRun, RunStatus
+from crawler.tasks import fail_silent_runs
 
 pytestmark = pytest.mark.django_db
 
@@ -41,48 +47,110 @@ def fake_crawl(run_id: int) -> subprocess.Popen[bytes]:
     return process
 
 
-def running(run: CrawlRun, pid: int, started: float | None) -> CrawlRun:
-    CrawlRun.objects.filter(pk=run.pk).update(status=RunStatus.RUNNING, pid=pid, pid_started=started)
+def running(run: CrawlRun, silent_for: timedelta = timedelta(0)) -> CrawlRun:
+    """The run as a crawl process leaves it on opening (this process stands in for it: alive, so
+    only the heartbeat decides), its last heartbeat `silent_for` ago."""
+    assert services.start_run(run.pk, pid=1)
+    CrawlRun.objects.filter(pk=run.pk).update(pid_namespace="", pid=None)
+    CrawlRun.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - silent_for)
     run.refresh_from_db()
     return run
 
 
-def test_a_second_active_run_of_a_site_and_mode_is_refused_with_a_clear_error(
-    sleeper: subprocess.Popen[bytes],
-) -> None:
-    first = services.create_run("idebate")
-    crawl = fake_crawl(first.pk)
-    try:
-        running(first, crawl.pid, processes.describe(crawl.pid).started)  # type: ignore[union-attr]
-        with pytest.raises(services.CrawlRequestError, match=f"already active \\(run {first.pk}\\)"):
-            services.create_run("idebate")
-        # Another mode of the same site, or another site, may run beside it.
-        services.create_run("idebate", archive="2012:2019")
-        services.create_run("procon")
-    finally:
-        crawl.kill()
-        crawl.wait()
+def test_a_second_active_run_of_a_site_and_mode_is_refused_with_a_clear_error() -> None:
+    first = running(services.create_run("idebate"))
+    with pytest.raises(services.CrawlRequestError, match=f"already active \\(run {first.pk}\\)"):
+        services.create_run("idebate")
+    # Another mode of the same site, or another site, may run beside it.
+    services.create_run("idebate", archive="2012:2019")
+    services.create_run("procon")
 
 
-def test_a_run_whose_process_is_gone_is_failed_and_no_longer_blocks_the_site() -> None:
-    gone = subprocess.Popen([sys.executable, "-c", "pass"])
-    gone.wait()
-    run = running(services.create_run("idebate"), gone.pid, time.time() - 5)
-    assert services.fail_dead_runs() == [run.pk]
-    run.refresh_from_db()
-    assert run.status == RunStatus.FAILED and "process is gone" in run.message
+def test_beat_fails_a_run_whose_heartbeat_is_older_than_the_limit_and_says_why(settings: Any) -> None:
+    settings.CRAWLER_HEARTBEAT_LIMIT_SECONDS = 60
+    silent = running(services.create_run("idebate"), silent_for=timedelta(seconds=300))
+    alive = running(services.create_run("procon"), silent_for=timedelta(seconds=30))
+
+    assert fail_silent_runs.delay().get() == [silent.pk]
+
+    silent.refresh_from_db()
+    assert silent.status == RunStatus.FAILED and silent.finished is not None
+    assert silent.message.startswith("no heartbeat for 300 s (the limit is 60 s): its crawl process is gone")
+    assert CrawlRun.objects.get(pk=alive.pk).status == RunStatus.RUNNING
+    # The site is free again.
     assert services.create_run("idebate").status == RunStatus.QUEUED
 
 
-def test_stop_never_signals_a_process_that_reused_a_dead_crawls_pid(
-    sleeper: subprocess.Popen[bytes],
+def test_a_queued_run_no_process_took_up_is_failed_after_the_queued_timeout() -> None:
+    lost = services.create_run("idebate")
+    fresh = services.create_run("procon")
+    CrawlRun.objects.filter(pk=lost.pk).update(created=timezone.now() - services.QUEUED_TIMEOUT * 2)
+
+    assert services.fail_dead_runs() == [lost.pk]
+    assert "no crawl process took it up" in CrawlRun.objects.get(pk=lost.pk).message
+    assert CrawlRun.objects.get(pk=fresh.pk).status == RunStatus.QUEUED
+
+
+def test_a_crawl_that_reports_stays_alive_and_learns_of_a_stop_request_at_its_next_report(
+    settings: Any,
 ) -> None:
-    # The pid now belongs to a process that started later and is no crawl.
-    run = running(services.create_run("idebate"), sleeper.pid, time.time() - 3600)
-    assert services.stop_crawl(run.pk) is False
-    assert sleeper.poll() is None  # still alive: nothing was sent to it
+    settings.CRAWLER_HEARTBEAT_LIMIT_SECONDS = 60
+    run = running(services.create_run("idebate"), silent_for=timedelta(seconds=50))
+
+    assert services.save_progress(run.pk, {"response_received_count": 3}) is True
+    assert services.fail_dead_runs() == []  # the report was its heartbeat
+    assert services.stop_crawl(run.pk) is True
+    assert services.save_progress(run.pk, {"response_received_count": 4}) is False
     run.refresh_from_db()
-    assert run.status == RunStatus.FAILED
+    assert run.pages == 4 and run.stop_requested is not None and run.status == RunStatus.RUNNING
+    status, message = services.ending_of("shutdown", {})
+    services.finish_run(run.pk, status, message=message)
+    assert CrawlRun.objects.get(pk=run.pk).status == RunStatus.STOPPED
+
+
+def test_a_run_stopped_before_a_process_took_it_up_stops_at_once_and_its_crawl_does_not_start() -> None:
+    run = services.create_run("idebate")
+
+    assert services.stop_crawl(run.pk) is True
+    run.refresh_from_db()
+    assert run.status == RunStatus.STOPPED and "before a crawl process took it up" in run.message
+    assert services.start_run(run.pk, pid=1) is False
+
+
+def test_a_run_failed_for_silence_keeps_its_ending_when_its_stalled_process_reports_again(
+    settings: Any,
+) -> None:
+    settings.CRAWLER_HEARTBEAT_LIMIT_SECONDS = 60
+    run = running(services.create_run("idebate"), silent_for=timedelta(seconds=120))
+    services.fail_dead_runs()
+
+    assert services.save_progress(run.pk, {"response_received_count": 9}) is False  # it stops itself
+    services.finish_run(run.pk, RunStatus.FINISHED, {})
+    assert CrawlRun.objects.get(pk=run.pk).status == RunStatus.FAILED
+
+
+def test_in_the_crawls_own_pid_namespace_a_gone_process_is_failed_without_waiting() -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    run = running(services.create_run("idebate"))
+    CrawlRun.objects.filter(pk=run.pk).update(
+        pid=gone.pid, pid_started=time.time() - 5, pid_namespace=processes.pid_namespace()
+    )
+
+    assert services.fail_dead_runs() == [run.pk]
+    assert CrawlRun.objects.get(pk=run.pk).message == services.PROCESS_GONE
+
+
+def test_a_pid_from_another_pid_namespace_is_never_looked_at(sleeper: subprocess.Popen[bytes]) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    run = running(services.create_run("idebate"))
+    # Another container's crawl: its pid names nothing here (here it is a dead one, or any other).
+    CrawlRun.objects.filter(pk=run.pk).update(pid=gone.pid, pid_namespace="another-boot:4026531836")
+
+    assert services.fail_dead_runs() == []
+    assert services.stop_crawl(run.pk) is True
+    assert sleeper.poll() is None and CrawlRun.objects.get(pk=run.pk).status == RunStatus.RUNNING
 
 
 def test_a_live_crawl_process_is_recognised_by_pid_start_time_and_command_line() -> None:
@@ -98,6 +166,35 @@ def test_a_live_crawl_process_is_recognised_by_pid_start_time_and_command_line()
     finally:
         crawl.kill()
         crawl.wait()
+
+
+def test_a_crawl_with_requests_given_up_on_ends_finished_with_errors_and_counts_them() -> None:
+    stats = {
+        "stancework/failed_request/ConnectionRefusedError": 204,
+        "stancework/failed_request/TimeoutError": 2,
+    }
+
+    status, message = services.ending_of("finished", stats)
+
+    assert status == RunStatus.FINISHED_WITH_ERRORS
+    assert (
+        message
+        == "closed: finished; 206 requests failed for good (204 ConnectionRefusedError, 2 TimeoutError)"
+    )
+    assert services.ending_of("finished", {"downloader/response_count": 5}) == (
+        RunStatus.FINISHED,
+        "closed: finished",
+    )
+
+
+def test_the_debates_of_every_resumed_run_count_toward_the_limit() -> None:
+    first = services.create_run("idebate")
+    CrawlRun.objects.filter(pk=first.pk).update(status=RunStatus.STOPPED, items=4)
+    second = services.create_run("idebate")
+    CrawlRun.objects.filter(pk=second.pk).update(status=RunStatus.STOPPED, items=3, resumed_from=first)
+
+    assert services.ingested_before(second.pk) == 7
+    assert services.ingested_before(None) == 0
 
 
 @pytest.mark.postgres
@@ -127,15 +224,10 @@ def test_parallel_requests_create_one_active_run_on_postgresql() -> None:
     assert CrawlRun.objects.filter(site="debatewise", status__in=RunStatus.active()).count() == 1
 
 
-@pytest.mark.django_db
 def test_a_shared_run_waits_for_helpers_that_still_report_on_any_machine() -> None:
-    from datetime import timedelta
-
-    from django.utils import timezone
-
     from crawler.models import CrawlHelper
 
-    run = services.create_run("idebate", shared=True)
+    run = running(services.create_run("idebate", shared=True))
     assert not services.helpers_at_work(run.pk)
     helper = CrawlHelper.objects.create(run=run, pid=999_999)  # a pid of another machine: never checked
     assert services.helpers_at_work(run.pk)

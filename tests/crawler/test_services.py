@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -45,6 +46,7 @@ def test_a_run_checks_its_arguments() -> None:
 
 def test_progress_counts_pages_items_drops_and_errors() -> None:
     run = services.create_run("idebate")
+    services.start_run(run.pk, pid=os.getpid())  # as its crawl does on opening
     stats = {
         "response_received_count": 12,
         "stancework/ingested": 7,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -29,6 +30,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.caddy]
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 START_SECONDS = 90  # every process up and answering through the proxy
+# Compressing every static file takes minutes on a loaded two-core machine.
+COLLECTSTATIC_SECONDS = 400
 MAX_REQUEST_BYTES = 2_621_440  # Django's default, which the Caddyfile's default repeats
 
 
@@ -75,9 +78,21 @@ def app_environment(tmp: Path, database_url: str) -> dict[str, str]:
     }
 
 
-def caddy_environment(tmp: Path, ports: dict[str, int]) -> dict[str, str]:
-    """What docker-compose.yml gives the proxy, plus loopback ports and a private Caddy home."""
+def caddy_environment(tmp: Path, ports: dict[str, int], flower_auth: str) -> dict[str, str]:
+    """What docker-compose.yml gives the proxy (the Flower login derived as its command derives it),
+    plus loopback ports and a private Caddy home."""
+    user, _, password = flower_auth.partition(":")
+    hashed = subprocess.run(
+        ["caddy", "hash-password"],
+        input=f"{password}\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
     return {
+        "FLOWER_USER": user,
+        "FLOWER_PASSWORD_HASH": hashed,
         **os.environ,
         "STANCEWORK_DOMAIN": "localhost",
         "CADDY_TLS": "internal",
@@ -97,7 +112,9 @@ def migrate_and_collect_static(group: ProcessGroup, env: dict[str, str]) -> None
     """What the compose `web` command runs before gunicorn, the two side by side."""
     group.start("collectstatic", [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], env)
     group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=180)
-    group.wait_until(lambda: group.running["collectstatic"].poll() is not None, "collectstatic", 120)
+    group.wait_until(
+        lambda: group.running["collectstatic"].poll() is not None, "collectstatic", COLLECTSTATIC_SECONDS
+    )
     assert group.running.pop("collectstatic").returncode == 0, group.log_tail("collectstatic")
 
 
@@ -143,13 +160,16 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             start_services(group, env, ports, worker, f"ops:{flower_password}")
             config = str(ROOT / "deploy" / "Caddyfile")
             group.start("caddy", ["caddy", "run", "--config", config, "--adapter", "caddyfile"],
-                        caddy_environment(tmp, ports))  # fmt: skip
+                        caddy_environment(tmp, ports, f"ops:{flower_password}"))  # fmt: skip
             # While the services start: the data the checks need.
             seeded = seed(group, {**env, "SMOKE_ADMIN_PASSWORD": admin_password})
             ca = tmp / "caddy-data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
             https = f"https://localhost:{ports['https']}"
             group.wait_until(lambda: _answers(f"{https}/healthz", ca), "web through the proxy", START_SECONDS)
-            group.wait_until(lambda: _answers(f"{https}/flower/healthcheck", ca), "Flower", START_SECONDS)
+            flower_up = f"{https}/flower/healthcheck"
+            group.wait_until(
+                lambda: _answers(flower_up, ca, ("ops", flower_password)), "Flower", START_SECONDS
+            )
             yield Stack(
                 https=https,
                 http=f"http://localhost:{ports['http']}",
@@ -166,11 +186,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             group.stop()
 
 
-def _answers(url: str, ca: Path) -> bool:
+def _answers(url: str, ca: Path, auth: tuple[str, str] | None = None) -> bool:
     if not ca.exists():
         return False
     try:
-        return loopback_session(ca).get(url, timeout=5).status_code == 200
+        return loopback_session(ca).get(url, auth=auth, timeout=5).status_code == 200
     except requests.RequestException:
         return False
 
@@ -310,6 +330,36 @@ def test_flower_refuses_a_request_without_its_login(stack: Stack) -> None:
     assert session.get(f"{stack.https}/flower/", auth=(user, "wrong"), timeout=10).status_code == 401
     assert session.get(f"{stack.https}/flower/api/workers", timeout=10).status_code == 401
     assert session.get(f"{stack.https}/flower/", auth=(user, password), timeout=10).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path", ["metrics", "healthcheck", "api/tasks", "dashboard", "static/css/flower.css"]
+)
+def test_every_flower_path_asks_for_the_login_at_the_proxy(stack: Stack, path: str) -> None:
+    """Flower's own login leaves /flower/metrics and /flower/healthcheck open; the proxy's does not."""
+    session = stack.session()
+
+    refused = session.get(f"{stack.https}/flower/{path}", allow_redirects=False, timeout=10)
+    wrong = session.get(
+        f"{stack.https}/flower/{path}", auth=("ops", "wrong"), allow_redirects=False, timeout=10
+    )
+
+    assert refused.status_code == wrong.status_code == 401
+    assert "celery" not in refused.text.lower()
+
+
+def test_flower_answers_with_the_apps_security_headers_and_secure_cookies(stack: Stack) -> None:
+    session = stack.session()
+    app = session.get(f"{stack.https}/admin/login/", timeout=10)
+    metrics = session.get(f"{stack.https}/flower/metrics", auth=stack.flower_login, timeout=10)
+    page = session.get(f"{stack.https}/flower/", auth=stack.flower_login, timeout=10)
+
+    assert metrics.status_code == page.status_code == 200
+    for name in ("Strict-Transport-Security", "X-Content-Type-Options", "Referrer-Policy",
+                 "Cross-Origin-Opener-Policy", "X-Frame-Options"):  # fmt: skip
+        assert metrics.headers.get(name) == page.headers.get(name) == app.headers[name], name
+    assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+    assert page.cookies and all(cookie.secure for cookie in page.cookies), page.headers.get("Set-Cookie")
 
 
 def test_flower_sees_the_celery_worker_through_redis(stack: Stack) -> None:

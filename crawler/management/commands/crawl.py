@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from config.progress import shown_on
 from crawler import services
 from crawler.crawling import run_spider, serving
-from crawler.models import CrawlHelper, CrawlRun
+from crawler.models import CrawlHelper, CrawlRun, RunStatus
 from crawler.parsing import SITES
 
 
@@ -81,8 +81,10 @@ class Command(BaseCommand):
             )
             return
         self.stdout.write(
-            f"crawl {run.pk} {run.site}: {run.status}; pages {run.pages}, debates ingested {run.items}, "
-            f"drops {run.drops}, errors {run.errors}" + (f"; {outcome}" if outcome else "")
+            f"crawl {run.pk} {run.site}: {run.get_status_display()}; pages {run.pages}, "
+            f"debates ingested {run.items}, drops {run.drops}, errors {run.errors}"
+            + (f"; {outcome}" if outcome else "")
+            + (f"; {run.message}" if run.status == RunStatus.FINISHED_WITH_ERRORS else "")
         )
 
     def _join(self, site: str, wait: bool) -> CrawlHelper:

@@ -1,0 +1,187 @@
+"""Crawls controlled through their run's row, as across containers: Stop from another pid namespace, a
+killed crawl failed for its silent heartbeat, the demo's saved-pages crawl resuming (its `--limit`
+counting the whole crawl), and connection failures ending a run "finished with errors".
+
+Each crawl is `manage.py crawl` in its own process on a SQLite file of its own, as in
+test_crawl_end_to_end; Stop and beat's sweep run in yet other processes, as the web and beat
+containers would.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from crawler.local_site import LocalSite
+from tests.crawler.conftest import IDEBATE_PAGES, REPO
+from tests.crawler.test_crawl_end_to_end import DEBATES, count, crawl_args, query
+from tests.deploy.processes import free_port
+
+WAIT_SECONDS = 120
+# The crawl reads its row every CRAWLER_PROGRESS_SECONDS (1 s here), then finishes the request in
+# flight; a loaded machine may add a few seconds.
+STOP_SECONDS = 10
+
+
+def in_another_pid_namespace() -> list[str]:
+    """`unshare --pid --fork`: the crawl's pids mean nothing to this process, as across containers.
+    Without the privilege, the crawl still runs in a session of its own, never signalled."""
+    works = subprocess.run(["unshare", "--pid", "--fork", "true"], capture_output=True, check=False)
+    return ["unshare", "--pid", "--fork", "--kill-child"] if works.returncode == 0 else []
+
+
+def manage_py(env: dict[str, str], code: str) -> str:
+    """Run `code` in a Django shell of its own (another process: the web or beat container)."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=WAIT_SECONDS,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]  # after the shell's note on its automatic imports
+
+
+def wait_for(condition: Callable[[], bool], what: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        assert process.poll() is None, f"the crawl ended before: {what}"
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.1)
+
+
+def running_run(env: dict[str, str]) -> int | None:
+    rows = query(env, "SELECT id FROM crawler_crawlrun WHERE status = 'running' AND heartbeat IS NOT NULL")
+    return rows[0][0] if rows else None
+
+
+def status_of(env: dict[str, str], run: int | None) -> str:
+    return str(query(env, f"SELECT status FROM crawler_crawlrun WHERE id = {run}")[0][0])
+
+
+def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*in_another_pid_namespace(), *args], cwd=REPO, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+
+
+def test_stop_from_another_pid_namespace_stops_the_crawl_within_seconds_and_it_resumes(
+    crawl_env: dict[str, str],
+) -> None:
+    site = LocalSite.idebate(IDEBATE_PAGES)
+    site.delay = 0.2
+    with site.serve():
+        crawl = start(crawl_args(site), crawl_env)
+        try:
+            wait_for(lambda: count(crawl_env, "crawler_debate") >= 3, "three debates ingested", crawl)
+            run = running_run(crawl_env)
+            (pid,) = query(crawl_env, f"SELECT pid FROM crawler_crawlrun WHERE id = {run}")[0]
+            if in_another_pid_namespace():
+                assert pid == 1 != crawl.pid  # the pid the crawl sees is no pid here
+            stop = f"from crawler import services; print(services.stop_crawl({run}))"
+            assert manage_py(crawl_env, stop) == "True"  # from a process that cannot signal it
+            asked = time.monotonic()
+            wait_for(lambda: status_of(crawl_env, run) != "running", "the crawl stops", crawl)
+            took = time.monotonic() - asked
+            crawl.wait(timeout=WAIT_SECONDS)
+        finally:
+            if crawl.poll() is None:
+                os.killpg(crawl.pid, signal.SIGKILL)
+                crawl.wait()
+        assert took < STOP_SECONDS and crawl.returncode == 0
+        (status, message) = query(
+            crawl_env, f"SELECT status, message FROM crawler_crawlrun WHERE id = {run}"
+        )[0]
+        assert status == "stopped" and "resumes it" in message
+        assert count(crawl_env, "crawler_debate") < DEBATES
+
+        site.delay = 0.0
+        done = subprocess.run(
+            crawl_args(site), cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=300
+        )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert query(crawl_env, "SELECT status, resumed_from_id FROM crawler_crawlrun ORDER BY id")[1] == (
+        "finished",
+        run,
+    )
+    assert count(crawl_env, "crawler_debate") == DEBATES
+
+
+def test_a_killed_crawl_is_failed_by_beats_sweep_once_its_heartbeat_is_older_than_the_limit(
+    crawl_env: dict[str, str],
+) -> None:
+    env = {**crawl_env, "CRAWLER_HEARTBEAT_LIMIT_SECONDS": "3"}
+    site = LocalSite.idebate(IDEBATE_PAGES)
+    site.delay = 0.2
+    with site.serve():
+        crawl = start(crawl_args(site), env)
+        try:
+            wait_for(lambda: running_run(env) is not None, "the crawl runs", crawl)
+            run = running_run(env)
+            # As its container is killed: no handler runs, nothing is written.
+            os.killpg(crawl.pid, signal.SIGKILL)
+            crawl.wait(timeout=WAIT_SECONDS)
+        finally:
+            if crawl.poll() is None:
+                os.killpg(crawl.pid, signal.SIGKILL)
+                crawl.wait()
+    sweep = "from crawler.tasks import fail_silent_runs; print(fail_silent_runs())"
+    assert manage_py(env, sweep) in ("[]", f"[{run}]")  # within the limit it may still be alive
+    time.sleep(4)
+    assert manage_py(env, sweep) in ("[]", f"[{run}]")
+    (status, message) = query(env, f"SELECT status, message FROM crawler_crawlrun WHERE id = {run}")[0]
+    assert status == "failed"
+    assert (
+        message.startswith("no heartbeat for ") and "(the limit is 3 s): its crawl process is gone" in message
+    )
+
+
+def test_the_demos_saved_pages_crawl_resumes_and_its_limit_counts_the_whole_crawl(
+    crawl_env: dict[str, str],
+) -> None:
+    args = [sys.executable, "manage.py", "crawl", "idebate", "--serve-saved-pages", str(IDEBATE_PAGES)]
+    slow = {**crawl_env, "CRAWLER_DOWNLOAD_DELAY_MS": "300"}
+    crawl = start([*args, "--limit", "20"], slow)
+    try:
+        wait_for(lambda: count(slow, "crawler_debate") >= 3, "three debates ingested", crawl)
+        run = running_run(slow)
+        manage_py(slow, f"from crawler import services; services.stop_crawl({run})")
+        crawl.wait(timeout=WAIT_SECONDS)
+    finally:
+        if crawl.poll() is None:
+            os.killpg(crawl.pid, signal.SIGKILL)
+            crawl.wait()
+    first = count(crawl_env, "crawler_debate")
+
+    done = subprocess.run(
+        [*args, "--limit", "20"], cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=300
+    )
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    runs = query(crawl_env, "SELECT status, resumed_from_id, items, errors FROM crawler_crawlrun ORDER BY id")
+    assert runs[0][0] == "stopped" and runs[1][:2] == ("finished", run)
+    assert runs[1][2] == 20 - first and runs[1][3] == 0  # no dead port in its saved queue
+    assert count(crawl_env, "corpus_claim") == 20
+    # Nothing fetched before the stop (listings included) was fetched again.
+    fetched_before = f"SELECT COUNT(*) FROM crawler_pageversion WHERE first_run_id = {run}"
+    assert query(crawl_env, fetched_before)[0][0] >= first + 1
+    assert query(crawl_env, f"{fetched_before} AND last_run_id != {run}")[0][0] == 0
+    assert "resuming from" in done.stdout
+
+
+def test_a_crawl_whose_requests_cannot_connect_ends_finished_with_errors_and_says_how_many(
+    crawl_env: dict[str, str],
+) -> None:
+    dead = f"http://127.0.0.1:{free_port()}"
+    args = [sys.executable, "manage.py", "crawl", "idebate", "--start-url", f"{dead}/debatabase/all"]
+
+    done = subprocess.run(args, cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=300)
+
+    assert done.returncode == 0, done.stderr[-3000:]
+    (status, message) = query(crawl_env, "SELECT status, message FROM crawler_crawlrun")[0]
+    assert status == "finished_with_errors"
+    assert message.endswith("1 requests failed for good (1 ConnectionRefusedError)")
+    assert "finished with errors" in done.stdout and "ConnectionRefusedError" in done.stdout
