@@ -14,6 +14,8 @@ from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_
 from aggregation.declared import categorical_rule
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
 from aggregation.services import has_aggregation
+from annotation.ledger.decisions import unclear_rows
+from annotation.ledger.models import LedgerEntry
 from annotation.models import Job
 from annotation.work import Progress, job_progress
 
@@ -37,6 +39,8 @@ class Dashboard:
     advice: str = ""
     pipeline_runs: list[dict[str, Any]] = field(default_factory=list)
     releases: list[str] = field(default_factory=list)
+    # Market calls whose outcome nobody knows yet (annotation.ledger.decisions): money in doubt.
+    unclear: list[LedgerEntry] = field(default_factory=list)
 
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
@@ -109,6 +113,7 @@ def job_dashboard(job: Job) -> Dashboard:
         advice=advice_for(failed.error, job.pk) if failed else "",
         pipeline_runs=pipeline_runs,
         releases=releases,
+        unclear=list(unclear_rows(job.pk).order_by("pk")),
     )
 
 

@@ -1,11 +1,12 @@
 """MACE (Hovy et al., NAACL 2013): each worker either knows the true label (with probability θ_w)
 or spams from a personal label distribution ξ_w. Integer-coded long format, vectorised.
 
-Trained as the reference implementation trains it: variational Bayes with a Beta(α, β) prior on
-knowing vs spamming and a symmetric Dirichlet prior on each worker's spam strategy, from several
-starts, keeping the one with the best log-likelihood. The first start is the soft majority vote and
-the others are seeded random points, so fitting is still a pure function of the data and the seed:
-re-aggregating a job reproduces it exactly. Written here for the same reason as ``dawid_skene.py``.
+Trained as the reference implementation trains it, variational Bayes with a Beta(α, β) prior on
+knowing vs spamming and a symmetric Dirichlet prior on each worker's spam strategy, but by default
+from one start, the soft majority vote: the model then only moves away from majority where the
+likelihood of the data pulls it. Seeded random starts (``restarts``) are kept, the best by
+log-likelihood, so fitting is still a pure function of the data and the seed: re-aggregating a job
+reproduces it exactly. Written here for the same reason as ``dawid_skene.py``.
 """
 
 from __future__ import annotations
@@ -68,13 +69,16 @@ class MACE:
     """MACE label model; a worker's reliability is θ_w, the probability that they are not spamming.
 
     ``alpha``/``beta`` are the Beta prior on knowing/spamming and ``strategy_prior`` the symmetric
-    Dirichlet on the spam strategy (the reference implementation's defaults: 0.5, 0.5, 10). The
-    strategy prior here is 1: with few workers and skewed classes, 10 pseudo-answers spread evenly
-    over the labels make the spammers who always give the frequent label look informative, and the
-    model then decides nearly everything frequent (a crowd of 8 workers, 80/20, two such spammers:
-    0.80 with 10, 0.87 with 1, majority 0.88). Over 34 simulated crowds of the grid's kinds, 1 has the
-    best mean accuracy (0.908 against 0.900) and the smallest worst shortfall against majority.
-    ``restarts`` starts each run ``burn_in`` iterations (the reference's 50); the one with the best
+    Dirichlet on the spam strategy (the reference implementation's defaults: 0.5, 0.5, 10).
+    ``strategy_prior`` is 1 here: with few workers and skewed classes, 10 pseudo-answers spread
+    evenly over the labels make the spammers who always give the frequent label look informative.
+    ``alpha`` is 1 (a prior mean of 2/3 that a worker knows, as Dawid–Skene's ``diagonal_prior``
+    says workers beat chance), and ``restarts`` 1 (the majority-vote start only, no random starts).
+    On the crowd grid (3 seeds × 500 items per cell), the reference's 10 random restarts chosen by
+    likelihood find points where the rare class explains what the spammers say: 95/5, 3 workers per
+    item, 30% spammers, 0.905 against always answering the frequent class's 0.949; from the vote
+    alone 0.948, and 0.951 with ``alpha`` 1; the grid's mean 0.9255 → 0.9285.
+    Each start runs ``burn_in`` iterations (the reference's 50); the one with the best
     log-likelihood then runs on to convergence (its log-likelihood changes by at most ``tol``,
     relatively), within ``max_iter`` in all. Whether it converged is reported on the result.
 
@@ -89,12 +93,12 @@ class MACE:
     max_iter: int = 500
     burn_in: int = 50
     tol: float = 1e-7
-    alpha: float = 0.5
+    alpha: float = 1.0
     beta: float = 0.5
     strategy_prior: float = 1.0
     prevalence: str | tuple[float, ...] = PREVALENCE_ESTIMATED
     prevalence_prior: float = 1.0
-    restarts: int = 10
+    restarts: int = 1
     seed: int = 0
     name: str = "mace"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 
 from accounts.permissions import NamedPermissions
 from annotation import work
+from annotation.ledger.decisions import unclear_rows
 from annotation.markets.registry import provider_choices
 from annotation.models import (
     Assignment,
@@ -32,7 +33,7 @@ from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
-from annotation.work.market_actions import ACTION_ERRORS
+from config.wording import money
 
 
 class JobCreationForm(forms.ModelForm):
@@ -69,21 +70,6 @@ class JobCreationForm(forms.ModelForm):
         return cleaned
 
 
-def _each(action_name: str, service: Any, label: str, permission: str = "change") -> Any:
-    def action(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Any]) -> None:
-        done = 0
-        for pk in queryset.values_list("pk", flat=True):
-            try:
-                service(pk)
-                done += 1
-            except ACTION_ERRORS as error:
-                modeladmin.message_user(request, f"{pk}: {error}", messages.ERROR)
-        modeladmin.message_user(request, f"{label}: {done}")
-
-    action.__name__ = action_name
-    return admin.action(description=label, permissions=[permission])(action)
-
-
 def _in_background(action_name: str, kind: str, label: str, permission: str = "change") -> Any:
     """An action whose work calls a market: run as a background operation, never in the request."""
 
@@ -118,8 +104,8 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         show_market_cost,
         reconcile_jobs,
         _in_background("sync", "annotation.sync_jobs", "Sync with the provider"),
-        _each("pause", work.pause_job, "Pause"),
-        _each("resume", work.resume_job, "Resume"),
+        _in_background("pause", "annotation.pause_jobs", "Pause (here and at the market)"),
+        _in_background("resume", "annotation.resume_jobs", "Resume (here and at the market)"),
         _in_background("cancel", "annotation.cancel_jobs", "Cancel (expires the HITs at the market)"),
     ]
 
@@ -132,14 +118,14 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         if obj is None:
             return ["name", "task_type", "provider", "filters", "params", "allow_single_worker", "budget",
                     "teams"]  # fmt: skip
-        return ["name", "pages", "task_type", "provider", "state", "progress", "annotators", "accuracy",
-                "params", "filters", "budget", "teams"]  # fmt: skip
+        return ["name", "pages", "task_type", "provider", "state", "market", "money_in_doubt", "currency",
+                "progress", "annotators", "accuracy", "params", "filters", "budget", "teams"]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["pages", "task_type", "provider", "state", "progress", "annotators", "accuracy", "params",
-                "filters"]  # fmt: skip
+        return ["pages", "task_type", "provider", "state", "market", "money_in_doubt", "currency", "progress",
+                "annotators", "accuracy", "params", "filters"]  # fmt: skip
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -201,6 +187,22 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
             reverse("aggregation:dashboard", args=[job.pk]),
             reverse("aggregation:adjudicate", args=[job.pk]),
         )
+
+    @admin.display(description="at the market")
+    def market(self, job: Job) -> str:
+        """The market's own status of the job as the last sync read it, and why."""
+        return f"{job.market_status}: {job.market_note}" if job.market_status else "not read yet"
+
+    @admin.display(description="payments in doubt")
+    def money_in_doubt(self, job: Job) -> SafeString | str:
+        rows = list(unclear_rows(job.pk).order_by("pk"))
+        if not rows:
+            return "none"
+        link = reverse("admin:annotation_ledgerentry_changelist")
+        return format_html(
+            '{} unclear ({}): <a href="{}?state__exact=unclear&amp;job__id__exact={}">decide in the ledger</a>',  # noqa: E501
+            len(rows), ", ".join(f"{r.kind} {money(r.amount, r.currency)}" for r in rows), link, job.pk,
+        )  # fmt: skip
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
@@ -289,18 +291,28 @@ class WorkerAdmin(admin.ModelAdmin):
     search_fields = ["external_id", "user__username"]
     readonly_fields = ["gold_answered", "gold_correct", "simulated", "model"]
     inlines = [QualificationInline]
-    actions = ["block"]
+    actions = ["block", "unblock"]
 
     @admin.display(description="gold accuracy")
     def gold(self, worker: Worker) -> str:
         accuracy = worker.gold_accuracy
         return "–" if accuracy is None else f"{accuracy:.0%} of {worker.gold_answered}"
 
-    @admin.action(description="Block the selected workers", permissions=["change"])
+    @admin.action(description="Block the selected workers (here and at their market)", permissions=["change"])
     def block(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
-        for worker in queryset:
-            work.block_worker(worker.pk, reason=f"blocked by {request.user}")
-        self.message_user(request, f"blocked {queryset.count()} worker(s)")
+        worker_ids = list(queryset.values_list("pk", flat=True))
+        params = {"worker_ids": worker_ids, "reason": f"blocked by {request.user}"}
+        market_admin.start(
+            self, request, "annotation.block_workers", "Block workers", params, len(worker_ids)
+        )
+
+    @admin.action(
+        description="Unblock the selected workers (at their market, then here)", permissions=["change"]
+    )
+    def unblock(self, request: HttpRequest, queryset: QuerySet[Worker]) -> None:
+        worker_ids = list(queryset.values_list("pk", flat=True))
+        params, count = {"worker_ids": worker_ids}, len(worker_ids)
+        market_admin.start(self, request, "annotation.unblock_workers", "Unblock workers", params, count)
 
 
 class MTurkBatchInline(admin.TabularInline):

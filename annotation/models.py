@@ -80,6 +80,11 @@ class Job(models.Model):
     workers_per_item = models.PositiveSmallIntegerField(default=3)
     reward = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0.00"))
     budget = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
+    # The one currency of the job's money, fixed at creation: every ledger row of the job uses it.
+    currency = models.CharField(max_length=3, blank=True)
+    # The market's own status of the job's work, as the last sync read it, and why (a pause by Prolific).
+    market_status = models.CharField(max_length=32, blank=True)
+    market_note = models.CharField(max_length=300, blank=True)
     teams = models.ManyToManyField(
         "accounts.Team", blank=True, related_name="jobs",
         help_text="In-house jobs: only these teams' members see it; no team: every annotator.",

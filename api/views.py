@@ -145,27 +145,29 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         operation.refresh_from_db()
         return ApiResponse(s.OperationSerializer(operation).data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses=s.JobSerializer)
+    @extend_schema(request=None, responses={202: s.OperationSerializer})
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str) -> ApiResponse:
-        return self._change(work.pause_job)
+        """Pause here and at the market in the background (no market call in the request)."""
+        return self._in_background("annotation.pause_jobs", "Pause")
 
-    @extend_schema(request=None, responses=s.JobSerializer)
+    @extend_schema(request=None, responses={202: s.OperationSerializer})
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str) -> ApiResponse:
-        return self._change(work.resume_job)
+        """Resume at the market, then here, in the background; poll the operation for the outcome."""
+        return self._in_background("annotation.resume_jobs", "Resume")
+
+    def _in_background(self, kind: str, verb: str) -> ApiResponse:
+        job = self.get_object()
+        operation = start_operation(
+            kind, f"{verb} job {job.pk}", {"job_ids": [job.pk]}, total=1, user=self.request.user
+        )
+        operation.refresh_from_db()
+        return ApiResponse(s.OperationSerializer(operation).data, status=status.HTTP_202_ACCEPTED)
 
     def _page(self, rows: Any) -> Sequence[Any]:
         """This request's page of any rows (the job's items, responses, runs or outcomes)."""
         return self.paginate_queryset(rows) or []
-
-    def _change(self, service: Any) -> ApiResponse:
-        job = self.get_object()
-        try:
-            changed = service(job.pk)
-        except (work.JobStateError, work.JobError) as error:
-            raise Conflict(str(error)) from None
-        return ApiResponse(s.JobSerializer(changed).data)
 
     @extend_schema(responses=s.ProgressSerializer)
     @action(detail=True, methods=["get"])

@@ -27,7 +27,9 @@ def main(arguments: list[str]) -> int:
     names = [a for a in arguments if not a.startswith("-")]
     options = [a for a in arguments if a.startswith("-")]
     available = sorted(
-        m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if not m.name.startswith("_")
+        m.name
+        for m in pkgutil.iter_modules([str(Path(__file__).parent)])
+        if not m.name.startswith("_") and not m.ispkg  # bench.rigs is shared equipment, not a benchmark
     )
     chosen = names or available
     unknown = sorted(set(chosen) - set(available))

@@ -9,6 +9,7 @@ the load's simulated participants bring in their URLs.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -26,12 +27,7 @@ def seed(claims: int, workers_per_item: int) -> dict[str, Any]:
     from annotation import work
     from annotation.models import Job, JobState
     from annotation.task_types import get_task_type
-    from corpus.models import Claim, Perspective
-    from tests.annotation.factories import ClaimFactory, PerspectiveFactory, make_corpus
 
-    # Each level seeds its own job in a new process: number on from what the database holds.
-    ClaimFactory.reset_sequence(Claim.objects.count())
-    PerspectiveFactory.reset_sequence(Perspective.objects.count())
     make_corpus(claims=claims, perspectives=5)
     params = {"workers_per_item": workers_per_item, "completion_code": "C0DE1234"}
     job = work.create_job("stance", {}, provider="prolific", params=params)
@@ -44,6 +40,33 @@ def seed(claims: int, workers_per_item: int) -> dict[str, Any]:
         "quiz": quiz,
         "assignments": job.hits.count() * workers_per_item,
     }
+
+
+def make_corpus(claims: int, perspectives: int) -> None:
+    """`claims` candidate claims with `perspectives` one-member clusters each, stances known. Each level
+    seeds its own job in a new process, so ids number on from what the database holds."""
+    from corpus.models import Claim, ClusterMember, Perspective, PerspectiveCluster, Side, Stance3, Stance5
+
+    stances = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
+    claims_before = Claim.objects.count()
+    perspective_numbers = itertools.count(Perspective.objects.count())
+    for n in range(claims_before, claims_before + claims):
+        claim = Claim.objects.create(cid=n + 1, text=f"Claim number {n} should be debated", source="idebate")
+        for position in range(perspectives):
+            stance = stances[position % len(stances)]
+            side = Side.PRO if stance in (Stance5.SUPPORT, Stance5.MILDLY_SUPPORT) else Side.CON
+            cluster = PerspectiveCluster.objects.create(
+                claim=claim,
+                position=position,
+                stance_5=stance,
+                stance_3=Stance3.SUPPORT if side == Side.PRO else Stance3.UNDERMINE,
+                source_side=side,
+            )
+            k = next(perspective_numbers)
+            perspective = Perspective.objects.create(
+                pid=k + 1, text=f"Perspective number {k} gives a reason", source="idebate"
+            )
+            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
 
 
 def check(job_pk: int) -> dict[str, int]:

@@ -3,11 +3,14 @@ item × spammers, every crowd with biased workers who favour one label.
 
 Goal per cell: Dawid–Skene and MACE ≥ plain majority and ≥ crowd-kit 1.4.1's same model fed rows
 sorted by worker and label (crowd-kit numbers workers in first-seen order but reads MACE's spam
-strategies in sorted order; sorted input is the fair comparison). Each cell averages ``SEEDS``
-crowds; majority's ties count as half right. Also printed: the always-majority-class baseline, and
-each model's expected calibration error (ECE) over the grid. crowd-kit is a dev dependency: without
-it the comparison says so and only the majority goal is judged. crowd-kit's figures are cached
-(``CACHE``) per crowd, so the grid takes seconds after its first run.
+strategies in sorted order; sorted input is the fair comparison); MACE also ≥ always answering
+the majority class on skewed cells. Each cell averages ``SEEDS`` crowds of ``ITEMS`` items (majority's
+ties count as half right), and each goal is judged against two standard errors of the difference:
+"met", "met within noise" (short by less), or "MISSED". Also printed: each model's expected
+calibration error (ECE) over the grid. crowd-kit is a dev dependency: without it the comparison says
+so and only the other goals are judged. crowd-kit's figures are cached (``CACHE``) per crowd; it is
+fitted only with ``FIT_CROWDKIT``, else judged on the seeds it has figures for, and each line says
+which.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import numpy as np
 from aggregation.calibration import accuracy, expected_calibration_error
 from aggregation.dawid_skene import DawidSkene
 from aggregation.label_models import FloatArray, IntArray, LabelModel, MajorityVote
-from aggregation.labels import LabelSet
+from aggregation.labels import NO_MAJORITY, LabelSet
 from aggregation.mace import MACE
 from aggregation.responses import Responses
 from aggregation.simulated_crowds import Crowd, CrowdSpec, simulate_crowd
@@ -33,8 +36,11 @@ from aggregation.simulated_crowds import Crowd, CrowdSpec, simulate_crowd
 SKEWS = (0.5, 0.8, 0.95)
 WORKERS_PER_ITEM = (3, 5, 8)
 SPAM_SHARES = (0.0, 0.15, 0.3)
-SEEDS = 1
+SEEDS = 3
 ITEMS = 500
+# Fit crowd-kit on crowds it has no cached figures for (a minute each on a busy machine); off, the
+# crowd-kit goals are judged on the seeds it has figures for, and each line says how many.
+FIT_CROWDKIT = False
 BINARY = LabelSet("bench-binary", ("frequent", "rare"))
 # crowd-kit's figures on each crowd, keyed by its version and a digest of the crowd's labels: its
 # MACE takes tens of seconds per crowd on a shared machine, and its answer cannot change unless the
@@ -76,45 +82,56 @@ def crowdkit_fitters() -> dict[str, Fitter] | None:
 def score_cell(
     spec: CrowdSpec, models: list[LabelModel], crowdkit: dict[str, Fitter] | None, cache: dict[str, Any]
 ) -> dict[str, Any]:
-    """Per model (ours and crowd-kit's): mean accuracy and ECE over the cell's seeds."""
-    scores: dict[str, list[tuple[float, float]]] = {}
-    baseline = []
+    """Per model, per seed: which items it got right (1, ½ for an undecided item, 0) and its ECE;
+    crowd-kit's (accuracy, ECE) per seed it has in the cache (or fits it, with ``fit_crowdkit``)."""
+    right: dict[str, list[FloatArray]] = {"always_majority": []}
+    ece: dict[str, list[float]] = {}
+    theirs: dict[str, dict[int, tuple[float, float]]] = {}
     for seed in range(SEEDS):
         crowd = simulate_crowd(
             CrowdSpec(spec.majority_share, spec.per_item, spec.spam_share, items=ITEMS, seed=seed)
         )
-        baseline.append(crowd.majority_class_accuracy)
         items, workers, labels = crowd.first(spec.per_item)
         responses = Responses.from_codes(items, workers, labels, BINARY)
         truth = crowd.truth[responses.items.astype(np.intp)]
+        right["always_majority"].append((truth == np.bincount(crowd.truth).argmax()).astype(np.float64))
         for model in models:
             fitted = model.fit(responses)
-            scores.setdefault(model.name, []).append(_scored(fitted.labels, fitted.probabilities, truth))
+            right.setdefault(model.name, []).append(_right(fitted.labels, truth))
+            ece.setdefault(model.name, []).append(
+                expected_calibration_error(fitted.probabilities, fitted.labels, truth)
+            )
         if crowdkit is not None:
-            theirs = _crowdkit_scores(crowdkit, cache, f"{spec.describe()} seed={seed}", crowd)
-            for name, scored in theirs.items():
-                scores.setdefault(f"crowdkit_{name}", []).append((scored[0], scored[1]))
-    means = {name: tuple(np.mean(values, axis=0).tolist()) for name, values in scores.items()}
-    return {"scores": means, "always_majority": float(np.mean(baseline))}
+            cell = f"{spec.describe()} seed={seed}"
+            for name, scored in _crowdkit_scores(crowdkit, cache, cell, crowd).items():
+                theirs.setdefault(f"crowdkit_{name}", {})[seed] = (scored[0], scored[1])
+    return {"right": right, "ece": ece, "crowdkit": theirs}
 
 
-def _scored(decided: IntArray, probabilities: FloatArray, truth: IntArray) -> tuple[float, float]:
-    return accuracy(decided, truth), expected_calibration_error(probabilities, decided, truth)
+def _right(decided: IntArray, truth: IntArray) -> FloatArray:
+    return np.where(decided == NO_MAJORITY, 0.5, (decided == truth).astype(np.float64))
 
 
 def _crowdkit_scores(
     crowdkit: dict[str, Fitter], cache: dict[str, Any], cell: str, crowd: Crowd
 ) -> dict[str, list[float]]:
     """crowd-kit's (accuracy, ECE) per model on this crowd: from the cache when the same crowd-kit
-    version has already seen exactly these labels, else fitted (seconds per crowd) and cached."""
+    version has already seen exactly these labels, else fitted (a minute per crowd on a busy machine)
+    and cached, or, with ``fit_crowdkit`` off, left out for this crowd."""
     items, workers, labels = crowd.first(crowd.answer_workers.shape[1])
     digest = hashlib.sha256(np.stack([items, workers, labels, np.resize(crowd.truth, len(items))]).tobytes())
     key = f"{cell} crowd-kit={CROWDKIT_VERSION} labels={digest.hexdigest()[:16]}"
     if key not in cache:
+        if not FIT_CROWDKIT:
+            return {}
         cache[key] = {
             name: list(_scored(*fit(items, workers, labels), crowd.truth)) for name, fit in crowdkit.items()
         }
     return dict(cache[key])
+
+
+def _scored(decided: IntArray, probabilities: FloatArray, truth: IntArray) -> tuple[float, float]:
+    return accuracy(decided, truth), expected_calibration_error(probabilities, decided, truth)
 
 
 def load_cache() -> dict[str, Any]:
@@ -125,15 +142,62 @@ def save_cache(cache: dict[str, Any]) -> None:
     CACHE.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
 
 
-def cell_goals(scored: dict[str, float], with_crowdkit: bool) -> list[str]:
-    """The goals a cell misses, e.g. ``mace < majority``."""
-    missed = []
+def cell_goals(spec: CrowdSpec, cell: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The goals a cell misses beyond noise, and those it misses by less than two standard errors.
+
+    Against majority and always-majority the comparison is paired (the same items): the standard
+    error of the mean of the per-item difference. Against crowd-kit, whose per-item labels are not
+    cached, it is the unpaired binomial one, on the seeds crowd-kit has figures for."""
+    right, theirs = cell["right"], cell["crowdkit"]
+    missed: list[str] = []
+    noise: list[str] = []
     for name in ("dawid_skene", "mace"):
-        if scored[name] < scored["majority_vote"]:
-            missed.append(f"{name} < majority")
-        if with_crowdkit and scored[name] < scored[f"crowdkit_{name}"]:
-            missed.append(f"{name} < crowd-kit")
-    return missed
+        ours = right[name]
+        others = [("majority", right["majority_vote"])]
+        if name == "mace" and spec.majority_share > 0.5:
+            others.append(("always-majority", right["always_majority"]))
+        for other, their_right in others:
+            difference = np.concatenate(ours) - np.concatenate(their_right)
+            _judge(f"{name} < {other}", difference.mean(), _error(difference), missed, noise)
+        scored = theirs.get(f"crowdkit_{name}", {})
+        if scored:
+            mine = float(np.mean([ours[seed].mean() for seed in scored]))
+            their = float(np.mean([value[0] for value in scored.values()]))
+            n = ITEMS * len(scored)
+            error = float(np.sqrt((mine * (1 - mine) + their * (1 - their)) / n))
+            _judge(f"{name} < crowd-kit", mine - their, error, missed, noise)
+    return missed, noise
+
+
+def _error(difference: FloatArray) -> float:
+    return float(difference.std(ddof=1) / np.sqrt(len(difference)))
+
+
+def _judge(goal: str, margin: float, error: float, missed: list[str], noise: list[str]) -> None:
+    if margin >= 0:
+        return
+    (noise if -margin <= 2 * error else missed).append(f"{goal} by {-margin:.3f}, 2 SE {2 * error:.3f}")
+
+
+def cell_line(spec: CrowdSpec, cell: dict[str, Any]) -> tuple[str, str]:
+    """The cell's printed line and its verdict: "met", "noise" or "missed"."""
+    accuracies = {name: float(np.concatenate(values).mean()) for name, values in cell["right"].items()}
+    figures = " ".join(f"{name}={value:.3f}" for name, value in accuracies.items())
+    for name, scored in cell["crowdkit"].items():
+        ours = name.removeprefix("crowdkit_")
+        theirs = np.mean([value[0] for value in scored.values()])
+        same = np.mean([cell["right"][ours][seed].mean() for seed in scored])
+        figures += f" {name}={theirs:.3f}"
+        if len(scored) < SEEDS:
+            figures += f" (seeds {','.join(map(str, scored))}; {ours} there {same:.3f})"
+    missed, noise = cell_goals(spec, cell)
+    if missed:
+        verdict, text = "missed", "MISSED (" + "; ".join(missed + noise) + ")"
+    elif noise:
+        verdict, text = "noise", "met within noise (" + "; ".join(noise) + ")"
+    else:
+        verdict, text = "met", "met"
+    return f"crowd grid {spec.describe()} {figures} goal: {text}", verdict
 
 
 def main() -> None:
@@ -144,34 +208,30 @@ def main() -> None:
             "crowd grid crowd-kit: not installed (pip install -r requirements-dev.txt); majority goals only"
         )
     cache = load_cache()
-    pooled: dict[str, list[float]] = {}
-    missed_cells = 0
+    ece: dict[str, list[float]] = {}
+    verdicts: dict[str, int] = {"met": 0, "noise": 0, "missed": 0}
     started = time.perf_counter()
+    print(f"crowd grid: {SEEDS} seeds × {ITEMS} items per cell; mean accuracy per model", flush=True)
     for skew in SKEWS:
         for per_item in WORKERS_PER_ITEM:
             for spam in SPAM_SHARES:
                 spec = CrowdSpec(skew, per_item, spam)
                 cell = score_cell(spec, models, crowdkit, cache)
-                scored = {name: value[0] for name, value in cell["scores"].items()}
-                for name, value in cell["scores"].items():
-                    pooled.setdefault(name, []).append(value[1])
-                missed = cell_goals(scored, crowdkit is not None)
-                missed_cells += bool(missed)
-                figures = " ".join(f"{name}={value:.3f}" for name, value in scored.items())
-                verdict = "met" if not missed else "MISSED (" + ", ".join(missed) + ")"
-                print(
-                    f"crowd grid {spec.describe()} always_majority={cell['always_majority']:.3f} "
-                    f"{figures} goal: {verdict}",
-                    flush=True,
-                )
-        if crowdkit is not None:
+                for name, values in cell["ece"].items():
+                    ece.setdefault(name, []).extend(values)
+                for name, scored in cell["crowdkit"].items():
+                    ece.setdefault(name, []).extend(value[1] for value in scored.values())
+                line, verdict = cell_line(spec, cell)
+                verdicts[verdict] += 1
+                print(line, flush=True)
+        if crowdkit is not None and FIT_CROWDKIT:
             save_cache(cache)  # after each skew: an interrupted run keeps what it fitted
-    for name, values in pooled.items():
+    for name, values in ece.items():
         print(f"crowd grid calibration {name}: mean ECE={np.mean(values):.3f}", flush=True)
     cells = len(SKEWS) * len(WORKERS_PER_ITEM) * len(SPAM_SHARES)
     print(
-        f"crowd grid: {cells - missed_cells}/{cells} cells meet every goal "
-        f"({time.perf_counter() - started:.0f} s)",
+        f"crowd grid: {verdicts['met']}/{cells} cells meet every goal, {verdicts['noise']} more within "
+        f"two standard errors, {verdicts['missed']} missed ({time.perf_counter() - started:.0f} s)",
         flush=True,
     )
 

@@ -1,4 +1,4 @@
-"""Faults on the money path: each scenario of tests/security/fault_rig.py with 200 bonus payments.
+"""Faults on the money path: each scenario of bench/rigs/fault_rig.py with 200 bonus payments.
 
 A real Celery worker process on its own throwaway redis-server pays Prolific bonuses at a loopback
 fake Prolific; half-way, one fault lands (worker SIGKILLed, Redis restarted, the worker's database
@@ -30,7 +30,7 @@ import django
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-from tests.security.fault_rig import SCENARIOS, run_scenario
+from bench.rigs.fault_rig import SCENARIOS, run_scenario
 for name in SCENARIOS:
     print(run_scenario(name, {payments}, timeout={timeout}).line(), flush=True)
 """

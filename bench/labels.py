@@ -19,8 +19,8 @@ import pandas as pd
 from django.conf import settings
 
 from bench import load
-from tests.deploy.databases import scratch_database
-from tests.deploy.processes import ProcessGroup
+from bench.rigs.databases import scratch_database
+from bench.rigs.processes import ProcessGroup
 
 ITEMS, PER_ITEM, WORKERS = 1_000_000, 10, 2000
 GOALS = {"majority_vote": 10.0, "dawid_skene": 60.0}

@@ -14,7 +14,7 @@ import re
 
 from bench import load
 from bench._child import ChildError, run_child
-from tests.deploy.databases import scratch_database
+from bench.rigs.databases import scratch_database
 
 SIZES = (10_000, 100_000)
 GOALS = {"import_s": 300.0, "export_s": 60.0, "admin_claims_ms": 300.0, "admin_perspectives_ms": 300.0,

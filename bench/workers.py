@@ -22,8 +22,8 @@ from django.conf import settings
 
 from bench import load
 from bench._fake_market_worker import CALLS_KEY, DELIVERIES_KEY
-from tests.deploy.databases import scratch_database
-from tests.deploy.processes import ProcessGroup
+from bench.rigs.databases import scratch_database
+from bench.rigs.processes import ProcessGroup
 
 PYTHON = sys.executable
 WORKERS = 3

@@ -263,9 +263,8 @@ PROLIFIC_API_URL = env_str("PROLIFIC_API_URL", "https://api.prolific.com")
 # PROLIFIC_WORKSPACE_ID is optional and, when set, must be that workspace.
 PROLIFIC_PROJECT_ID = env_str("PROLIFIC_PROJECT_ID")
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
-# Prolific pays bonuses "in the following minutes": past this, a bonus missing from the submission
-# proves the pay call never happened, and it is made again as a new ledger attempt.
-PROLIFIC_BONUS_SETTLE_MINUTES = env_int("PROLIFIC_BONUS_SETTLE_MINUTES", 60)
+# The workspace's currency: every Prolific job is booked in it, and publishing checks the workspace agrees.
+PROLIFIC_CURRENCY = env_str("PROLIFIC_CURRENCY", "GBP")
 # The https origin markets send workers to (task pages are under /annotate/jobs/<id>/).
 MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else "")
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)

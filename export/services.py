@@ -59,6 +59,12 @@ from export.splits import SPLITS, SplitPlan, split_claims, split_report
 from export.statistics import release_statistics
 
 DATASHEET = "datasheet.md"
+# How a release names its workers, as its manifest says.
+PSEUDONYMS = {
+    "scheme": "w_ + first 20 hex digits of HMAC-SHA256(key, provider + 0x1F + worker id)",
+    "key": "per release, derived from the platform's WORKER_PSEUDONYM_KEY; kept in the platform "
+    "database (export.Release), never in the release",
+}
 
 
 def perspectrum_records(released: tuple[str, ...] = tuple(Status.released())) -> dict[str, Any]:
@@ -66,11 +72,7 @@ def perspectrum_records(released: tuple[str, ...] = tuple(Status.released())) ->
 
     Only clusters whose status is in `released` are written; a constant number of queries.
     """
-    topics: dict[int, list[str]] = {}
-    for cid, slug in ClaimTopic.objects.order_by("claim__cid", "position").values_list(
-        "claim__cid", "topic__slug"
-    ):
-        topics.setdefault(cid, []).append(slug)
+    topics = _topics_by_claim()
     clusters = _clusters_by_claim(released)
     claims = [
         {
@@ -105,6 +107,16 @@ def perspectrum_records(released: tuple[str, ...] = tuple(Status.released())) ->
             for cid in Claim.objects.order_by("cid").values_list("cid", flat=True)
         ],
     }
+
+
+def _topics_by_claim() -> dict[int, list[str]]:
+    """Each claim's topic slugs in order, by claim id."""
+    topics: dict[int, list[str]] = {}
+    for cid, slug in ClaimTopic.objects.order_by("claim__cid", "position").values_list(
+        "claim__cid", "topic__slug"
+    ):
+        topics.setdefault(cid, []).append(slug)
+    return topics
 
 
 def _clusters_by_claim(released: tuple[str, ...]) -> dict[int, list[dict[str, Any]]]:
@@ -217,14 +229,8 @@ def write_release_files(
 ) -> dict[str, Any]:
     """Write every file of a release into `directory` (empty or new); returns the manifest written."""
     records = perspectrum_records()
-    write_perspectrum(version, directory, records)
     annotations = provenance.annotation_rows(key)
-    for path, rows in jsonl_files(records, annotations).items():
-        (directory / path).parent.mkdir(exist_ok=True)
-        (directory / path).write_bytes(dumps_lines(rows))
-    (directory / SCHEMAS).mkdir(exist_ok=True)
-    for schema_file in schema_files():
-        shutil.copyfile(schema_file, directory / SCHEMAS / schema_file.name)
+    _write_data_files(version, directory, records, annotations)
     statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
     jobs = provenance.jobs_record(key)
     simulated = any(job["simulated"] for job in jobs) or any(row["simulated"] for row in annotations)
@@ -242,28 +248,37 @@ def write_release_files(
         "split": split,
         "job_ids": [job["id"] for job in jobs],
         "jobs": jobs,
-        # Which ranking chose each job's retrieved candidates (search.services.ranking_name).
-        "candidate_rankings": sorted(
-            {
-                job["filters"]["candidates_ranked_by"]
-                for job in jobs
-                if "candidates_ranked_by" in job["filters"]
-            }
-        ),
+        "candidate_rankings": _candidate_rankings(jobs),
         "rules": provenance.rules_record(),
         "agreement": provenance.agreement_record(jobs, key),
         "statistics": statistics,
         "datasheet": sheet,
-        "pseudonyms": {
-            "scheme": "w_ + first 20 hex digits of HMAC-SHA256(key, provider + 0x1F + worker id)",
-            "key": "per release, derived from the platform's WORKER_PSEUDONYM_KEY; kept in the platform "
-            "database (export.Release), never in the release",
-        },
+        "pseudonyms": dict(PSEUDONYMS),
         "simulated": simulated,
     }
     manifest = build_manifest(directory, facts)
     (directory / MANIFEST).write_bytes(canonical_json(manifest))
     return manifest
+
+
+def _write_data_files(
+    version: str, directory: Path, records: dict[str, Any], annotations: list[dict[str, Any]]
+) -> None:
+    """The PERSPECTRUM files, the JSON-lines files and their schemas."""
+    write_perspectrum(version, directory, records)
+    for path, rows in jsonl_files(records, annotations).items():
+        (directory / path).parent.mkdir(exist_ok=True)
+        (directory / path).write_bytes(dumps_lines(rows))
+    (directory / SCHEMAS).mkdir(exist_ok=True)
+    for schema_file in schema_files():
+        shutil.copyfile(schema_file, directory / SCHEMAS / schema_file.name)
+
+
+def _candidate_rankings(jobs: list[dict[str, Any]]) -> list[str]:
+    """Which ranking chose each job's retrieved candidates (search.services.ranking_name)."""
+    return sorted(
+        {job["filters"]["candidates_ranked_by"] for job in jobs if "candidates_ranked_by" in job["filters"]}
+    )
 
 
 def build_release(
@@ -275,34 +290,13 @@ def build_release(
     stored split is released as it stands. Files are written to a scratch directory beside the
     release's and renamed into place, so a failed build leaves no half release behind.
     """
-    if not VERSION.fullmatch(version):
-        raise ReleaseVersionError(f"{version!r}: use letters, digits, '.', '_' or '-' (at most 64)")
-    if version in RESERVED_VERSIONS:
-        raise ReleaseVersionError(f"{version!r} is reserved by the releases page; choose another name")
     root = Path(settings.RELEASES_DIR)
     final = root / version
-    if Release.objects.filter(version=version).exists() or final.exists():
-        raise ReleaseExistsError(f"release {version} exists ({final}); releases are never rebuilt")
+    _check_new_version(version, final)
     with progress.stage("split the claims" if split_plan else "read the stored split"):
         split = assign_claim_splits(split_plan) if split_plan else stored_split_report()
     key = provenance.release_key(version)
-    root.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix=f".building-{version}-", dir=root))
-    scratch.chmod(0o755)
-    try:
-        with progress.stage("write the release files", unit="files") as done:
-            manifest = write_release_files(version, scratch, key, provenance.code_version(), split)
-            done(len(manifest["files"]))
-        for path in scratch.rglob("*"):
-            if path.is_file():
-                path.chmod(0o444)  # a release's files are read-only on disk too
-        try:
-            scratch.rename(final)  # fails when another build took the name meanwhile
-        except OSError as error:
-            raise ReleaseExistsError(f"release {version}: {final} appeared during the build") from error
-    finally:
-        if scratch.exists():
-            shutil.rmtree(scratch, onerror=_make_writable)
+    manifest = _write_into_place(version, final, key, split, progress)
     zip_path = root / f"{version}.zip"
     with progress.stage("zip and hash the files", unit="files") as done:
         write_zip(final, zip_path, f"stancework-{version}", manifest["state_time"])
@@ -319,6 +313,41 @@ def build_release(
         pseudonym_key=key.hex(),
         notes=notes,
     )
+
+
+def _check_new_version(version: str, final: Path) -> None:
+    """Refuse a version name that is malformed, reserved, or taken (recorded or on disk at `final`)."""
+    if not VERSION.fullmatch(version):
+        raise ReleaseVersionError(f"{version!r}: use letters, digits, '.', '_' or '-' (at most 64)")
+    if version in RESERVED_VERSIONS:
+        raise ReleaseVersionError(f"{version!r} is reserved by the releases page; choose another name")
+    if Release.objects.filter(version=version).exists() or final.exists():
+        raise ReleaseExistsError(f"release {version} exists ({final}); releases are never rebuilt")
+
+
+def _write_into_place(
+    version: str, final: Path, key: bytes, split: dict[str, Any], progress: Progress
+) -> dict[str, Any]:
+    """Write the release's files into a scratch directory beside `final`, make them read-only and rename
+    it to `final`; the manifest. A failed build leaves no scratch directory behind."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".building-{version}-", dir=final.parent))
+    scratch.chmod(0o755)
+    try:
+        with progress.stage("write the release files", unit="files") as done:
+            manifest = write_release_files(version, scratch, key, provenance.code_version(), split)
+            done(len(manifest["files"]))
+        for path in scratch.rglob("*"):
+            if path.is_file():
+                path.chmod(0o444)  # a release's files are read-only on disk too
+        try:
+            scratch.rename(final)  # fails when another build took the name meanwhile
+        except OSError as error:
+            raise ReleaseExistsError(f"release {version}: {final} appeared during the build") from error
+    finally:
+        if scratch.exists():
+            shutil.rmtree(scratch, onerror=_make_writable)
+    return manifest
 
 
 def _make_writable(function: Any, path: str, _info: Any) -> None:

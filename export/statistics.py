@@ -93,36 +93,49 @@ def table_4(
     platform crawled: site → {"claims", "perspectives", "evidence"}); "after step 2a" counts claims
     with at least one released cluster and the clusters whose original perspective came from the site.
     """
-    source_of = {p["pId"]: p["source"] for p in pool}
-    after_1: dict[str, dict[str, int]] = {}
-    after_2a: dict[str, dict[str, int]] = {}
     sites = sorted({c["source"] for c in claims} | set(crawled or {}), key=_site_order)
-    for site in sites:
-        after_1[site] = (
-            dict(crawled[site])
-            if crawled and site in crawled
-            else {
-                "claims": sum(1 for c in claims if c["source"] == site),
-                "perspectives": sum(1 for p in pool if p["source"] == site),
-                "evidence": sum(1 for e in evidence if e["source"] == site),
-            }
-        )
-        kept = [c for c in claims if c["source"] == site and c["perspectives"]]
-        after_2a[site] = {
-            "claims": len(kept),
-            "perspectives": sum(
-                1
-                for c in claims
-                for cluster in c["perspectives"]
-                if cluster["pids"] and source_of.get(cluster["pids"][0]) == site
-            ),
-        }
+    after_1 = {
+        site: dict(crawled[site]) if crawled and site in crawled else _held_from(site, claims, pool, evidence)
+        for site in sites
+    }
+    source_of = {p["pId"]: p["source"] for p in pool}
+    after_2a = {site: _released_from(site, claims, source_of) for site in sites}
     kinds = Counter(perspective_kind(p["source"]) for p in pool)
     return {
         "after_step_1": {**after_1, "total": _total(after_1.values())},
         "after_step_2a": {**after_2a, "total": _total(after_2a.values())},
         "step_2b_paraphrases": kinds["paraphrase"],
         "step_2c_web_perspectives": kinds["web"],
+    }
+
+
+def _held_from(
+    site: str,
+    claims: Sequence[Mapping[str, Any]],
+    pool: Sequence[Mapping[str, Any]],
+    evidence: Sequence[Mapping[str, Any]],
+) -> dict[str, int]:
+    """What the release holds from `site` (Table 4 after step 1, when the crawl's counts are not given)."""
+    return {
+        "claims": sum(1 for c in claims if c["source"] == site),
+        "perspectives": sum(1 for p in pool if p["source"] == site),
+        "evidence": sum(1 for e in evidence if e["source"] == site),
+    }
+
+
+def _released_from(
+    site: str, claims: Sequence[Mapping[str, Any]], source_of: Mapping[int, str]
+) -> dict[str, int]:
+    """Table 4 after step 2a: the site's claims with a released cluster, and the released clusters whose
+    original perspective came from the site."""
+    return {
+        "claims": sum(1 for c in claims if c["source"] == site and c["perspectives"]),
+        "perspectives": sum(
+            1
+            for c in claims
+            for cluster in c["perspectives"]
+            if cluster["pids"] and source_of.get(cluster["pids"][0]) == site
+        ),
     }
 
 

@@ -59,15 +59,8 @@ def export_vast(
     """Write job `job_id`'s VAST examples to `out` (CSV); answers of workers MACE rates below
     `min_competence` (over at least `min_answers` answers) do not vote. Refused for a job of another
     task type or with no answers."""
-    if not 0 <= min_competence <= 1 or not 0 <= neutral_share <= 1:
-        raise VastExportError("min_competence and neutral_share must be between 0 and 1")
-    if min_answers < 1:
-        raise VastExportError("min_answers must be at least 1")
-    job = Job.objects.filter(pk=job_id).first()
-    if job is None:
-        raise VastExportError(f"there is no job {job_id}")
-    if job.task_type != TASK_TYPE:
-        raise VastExportError(f"job {job_id} is a {job.task_type} job, not {TASK_TYPE}")
+    _check_limits(min_competence, min_answers, neutral_share)
+    job = _vast_job(job_id)
     answers, skipped, simulated = job_answers(job)
     if not answers:
         raise VastExportError(f"job {job_id} has no counted answers yet")
@@ -94,6 +87,23 @@ def export_vast(
         agreement_without_poor=stance_agreement(answers, poor),
         skipped_answers=skipped,
     )
+
+
+def _check_limits(min_competence: float, min_answers: int, neutral_share: float) -> None:
+    if not 0 <= min_competence <= 1 or not 0 <= neutral_share <= 1:
+        raise VastExportError("min_competence and neutral_share must be between 0 and 1")
+    if min_answers < 1:
+        raise VastExportError("min_answers must be at least 1")
+
+
+def _vast_job(job_id: int) -> Job:
+    """Job `job_id`, refused unless it exists and is a VAST job."""
+    job = Job.objects.filter(pk=job_id).first()
+    if job is None:
+        raise VastExportError(f"there is no job {job_id}")
+    if job.task_type != TASK_TYPE:
+        raise VastExportError(f"job {job_id} is a {job.task_type} job, not {TASK_TYPE}")
+    return job
 
 
 def job_items(job: Job) -> list[VastItem]:

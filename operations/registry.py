@@ -19,6 +19,11 @@ Runner = Callable[..., None]
 _RUNNERS: dict[str, Runner] = {}
 
 
+class OperationFailedError(RuntimeError):
+    """A run that ended with some objects failed (each named in the log, e.g. a market unreachable):
+    the operation is marked failed with this message, and the worker carries on (no crash, no 500)."""
+
+
 class UnknownOperationError(LookupError):
     """No app registered an operation of this kind."""
 

@@ -52,6 +52,14 @@ def run_operation(operation_id: int) -> Operation:
         return operation
     try:
         registry.call(operation.kind, RowProgress(operation), dict(operation.params))
+    except registry.OperationFailedError as error:
+        # Failures the runner named and logged (a market that could not be reached): a failed
+        # operation with its message, not a crash.
+        Operation.objects.filter(pk=operation_id).update(
+            state=OperationState.FAILED, error=str(error)[:500], finished_at=timezone.now()
+        )
+        operation.refresh_from_db()
+        return operation
     except Exception as error:
         # Each runner reports per-object failures itself; reaching here means the whole run broke
         # (a bug or a lost service). Recorded on the row for the admin, then raised for Celery's log.

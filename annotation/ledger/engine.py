@@ -152,9 +152,7 @@ def resolve(entry_id: int) -> LedgerEntry:
         return entry
     if finish is None:
         return entry
-    entry = _finish(entry, finish, [LedgerState.UNCLEAR])
-    gateway_for(entry.provider).after_resolved(entry)
-    return entry
+    return _finish(entry, finish, [LedgerState.UNCLEAR])
 
 
 @dataclass(frozen=True)

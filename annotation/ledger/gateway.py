@@ -73,10 +73,6 @@ class Gateway:
         the engine then executes them. None by default."""
         return []
 
-    def after_resolved(self, entry: LedgerEntry) -> None:
-        """A hook for what an unclear row decided by reading leads to (Prolific: paying again once
-        reading proved the first pay call never happened); none by default."""
-
     def resend_is_safe(self, entry: LedgerEntry, now: dt.datetime) -> bool:
         """Whether a row sent but never finished may be sent again."""
         if entry.kind in self.not_idempotent:

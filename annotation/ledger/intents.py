@@ -15,11 +15,15 @@ from typing import Any
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
 from annotation.ledger.tokens import idempotency_token
 from annotation.markets.registry import get_provider
-from annotation.models import Assignment
+from annotation.models import Assignment, Job
 
 
 class IdempotencyConflictError(ValueError):
     """The same intent asked again with another amount or other parameters: refused, nothing paid."""
+
+
+class CurrencyError(ValueError):
+    """A row in another currency than its job's: one job is booked in one currency."""
 
 
 class RetryError(ValueError):
@@ -37,7 +41,7 @@ def record(
     market_ref: str = "",
     worker_ref: str = "",
     amount: Decimal = Decimal("0"),
-    currency: str = "USD",
+    currency: str = "",
     params: dict[str, Any] | None = None,
 ) -> LedgerEntry:
     """The ledger row for this intent: created once and found again on every retry.
@@ -47,6 +51,7 @@ def record(
     stands (open or confirmed) raises `IdempotencyConflictError`.
     """
     intent = idempotency_token(kind, provider, *refs)
+    currency = job_currency(job_id, currency)
     fields = {
         "kind": kind,
         "provider": provider,
@@ -66,6 +71,14 @@ def record(
         return _attempt(intent, latest.attempt + 1, fields)
     _check_same(latest, fields)
     return latest
+
+
+def job_currency(job_id: int | None, asked: str) -> str:
+    """The job's currency (the one every row of the job uses); `asked` must be it, or empty."""
+    fixed = Job.objects.filter(pk=job_id).values_list("currency", flat=True).first() if job_id else ""
+    if fixed and asked and asked != fixed:
+        raise CurrencyError(f"job {job_id} is booked in {fixed}; a row in {asked} is refused")
+    return fixed or asked or "USD"
 
 
 def retry(entry_id: int) -> LedgerEntry:
@@ -158,6 +171,5 @@ def bonus_intent(assignment: Assignment, amount: Decimal, reason: str, ref: str)
         market_ref=assignment.external_id,
         worker_ref=assignment.worker.external_id,
         amount=Decimal(amount),
-        currency=str(job.params.get("currency", "USD")),
         params=params,
     )

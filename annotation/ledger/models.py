@@ -113,6 +113,7 @@ class IssueKind(models.TextChoices):
     HIT = "hit", "HIT differs"
     OPEN_ENTRY = "open_entry", "ledger row still open"
     UNKNOWN = "unknown", "work the market does not know"
+    UNOWNED = "unowned", "at the market, owned by no job of ours"
 
 
 class ReconciliationIssue(models.Model):

@@ -30,13 +30,33 @@ from annotation.models import Assignment, AssignmentState, Job, JobState
 RECENT = dt.timedelta(days=30)
 
 
+def reconciling_markets() -> list[str]:
+    return [name for name in provider_names() if get_provider(name).capabilities.reconcile]
+
+
 def jobs_to_reconcile(*, now: dt.datetime | None = None) -> list[int]:
-    """Market jobs worth a scheduled look: published and not finished, or finished within 30 days."""
+    """Market jobs worth a scheduled look: every job with anything at the market (drafts included: a
+    publish whose reply was lost leaves a draft with a study), open, paused or changed within 30 days."""
     now = now or timezone.now()
-    markets = [name for name in provider_names() if get_provider(name).capabilities.reconcile]
-    jobs = Job.objects.filter(provider__in=markets).exclude(state=JobState.DRAFT)
-    active = Q(state__in=[*JobState.open(), JobState.PAUSED]) | Q(updated__gte=now - RECENT)
-    return list(jobs.filter(active).order_by("pk").values_list("pk", flat=True))
+    jobs = Job.objects.filter(provider__in=reconciling_markets())
+    at_market = Q(pk__in=LedgerEntry.objects.filter(job__isnull=False).values("job_id")) | ~Q(
+        state=JobState.DRAFT
+    )
+    active = Q(state__in=[JobState.DRAFT, *JobState.open(), JobState.PAUSED]) | Q(updated__gte=now - RECENT)
+    return list(jobs.filter(at_market & active).order_by("pk").values_list("pk", flat=True))
+
+
+def reconcile_markets() -> list[ReconciliationIssue]:
+    """What each market has that no job of ours owns (a study in our project nobody recorded)."""
+    found: list[ReconciliationIssue] = []
+    for name in reconciling_markets():
+        issues = list(get_provider(name).reconcile_market())
+        with transaction.atomic():
+            ReconciliationIssue.objects.filter(
+                job=None, provider=name, kind=IssueKind.UNOWNED, resolved=False
+            ).delete()
+            found += ReconciliationIssue.objects.bulk_create(issues)
+    return found
 
 
 def reconcile_job(job_id: int) -> list[ReconciliationIssue]:

@@ -41,6 +41,7 @@ def reconcile_job_task(job_id: int) -> int:
 def reconcile_market_jobs_task() -> int:
     """On the beat schedule: one reconciliation task per active market job."""
     job_ids = reconcile.jobs_to_reconcile()
+    reconcile.reconcile_markets()
     for job_id in job_ids:
         reconcile_job_task.delay(job_id)
     return len(job_ids)

@@ -84,6 +84,11 @@ class Handoff:
 class SyncReport:
     assignments: Sequence[AssignmentReport] = ()
     notes: Sequence[str] = ()
+    # The market's own status of the job's work and why, shown on the job (Prolific's study status).
+    market_status: str = ""
+    market_note: str = ""
+    # The market stopped recruiting by itself (Prolific pauses a full study on a rejection or return).
+    market_paused: bool = False
 
 
 class WorkQueue(Protocol):
@@ -167,6 +172,17 @@ class Provider(ABC):
     frame_ancestors: ClassVar[tuple[str, ...]] = ()
     # How ledger rows become calls at this market; None where nothing is paid through a market.
     gateway: ClassVar[Gateway | None] = None
+    # The one currency the market pays in (MTurk: USD); None where a job names its own.
+    currency: ClassVar[str | None] = None
+
+    def job_currency(self, params: Mapping[str, Any]) -> str:
+        """The currency a new job with these parameters is booked in, fixed for its life."""
+        asked = str(params.get("currency") or "").upper()
+        if self.currency:
+            if asked and asked != self.currency:
+                raise ProviderError(f"{self.name} pays in {self.currency}; a job in {asked} is refused")
+            return self.currency
+        return asked or "USD"
 
     @abstractmethod
     def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
@@ -206,8 +222,13 @@ class Provider(ABC):
     def pause(self, job: Job) -> None:  # noqa: B027 - a no-op suits markets that hand out no work
         """Stop the market recruiting for the job's live HITs while the job is paused."""
 
-    def resume(self, job: Job) -> None:  # noqa: B027 - a no-op suits markets that hand out no work
-        """Let the market recruit for the job's live HITs again."""
+    def resume(self, job: Job) -> str:
+        """Let the market recruit for the job's live HITs again. Returns why nothing was done, when the
+        market cannot recruit (every place taken); "" when it recruits again."""
+        return ""
+
+    def check_publishable(self, job: Job) -> None:  # noqa: B027 - most markets take any job
+        """Raise (a MarketRejectedError) when the market would refuse the job as set up; before any call."""
 
     def check_rejection(self, job: Job, message: str) -> None:  # noqa: B027 - most markets take any reason
         """Raise RejectionError when the market would refuse this rejection message; called before any
@@ -215,6 +236,9 @@ class Provider(ABC):
 
     def block(self, worker: Worker, reason: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
         """Keep the worker from any more of our work on the market."""
+
+    def unblock(self, worker: Worker) -> None:  # noqa: B027 - a no-op suits providers that do not pay
+        """Let a blocked worker take our work on the market again."""
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         """This market's ids in URL parameters; None when none of its parameters are present.
@@ -244,6 +268,10 @@ class Provider(ABC):
 
     def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
         """Every disagreement between our records and the market for one job."""
+        return ()
+
+    def reconcile_market(self) -> Iterable[ReconciliationIssue]:
+        """What the market has that no job of ours recorded (issues with no job)."""
         return ()
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:

@@ -15,6 +15,7 @@ from django.http import HttpRequest
 
 from accounts.permissions import NamedPermissions
 from annotation.ledger import engine, intents
+from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerState, ReconciliationIssue
 from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
 from annotation.markets.base import ProviderError
@@ -40,7 +41,9 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
     list_filter = ["provider", "kind", "state"]
     search_fields = ["token", "intent", "market_ref", "result_ref", "worker_ref"]
     date_hierarchy = "requested_at"
-    actions = ["run_requested", "retry_failed", "resolve_unclear", "sweep_stale"]
+    actions = [
+        "run_requested", "retry_failed", "resolve_unclear", "decide_moved", "decide_not_moved", "sweep_stale",
+    ]  # fmt: skip
 
     def get_readonly_fields(self, request: HttpRequest, obj: LedgerEntry | None = None) -> list[str]:
         return [field.name for field in LedgerEntry._meta.fields]
@@ -82,6 +85,33 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
     def resolve_unclear(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         queued = _queue(queryset, LedgerState.UNCLEAR, resolve_ledger_entry_task)
         self.message_user(request, f"{queued} unclear rows queued to be resolved by reading the market")
+
+    @admin.action(
+        description="Decide the selected unclear rows: the money moved (after reading their evidence)",
+        permissions=["spend_money"],
+    )
+    def decide_moved(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
+        self._decide(request, queryset, moved=True)
+
+    @admin.action(
+        description="Decide the selected unclear rows: the money did not move (after reading their evidence)",
+        permissions=["spend_money"],
+    )
+    def decide_not_moved(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
+        self._decide(request, queryset, moved=False)
+
+    def _decide(self, request: HttpRequest, queryset: QuerySet[LedgerEntry], *, moved: bool) -> None:
+        done = 0
+        for entry in queryset.filter(state=LedgerState.UNCLEAR):
+            # The evidence the person had in front of them: the row's own record of the call.
+            evidence = f"row {entry.pk}: {entry.response_excerpt or entry.error or 'no reply recorded'}"
+            try:
+                decide_unclear(entry.pk, moved=moved, user=request.user, evidence=evidence)
+            except DecisionError as error:
+                self.message_user(request, str(error), messages.ERROR)
+                continue
+            done += 1
+        self.message_user(request, f"{done} unclear rows decided by {request.user}")
 
     @admin.action(description="Sweep stale rows (all, not only the selected)", permissions=["spend_money"])
     def sweep_stale(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:

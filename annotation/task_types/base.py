@@ -84,6 +84,7 @@ MARKET_PARAMS = frozenset(
         "minutes",  # Prolific: estimated completion time
         "completion_code",  # Prolific
         "rejection_category",  # Prolific
+        "prolific_screening",  # Prolific: who may take the study (annotation/markets/prolific/screening.py)
         "mturk_locales",
         "mturk_min_approved_hits",
         "mturk_min_approval_rate",

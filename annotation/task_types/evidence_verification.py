@@ -7,7 +7,7 @@ Candidates per paragraph come from retrieval, passed in as the `candidates` filt
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -79,17 +79,8 @@ class EvidenceVerificationTaskType(TaskType):
             )
         )
         supported = {(link.evidence_id, originals.get(link.cluster_id)) for link in links}
-        by_evidence: dict[int, Evidence] = {}
-        claim_perspectives: dict[int, list[int]] = {}
-        for link in links:
-            if not link.evidence.text_missing:
-                by_evidence[link.evidence_id] = link.evidence
-        for cluster in clusters:
-            if cluster.pk in originals:
-                claim_perspectives.setdefault(cluster.claim_id, []).append(originals[cluster.pk])
-        evidence_claims: dict[int, set[int]] = {}
-        for link in links:
-            evidence_claims.setdefault(link.evidence_id, set()).add(link.cluster.claim_id)
+        by_evidence = {link.evidence_id: link.evidence for link in links if not link.evidence.text_missing}
+        from_claims = _perspectives_of_linked_claims(clusters, links, originals)
         explicit: Mapping[str, list[int]] = filters.get("candidates") or {}
         limit = int(params["candidates"])
         rng = random.Random(int(params.get("seed", 0)))
@@ -101,28 +92,50 @@ class EvidenceVerificationTaskType(TaskType):
                     )
                 )
             else:
-                pks = sorted(
-                    {pk for cid in evidence_claims[evidence.pk] for pk in claim_perspectives.get(cid, [])}
-                )
+                pks = list(from_claims[evidence.pk])
                 # Shuffled with the job's seed so a supported candidate's place gives nothing away.
                 rng.shuffle(pks)
             for perspective in Perspective.objects.filter(pk__in=pks[:limit]).order_by("pid"):
-                yield ItemSpec(
-                    key=f"e{evidence.eid}-p{perspective.pid}",
-                    group=f"e{evidence.eid}",
-                    payload={
-                        "eid": evidence.eid,
-                        "evidence": evidence.text,
-                        "pid": perspective.pid,
-                        "perspective": perspective.text,
-                    },
-                    known_answer=SUPPORTED if (evidence.pk, perspective.pk) in supported else NOT_SUPPORTED,
-                    perspective_id=perspective.pk,
-                    evidence_id=evidence.pk,
-                )
+                yield _evidence_item(evidence, perspective, supported)
 
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
         return write_evidence(decisions)
+
+
+def _perspectives_of_linked_claims(
+    clusters: Sequence[PerspectiveCluster], links: Iterable[ClusterEvidence], originals: Mapping[int, int]
+) -> dict[int, list[int]]:
+    """Per evidence (pk), the original perspectives (pks, sorted) of every selected cluster of every
+    claim the evidence is linked to: its candidates when the job names none."""
+    claim_perspectives: dict[int, list[int]] = {}
+    for cluster in clusters:
+        if cluster.pk in originals:
+            claim_perspectives.setdefault(cluster.claim_id, []).append(originals[cluster.pk])
+    evidence_claims: dict[int, set[int]] = {}
+    for link in links:
+        evidence_claims.setdefault(link.evidence_id, set()).add(link.cluster.claim_id)
+    return {
+        evidence: sorted({pk for cid in claims for pk in claim_perspectives.get(cid, [])})
+        for evidence, claims in evidence_claims.items()
+    }
+
+
+def _evidence_item(
+    evidence: Evidence, perspective: Perspective, supported: set[tuple[int, int | None]]
+) -> ItemSpec:
+    return ItemSpec(
+        key=f"e{evidence.eid}-p{perspective.pid}",
+        group=f"e{evidence.eid}",
+        payload={
+            "eid": evidence.eid,
+            "evidence": evidence.text,
+            "pid": perspective.pid,
+            "perspective": perspective.text,
+        },
+        known_answer=SUPPORTED if (evidence.pk, perspective.pk) in supported else NOT_SUPPORTED,
+        perspective_id=perspective.pk,
+        evidence_id=evidence.pk,
+    )
 
 
 def write_evidence(decisions: Sequence[Decision]) -> int:

@@ -99,25 +99,35 @@ class ParaphraseVerificationTaskType(TaskType):
         for candidate in candidates:
             assert candidate.paraphrase_of is not None
             cluster = clusters[original_cluster[candidate.paraphrase_of.pk]]
-            key = f"c{cluster.claim.cid}-p{candidate.paraphrase_of.pid}-q{candidate.pid}"
-            yield ItemSpec(
-                key=key,
-                group=key,
-                payload={
-                    "claim": cluster.claim.text,
-                    "perspective": candidate.paraphrase_of.text,
-                    "candidate": candidate.text,
-                    "pid": candidate.pid,
-                },
-                known_answer=_known(cluster, candidate.pk, members, placed, written, authors),
-                claim_id=cluster.claim_id,
-                perspective_id=candidate.pk,
-                cluster_id=cluster.pk,
-                excluded_workers=(authors[candidate.pk],) if candidate.pk in authors else (),
-            )
+            known = _known(cluster, candidate.pk, members, placed, written, authors)
+            yield _paraphrase_item(cluster, candidate, known, authors.get(candidate.pk))
 
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:
         return write_paraphrases(decisions)
+
+
+def _paraphrase_item(
+    cluster: PerspectiveCluster, candidate: Perspective, known: str | None, author: int | None
+) -> ItemSpec:
+    """The item asking whether `candidate` says what its original (the head of `cluster`) says; never
+    shown to its own `author`."""
+    assert candidate.paraphrase_of is not None
+    key = f"c{cluster.claim.cid}-p{candidate.paraphrase_of.pid}-q{candidate.pid}"
+    return ItemSpec(
+        key=key,
+        group=key,
+        payload={
+            "claim": cluster.claim.text,
+            "perspective": candidate.paraphrase_of.text,
+            "candidate": candidate.text,
+            "pid": candidate.pid,
+        },
+        known_answer=known,
+        claim_id=cluster.claim_id,
+        perspective_id=candidate.pk,
+        cluster_id=cluster.pk,
+        excluded_workers=(author,) if author is not None else (),
+    )
 
 
 def _known(

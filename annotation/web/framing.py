@@ -66,18 +66,20 @@ def worker_page(view: View) -> View:
             refused = csrf.process_view(request, view, args, kwargs)
             if refused is not None:
                 return refused
-        response = view(request, *args, **kwargs)
-        setattr(response, WORKER_PAGE_ATTR, True)
-        response.xframe_options_exempt = True  # type: ignore[attr-defined]
-        # A task type's own policy (no script for an untrusted MTurk template) is kept.
-        policy = response.get("Content-Security-Policy", "")
-        response["Content-Security-Policy"] = (
-            f"{policy}; {frame_ancestors()}" if policy else frame_ancestors()
-        )
-        return response
+        return _framable_by_markets(view(request, *args, **kwargs))
 
     wrapped.worker_page = True  # type: ignore[attr-defined]  # read by the URL sweep test
     return csrf_exempt(wrapped)
+
+
+def _framable_by_markets(response: HttpResponse) -> HttpResponse:
+    """Mark a market visitor's response as a worker page the markets' sites may frame."""
+    setattr(response, WORKER_PAGE_ATTR, True)
+    response.xframe_options_exempt = True  # type: ignore[attr-defined]
+    # A task type's own policy (no script for an untrusted MTurk template) is kept.
+    policy = response.get("Content-Security-Policy", "")
+    response["Content-Security-Policy"] = f"{policy}; {frame_ancestors()}" if policy else frame_ancestors()
+    return response
 
 
 def _declared_length(request: HttpRequest) -> int:

@@ -63,7 +63,7 @@ def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
         external = provider.identity_from_params(params)
         if external is not None:
             ids = provider.market_ids(params)
-            if ids is None or not job.hits.filter(external_id=ids.hit_id).exists():
+            if ids is None or not _names_hit_of(job, ids.hit_id):
                 # Checked before any row is written: another study's ids create no worker here.
                 raise NotThisJobError("these market ids belong to another study or HIT")
             carried = dict(external.extra)
@@ -79,6 +79,24 @@ def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
     if not is_open_to(job, request.user):
         raise NotThisJobError("this job is for other teams")
     return Visitor(worker=get_worker(job.provider, f"user-{request.user.pk}", user=request.user))
+
+
+# (job pk, job created, market HIT id) seen to name one of the job's HITs. A published HIT keeps its
+# market id for life, so a yes stands; a no is asked again. Saves a query on every worker page.
+_KNOWN_HITS: set[tuple[int, object, str]] = set()
+_KNOWN_HITS_CAP = 10_000
+
+
+def _names_hit_of(job: Job, hit_external_id: str) -> bool:
+    key = (job.pk, job.created, hit_external_id)
+    if key in _KNOWN_HITS:
+        return True
+    if not job.hits.filter(external_id=hit_external_id).exists():
+        return False
+    if len(_KNOWN_HITS) >= _KNOWN_HITS_CAP:
+        _KNOWN_HITS.clear()
+    _KNOWN_HITS.add(key)
+    return True
 
 
 def page_token(visitor: Visitor, job: Job, item_ids: Sequence[int] = ()) -> str:

@@ -193,7 +193,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
             return _message(request, job, "No such HIT", "This HIT is not part of this job.", status=404)
     try:
         assignment = work.next_assignment(
-            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else ""
+            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else "", fresh=True
         )
     except work.NoWorkError as error:
         refused = (work.NotQualifiedError, work.IdentityConflictError)
@@ -228,7 +228,7 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
             return grant
         if form.is_valid():
             try:
-                work.submit_assignment(assignment.pk, form.answers())
+                work.submit_assignment(assignment.pk, form.answers(), items)
             except work.AssignmentStateError as error:
                 return _message(request, job, "Not saved", str(error), status=409)
             return _after_submit(request, assignment, visitor, grant)

@@ -97,5 +97,7 @@ def _for(attrs: dict[str, Any]) -> SafeString:
 def fast_radios(field: forms.Field) -> forms.Field:
     """The field with its RadioSelect swapped for RadioChoices (same choices and attributes)."""
     if type(field.widget) is forms.RadioSelect:
-        field.widget = RadioChoices(attrs=field.widget.attrs, choices=field.widget.choices)
+        # The field's own widget, re-classed: RadioChoices adds no state, and building a new one would
+        # normalize the choices again (a fifth of a 50-item form's CPU).
+        field.widget.__class__ = RadioChoices
     return field

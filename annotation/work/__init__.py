@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         long_format,
         pseudonym_key,
         review_assignment,
+        unblock_worker,
         worker_pseudonym,
     )
 
@@ -104,6 +105,7 @@ _HOMES = {
     "extend_job": "annotation.work.market",
     "ReviewError": "annotation.work.records",
     "block_worker": "annotation.work.records",
+    "unblock_worker": "annotation.work.records",
     "counted_responses": "annotation.work.records",
     "gold_accuracy": "annotation.work.records",
     "long_format": "annotation.work.records",
@@ -159,6 +161,7 @@ __all__ = [
     "settle_job",
     "submit_assignment",
     "sync_job",
+    "unblock_worker",
     "worker_pseudonym",
 ]
 

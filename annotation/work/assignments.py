@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from django.db import IntegrityError, transaction
@@ -106,13 +106,17 @@ def can_retry_quiz(
     return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
 
 
-def check_can_work(job: Job, worker: Worker) -> None:
-    """Raise NoWorkError with a reason the worker can read, or return when they may work."""
-    worker.refresh_from_db(fields=["blocked"])
+def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
+    """Raise NoWorkError with a reason the worker can read, or return when they may work.
+
+    `fresh`: the caller read both rows in this very request (a page), so they are not read again."""
+    if not fresh:
+        worker.refresh_from_db(fields=["blocked"])
     if worker.blocked:
         raise NoWorkError("Your account can no longer take work here.")
-    # Read the state afresh: a page or a crowd loop may hold the job from before a pause.
-    job.refresh_from_db(fields=["state"])
+    if not fresh:
+        # Read the state afresh: a crowd loop may hold the job from before a pause.
+        job.refresh_from_db(fields=["state"])
     if job.state not in JobState.open():
         raise NoWorkError("This job is not taking work at the moment.")
     if not get_task_type(job.task_type).quiz:
@@ -127,21 +131,23 @@ def check_can_work(job: Job, worker: Worker) -> None:
         )
 
 
-def next_assignment(job: Job, worker: Worker, *, hit: Hit | None = None, external_id: str = "") -> Assignment:
+def next_assignment(
+    job: Job, worker: Worker, *, hit: Hit | None = None, external_id: str = "", fresh: bool = False
+) -> Assignment:
     """The worker's open assignment in the job, or a new one on a HIT with none of the items they saw.
 
     The database decides: an assignment holds a row per item in `WorkerItem` (unique per item and
     worker), a worker holds at most one open assignment per job, a market's assignment id names one
     assignment, bound to its worker on first sight, and a HIT's slots are counted under a row lock.
+    `fresh`: the job and the worker were read in this request (see `check_can_work`).
     """
-    if external_id:
-        bound = job.assignments.filter(external_id=external_id).first()
-        if bound is not None and bound.worker_id != worker.pk:
-            raise IdentityConflictError("This assignment belongs to somebody else.")
-        if bound is not None:
-            return bound  # the worker reloaded the page, or came back
-    check_can_work(job, worker)
-    open_one = _open_assignment(job, worker, hit, external_id)
+    bound, held = _bound_and_open(job, worker, external_id)
+    if bound is not None and bound.worker_id != worker.pk:
+        raise IdentityConflictError("This assignment belongs to somebody else.")
+    if bound is not None:
+        return bound  # the worker reloaded the page, or came back
+    check_can_work(job, worker, fresh=fresh)
+    open_one = _checked_open(held, hit, external_id)
     if open_one is not None:
         return open_one
     candidates = _hits_for(job, worker)
@@ -186,8 +192,26 @@ def has_work_left(job: Job, worker: Worker) -> bool:
     return open_one or _hits_for(job, worker).exists()
 
 
+def _bound_and_open(
+    job: Job, worker: Worker, external_id: str
+) -> tuple[Assignment | None, Assignment | None]:
+    """In one query: the job's assignment the market's id names, and the worker's open one."""
+    held = Q(worker=worker, state=AssignmentState.ACCEPTED)
+    found = list(job.assignments.filter(held | Q(external_id=external_id) if external_id else held)[:3])
+    bound = next((a for a in found if external_id and a.external_id == external_id), None)
+    open_one = next(
+        (a for a in found if a.worker_id == worker.pk and a.state == AssignmentState.ACCEPTED), None
+    )
+    return bound, open_one
+
+
 def _open_assignment(job: Job, worker: Worker, hit: Hit | None, external_id: str) -> Assignment | None:
     open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).first()
+    return _checked_open(open_one, hit, external_id)
+
+
+def _checked_open(open_one: Assignment | None, hit: Hit | None, external_id: str) -> Assignment | None:
+    """The worker's open assignment, refused when it is not the HIT or the market id they came for."""
     if open_one is None:
         return None
     if hit is not None and open_one.hit_id != hit.pk:
@@ -229,7 +253,7 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
                 accepted_at=timezone.now(),
                 confirmed=confirmed,
             )
-            item_pks = hit.hit_items.values_list("item_id", flat=True)
+            item_pks = hit.hit_items.order_by("position").values_list("item_id", flat=True)
             WorkerItem.objects.bulk_create(
                 [
                     WorkerItem(
@@ -244,8 +268,12 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
         return None
 
 
-def submit_assignment(assignment_id: int, answers: Mapping[int, Answer]) -> Assignment:
-    """Save every answer of an assignment in one transaction; a second submit changes nothing."""
+def submit_assignment(
+    assignment_id: int, answers: Mapping[int, Answer], items: Sequence[Item] | None = None
+) -> Assignment:
+    """Save every answer of an assignment in one transaction; a second submit changes nothing.
+
+    `items`: the assignment's items when the caller has read them (a HIT's items never change)."""
     with transaction.atomic():
         assignment = (
             Assignment.objects.select_for_update().select_related("job", "worker").get(pk=assignment_id)
@@ -256,7 +284,8 @@ def submit_assignment(assignment_id: int, answers: Mapping[int, Answer]) -> Assi
             raise AssignmentStateError(
                 f"this assignment was {assignment.state}; its work can no longer be saved"
             )
-        items = list(Item.objects.filter(hit_items__hit=assignment.hit_id))
+        if items is None:
+            items = list(Item.objects.filter(hit_items__hit=assignment.hit_id))
         for item in items:
             item.job = assignment.job
         if {item.pk for item in items} != set(answers):
@@ -272,7 +301,7 @@ def submit_assignment(assignment_id: int, answers: Mapping[int, Answer]) -> Assi
     return assignment
 
 
-def _store_responses(assignment: Assignment, items: list[Item], answers: Mapping[int, Answer]) -> None:
+def _store_responses(assignment: Assignment, items: Sequence[Item], answers: Mapping[int, Answer]) -> None:
     definition = get_task_type(assignment.job.task_type)
     now = timezone.now()
     rows = []
@@ -282,9 +311,9 @@ def _store_responses(assignment: Assignment, items: list[Item], answers: Mapping
         rows.append(
             Response(
                 job_id=assignment.job_id,
-                item=item,
+                item_id=item.pk,
                 worker_id=assignment.worker_id,
-                assignment=assignment,
+                assignment_id=assignment.pk,
                 label=answer.label,
                 value=answer.value,
                 is_gold=item.is_gold,

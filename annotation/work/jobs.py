@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
-from annotation.markets.base import AssignmentReport, Provider, ProviderError
+from annotation.markets.base import AssignmentReport, Provider, ProviderError, SyncReport
 from annotation.markets.errors import MarketError
 from annotation.markets.registry import get_provider
 from annotation.models import (
@@ -101,7 +101,12 @@ def create_job(
         adaptive = adaptive_policy(merged)
     except AdaptiveError as error:
         raise JobError(str(error)) from None
-    get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    try:
+        currency = market.job_currency(merged)
+    except ProviderError as error:
+        raise JobError(str(error)) from error
+    merged["currency"] = currency
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
@@ -124,6 +129,7 @@ def create_job(
             workers_per_item=adaptive.min_workers if adaptive else int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
+            currency=currency,
             created_by=created_by,
         )
         items = _store_items(job, specs, is_gold=False)
@@ -242,6 +248,10 @@ def publish_job(job_id: int) -> Job:
     if job.state != JobState.DRAFT:
         return job
     provider = get_provider(job.provider)
+    try:
+        provider.check_publishable(job)
+    except MarketError as error:
+        raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, provider)
     pending = list(job.hits.filter(external_id="").order_by("position"))
     published = {entry.hit_pk: entry for entry in provider.publish(job, pending, f"job-{job.pk}-publish")}
@@ -264,12 +274,28 @@ def sync_job(job_id: int) -> Job:
     from annotation.work.assignments import ServiceQueue
 
     job = Job.objects.get(pk=job_id)
-    if job.state not in JobState.open():
+    provider = get_provider(job.provider)
+    # A paused job is still read from a market that reports work (submissions keep arriving there);
+    # a crowd that works when synced (the simulated one) is left alone while the job is paused.
+    readable = [*JobState.open(), JobState.PAUSED] if provider.capabilities.confirms_work else JobState.open()
+    if job.state not in readable:
         return job
-    report = get_provider(job.provider).sync(job, ServiceQueue(job))
+    report = provider.sync(job, ServiceQueue(job))
     for start in range(0, len(report.assignments), BATCH):
         _take_reports(job, report.assignments[start : start + BATCH])
+    _take_market_status(job.pk, report)
     return settle_job(job.pk)
+
+
+def _take_market_status(job_id: int, report: SyncReport) -> None:
+    """The market's own status of the job and why; a job the market paused by itself is paused here too,
+    with the market's reason, so nobody waits for work the market no longer recruits for."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        job.market_status, job.market_note = report.market_status[:32], report.market_note[:300]
+        if report.market_paused and job.state in JobState.open():
+            job.state = JobState.PAUSED
+        job.save(update_fields=["market_status", "market_note", "state", "updated"])
 
 
 def _take_reports(job: Job, reports: Sequence[AssignmentReport]) -> None:
@@ -358,8 +384,16 @@ def pause_job(job_id: int) -> Job:
 
 
 def resume_job(job_id: int) -> Job:
+    """Let the market recruit again, then hand out work here. The market is asked first: a job whose
+    market cannot recruit (Prolific's study AWAITING REVIEW: every place taken) stays paused, and
+    `JobStateError` says why; nothing was sent to the market."""
+    job = Job.objects.get(pk=job_id)
+    if job.state != JobState.PAUSED:
+        raise JobStateError(f"cannot resume job {job.pk}: it is {job.state}, not paused")
+    held_back = get_provider(job.provider).resume(job)
+    if held_back:
+        raise JobStateError(f"job {job.pk} stays paused: {held_back}")
     job = _move(job_id, [JobState.PAUSED], JobState.COLLECTING)
-    get_provider(job.provider).resume(job)
     return settle_job(job.pk)
 
 

@@ -12,20 +12,30 @@ from annotation import work
 from annotation.ledger.reconcile import reconcile_job
 from annotation.markets.base import ProviderError
 from annotation.markets.errors import MarketError
-from annotation.models import Assignment, Job
+from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
-from operations.registry import Progress, register
+from operations.registry import OperationFailedError, Progress, register
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
 ACTION_ERRORS = (work.JobError, work.JobStateError, work.ReviewError, ValueError, ProviderError, MarketError)
 
 
+class ActionFailedError(OperationFailedError):
+    """Some objects of a market action failed (each named in the log): the operation ends failed."""
+
+
 def _each(progress: Progress, objects: Iterable[Any], act: Callable[[Any], str]) -> None:
+    """Act on each object, logging its outcome; an unreachable or refusing market fails the operation
+    with the market's message once every object had its turn."""
+    failed: list[str] = []
     for obj in objects:
         try:
             progress.step(f"{obj}: {act(obj)}")
         except ACTION_ERRORS as error:
             progress.step(f"{obj}: failed: {error}")
+            failed.append(f"{obj}: {error}")
+    if failed:
+        raise ActionFailedError(f"{len(failed)} failed; first: {failed[0]}")
 
 
 def _jobs(job_ids: list[int]) -> list[Job]:
@@ -49,6 +59,30 @@ def extend_jobs(progress: Progress, job_ids: list[int], count: int) -> None:
 @register("annotation.expire_jobs")
 def expire_jobs(progress: Progress, job_ids: list[int]) -> None:
     _each(progress, _jobs(job_ids), lambda job: f"now {work.expire_job(job.pk).state}")
+
+
+@register("annotation.pause_jobs")
+def pause_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.pause_job(job.pk).state}")
+
+
+@register("annotation.resume_jobs")
+def resume_jobs(progress: Progress, job_ids: list[int]) -> None:
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.resume_job(job.pk).state}")
+
+
+@register("annotation.block_workers")
+def block_workers(progress: Progress, worker_ids: list[int], reason: str) -> None:
+    workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
+    _each(progress, workers, lambda worker: "blocked" if work.block_worker(worker.pk, reason).blocked else "")
+
+
+@register("annotation.unblock_workers")
+def unblock_workers(progress: Progress, worker_ids: list[int]) -> None:
+    workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
+    _each(
+        progress, workers, lambda worker: "blocked" if work.unblock_worker(worker.pk).blocked else "unblocked"
+    )
 
 
 @register("annotation.sync_jobs")

@@ -95,6 +95,16 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
     return assignment
 
 
+def unblock_worker(worker_id: int) -> Worker:
+    """Let a blocked worker work again, at their market first, then here."""
+    worker = Worker.objects.get(pk=worker_id)
+    if worker.blocked:
+        get_provider(worker.provider).unblock(worker)  # safe to repeat: not a member is ignored
+        Worker.objects.filter(pk=worker_id).update(blocked=False, blocked_reason="")
+        worker.refresh_from_db()
+    return worker
+
+
 def block_worker(worker_id: int, reason: str) -> Worker:
     """Block a worker here and on their market; their open assignments are returned."""
     worker = Worker.objects.get(pk=worker_id)

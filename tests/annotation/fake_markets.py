@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import boto3
 import requests
 from botocore.awsrequest import AWSResponse
+from botocore.exceptions import ReadTimeoutError
 from django.db import connection
 from requests.adapters import BaseAdapter
 
@@ -67,6 +68,9 @@ class FakeMTurk:
         self.hits: dict[str, dict[str, Any]] = {}
         self.assignments: dict[str, dict[str, Any]] = {}
         self.bonuses: list[dict[str, Any]] = []
+        self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
+        self.effects: Counter[str] = Counter()  # what changed at the market, per operation
+        self.calls: Counter[str] = Counter()  # requests received, per operation
         self.client = boto3.client(
             "mturk", region_name="us-east-1", aws_access_key_id="t", aws_secret_access_key="t"
         )
@@ -89,6 +93,7 @@ class FakeMTurk:
         self, model: Any, context: dict[str, Any], **kwargs: Any
     ) -> tuple[AWSResponse, dict[str, Any]]:
         op, params = model.name, context["fake_params"]
+        self.calls[op] += 1
         if op in self.PAYING:
             self.guard.check(f"mturk {op}", self._rows(op, params))
         try:
@@ -96,6 +101,9 @@ class FakeMTurk:
         except KeyError as missing:
             error = {"Error": {"Code": "RequestError", "Message": f"no such thing: {missing}"}}
             return AWSResponse("https://fake", 400, {}, None), error
+        if op in self.lost:
+            self.lost.discard(op)
+            raise ReadTimeoutError(endpoint_url=f"https://fake ({op} done, its reply lost)")
         return AWSResponse("https://fake", 200, {}, None), body
 
     def _rows(self, op: str, params: dict[str, Any]) -> Any:
@@ -148,6 +156,7 @@ class FakeMTurk:
         if found["AssignmentStatus"] != "Submitted":
             raise KeyError(f"{p['AssignmentId']} is {found['AssignmentStatus']}")
         found["AssignmentStatus"] = status
+        self.effects[status] += 1
         return {}
 
     def _ApproveAssignment(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -181,6 +190,9 @@ class FakeMTurk:
     def _AssociateQualificationWithWorker(self, p: dict[str, Any]) -> dict[str, Any]:
         return {}
 
+    def _DisassociateQualificationFromWorker(self, p: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
 
 class FakeProlific(BaseAdapter):
     """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema.
@@ -206,6 +218,9 @@ class FakeProlific(BaseAdapter):
         self.unsettled: list[tuple[str, int]] = []
         self.throttled: set[str] = set()  # operations answered 429 once
         self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
+        self.failed_after: set[str] = set()  # operations carried out once, then answered 502
+        self.down = False  # every request fails to connect (the market is unreachable)
+        self.effects: Counter[str] = Counter()  # what changed at the market, per operation
         self.rejections: dict[str, tuple[str, str]] = {}  # submission → (message, category)
         self.calls: list[tuple[str, str]] = []  # (operation, path) of every request
 
@@ -233,8 +248,14 @@ class FakeProlific(BaseAdapter):
         """Carry out the next request to `operation`, then lose its reply (a read timeout)."""
         self.lost.add(operation)
 
+    def fail_after(self, operation: str) -> None:
+        """Carry out the next request to `operation`, then answer 502 (a gateway that lost the reply)."""
+        self.failed_after.add(operation)
+
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         url, method = str(request.url), str(request.method)
+        if self.down:
+            raise requests.ConnectionError("the fake Prolific is down")
         body = json.loads(request.body) if request.body else None
         found = check_request(method, url, body)
         self.calls.append((found.operation, urlsplit(url).path))
@@ -243,6 +264,9 @@ class FakeProlific(BaseAdapter):
         if found.operation in self.lost:
             self.lost.discard(found.operation)
             raise requests.ReadTimeout(f"the reply to {found.operation} was lost")
+        if found.operation in self.failed_after:
+            self.failed_after.discard(found.operation)
+            status, reply = 502, _error(502, "Bad gateway", "The upstream reply was lost.")
         response = requests.Response()
         response.status_code = status
         response._content = json.dumps(reply).encode()
@@ -281,6 +305,7 @@ class FakeProlific(BaseAdapter):
     def _create_participant_group(
         self, parts: list[str], query: dict[str, str], body: Any
     ) -> tuple[int, Any]:
+        self.effects["create-participant-group"] += 1
         group_id = f"group{next(self.ids):019d}"
         self.groups[group_id] = {"id": group_id, "name": body["name"], "workspace_id": body["workspace_id"]}
         self.groups[group_id]["members"] = list(body.get("participant_ids", []))
@@ -293,19 +318,41 @@ class FakeProlific(BaseAdapter):
         members += [pid for pid in body["participant_ids"] if pid not in members]
         return 200, {"results": [{"participant_id": pid} for pid in members]}
 
+    def _remove_from_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        members = self.groups[parts[1]]["members"]
+        members[:] = [pid for pid in members if pid not in body["participant_ids"]]
+        return 200, {"results": [{"participant_id": pid} for pid in members]}
+
     def _create_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
-        job_id = int(re.sub(r"\D", "", body["internal_name"]))
-        self._guard("create study", kind=LedgerKind.CREATE_HIT, job_id=job_id)
+        found = re.search(r"job (\d+)", body["internal_name"])
+        assert found, f"an internal name without its job: {body['internal_name']!r}"
+        self._guard("create study", kind=LedgerKind.CREATE_HIT, job_id=int(found[1]))
+        self.effects["create-study"] += 1
         study_id = f"study{next(self.ids):019d}"
         self.studies[study_id] = {
             "id": study_id,
+            "internal_name": body["internal_name"],
             "status": "UNPUBLISHED",
             "total_available_places": body["total_available_places"],
+            "places_taken": 0,
             "reward": body["reward"],
             "project": body["project"],
             "filters": body.get("filters", []),
+            "sent": body,
         }
         return 201, self.studies[study_id]
+
+    def _get_project_studies(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        page, size = int(query.get("page", 1)), int(query.get("page_size", 20))
+        found = [s for s in self.studies.values() if s["project"] == parts[1]]
+        return 200, {"results": found[(page - 1) * size : page * size]}
+
+    def _calculate_study_cost(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        rewards = body["reward"] * body["total_available_places"]
+        fees = round(rewards * Decimal("0.3334"))
+        return 200, {"total_cost": rewards + fees + round(fees * Decimal("0.2"))}
 
     def _get_study(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         return 200, self.studies[parts[1]]
@@ -325,6 +372,7 @@ class FakeProlific(BaseAdapter):
             return 400, _error(400, "Invalid transition", f"{action} is not allowed from {study['status']}")
         if action == "PUBLISH":
             self._guard("publish study", kind=LedgerKind.CREATE_HIT, result_ref=study["id"])
+        self.effects[f"{action.lower()}-study"] += 1
         study["status"] = rule["to"]
         return 200, study
 
@@ -339,7 +387,15 @@ class FakeProlific(BaseAdapter):
         submission, action = self.submissions[parts[1]], body["action"]
         kind = LedgerKind.APPROVE if action == "APPROVE" else LedgerKind.REJECT
         self._guard(f"{action.lower()} submission", kind=kind, market_ref=submission["id"])
-        submission["status"] = "APPROVED" if action == "APPROVE" else "REJECTED"
+        target = "APPROVED" if action == "APPROVE" else "REJECTED"
+        if submission["status"] == target:
+            return 200, _detail(submission)  # Prolific: "the second request will be ignored"
+        if submission["status"] != "AWAITING REVIEW":
+            return 400, _error(
+                400, "Invalid transition", f"{action} is not allowed from {submission['status']}"
+            )
+        self.effects[f"{action.lower()}-submission"] += 1
+        submission["status"] = target
         if action == "REJECT":
             self.rejections[submission["id"]] = (body["message"], body["rejection_category"])
         return 200, _detail(submission)
@@ -348,6 +404,7 @@ class FakeProlific(BaseAdapter):
         lines = [line.split(",") for line in body["csv_bonuses"].splitlines()]
         for submission_id, _ in lines:
             self._guard("set up bonus", kind=LedgerKind.BONUS, market_ref=submission_id)
+        self.effects["set-up-bonus"] += 1
         bulk_id = f"bulk{next(self.ids):020d}"
         cents = [(ref, int(Decimal(amount) * 100)) for ref, amount in lines]
         self.bulks[bulk_id] = {"lines": cents}
@@ -359,6 +416,7 @@ class FakeProlific(BaseAdapter):
 
     def _pay_bonus_payments(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         self._guard("pay bonus", kind=LedgerKind.PAY, market_ref=parts[1])
+        self.effects["pay-bonus"] += 1
         self.unsettled += self.bulks[parts[1]]["lines"]
         if not self.settle_later:
             self.settle()

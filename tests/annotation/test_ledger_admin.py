@@ -56,3 +56,28 @@ def test_the_sweep_action_reports_what_it_did(staff: Client) -> None:
     )
 
     assert b"Requeued 0, unclear 1" in response.content  # the admin capitalises messages
+
+
+@pytest.mark.django_db
+def test_an_unclear_payment_shows_on_the_job_and_a_person_decides_it_in_the_ledger(staff: Client) -> None:
+    job = Job.objects.create(task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.00"))
+    Job.objects.filter(pk=job.pk).update(market_status="PAUSED", market_note="Prolific paused the study")
+    pay = intents.record(
+        LedgerKind.PAY, "prolific", ["bulk-9"], job_id=job.pk, market_ref="bulk-9", amount=Decimal("0.40")
+    )
+    LedgerEntry.objects.filter(pk=pay.pk).update(state=LedgerState.UNCLEAR, error="no answer to pay bulk-9")
+
+    job_page = staff.get(f"/admin/annotation/job/{job.pk}/change/").content.decode()
+    dashboard = staff.get(f"/aggregation/jobs/{job.pk}/").content.decode()
+    decided = staff.post(
+        "/admin/annotation/ledgerentry/",
+        {"action": "decide_not_moved", "index": 0, "_selected_action": [pay.pk]},
+        follow=True,
+    )
+
+    assert "1 unclear (pay 0.40 GBP)" in job_page and "Prolific paused the study" in job_page
+    assert "Payments in doubt" in dashboard and "0.40 GBP" in dashboard
+    pay.refresh_from_db()
+    assert pay.state == LedgerState.FAILED and "decided by admin" in pay.error
+    assert "no answer to pay bulk-9" in pay.error  # the evidence the decision rests on
+    assert b"1 unclear rows decided by admin" in decided.content

@@ -18,13 +18,13 @@ pytestmark = pytest.mark.django_db
 # What each page costs today inside a test's transaction, on PostgreSQL and SQLite alike: more is a
 # regression to look at, fewer a budget to lower.
 BUDGET = {
-    "job page, first visit": 8,
-    "quiz page": 4,
-    "quiz answers": 8,
-    "job page": 5,
-    "start": 26,
-    "task page": 4,
-    "task answers": 16,
+    "job page, first visit": 7,
+    "quiz page": 3,
+    "quiz answers": 7,
+    "job page": 3,
+    "start": 19,
+    "task page": 3,
+    "task answers": 9,
 }
 
 

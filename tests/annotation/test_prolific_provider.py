@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine
+from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.base import ProviderError
 from annotation.markets.errors import MarketConfigError, RejectionError
@@ -295,11 +296,11 @@ def pay_rows(assignment: Assignment) -> list[tuple[int, str]]:
     return [(row.attempt, row.state) for row in rows]
 
 
-def past_the_window(entry: LedgerEntry) -> None:
-    LedgerEntry.objects.filter(pk=entry.pk).update(sent_at=timezone.now() - dt.timedelta(hours=2))
+def days_later(entry: LedgerEntry) -> None:
+    LedgerEntry.objects.filter(pk=entry.pk).update(sent_at=timezone.now() - dt.timedelta(days=3))
 
 
-def test_a_pay_call_throttled_429_is_proven_unpaid_after_the_window_and_paid_once_as_a_new_attempt(
+def test_a_pay_call_throttled_429_stays_unclear_however_long_and_is_never_paid_again_by_a_timer(
     fake: FakeProlific,
 ) -> None:
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
@@ -309,12 +310,31 @@ def test_a_pay_call_throttled_429_is_proven_unpaid_after_the_window_and_paid_onc
         work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
     within = engine.resolve(pay.pk).state
-    past_the_window(pay)
+    days_later(pay)
     engine.resolve(pay.pk)
+    engine.sweep_stale()
 
     assert within == LedgerState.UNCLEAR
-    assert pay_rows(assignment) == [(1, LedgerState.FAILED), (2, LedgerState.CONFIRMED)]
-    assert fake.submissions[assignment.external_id]["bonus_payments"] == [50]
+    assert pay_rows(assignment) == [(1, LedgerState.UNCLEAR)]  # absence proves nothing: no second row
+    assert fake.effects["pay-bonus"] == 0
+
+
+def test_an_unclear_payment_is_decided_only_by_a_person_allowed_to_spend_money(fake: FakeProlific) -> None:
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    fake.throttle("pay-bonus-payments")
+    with pytest.raises(ProviderError, match="unclear"):
+        work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
+    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    researcher = User.objects.create_user("res")
+    approver = User.objects.create_superuser("boss", "boss@example.com", "pw")
+
+    with pytest.raises(DecisionError, match="spend_money"):
+        decide_unclear(pay.pk, moved=False, user=researcher, evidence="no bonus on the submission")
+    decided = decide_unclear(pay.pk, moved=False, user=approver, evidence="no bonus on the submission")
+
+    assert decided.state == LedgerState.FAILED
+    assert "decided by boss" in decided.response_excerpt and "no bonus on the submission" in decided.error
+    assert fake.effects["pay-bonus"] == 0
 
 
 def test_a_bonus_landing_minutes_later_is_confirmed_by_reading_and_never_paid_again(
@@ -347,15 +367,8 @@ def test_a_payment_is_matched_by_amount_and_time_not_by_its_place_in_the_list(fa
     second = LedgerEntry.objects.get(kind=LedgerKind.PAY, state=LedgerState.UNCLEAR)
     fake.settle()  # the first bonus lands: [25]
 
-    within = engine.resolve(second.pk).state
-    past_the_window(second)
+    days_later(second)
     engine.resolve(second.pk)
-    fake.settle()
 
-    assert within == LedgerState.UNCLEAR
-    assert pay_rows(assignment) == [
-        (1, LedgerState.CONFIRMED),
-        (1, LedgerState.FAILED),
-        (2, LedgerState.CONFIRMED),
-    ]
-    assert fake.submissions[assignment.external_id]["bonus_payments"] == [25, 25]
+    assert pay_rows(assignment) == [(1, LedgerState.CONFIRMED), (1, LedgerState.UNCLEAR)]
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == [25]

@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from annotation.markets.prolific.rejections import MIN_REJECTION_MESSAGE, REJECTION_CATEGORIES
-from annotation.markets.prolific.states import ASSIGNMENT_STATES
+from annotation.markets.prolific.states import ASSIGNMENT_STATES, submission_state
 from annotation.markets.prolific.studies import TRANSITIONS, StudySpec
 from tests.annotation.prolific_schema import (
     FIXTURES,
@@ -82,7 +82,9 @@ def test_the_adapters_tables_agree_with_the_schema() -> None:
     }
     assert set(defs["RejectionCategory"]["enum"]) == REJECTION_CATEGORIES
     assert defs["SubmissionTransition"]["properties"]["message"]["minLength"] == MIN_REJECTION_MESSAGE
-    assert set(ASSIGNMENT_STATES) == set(defs["SubmissionStatus"]["enum"])
+    # Every documented status but UNKNOWN has our state; UNKNOWN is left as it was, never accepted work.
+    assert set(ASSIGNMENT_STATES) | {"UNKNOWN"} == set(defs["SubmissionStatus"]["enum"])
+    assert submission_state("UNKNOWN") is None and submission_state("A STATUS ADDED LATER") is None
 
 
 def test_the_study_the_adapter_builds_is_a_valid_create_study_request() -> None:

@@ -92,8 +92,13 @@ def test_an_approver_publishes_through_an_operation_that_is_audited(
     assert AuditEvent.objects.filter(action="published", target=f"job {job_id}").count() == 1
     progress = researcher.get(f"/api/jobs/{job_id}/progress/").json()
     assert progress["assignments_done"] == 0 and progress["assignments_wanted"] > 0
-    assert researcher.post(f"/api/jobs/{job_id}/pause/").json()["state"] == "paused"
-    assert researcher.post(f"/api/jobs/{job_id}/resume/").json()["state"] in ("published", "collecting")
+    with django_capture_on_commit_callbacks(execute=True):
+        paused = researcher.post(f"/api/jobs/{job_id}/pause/")
+    assert paused.status_code == 202 and Job.objects.get(pk=job_id).state == "paused"
+    with django_capture_on_commit_callbacks(execute=True):
+        resumed = researcher.post(f"/api/jobs/{job_id}/resume/")
+    assert researcher.get(f"/api/operations/{resumed.json()['id']}/").json()["state"] == "done"
+    assert Job.objects.get(pk=job_id).state in ("published", "collecting")
 
 
 def test_responses_come_in_long_format_with_pseudonyms_in_json_and_csv(

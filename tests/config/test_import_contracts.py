@@ -1,9 +1,11 @@
-"""The import contracts in pyproject.toml hold for the tree, and they do catch a violation."""
+"""The import contracts in pyproject.toml hold for the tree, and they do catch a violation; and nothing
+outside tests/ imports `tests`."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -102,3 +104,45 @@ def test_the_market_interface_importing_a_market_breaks_annotations_layers(tree:
     result = lint_imports(tree)
     assert result.returncode == 1
     assert "annotation.markets.errors -> annotation.markets.mturk.spec" in result.stdout
+
+
+# Folders that hold no code of the project's own.
+NOT_SOURCE = {"tests", "node_modules", "__pycache__"}
+# An import of `tests` at any depth: in the code, or in code a module hands a child interpreter.
+IMPORTS_TESTS = re.compile(r"^[ \t]*(?:from|import)[ \t]+(tests(?:\.\w+)*)\b", re.MULTILINE)
+
+
+def imports_of_tests(root: Path) -> list[str]:
+    """Every import of `tests` in a Python file of `root` outside tests/, as "path:line module"."""
+    found: list[str] = []
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(
+            name for name in subfolders if name not in NOT_SOURCE and not name.startswith(".")
+        )
+        for path in sorted(Path(folder) / name for name in files if name.endswith(".py")):
+            text = path.read_text()
+            for match in IMPORTS_TESTS.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"{path.relative_to(root)}:{line} {match.group(1)}")
+    return found
+
+
+def test_nothing_outside_tests_imports_tests() -> None:
+    """The bench, the demo and the apps stand alone: what they share with tests lives outside tests/."""
+    assert imports_of_tests(ROOT) == []
+
+
+def test_an_import_of_tests_outside_tests_is_found(tmp_path: Path) -> None:
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "site.py").write_text(
+        "def seed():\n    from tests.annotation.factories import make_corpus\n    import tests.deploy\n"
+        'CHILD = """\nfrom tests.security.fault_rig import run_scenario\n"""\n'
+        "# the latest tests import nothing\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "helper.py").write_text("from tests.annotation import factories\n")
+    assert imports_of_tests(tmp_path) == [
+        "bench/site.py:2 tests.annotation.factories",
+        "bench/site.py:3 tests.deploy",
+        "bench/site.py:5 tests.security.fault_rig",
+    ]

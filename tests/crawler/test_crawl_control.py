@@ -16,10 +16,10 @@ import sys
 import time
 from collections.abc import Callable
 
+from bench.rigs.processes import free_port
 from crawler.local_site import LocalSite
 from tests.crawler.conftest import IDEBATE_PAGES, REPO
 from tests.crawler.test_crawl_end_to_end import DEBATES, count, crawl_args, query
-from tests.deploy.processes import free_port
 
 WAIT_SECONDS = 120
 # The crawl reads its row every CRAWLER_PROGRESS_SECONDS (1 s here), then finishes the request in

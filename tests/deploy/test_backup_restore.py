@@ -18,12 +18,12 @@ from annotation.models import Assignment, Job, LedgerEntry, Response
 from backups.layout import DATABASE_DUMP, complete_backups
 from backups.postgres import count_tables
 from backups.tasks import create_backup as create_backup_task
+from bench.rigs.databases import configured_url, scratch_database, with_database
 from corpus.models import Topic
 from corpus.topics import TOPICS
 from export.models import Release
 from export.services import build_release
 from export.verify import verify_release
-from tests.deploy.databases import configured_url, scratch_database, with_database
 
 pytestmark = pytest.mark.postgres
 

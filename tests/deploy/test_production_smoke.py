@@ -22,8 +22,8 @@ import pytest
 import requests
 
 from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT
-from tests.deploy.databases import scratch_database
-from tests.deploy.processes import ProcessGroup, free_port
+from bench.rigs.databases import scratch_database
+from bench.rigs.processes import ProcessGroup, free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.caddy]
 

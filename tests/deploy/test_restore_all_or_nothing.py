@@ -18,9 +18,9 @@ from django.core.management import CommandError, call_command
 from annotation.models import Job, LedgerEntry, Response
 from backups.layout import DATABASE_DUMP, MANIFEST, RELEASES_ARCHIVE, complete_backups, sha256_of
 from backups.postgres import count_tables
+from bench.rigs.databases import scratch_database
 from corpus.models import Topic
 from export.services import build_release
-from tests.deploy.databases import scratch_database
 from tests.deploy.test_backup_restore import count_in, seeded_topics  # noqa: F401
 
 pytestmark = pytest.mark.postgres

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.processes import ProcessGroup, free_port
+from bench.rigs.processes import ProcessGroup, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO_SECONDS = 900

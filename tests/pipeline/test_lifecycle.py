@@ -37,6 +37,8 @@ from django.test import Client
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, RunState
 from aggregation.services import aggregate_job, has_aggregation
 from annotation.models import Job, JobState, Response
+from bench.rigs.databases import with_database
+from bench.rigs.processes import ProcessGroup
 from corpus.models import (
     Claim,
     ClusterEvidence,
@@ -59,8 +61,6 @@ from pipeline.demo import DEMO_NAME
 from pipeline.models import PipelineRun, StepState
 from pipeline.tasks import run_pipeline_task
 from tests.conftest import PERSPECTRUM
-from tests.deploy.databases import with_database
-from tests.deploy.processes import ProcessGroup
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -19,9 +19,9 @@ from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerKind
 from annotation.markets.prolific import gateway
 from annotation.markets.prolific.client import ProlificClient
+from bench.rigs.fake_prolific_server import FakeProlificMarket
+from bench.rigs.fault_rig import make_bonuses
 from tests.annotation.market_clients import market_clients
-from tests.security.fake_prolific_server import FakeProlificMarket
-from tests.security.fault_rig import make_bonuses
 
 RECORD = intents.record
 

@@ -241,15 +241,23 @@ class MTurkClient:
         return self._review("reject_assignment", "Rejected", kwargs)
 
     def _review(self, api_call: str, final: str, kwargs: dict[str, Any]) -> Outcome:
+        """Sent once (no token makes a review idempotent): a lost reply, or a refusal because the work
+        is no longer Submitted, is decided by reading the assignment, never by sending it again."""
         assignment_id = kwargs["AssignmentId"]
+        method = getattr(self.client, api_call)
         try:
-            self._call(api_call, **kwargs)
-        except MarketRejectedError:
-            # A repeated review fails because the status is no longer Submitted: read it.
+            self._once(lambda: method(**kwargs))
+        except (MarketRejectedError, MarketUnavailableError):
             if self.get_assignment(assignment_id).status != final:
                 raise
             return Outcome(assignment_id, replayed=True)
         return Outcome(assignment_id)
+
+    def _once(self, call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except (ClientError, BotoCoreError) as exc:
+            raise translate(exc) from exc
 
     def send_bonus(
         self, worker_id: str, assignment_id: str, amount: Decimal, reason: str, token: str
@@ -304,6 +312,15 @@ class MTurkClient:
             WorkerId=worker_id,
             IntegerValue=value,
             SendNotification=False,
+        )
+
+    def revoke_qualification(self, type_id: str, worker_id: str, reason: str) -> None:
+        """Take one of our qualifications back (lifting a soft block); repeating it changes nothing."""
+        self._call(
+            "disassociate_qualification_from_worker",
+            QualificationTypeId=type_id,
+            WorkerId=worker_id,
+            Reason=reason,
         )
 
     # -- plumbing -----------------------------------------------------------------------------

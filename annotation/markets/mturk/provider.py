@@ -60,6 +60,7 @@ def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
 
 class MTurkProvider(Provider):
     name = MTURK
+    currency = "USD"
     capabilities = Capabilities(
         review=True,
         bonus=True,
@@ -172,6 +173,13 @@ class MTurkProvider(Provider):
         """A soft block: our own qualification, which our HITs require to be absent."""
         if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
             mturk_client().grant_qualification(settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id)
+
+    def unblock(self, worker: Worker) -> None:
+        """Lift the soft block: take our qualification back."""
+        if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
+            mturk_client().revoke_qualification(
+                settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id, "unblocked by staff"
+            )
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return mturk_ids(params)

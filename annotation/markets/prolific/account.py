@@ -47,3 +47,12 @@ def blocklist_group(client: ProlificClient) -> str:
         if group.name == BLOCKLIST_NAME:
             return group.group_id
     return client.create_participant_group(workspace, BLOCKLIST_NAME, BLOCKLIST_DESCRIPTION).group_id
+
+
+def check_currency(client: ProlificClient, currency: str) -> None:
+    """Refuse a job booked in another currency than the workspace pays in, naming both."""
+    workspace = client.get_balance(workspace_id(client)).currency
+    if workspace and currency and workspace.upper() != currency.upper():
+        raise MarketConfigError(
+            f"the job is booked in {currency}, but the Prolific workspace pays in {workspace}: refused"
+        )

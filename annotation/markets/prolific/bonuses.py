@@ -41,8 +41,3 @@ def matched_attempts(paid_cents: Sequence[int], attempts: Sequence[PayAttempt]) 
             left[attempt.cents] -= 1
             matched.add(attempt.key)
     return matched
-
-
-def settled(sent_at: dt.datetime | None, now: dt.datetime, window: dt.timedelta) -> bool:
-    """Whether Prolific's settling window has passed since the pay call went out."""
-    return sent_at is not None and now - sent_at >= window

@@ -2,10 +2,14 @@
 
 A study per job batch, created in the configured project; participants arrive at our external study
 URL with PROLIFIC_PID, STUDY_ID and SESSION_ID and leave through the completion redirect. Approve and
-reject are idempotent on Prolific's side. Bonuses are two calls: set up a bulk bonus payment (harmless
-to repeat: an unpaid one pays nobody), then pay it. The pay call is NOT idempotent (Prolific pays twice
-if asked twice), so `pay_bonus_payment` makes exactly one attempt, never retries, and reports an
-unclear outcome as `PaymentOutcomeUnclearError`; the gateway then reads the submission's bonuses.
+reject are documented as idempotent, yet no action is ever sent twice on a lost reply: every call that
+changes something at Prolific (study create and transitions, approve, reject, bonus set-up and pay,
+participant groups) is sent once, and when its reply is lost (a timeout, a 5xx) the client reads the
+thing it acted on and decides from what it finds (`_decided_by_reading`), never by resending. Bonuses
+are two calls: set up a bulk bonus payment (an unpaid one pays nobody), then pay it. The pay call is NOT
+idempotent (Prolific pays twice if asked twice), so `pay_bonus_payment` makes exactly one attempt and
+reports an unclear outcome as `PaymentOutcomeUnclearError`; the gateway then reads the submission's
+bonuses, and the row stays unclear until they show or a person decides.
 Lists are read page by page with limit/offset until `meta.count`, as Prolific's own client does.
 """
 
@@ -15,7 +19,7 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import requests
 from django.conf import settings
@@ -36,11 +40,13 @@ from annotation.markets.prolific.resources import (
     ParticipantGroup,
     Project,
     Study,
+    StudyListed,
     Submission,
 )
 from annotation.markets.prolific.studies import TRANSITIONS, StudySpec, needs_transition
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
 API_URL = "https://api.prolific.com"
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -94,22 +100,45 @@ class ProlificClient:
     def get_study(self, study_id: str) -> Study:
         return resources.study(self._send("GET", f"/api/v1/studies/{study_id}/"))
 
+    def list_project_studies(self, project_id: str) -> Iterator[StudyListed]:
+        """Every study of a project (Prolific pages this list by `page` and `page_size`)."""
+        path = f"/api/v1/projects/{project_id}/studies/"
+        for page in range(1, MAX_PAGES + 1):
+            body = self._send("GET", path, params={"page": page, "page_size": self.page_size})
+            results = list(body.get("results") or [])
+            yield from (resources.study_listed(raw) for raw in results)
+            if len(results) < self.page_size:
+                return
+        raise MarketError(f"{path}: still more after {MAX_PAGES} pages; stopped")
+
+    def find_study(self, project_id: str, internal_name: str) -> StudyListed | None:
+        """Our study of this internal name in the project, if Prolific has one (how a lost create is read)."""
+        found = [s for s in self.list_project_studies(project_id) if s.internal_name == internal_name]
+        return found[0] if found else None
+
     def transition_study(self, study_id: str, action: str) -> Study:
-        """Send PUBLISH, PAUSE, START (resume) or STOP as it is; `move_study` first reads the status."""
+        """Send PUBLISH, PAUSE, START (resume) or STOP once; `move_study` reads the status around it."""
         if action not in TRANSITIONS:
             raise MarketRejectedError(f"unknown study action {action!r}; use one of {sorted(TRANSITIONS)}")
         body = {"action": action}
-        return resources.study(self._send("POST", f"/api/v1/studies/{study_id}/transition/", json=body))
+        path = f"/api/v1/studies/{study_id}/transition/"
+        return resources.study(self._send("POST", path, json=body, retry=False))
 
     def move_study(self, study_id: str, action: str) -> Study:
         """Read the study, then send `action` only if its status allows it; a study already there is left be.
 
-        Raises StudyTransitionError, sending nothing, when Prolific would refuse the action.
+        Sent once: when the reply is lost, the study is read again and its status decides (a PUBLISH
+        whose reply was lost finds the study PUBLISHING or ACTIVE, and is done). Raises
+        StudyTransitionError, sending nothing, when Prolific would refuse the action.
         """
         study = self.get_study(study_id)
         if not needs_transition(action, study.status):
             return study
-        return self.transition_study(study_id, action)
+        return _decided_by_reading(
+            lambda: self.transition_study(study_id, action),
+            lambda: self.get_study(study_id),
+            lambda read: not needs_transition(action, read.status),
+        )
 
     def set_places(self, study_id: str, places: int) -> Study:
         """Set a study's total places. A total, not a delta, so sending it twice changes nothing."""
@@ -129,17 +158,21 @@ class ProlificClient:
         return resources.submission(self._send("GET", f"/api/v1/submissions/{submission_id}/"))
 
     def approve_submission(self, submission_id: str) -> Submission:
-        return self._transition_submission(submission_id, {"action": "APPROVE"})
+        return self._transition_submission(submission_id, {"action": "APPROVE"}, "APPROVED")
 
     def reject_submission(self, submission_id: str, message: str, category: str) -> Submission:
         """Reject; the message and category were checked (rejections.check_rejection) before the ledger."""
         body = {"action": "REJECT", "message": message, "rejection_category": category}
-        return self._transition_submission(submission_id, body)
+        return self._transition_submission(submission_id, body, "REJECTED")
 
-    def _transition_submission(self, submission_id: str, body: dict[str, str]) -> Submission:
-        # Idempotent on Prolific's side ("the second request will be ignored"), so retrying is safe.
+    def _transition_submission(self, submission_id: str, body: dict[str, str], target: str) -> Submission:
+        # Sent once; a lost reply is decided by reading the submission's status.
         path = f"/api/v1/submissions/{submission_id}/transition/"
-        return resources.submission(self._send("POST", path, json=body))
+        return _decided_by_reading(
+            lambda: resources.submission(self._send("POST", path, json=body, retry=False)),
+            lambda: self.get_submission(submission_id),
+            lambda read: read.status == target,
+        )
 
     # -- money --------------------------------------------------------------------------------
 
@@ -176,6 +209,12 @@ class ProlificClient:
         """Bonus amounts already paid on a submission, in cents, in no documented order."""
         return self.get_submission(submission_id).bonus_cents
 
+    def study_cost(self, reward_cents: int, places: int) -> Decimal:
+        """What a study of this reward and size costs, fees and VAT included, in cents of the account's
+        currency (Prolific's study cost calculator; reading it changes nothing, so it may be retried)."""
+        body = {"reward": reward_cents, "total_available_places": places}
+        return Decimal(str(self._send("POST", "/api/v1/study-cost-calculator/", json=body)["total_cost"]))
+
     def get_project(self, project_id: str) -> Project:
         if not project_id:
             raise MarketConfigError("PROLIFIC_PROJECT_ID is not set")
@@ -193,14 +232,32 @@ class ProlificClient:
             yield resources.participant_group(raw)
 
     def create_participant_group(self, workspace_id: str, name: str, description: str) -> ParticipantGroup:
+        """Create a group once; a lost reply is decided by looking for the group of this name."""
         body = {"name": name, "workspace_id": workspace_id, "description": description}
-        raw = self._send("POST", "/api/v1/participant-groups/", json=body, retry=False)
-        return resources.participant_group(raw)
+
+        def named() -> ParticipantGroup | None:
+            found = [g for g in self.list_participant_groups(workspace_id) if g.name == name]
+            return found[0] if found else None
+
+        created = _decided_by_reading(
+            lambda: resources.participant_group(
+                self._send("POST", "/api/v1/participant-groups/", json=body, retry=False)
+            ),
+            named,
+            lambda read: read is not None,
+        )
+        assert created is not None  # the reading above returns only a group it found
+        return created
 
     def add_to_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
         """Add participants; those already in the group are ignored by Prolific, so repeating is safe."""
         body = {"participant_ids": list(participant_ids)}
         self._send("POST", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
+
+    def remove_from_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
+        """Remove participants; those not in the group are ignored by Prolific, so repeating is safe."""
+        body = {"participant_ids": list(participant_ids)}
+        self._send("DELETE", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
 
     # -- plumbing -----------------------------------------------------------------------------
 
@@ -282,6 +339,20 @@ def _raise_for_status(response: requests.Response) -> None:
     raise MarketRejectedError(
         f"Prolific refused the request ({status}){said}", code=str(status), excerpt=text
     )
+
+
+def _decided_by_reading(act: Callable[[], R], read: Callable[[], R], done: Callable[[R], bool]) -> R:
+    """`act` once; when its reply is lost, `read` the market and return what it shows if `done` says
+    the action took effect. Otherwise the loss is raised again: the caller (the ledger) decides later,
+    by reading again first. The action is never sent a second time here."""
+    try:
+        return act()
+    except MarketUnavailableError as lost:
+        log.info("Prolific reply lost (%s); reading the market to decide", lost)
+        found = read()
+        if done(found):
+            return found
+        raise
 
 
 def _retry_after(response: requests.Response) -> float | None:

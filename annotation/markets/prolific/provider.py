@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
@@ -25,16 +24,19 @@ from annotation.markets.base import (
     SyncReport,
     WorkQueue,
 )
+from annotation.markets.errors import MarketAuthError, MarketConfigError, MarketRejectedError
 from annotation.markets.pages import task_url
 from annotation.markets.prolific import account
 from annotation.markets.prolific.client import prolific_client
 from annotation.markets.prolific.gateway import ProlificGateway, pay_bonus
 from annotation.markets.prolific.identity import PROLIFIC, PROLIFIC_PARAMS, prolific_ids
-from annotation.markets.prolific.reconcile import reconcile_prolific_job
+from annotation.markets.prolific.reconcile import reconcile_prolific_job, unowned_studies
 from annotation.markets.prolific.rejections import DEFAULT_CATEGORY, check_rejection
-from annotation.markets.prolific.states import ASSIGNMENT_STATES
+from annotation.markets.prolific.screening import Screening, screening
+from annotation.markets.prolific.states import study_status_note, submission_state
+from annotation.markets.prolific.studies import AWAITING_REVIEW as STUDY_AWAITING_REVIEW
 from annotation.markets.prolific.studies import StudySpec, completion_redirect
-from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
+from annotation.models import Assignment, Hit, Job, JobState, Worker
 
 
 def completion_code(job: Job) -> str:
@@ -56,6 +58,14 @@ class ProlificProvider(Provider):
     url_params = PROLIFIC_PARAMS
     gateway = ProlificGateway()
 
+    def job_currency(self, params: Mapping[str, Any]) -> str:
+        """The workspace's currency (PROLIFIC_CURRENCY); checked against the workspace before publishing."""
+        asked = str(params.get("currency") or "").upper()
+        workspace = str(settings.PROLIFIC_CURRENCY).upper()
+        if asked and asked != workspace:
+            raise ProviderError(f"the job asks for {asked}, but the Prolific workspace pays in {workspace}")
+        return workspace
+
     def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
         if not hits:
             return []
@@ -63,45 +73,67 @@ class ProlificProvider(Provider):
         reward = max(hit.reward for hit in hits)
         places = sum(hit.assignments_wanted for hit in hits)
         client = prolific_client()
+        account.check_currency(client, job.currency)
+        first, last = min(h.pk for h in hits), max(h.pk for h in hits)
+        minutes = int(job.params.get("minutes", 10))
         spec = StudySpec(
             name=str(job.params.get("title") or job.name or job.task_type)[:120],
-            internal_name=f"stancework job {job.pk}",
+            # How a lost create is found again: unique per job and batch, like the ledger row.
+            internal_name=f"stancework job {job.pk} hits {first}-{last}",
             description=str(job.params.get("description") or f"{job.task_type} annotation"),
             task_url=task_url(job.pk),
             places=places,
             reward_cents=int(reward * 100),
-            minutes=int(job.params.get("minutes", 10)),
+            minutes=minutes,
             completion_code=completion_code(job),
             project=account.project_id(),
             blocklist_group=account.blocklist_group(client),
+            screening=job_screening(job),
         )
         entry = intents.record(
             LedgerKind.CREATE_HIT,
             self.name,
-            [f"job:{job.pk}", f"hits:{min(h.pk for h in hits)}-{max(h.pk for h in hits)}"],
+            [f"job:{job.pk}", f"hits:{first}-{last}"],
             job_id=job.pk,
             amount=reward * places,
-            currency=str(job.params.get("currency", "GBP")),
-            params={"study": dataclasses.asdict(spec)},
+            params={"study": spec.as_params()},
         )
         entry = confirmed(entry)
         return [PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=spec.task_url) for hit in hits]
 
+    def check_publishable(self, job: Job) -> None:
+        """The project and the job's screening as Prolific would take them: refused here, before any
+        row or call (the cost check that follows already asks Prolific)."""
+        try:
+            account.project_id()
+        except MarketConfigError as error:
+            raise ProviderError(str(error)) from error
+        job_screening(job)
+
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
         client = prolific_client()
-        reports = []
-        studies = job.hits.exclude(external_id="").values_list("external_id", flat=True).distinct()
-        for study_id in studies:
+        reports, studies, notes = [], [], []
+        for study_id in job_studies(job):
+            studies.append(client.get_study(study_id))
             for sub in client.list_submissions(study_id):
+                state = submission_state(sub.status)
+                if state is None:
+                    notes.append(
+                        f"submission {sub.submission_id} is {sub.status!r} at Prolific: left as it was"
+                    )
+                    continue
                 reports.append(
                     AssignmentReport(
                         hit_external_id=study_id,
                         assignment_external_id=sub.submission_id,
                         worker_external_id=sub.participant_id,
-                        state=ASSIGNMENT_STATES.get(sub.status, AssignmentState.ACCEPTED),
+                        state=state,
                     )
                 )
-        return SyncReport(assignments=reports)
+        status, note, paused = study_status_note(studies, paused_here=job.state == JobState.PAUSED)
+        return SyncReport(
+            assignments=reports, notes=notes, market_status=status, market_note=note, market_paused=paused
+        )
 
     def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
         confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
@@ -135,10 +167,25 @@ class ProlificProvider(Provider):
             job_id=job.pk,
             market_ref=study_id,
             amount=max(hit.reward for hit in hits) * count * len(hits),
-            currency=str(job.params.get("currency", "GBP")),
             params={"places": places},
         )
         confirmed(entry)
+
+    def fee(self, job: Job) -> Decimal:
+        """The fee rate, VAT included, as Prolific's study cost calculator prices this job; the job's
+        `fee_rate` parameter when set, and the published rate where the account may not ask."""
+        if "fee_rate" in job.params:
+            return super().fee(job)
+        lines = self.reward_lines(list(job.hits.all()))
+        if not lines or lines[0][0] <= 0:
+            return self.fee_rate
+        reward, places = lines[0]
+        rewards_cents = int(reward * 100) * places
+        try:
+            total_cents = prolific_client().study_cost(int(reward * 100), places)
+        except (MarketAuthError, MarketRejectedError):
+            return self.fee_rate  # the account is not allowed the calculator: the published rate
+        return max(total_cents / rewards_cents - 1, Decimal(0)).quantize(Decimal("0.0001"))
 
     def balance(self) -> Decimal | None:
         """What the workspace owning our project can still spend (Prolific answers in cents)."""
@@ -161,14 +208,32 @@ class ProlificProvider(Provider):
         for study_id in live_studies(job):
             prolific_client().move_study(study_id, "PAUSE")
 
-    def resume(self, job: Job) -> None:
+    def resume(self, job: Job) -> str:
+        """START the job's paused studies. A study AWAITING REVIEW has no free place: START would do
+        nothing there, so nothing is sent, and the answer says so (the job stays paused)."""
+        client = prolific_client()
+        full = []
         for study_id in live_studies(job):
-            prolific_client().move_study(study_id, "START")
+            study = client.get_study(study_id)
+            if study.status == STUDY_AWAITING_REVIEW:
+                full.append(study_id)
+                continue
+            client.move_study(study_id, "START")
+        if full:
+            return (
+                f"Prolific study {', '.join(full)} is AWAITING REVIEW: every place is taken, so START does "
+                "nothing and was not sent; review its submissions or add places, then resume"
+            )
+        return ""
 
     def block(self, worker: Worker, reason: str) -> None:
         """Add the participant to our blocklist group, which every study of ours excludes."""
         client = prolific_client()
         client.add_to_participant_group(account.blocklist_group(client), [worker.external_id])
+
+    def unblock(self, worker: Worker) -> None:
+        client = prolific_client()
+        client.remove_from_participant_group(account.blocklist_group(client), [worker.external_id])
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return prolific_ids(params)
@@ -179,6 +244,9 @@ class ProlificProvider(Provider):
     def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
         return reconcile_prolific_job(job)
 
+    def reconcile_market(self) -> Iterable[ReconciliationIssue]:
+        return unowned_studies()
+
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         if identity is None:
             return None
@@ -188,6 +256,16 @@ class ProlificProvider(Provider):
 def rejection_category(job: Job) -> str:
     """The Prolific rejection category a job's rejections use (job parameter `rejection_category`)."""
     return str(job.params.get("rejection_category", DEFAULT_CATEGORY))
+
+
+def job_screening(job: Job) -> Screening:
+    """The job's `prolific_screening` parameter, validated (ScreeningError names what is wrong)."""
+    return screening(job.params.get("prolific_screening"), minutes=int(job.params.get("minutes", 10)))
+
+
+def job_studies(job: Job) -> list[str]:
+    """Every study the job has at Prolific, each once."""
+    return sorted(set(job.hits.exclude(external_id="").values_list("external_id", flat=True)))
 
 
 def live_studies(job: Job) -> list[str]:

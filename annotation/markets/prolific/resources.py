@@ -22,6 +22,16 @@ class Study:
     study_id: str
     status: str
     places: int
+    places_taken: int = 0
+
+
+@dataclass(frozen=True)
+class StudyListed:
+    """A study as a project's list shows it: enough to find ours, and to see one nobody here owns."""
+
+    study_id: str
+    internal_name: str
+    status: str
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,15 @@ def study(raw: Mapping[str, Any]) -> Study:
         study_id=str(raw["id"]),
         status=str(raw.get("status", "")),
         places=int(raw.get("total_available_places", 0)),
+        places_taken=int(raw.get("places_taken") or 0),
+    )
+
+
+def study_listed(raw: Mapping[str, Any]) -> StudyListed:
+    return StudyListed(
+        study_id=str(raw["id"]),
+        internal_name=str(raw.get("internal_name") or ""),
+        status=str(raw.get("status", "")),
     )
 
 

@@ -1,8 +1,13 @@
-"""Prolific's submission statuses in our vocabulary, written once."""
+"""Prolific's submission and study statuses in our vocabulary, written once."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from annotation.ledger.models import LedgerKind
+from annotation.markets.prolific.resources import Study
+from annotation.markets.prolific.studies import AWAITING_REVIEW as STUDY_AWAITING_REVIEW
+from annotation.markets.prolific.studies import COMPLETED, PAUSED
 from annotation.models import AssignmentState
 
 AWAITING_REVIEW = "AWAITING REVIEW"
@@ -22,6 +27,41 @@ ASSIGNMENT_STATES: dict[str, str] = {
     "SCREENED OUT": AssignmentState.RETURNED,  # left at screening: no work of theirs to review
     "TIMED-OUT": AssignmentState.EXPIRED,
 }
+# What a study's status says about recruiting: (market_status shown on the job, its reason).
+STUDY_NOTES: dict[str, str] = {
+    PAUSED: (
+        "Prolific paused the study: it does so by itself when a submission awaiting review is rejected "
+        "or returned while every place was taken. Resume the job once places are free."
+    ),
+    STUDY_AWAITING_REVIEW: (
+        "Every place of the study is taken and its submissions await review: Prolific recruits nobody "
+        "more until places are added or freed."
+    ),
+    COMPLETED: "The study is completed at Prolific: it recruits nobody more.",
+}
+
+
+def submission_state(status: str) -> str | None:
+    """Our assignment state for a submission's status; None for one we do not know (UNKNOWN, a status
+    Prolific adds later): never read as accepted, so no work counts on a guess."""
+    return ASSIGNMENT_STATES.get(status)
+
+
+def study_status_note(studies: Sequence[Study], *, paused_here: bool) -> tuple[str, str, bool]:
+    """(status, reason, paused by Prolific) of a job's studies: the one that most holds recruiting back."""
+    for study in studies:
+        if study.status == PAUSED and not paused_here:
+            return PAUSED, STUDY_NOTES[PAUSED], True
+    for status in (STUDY_AWAITING_REVIEW, COMPLETED):
+        for study in studies:
+            if study.status == status:
+                taken = f" ({study.places_taken} of {study.places} places taken)" if study.places else ""
+                return status, STUDY_NOTES[status] + taken, False
+    if any(study.status == PAUSED for study in studies):
+        return PAUSED, "Paused at Prolific, as the job is paused here.", False
+    return (studies[0].status if studies else ""), "", False
+
+
 # The status a confirmed review leaves the submission in at Prolific.
 REVIEWED: dict[str, str] = {LedgerKind.APPROVE: APPROVED, LedgerKind.REJECT: REJECTED}
 # Statuses in which Prolific accepts each paying call.

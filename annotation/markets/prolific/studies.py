@@ -7,10 +7,13 @@ PAUSED; STOP from ACTIVE or PAUSED, which leaves the study COMPLETED. Anything e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.markets.errors import MarketRejectedError
+from annotation.markets.prolific.screening import Screening
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"
 # Prolific fills these in per participant; they must reach the page literally, braces and all.
@@ -103,8 +106,25 @@ class StudySpec:
     completion_code: str
     project: str
     internal_name: str = ""
-    devices: tuple[str, ...] = ("desktop",)
     blocklist_group: str = ""
+    screening: Screening = field(default_factory=Screening)
+
+    def as_params(self) -> dict[str, Any]:
+        """The spec as a ledger row keeps it (JSON)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> StudySpec:
+        given = dict(params)
+        chosen = dict(given.pop("screening", None) or {})
+        given.pop("devices", None)  # rows written before screening named the devices here
+        screen = Screening(
+            filters=tuple(chosen.get("filters", ())),
+            devices=tuple(chosen.get("devices", ("desktop",))),
+            naivety_distribution_rate=chosen.get("naivety_distribution_rate"),
+            maximum_allowed_time=chosen.get("maximum_allowed_time"),
+        )
+        return cls(**given, screening=screen)
 
     def as_request(self) -> dict[str, Any]:
         if self.places < 1 or self.reward_cents < 1 or self.minutes < 1:
@@ -128,9 +148,12 @@ class StudySpec:
             "total_available_places": self.places,
             "estimated_completion_time": self.minutes,
             "reward": self.reward_cents,
-            "device_compatibility": list(self.devices),
             "project": self.project,
+            **self.screening.as_request(),
         }
+        filters = [dict(f) for f in self.screening.filters]
         if self.blocklist_group:
-            body["filters"] = [{"filter_id": BLOCKLIST_FILTER, "selected_values": [self.blocklist_group]}]
+            filters.append({"filter_id": BLOCKLIST_FILTER, "selected_values": [self.blocklist_group]})
+        if filters:
+            body["filters"] = filters
         return body

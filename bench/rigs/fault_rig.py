@@ -9,7 +9,7 @@ Why these three pieces, and why this shape:
   rig: it can be restarted (losing every queued message, the worst case) without touching the
   Redis other people use. Because the server is ours, the worker consumes the default queue and the
   sweeper's own `.delay()` calls reach it, as in production.
-- The market is `FakeProlificMarket` (tests/security/fake_prolific_server.py), a small HTTP server
+- The market is `FakeProlificMarket` (bench/rigs/fake_prolific_server.py), a small HTTP server
   on loopback speaking the three Prolific calls a bonus makes (read the submission, set up a bulk
   bonus, pay it). The worker's real Prolific client reaches it through PROLIFIC_API_URL. Prolific's
   pay call is not idempotent, so a resend after a fault would really pay twice: the market counts
@@ -50,7 +50,8 @@ from django.utils import timezone
 from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
-from tests.security.fake_prolific_server import FakeProlificMarket
+from bench.rigs.fake_prolific_server import FakeProlificMarket
+from bench.rigs.processes import free_port
 
 STUDY = "study-faults"
 BONUS = Decimal("0.25")
@@ -62,12 +63,6 @@ WORKER_APP_NAME = "stancework-fault-worker"  # the worker's PostgreSQL applicati
 
 class RigError(RuntimeError):
     """A piece of the rig did not start, or a scenario did not settle in time."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def wait_for(check: Any, what: str, timeout: float = WAIT, every: float = 0.05) -> None:
@@ -111,7 +106,9 @@ class RedisServer:
         """Messages waiting in a queue (not those a worker has taken)."""
         client = redis.Redis.from_url(self.url)
         try:
-            return int(client.llen(queue))
+            waiting = client.llen(queue)
+            assert isinstance(waiting, int), "a synchronous client answers at once"
+            return waiting
         finally:
             client.close()
 
@@ -261,7 +258,9 @@ class Tally:
 
 def tally(bonuses: list[LedgerEntry], market: FakeProlificMarket) -> Tally:
     refs = [bonus.market_ref for bonus in bonuses]
-    rows = list(LedgerEntry.objects.filter(job_id=bonuses[0].job_id))
+    job_id = bonuses[0].job_id
+    assert job_id is not None, "make_bonuses gives every bonus its job"
+    rows = list(LedgerEntry.objects.filter(job_id=job_id))
     confirmed_pay = {
         r.params.get("submission_id") for r in rows if _is(r, LedgerKind.PAY, LedgerState.CONFIRMED)
     }

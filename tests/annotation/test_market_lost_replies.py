@@ -1,0 +1,198 @@
+"""A market action whose reply is lost is decided by reading the market, never by sending it again.
+
+Each case runs against FakeProlific (schema-checked, ledger-guarded), which carries the action out and
+then loses its reply (a read timeout, or a 502 from a gateway): exactly one effect shows at the market.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from annotation import work
+from annotation.ledger import engine
+from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.markets.base import ProviderError
+from annotation.models import AssignmentState, JobState
+from tests.annotation.fake_markets import FakeProlific
+from tests.annotation.test_prolific_provider import REASON, fake, published, study_of, submitted
+
+pytestmark = pytest.mark.django_db(transaction=True)
+__all__ = ["fake"]  # the fixture, imported for pytest
+
+LOSSES = ["lose_reply", "fail_after"]
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_create_makes_one_study_found_again_by_reading_the_project(
+    fake: FakeProlific, loss: str
+) -> None:
+    getattr(fake, loss)("create-study")
+
+    job = published()
+
+    assert fake.effects["create-study"] == 1 and len(fake.studies) == 1
+    assert fake.effects["publish-study"] == 1
+    assert job.state == JobState.PUBLISHED
+    assert LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT).state == LedgerState.CONFIRMED
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_publish_is_read_as_done_and_the_job_is_published_once(fake: FakeProlific, loss: str) -> None:
+    getattr(fake, loss)("transition-study")
+
+    job = published()
+    again = work.publish_job(job.pk)  # a second publish finds the job published: nothing more
+
+    assert fake.effects["publish-study"] == 1 and len(fake.studies) == 1
+    assert again.state == JobState.PUBLISHED
+    assert LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT).state == LedgerState.CONFIRMED
+
+
+def test_a_publish_whose_ledger_row_failed_reuses_the_live_study_instead_of_making_another(
+    fake: FakeProlific,
+) -> None:
+    """The old fault: a FAILED row while the study is live; the next publish must not create a second."""
+    fake.lose_reply("transition-study")
+    job = published()
+    LedgerEntry.objects.filter(kind=LedgerKind.CREATE_HIT).update(state=LedgerState.FAILED, result_ref="")
+    job.state = JobState.DRAFT
+    job.save(update_fields=["state"])
+    job.hits.update(external_id="")
+
+    work.publish_job(job.pk)
+
+    assert len(fake.studies) == 1 and fake.effects["create-study"] == 1
+    assert fake.effects["publish-study"] == 1
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_pause_start_and_stop_each_act_once(fake: FakeProlific, loss: str) -> None:
+    job = published()
+    for act, effect in ((work.pause_job, "pause-study"), (work.resume_job, "start-study")):
+        getattr(fake, loss)("transition-study")
+        act(job.pk)
+        assert fake.effects[effect] == 1
+    getattr(fake, loss)("transition-study")
+    work.cancel_job(job.pk)
+
+    assert fake.effects["stop-study"] == 1
+    assert fake.studies[study_of(job)]["status"] == "COMPLETED"
+
+
+@pytest.mark.parametrize("approve", [True, False])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_review_is_read_back_from_the_submission(fake: FakeProlific, loss: str, approve: bool) -> None:
+    assignment = submitted(fake, published())
+    getattr(fake, loss)("transition-submission")
+
+    reviewed = work.review_assignment(assignment.pk, approve=approve, feedback="" if approve else REASON)
+
+    effect = "approve-submission" if approve else "reject-submission"
+    assert fake.effects[effect] == 1
+    assert reviewed.state == (AssignmentState.APPROVED if approve else AssignmentState.REJECTED)
+    kind = LedgerKind.APPROVE if approve else LedgerKind.REJECT
+    assert LedgerEntry.objects.get(kind=kind).state == LedgerState.CONFIRMED
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_pay_reply_pays_once_and_is_confirmed_by_reading(fake: FakeProlific, loss: str) -> None:
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    getattr(fake, loss)("pay-bonus-payments")
+
+    with pytest.raises(ProviderError, match="unclear"):
+        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    resolved = engine.resolve(pay.pk)
+
+    assert fake.effects["pay-bonus"] == 1
+    assert resolved.state == LedgerState.CONFIRMED
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == [40]
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_bonus_set_up_pays_once(fake: FakeProlific, loss: str) -> None:
+    """Prolific documents no read of a set-up bonus: a lost set-up is set up again, unpaid, so the
+    money still moves once (the unpaid set-up pays nobody)."""
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    getattr(fake, loss)("create-bonus-payments")
+
+    with pytest.raises(ProviderError):
+        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+    work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+
+    assert fake.effects["pay-bonus"] == 1
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == [40]
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_a_lost_blocklist_group_create_makes_one_group(fake: FakeProlific, loss: str) -> None:
+    getattr(fake, loss)("create-participant-group")
+
+    published()
+    published()
+
+    assert fake.effects["create-participant-group"] == 1 and len(fake.groups) == 1
+
+
+def test_a_study_paused_by_prolific_shows_on_its_job_after_sync_and_can_be_resumed(
+    fake: FakeProlific,
+) -> None:
+    job = published()
+    assignment = submitted(fake, job)
+    fake.studies[study_of(job)]["status"] = "PAUSED"  # Prolific paused it by itself
+
+    synced = work.sync_job(job.pk)
+
+    assert synced.state == JobState.PAUSED
+    assert synced.market_status == "PAUSED" and "Prolific paused the study" in synced.market_note
+    resumed = work.resume_job(job.pk)
+    assert fake.effects["start-study"] == 1 and fake.studies[study_of(job)]["status"] == "ACTIVE"
+    assert resumed.state in JobState.open()
+    assert assignment.pk  # the submission stayed ours throughout
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [("AWAITING REVIEW", "await review"), ("COMPLETED", "completed at Prolific")],
+)
+def test_awaiting_review_and_completed_show_on_the_job_with_their_reason(
+    fake: FakeProlific, status: str, said: str
+) -> None:
+    job = published()
+    fake.studies[study_of(job)]["status"] = status
+
+    synced = work.sync_job(job.pk)
+
+    assert synced.market_status == status and said in synced.market_note
+
+
+def test_start_from_awaiting_review_sends_nothing_and_says_so(fake: FakeProlific) -> None:
+    job = published()
+    work.pause_job(job.pk)
+    fake.studies[study_of(job)]["status"] = "AWAITING REVIEW"
+    sent_before = len(fake.calls)
+
+    with pytest.raises(work.JobStateError, match=r"AWAITING REVIEW.*START does nothing"):
+        work.resume_job(job.pk)
+
+    job.refresh_from_db()
+    assert job.state == JobState.PAUSED  # not marked collecting
+    assert [op for op, _ in fake.calls[sent_before:]] == ["get-study"]  # read, nothing sent
+    assert fake.effects["start-study"] == 0
+
+
+def test_an_unknown_submission_status_is_never_counted_as_accepted_work(fake: FakeProlific) -> None:
+    job = published()
+    assignment = submitted(fake, job)
+    fake.submissions[assignment.external_id]["status"] = "UNKNOWN"
+    assignment.state, assignment.confirmed = AssignmentState.SUBMITTED, False
+    assignment.save(update_fields=["state", "confirmed"])
+
+    work.sync_job(job.pk)
+
+    assignment.refresh_from_db()
+    assert (assignment.state, assignment.confirmed) == (AssignmentState.SUBMITTED, False)
+    assert timezone.now()  # sync ended without an error

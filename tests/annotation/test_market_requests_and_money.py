@@ -1,0 +1,275 @@
+"""No market call inside a web request; one currency per job; Prolific screening per job; reconciliation
+of drafts and of studies nobody owns. Against FakeProlific (schema-checked, ledger-guarded)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Group, User
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotation import work
+from annotation.ledger import intents
+from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, ReconciliationIssue
+from annotation.ledger.reconcile import jobs_to_reconcile, reconcile_job, reconcile_markets
+from annotation.models import AssignmentState, Job, JobState
+from operations.models import Operation, OperationState
+from operations.services import run_operation
+from tests.annotation.factories import make_corpus
+from tests.annotation.fake_markets import FakeProlific
+from tests.annotation.prolific_schema import by_operation, check_request
+from tests.annotation.test_prolific_provider import fake, published, study_of, submitted
+
+pytestmark = pytest.mark.django_db(transaction=True)
+__all__ = ["fake"]  # the fixture, imported for pytest
+SCREENING = {
+    "languages": ["19"],
+    "countries": ["1", "2"],
+    "approval_rate": {"lower": 95, "upper": 100},
+    "previous_submissions": {"lower": 100},
+    "devices": ["desktop", "tablet"],
+    "naivety_distribution_rate": 0.5,
+    "maximum_allowed_time": 45,
+}
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Operations queued for a worker instead of run in-process: what the broker would hold."""
+    from operations.tasks import run_operation_task
+
+    held: list[int] = []
+    monkeypatch.setattr(run_operation_task, "delay_on_commit", held.append)
+    return held
+
+
+# -- no market call inside a web request ----------------------------------------------------------
+
+
+def _admin(client: Client) -> Client:
+    client.force_login(User.objects.create_superuser("boss", "boss@example.com", "pw"))
+    return client
+
+
+def _api() -> APIClient:
+    user = User.objects.create_user("res", password="x-unused-0", is_staff=True)
+    user.groups.set(Group.objects.filter(name="researcher"))
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
+def answered_at_once_then_failed(fake: FakeProlific, queued: list[int], request: Any) -> Operation:
+    """The request answers within a second without asking the market; the worker then runs the
+    operation, which fails with the market's message (never a 500)."""
+    calls_before = len(fake.calls)
+    started = time.monotonic()
+    response = request()
+    elapsed = time.monotonic() - started
+    assert response.status_code in (200, 202, 302), response.content[:300]
+    assert elapsed < 1.0, f"the request took {elapsed:.2f}s"
+    assert len(fake.calls) == calls_before  # the request itself asked the market nothing
+    (operation_id,) = queued
+    queued.clear()
+    operation = run_operation(operation_id)  # as the Celery worker would: no crash
+    assert operation.state == OperationState.FAILED
+    assert "Prolific unreachable" in operation.error and "failed: Prolific unreachable" in operation.log
+    return operation
+
+
+@pytest.mark.parametrize("action", ["pause", "resume"])
+def test_admin_and_api_pause_and_resume_answer_at_once_with_the_market_down(
+    fake: FakeProlific, queued: list[int], client: Client, action: str
+) -> None:
+    job = published()
+    if action == "resume":
+        Job.objects.filter(pk=job.pk).update(state=JobState.PAUSED)
+    fake.down = True
+    admin = _admin(client)
+
+    def from_admin() -> Any:
+        body = {"action": action, "_selected_action": [job.pk], "index": 0}
+        return admin.post("/admin/annotation/job/", body)
+
+    api = _api()
+    operations = [answered_at_once_then_failed(fake, queued, from_admin)]
+    operations.append(
+        answered_at_once_then_failed(fake, queued, lambda: api.post(f"/api/jobs/{job.pk}/{action}/"))
+    )
+
+    assert [o.kind for o in operations] == [f"annotation.{action}_jobs"] * 2
+    job.refresh_from_db()
+    assert job.state == JobState.PAUSED  # paused here at once; resumed only once the market has been
+
+
+def test_admin_block_answers_at_once_with_the_market_down(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    assignment = submitted(fake, published())
+    fake.down = True
+    admin = _admin(client)
+
+    def block() -> Any:
+        body = {"action": "block", "_selected_action": [assignment.worker_id], "index": 0}
+        return admin.post("/admin/annotation/worker/", body)
+
+    operation = answered_at_once_then_failed(fake, queued, block)
+
+    assert operation.kind == "annotation.block_workers"
+    assignment.worker.refresh_from_db()
+    assert not assignment.worker.blocked  # not blocked here while the market never heard of it
+
+
+def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_blocklist_group(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    assignment = submitted(fake, published())
+    work.block_worker(assignment.worker_id, "copied answers")
+    admin = _admin(client)
+
+    admin.post("/admin/annotation/worker/", {"action": "unblock", "_selected_action": [assignment.worker_id]})
+    (operation_id,) = queued
+    operation = run_operation(operation_id)
+
+    assert operation.state == OperationState.DONE, operation.log
+    (group,) = fake.groups.values()
+    assert group["members"] == []
+    assignment.worker.refresh_from_db()
+    assert not assignment.worker.blocked
+
+
+# -- one currency per job -------------------------------------------------------------------------
+
+
+def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation(
+    fake: FakeProlific, settings: Any
+) -> None:
+    settings.PROLIFIC_CURRENCY = "GBP"
+    job = published()
+    assignment = submitted(fake, job, state=AssignmentState.APPROVED)
+    work.bonus_assignment(assignment.pk, Decimal("0.30"), "Gold right", "gold")
+
+    assert job.currency == "GBP"
+    assert set(LedgerEntry.objects.filter(job=job).values_list("currency", flat=True)) == {"GBP"}
+    assert set(LedgerEntry.objects.filter(job=job).values_list("kind", flat=True)) >= {
+        LedgerKind.CREATE_HIT, LedgerKind.BONUS, LedgerKind.PAY,
+    }  # fmt: skip
+    with pytest.raises(intents.CurrencyError, match="booked in GBP"):
+        intents.record(LedgerKind.EXTEND, "prolific", ["x"], job_id=job.pk, currency="USD")
+
+
+def test_a_job_in_another_currency_than_the_workspace_is_refused_naming_both(
+    fake: FakeProlific, settings: Any
+) -> None:
+    make_corpus(claims=1, perspectives=1)
+    with pytest.raises(work.JobError, match=r"asks for USD.*pays in GBP"):
+        work.create_job("stance", {}, provider="prolific", params={"currency": "USD"})
+    settings.PROLIFIC_CURRENCY = "EUR"  # what we believe; the workspace (the fake) pays in GBP
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "1.00"})
+
+    with pytest.raises(Exception, match=r"booked in EUR.*pays in GBP"):
+        work.publish_job(job.pk)
+    assert fake.studies == {} and not LedgerEntry.objects.exists()
+
+
+def test_an_mturk_job_is_in_us_dollars_and_refuses_another_currency() -> None:
+    make_corpus(claims=1, perspectives=1)
+    with pytest.raises(work.JobError, match="pays in USD"):
+        work.create_job("stance", {}, provider="mturk", params={"currency": "GBP"})
+
+
+# -- Prolific screening ---------------------------------------------------------------------------
+
+
+def test_a_job_published_with_language_and_country_filters_sends_them_in_prolifics_format(
+    fake: FakeProlific,
+) -> None:
+    job = published(prolific_screening=SCREENING, minutes=10)
+
+    sent = fake.studies[study_of(job)]["sent"]
+    check_request("POST", "https://api.prolific.com/api/v1/studies/", sent)  # the published schema
+    assert sent["filters"][:4] == [
+        {"filter_id": "fluent-languages", "selected_values": ["19"]},
+        {"filter_id": "current-country-of-residence", "selected_values": ["1", "2"]},
+        {"filter_id": "approval_rate", "selected_range": {"lower": 95, "upper": 100}},
+        {"filter_id": "approval_numbers", "selected_range": {"lower": 100}},
+    ]
+    assert sent["filters"][4]["filter_id"] == "participant_group_blocklist"
+    assert sent["device_compatibility"] == ["desktop", "tablet"]
+    assert (sent["naivety_distribution_rate"], sent["maximum_allowed_time"]) == (0.5, 45)
+    assert by_operation("create-study").operation == "create-study"
+
+
+@pytest.mark.parametrize(
+    ("screening", "said"),
+    [
+        ({"countries": "UK"}, "choice ids"),
+        ({"approval_rate": {"lower": 120}}, "within 0..100"),
+        ({"approval_rate": {"lower": 99, "upper": 90}}, "above upper"),
+        ({"devices": ["watch"]}, "devices must be"),
+        ({"naivety_distribution_rate": 2}, "between 0 and 1"),
+        ({"maximum_allowed_time": 5}, "at least the estimated 10"),
+        ({"gender": ["1"]}, "has no"),
+    ],
+)
+def test_a_screening_prolific_would_refuse_is_refused_before_any_call(
+    fake: FakeProlific, screening: dict[str, Any], said: str
+) -> None:
+    make_corpus(claims=1, perspectives=1)
+    job = work.create_job("stance", {}, provider="prolific", params={"prolific_screening": screening})
+
+    with pytest.raises(work.JobError, match=said):
+        work.publish_job(job.pk)
+    assert fake.calls == [] and not LedgerEntry.objects.exists()
+
+
+def test_the_fee_comes_from_prolifics_study_cost_calculator_vat_included(fake: FakeProlific) -> None:
+    make_corpus(claims=1, perspectives=1)
+    job = work.create_job("stance", {}, provider="prolific")
+
+    estimate = work.estimate_cost(job)
+
+    assert "calculate-study-cost" in [op for op, _ in fake.calls]
+    assert Decimal("0.39") < estimate.fee_rate < Decimal("0.41")  # 33.34% fee plus 20% VAT on the fee
+
+
+# -- reconciliation -------------------------------------------------------------------------------
+
+
+def test_a_draft_whose_study_went_live_is_reconciled_and_flagged(fake: FakeProlific) -> None:
+    job = published()
+    Job.objects.filter(pk=job.pk).update(state=JobState.DRAFT)  # the publish reply was lost
+    job.hits.update(external_id="")
+
+    assert job.pk in jobs_to_reconcile()
+    issues = reconcile_job(job.pk)
+
+    assert [(i.kind, i.ref) for i in issues] == [(IssueKind.HIT, study_of_ledger(job))]
+    assert "ACTIVE" in issues[0].theirs
+
+
+def study_of_ledger(job: Job) -> str:
+    return str(LedgerEntry.objects.get(job=job, kind=LedgerKind.CREATE_HIT).result_ref)
+
+
+def test_a_study_in_our_project_that_no_job_owns_is_flagged(fake: FakeProlific) -> None:
+    job = published()
+    fake.studies["study-by-hand"] = {
+        "id": "study-by-hand",
+        "internal_name": "made by hand",
+        "status": "ACTIVE",
+        "total_available_places": 3,
+        "project": FakeProlific.PROJECT,
+    }
+
+    found = reconcile_markets()
+
+    assert [(i.kind, i.ref, i.job_id) for i in found] == [(IssueKind.UNOWNED, "study-by-hand", None)]
+    assert ReconciliationIssue.objects.filter(kind=IssueKind.UNOWNED).count() == 1
+    assert study_of(job) not in {i.ref for i in found}
