@@ -62,6 +62,9 @@ class AuditEvent(models.Model):
         JOINED = "joined"
         # A re-run or write-back that rewrote rows others wrote last, or left a person's rows alone.
         WROTE_OVER = "wrote_over", "wrote over others' rows"
+        # A release import, and each row of it where the platform's version was kept over the release's.
+        IMPORTED = "imported", "imported a release"
+        IMPORT_CONFLICT = "import_conflict", "kept the platform's version over a release's"
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     actor = models.ForeignKey(

@@ -32,6 +32,9 @@ ROLES: dict[str, list[str]] = {
             "claimtopic",
         ),
         "corpus.view_importedrelease",
+        # What people removed from clusters; deleting one lets jobs add the row again.
+        "corpus.view_removal",
+        "corpus.delete_removal",
         *_crud(
             "crawler",
             "crawlrun",

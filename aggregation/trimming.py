@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts import audit
 from accounts.models import AuditEvent
 from annotation.task_types.builtin_rules import STANCE_FLIP
-from corpus import provenance
+from corpus import provenance, removals
 from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
 from corpus.provenance import Writer
 
@@ -67,7 +67,12 @@ def split_cluster(cluster_id: int, perspective_ids: Sequence[int], *, user: Any 
         if any(member.position == 0 for member in moving):
             raise TrimmingError("the original perspective stays in its cluster; split off the others")
         log.guard(PerspectiveCluster.objects.filter(pk=cluster.pk))
-        ClusterMember.objects.filter(pk__in=[m.pk for m in moving]).delete()
+        # Out of this cluster by a person's hand: no paraphrase job puts them back.
+        removals.delete(ClusterMember.objects.filter(pk__in=[m.pk for m in moving]))
+        # The evidence stays with the cluster as the person left it, even where only a member that
+        # left was found to support it: a job's re-run keeps it.
+        staying = ClusterEvidence.objects.filter(pk__in=log.guard(cluster.evidence_links.all()))
+        staying.update(**log.stamp())
         PerspectiveCluster.objects.filter(pk=cluster.pk).update(updated=timezone.now(), **log.stamp())
         new = _new_cluster(
             cluster.claim, cluster, flip=False, rule=f"split from cluster {cluster.position} by {user}"
@@ -152,6 +157,7 @@ def _new_cluster(claim: Claim, like: PerspectiveCluster, *, flip: bool, rule: st
 
 def _append_members(cluster: PerspectiveCluster, perspective_ids: Sequence[int]) -> None:
     rows = _appended(cluster.members.all(), "perspective_id", perspective_ids)
+    removals.lift(ClusterMember, {(cluster.pk, pk) for pk, _ in rows})
     stamp = provenance.stamp()
     ClusterMember.objects.bulk_create(
         ClusterMember(cluster=cluster, perspective_id=pk, position=at, **stamp) for pk, at in rows
@@ -160,6 +166,7 @@ def _append_members(cluster: PerspectiveCluster, perspective_ids: Sequence[int])
 
 def _append_evidence(cluster: PerspectiveCluster, evidence_ids: Sequence[int]) -> None:
     rows = _appended(cluster.evidence_links.all(), "evidence_id", evidence_ids)
+    removals.lift(ClusterEvidence, {(cluster.pk, pk) for pk, _ in rows})
     stamp = provenance.stamp()
     ClusterEvidence.objects.bulk_create(
         ClusterEvidence(cluster=cluster, evidence_id=pk, position=at, **stamp) for pk, at in rows

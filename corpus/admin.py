@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from config.wording import votes
+from corpus import provenance, removals
 from corpus.models import (
     Claim,
     ClaimTopic,
@@ -25,6 +26,7 @@ from corpus.models import (
     ImportedRelease,
     Perspective,
     PerspectiveCluster,
+    Removal,
     Stance5,
     Topic,
 )
@@ -59,6 +61,17 @@ def _stamp(instance: Model, request: HttpRequest) -> None:
         setattr(instance, name, value)
 
 
+def _remember_removals(request: HttpRequest, deleted: list[Model]) -> None:
+    """Members and evidence links deleted here are a person's removals: no job adds them back."""
+    members = {(row.cluster_id, row.perspective_id) for row in deleted if isinstance(row, ClusterMember)}
+    links = {(row.cluster_id, row.evidence_id) for row in deleted if isinstance(row, ClusterEvidence)}
+    with provenance.writing(Writer.person(request.user, "admin edit")):
+        if members:
+            removals.remember(ClusterMember, members)
+        if links:
+            removals.remember(ClusterEvidence, links)
+
+
 class PersonEditsAdmin(PersonEdits, admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Any, form: ModelForm, change: bool) -> None:
         if form.has_changed() and _has_field(type(obj), "written_by"):
@@ -72,6 +85,7 @@ class PersonEditsAdmin(PersonEdits, admin.ModelAdmin):
             if inline_form.has_changed() and _has_field(type(inline_form.instance), "written_by"):
                 _stamp(inline_form.instance, request)
         super().save_formset(request, form, formset, change)
+        _remember_removals(request, formset.deleted_objects)
         parent = form.instance
         if formset.deleted_objects and _has_field(type(parent), "written_by"):
             _stamp(parent, request)  # its rows (topics, members, links) are part of what it says
@@ -271,4 +285,28 @@ class ImportedReleaseAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Removal)
+class RemovalAdmin(admin.ModelAdmin):
+    """Members and evidence links a person removed, which jobs do not add back; deleting one here lets
+    jobs add the row again."""
+
+    list_display = ["cluster", "removed", "written_ref", "written_at"]
+    list_select_related = ["cluster__claim", "perspective", "evidence"]
+    readonly_fields = ["cluster", "perspective", "evidence", *PROVENANCE_FIELDS]
+    list_per_page = 100
+
+    @admin.display(description="removed")
+    def removed(self, removal: Removal) -> str:
+        if removal.perspective is not None:
+            return f"member p{removal.perspective.pid}"
+        assert removal.evidence is not None
+        return f"evidence e{removal.evidence.eid}"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

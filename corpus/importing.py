@@ -13,6 +13,8 @@ from typing import Any
 
 from django.db import connection, models, transaction
 
+from accounts import audit
+from accounts.models import AuditEvent
 from config.progress import QUIET, Progress
 from corpus.import_clusters import sync_clusters
 from corpus.import_report import Conflict, ImportReport, release_checksum, who
@@ -69,7 +71,22 @@ def import_perspectrum(
             ImportedRelease.objects.create(
                 version=release.version, checksum=report.checksum, report=report.as_dict()
             )
+            _audit(report, writer)
     return report
+
+
+def _audit(report: ImportReport, writer: Writer) -> None:
+    """The import in the audit trail, and each conflict (the platform's version kept) on its own."""
+    audit.record(
+        None, AuditEvent.Action.IMPORTED, writer.ref, checksum=report.checksum,
+        created=dict(report.created), updated=dict(report.updated), conflicts=len(report.conflicts),
+    )  # fmt: skip
+    for conflict in report.conflicts:
+        audit.record(
+            None, AuditEvent.Action.IMPORT_CONFLICT, f"{writer.ref}: {conflict.kind} {conflict.key}",
+            release=conflict.release, platform=conflict.platform, changed_by=conflict.changed_by,
+            changed_at=conflict.changed_at,
+        )  # fmt: skip
 
 
 def already_imported(directory: Path, version: str | None = None) -> ImportedRelease | None:

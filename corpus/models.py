@@ -277,3 +277,38 @@ class ClusterEvidence(Written):
 
     def __str__(self) -> str:
         return f"evidence {self.position} of cluster {self.cluster_id}"
+
+
+class Removal(Written):
+    """A cluster member or evidence link a person removed (an adjudication, a split, the admin): a job
+    never adds it back, and an import leaves the claim's clusters as the platform has them. A person
+    adding the row again lifts the removal; deleting the removal here lets jobs add it again."""
+
+    cluster = models.ForeignKey(PerspectiveCluster, on_delete=models.CASCADE, related_name="removals")
+    perspective = models.ForeignKey(
+        Perspective, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    evidence = models.ForeignKey(Evidence, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        ordering = ["-written_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(perspective__isnull=True) ^ models.Q(evidence__isnull=True),
+                name="removal_member_or_link",
+            ),
+            models.UniqueConstraint(
+                fields=["cluster", "perspective"],
+                condition=models.Q(perspective__isnull=False),
+                name="removal_member_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["cluster", "evidence"],
+                condition=models.Q(evidence__isnull=False),
+                name="removal_link_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        what = f"member {self.perspective_id}" if self.perspective_id else f"evidence {self.evidence_id}"
+        return f"{what} removed from cluster {self.cluster_id}"

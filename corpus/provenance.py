@@ -72,11 +72,13 @@ class Writer:
 
 @dataclass
 class WriteLog:
-    """What one write path did to rows others wrote last: rewrote (counted by writer) or kept."""
+    """What one write path did to rows others wrote last: rewrote (counted by writer) or kept; of the
+    rewritten, the members and evidence links it removed."""
 
     writer: Writer
     rewrote: Counter[str] = field(default_factory=Counter)
     kept: Counter[str] = field(default_factory=Counter)
+    removed: Counter[str] = field(default_factory=Counter)
 
     @property
     def touched_others(self) -> bool:
@@ -86,19 +88,29 @@ class WriteLog:
         """The provenance fields of this log's writer."""
         return self.writer.fields(at)
 
+    def owns(self, kind: str, ref: str) -> bool:
+        """Whether a row written by (kind, ref) is this writer's own (any run of the same job)."""
+        return kind == self.writer.kind and ref.split(", ")[0] == self.writer.source
+
     def detail(self) -> dict[str, dict[str, int]]:
-        return {"rewrote": dict(sorted(self.rewrote.items())), "kept": dict(sorted(self.kept.items()))}
+        said = {"rewrote": dict(sorted(self.rewrote.items())), "kept": dict(sorted(self.kept.items()))}
+        return said | ({"removed": dict(sorted(self.removed.items()))} if self.removed else {})
 
     def lines(self) -> list[str]:
         said = [f"rewrote {n} row(s) last written by {who}" for who, n in sorted(self.rewrote.items())]
-        return said + [f"kept {n} row(s) as {who} left them" for who, n in sorted(self.kept.items())]
+        removed = [
+            f"of them, removed {n} member(s) or link(s) of {who}" for who, n in sorted(self.removed.items())
+        ]
+        return (
+            said + removed + [f"kept {n} row(s) as {who} left them" for who, n in sorted(self.kept.items())]
+        )
 
     def guard(self, rows: models.QuerySet[Any]) -> list[int]:
         """The pks of `rows` this writer may rewrite or delete; a person's rows are kept (unless a
         person writes), and rows of other writers are counted as rewritten."""
         allowed = []
         for pk, kind, ref in rows.values_list("pk", "written_by", "written_ref"):
-            if kind == self.writer.kind and ref.split(", ")[0] == self.writer.source:
+            if self.owns(kind, ref):
                 allowed.append(pk)
             elif kind == WrittenBy.PERSON and self.writer.kind != WrittenBy.PERSON:
                 self.kept[f"{kind}: {ref}"] += 1

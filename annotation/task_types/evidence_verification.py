@@ -23,8 +23,15 @@ from annotation.task_types.base import (
 )
 from annotation.task_types.builtin_rules import EVIDENCE_RULE
 from annotation.task_types.decisions import Decision
-from corpus import provenance
-from corpus.models import ClusterEvidence, ClusterMember, Evidence, Perspective, PerspectiveCluster
+from corpus import provenance, removals
+from corpus.models import (
+    ClusterEvidence,
+    ClusterMember,
+    Evidence,
+    Perspective,
+    PerspectiveCluster,
+    WrittenBy,
+)
 
 SUPPORTED, NOT_SUPPORTED = "supported", "not_supported"
 LABELS = ((SUPPORTED, "Supported"), (NOT_SUPPORTED, "Not supported"))
@@ -133,39 +140,52 @@ def _evidence_item(
 
 def write_evidence(decisions: Sequence[Decision]) -> int:
     """A kept (evidence, perspective) pair links the evidence to every cluster the perspective is in;
-    a rejected one removes that link, unless a person made it. A cluster whose links change is
-    stamped with the writer too (its links are part of what it says)."""
+    a cluster's link is removed only when every decision of the job on it (one per member asked
+    about) rejects it, so the outcome never depends on the order decisions come in. A link a person
+    made stays, and one a person removed is not added back. A cluster whose links change is stamped
+    with the writer too (its links are part of what it says)."""
+    supported = _supported_by_cluster(decisions)
+    links = ClusterEvidence.objects.filter(cluster_id__in={cluster for cluster, _ in supported})
+    present = set(links.values_list("cluster_id", "evidence_id"))
+    missing = {pair for pair, kept in supported.items() if kept and pair not in present}
+    if provenance.active().writer.kind == WrittenBy.PERSON:
+        # A person who confirms a link decides it: the job's later re-runs leave it alone.
+        confirmed = {pair for pair, kept in supported.items() if kept and pair in present}
+        mine = provenance.guard(links.filter(pk__in=_link_pks(links, confirmed)))
+        ClusterEvidence.objects.filter(pk__in=mine).update(**provenance.stamp())
+    last = last_positions(links.values("cluster_id").annotate(last=Max("position")))
+    stamp = provenance.stamp()
+    added = []
+    for cluster, evidence in sorted(missing - removals.withheld(ClusterEvidence, missing)):
+        last[cluster] = last.get(cluster, -1) + 1
+        added.append(
+            ClusterEvidence(cluster_id=cluster, evidence_id=evidence, position=last[cluster], **stamp)
+        )
+    ClusterEvidence.objects.bulk_create(added, batch_size=1000)
+    unwanted = {pair for pair, kept in supported.items() if not kept and pair in present}
+    dropped = provenance.guard(links.filter(pk__in=_link_pks(links, unwanted)))
+    changed = set(ClusterEvidence.objects.filter(pk__in=dropped).values_list("cluster_id", flat=True))
+    removals.delete(ClusterEvidence.objects.filter(pk__in=dropped))
+    provenance.touch(PerspectiveCluster.objects.filter(pk__in=changed | {link.cluster_id for link in added}))
+    return len(added) + len(dropped)
+
+
+def _supported_by_cluster(decisions: Sequence[Decision]) -> dict[tuple[int, int], bool]:
+    """(cluster, evidence) → whether any of the decisions supports the evidence for a member of the
+    cluster (its members are equivalent: support for one is support for the cluster)."""
     perspectives = {d.perspective_id for d in decisions}
     clusters_of: dict[int, list[int]] = {}
     for cluster_id, perspective_id in ClusterMember.objects.filter(
         perspective_id__in=perspectives
     ).values_list("cluster_id", "perspective_id"):
         clusters_of.setdefault(perspective_id, []).append(cluster_id)
-    wanted = {
-        (cluster, d.evidence_id): d.kept
-        for d in decisions
-        if d.perspective_id is not None and d.evidence_id is not None
-        for cluster in clusters_of.get(d.perspective_id, [])
-    }
-    cluster_ids = {cluster for cluster, _ in wanted}
-    links = ClusterEvidence.objects.filter(cluster_id__in=cluster_ids)
-    present = set(links.values_list("cluster_id", "evidence_id"))
-    last = last_positions(links.values("cluster_id").annotate(last=Max("position")))
-    stamp = provenance.stamp()
-    added = []
-    for (cluster, evidence), kept in sorted(wanted.items()):
-        if kept and (cluster, evidence) not in present:
-            last[cluster] = last.get(cluster, -1) + 1
-            added.append(
-                ClusterEvidence(cluster_id=cluster, evidence_id=evidence, position=last[cluster], **stamp)
-            )
-    ClusterEvidence.objects.bulk_create(added, batch_size=1000)
-    unwanted = {pair for pair, kept in wanted.items() if not kept and pair in present}
-    dropped = provenance.guard(links.filter(pk__in=_link_pks(links, unwanted)))
-    changed = set(ClusterEvidence.objects.filter(pk__in=dropped).values_list("cluster_id", flat=True))
-    ClusterEvidence.objects.filter(pk__in=dropped).delete()
-    provenance.touch(PerspectiveCluster.objects.filter(pk__in=changed | {link.cluster_id for link in added}))
-    return len(added) + len(dropped)
+    supported: dict[tuple[int, int], bool] = {}
+    for d in decisions:
+        if d.perspective_id is None or d.evidence_id is None:
+            continue
+        for cluster in clusters_of.get(d.perspective_id, []):
+            supported[(cluster, d.evidence_id)] = supported.get((cluster, d.evidence_id), False) or d.kept
+    return supported
 
 
 def _link_pks(links: Any, pairs: set[tuple[int, int]]) -> list[int]:

@@ -22,7 +22,7 @@ from annotation.task_types.base import (
 )
 from annotation.task_types.builtin_rules import PARAPHRASE_RULE
 from annotation.task_types.decisions import Decision
-from corpus import provenance
+from corpus import provenance, removals
 from corpus.models import ClusterMember, Origin, Perspective, PerspectiveCluster
 
 SAME, DIFFERENT = "same", "different"
@@ -151,17 +151,20 @@ def _known(
 
 
 def write_paraphrases(decisions: Sequence[Decision]) -> int:
-    """An accepted paraphrase joins its original's cluster (after the members it has); a refused one
-    leaves it, unless it is the cluster's original or a person put it there."""
+    """An accepted paraphrase joins its original's cluster (after the members it has), unless a person
+    took it out; a refused one leaves it, unless it is the cluster's original or a person put it there."""
     pairs = {(d.cluster_id, d.perspective_id): d.kept for d in decisions if d.cluster_id and d.perspective_id}
     members = ClusterMember.objects.filter(cluster_id__in={cluster for cluster, _ in pairs})
     present = dict(((m.cluster_id, m.perspective_id), m.position) for m in members)
     last = last_positions(members.values("cluster_id").annotate(last=Max("position")))
     stamp = provenance.stamp()
     added, unwanted = [], set()
+    withheld = removals.withheld(
+        ClusterMember, {pair for pair, kept in pairs.items() if kept and pair not in present}
+    )
     for (cluster, perspective), kept in sorted(pairs.items()):
         position = present.get((cluster, perspective))
-        if kept and position is None:
+        if kept and position is None and (cluster, perspective) not in withheld:
             last[cluster] = last.get(cluster, -1) + 1
             added.append(
                 ClusterMember(cluster_id=cluster, perspective_id=perspective, position=last[cluster], **stamp)
@@ -172,6 +175,6 @@ def write_paraphrases(decisions: Sequence[Decision]) -> int:
     leaving = [m.pk for m in members if (m.cluster_id, m.perspective_id) in unwanted]
     dropped = provenance.guard(ClusterMember.objects.filter(pk__in=leaving))
     changed = set(ClusterMember.objects.filter(pk__in=dropped).values_list("cluster_id", flat=True))
-    ClusterMember.objects.filter(pk__in=dropped).delete()
+    removals.delete(ClusterMember.objects.filter(pk__in=dropped))
     provenance.touch(PerspectiveCluster.objects.filter(pk__in=changed | {m.cluster_id for m in added}))
     return len(added) + len(dropped)

@@ -14,7 +14,8 @@ from aggregation import services
 from aggregation.adjudication import adjudicate
 from aggregation.models import ItemOutcome
 from aggregation.trimming import merge_clusters
-from corpus.models import PerspectiveCluster, WrittenBy
+from annotation.work import create_job
+from corpus.models import ClusterEvidence, Evidence, PerspectiveCluster, Removal, WrittenBy
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -102,3 +103,25 @@ def test_the_command_prints_what_the_write_back_did_to_others_rows():
     call_command("aggregate_job", str(job.pk), stdout=out)
 
     assert "corpus: rewrote 3 row(s) last written by import: " in out.getvalue()
+
+
+def test_a_link_an_expert_rejected_is_not_added_back_by_the_next_evidence_job(expert):
+    (claim,) = make_corpus(claims=1, perspectives=2)
+    linked, other = claim.clusters.order_by("position")
+    evidence = Evidence.objects.create(eid=1, text="A study found that the policy reduced harm by half.")
+    ClusterEvidence.objects.create(cluster=linked, evidence=evidence, position=0)
+    first_job = create_job("evidence_verification", {"claims": [claim.cid]})
+    rejected = f"e1-p{linked.perspectives.get().pid}"
+    answer(first_job, {key: ["supported"] * 4 for key in keys(first_job)})
+    services.aggregate_job(first_job.pk)
+    adjudicate(ItemOutcome.objects.get(job=first_job, item__key=rejected).pk, "NOT_SUPPORTED", user=expert)
+    assert not linked.evidence_links.exists()
+    second_job = create_job("evidence_verification", {"claims": [claim.cid]})
+    answer(second_job, {key: ["supported"] * 4 for key in keys(second_job)}, prefix="x")
+
+    report = services.aggregate_job(second_job.pk)
+
+    assert not linked.evidence_links.exists() and other.evidence_links.filter(evidence=evidence).exists()
+    (who,) = report.corpus_writes["kept"]
+    assert who.startswith("person: adjudication of item e1-p") and who.endswith("by expert (removed)")
+    assert Removal.objects.get().cluster_id == linked.pk

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from aggregation.trimming import split_cluster
 from annotation.task_types.decisions import Decision
 from annotation.task_types.evidence_verification import write_evidence
 from annotation.task_types.paraphrase_verification import write_paraphrases
@@ -17,6 +18,8 @@ from corpus.models import (
     Evidence,
     Perspective,
     PerspectiveCluster,
+    Removal,
+    WrittenBy,
 )
 from corpus.provenance import Writer
 from tests.annotation.factories import make_corpus, tag
@@ -50,7 +53,11 @@ def test_a_rejected_pair_never_removes_a_link_a_person_made(linked) -> None:
         write_evidence(refused)
 
     assert list(cluster.evidence_links.values_list("evidence__eid", flat=True)) == [1]
-    assert log.detail() == {"rewrote": {"import: ": 1}, "kept": {"person: admin edit by system": 1}}
+    assert log.detail() == {
+        "rewrote": {"import: ": 1},
+        "kept": {"person: admin edit by system": 1},
+        "removed": {"import: ": 1},
+    }
     cluster.refresh_from_db()
     assert cluster.written_ref == JOB.ref  # its links changed: the cluster says who changed it
 
@@ -102,3 +109,126 @@ def test_an_adjudication_writes_as_the_person_over_anything() -> None:
         write_topics({claim.pk: ["ethics"]})
 
     assert claim.claim_topics.get().written_ref == "adjudication by system"
+
+
+def test_a_link_a_person_removed_is_never_added_back_by_a_job(linked) -> None:
+    cluster, perspective = linked
+    by_release = Evidence.objects.get(eid=2)
+    pair = {"perspective_id": perspective, "evidence_id": by_release.pk}
+    with provenance.writing(Writer.person(None, "adjudication")):
+        write_evidence([decision(False, **pair)])
+
+    with provenance.writing(JOB) as log:
+        write_evidence([decision(True, **pair)])
+
+    assert list(cluster.evidence_links.values_list("evidence__eid", flat=True)) == [1]
+    assert log.kept == {"person: adjudication by system (removed)": 1}
+    removal = Removal.objects.get()
+    assert (removal.cluster_id, removal.evidence_id, removal.written_by) == (
+        cluster.pk,
+        by_release.pk,
+        WrittenBy.PERSON,
+    )
+
+
+def test_a_person_adding_back_a_link_they_removed_lifts_the_removal(linked) -> None:
+    cluster, perspective = linked
+    pair = {"perspective_id": perspective, "evidence_id": Evidence.objects.get(eid=2).pk}
+    with provenance.writing(Writer.person(None, "adjudication")):
+        write_evidence([decision(False, **pair)])
+
+    with provenance.writing(Writer.person(None, "adjudication")):
+        write_evidence([decision(True, **pair)])
+
+    assert sorted(cluster.evidence_links.values_list("evidence__eid", flat=True)) == [1, 2]
+    assert not Removal.objects.exists()
+
+
+def test_a_member_a_person_split_off_is_never_put_back_by_a_paraphrase_job() -> None:
+    (claim,) = make_corpus(claims=1, perspectives=1)
+    cluster = claim.clusters.get()
+    paraphrase = Perspective.objects.create(pid=900, text="said otherwise")
+    ClusterMember.objects.create(cluster=cluster, perspective=paraphrase, position=1)
+    split_cluster(cluster.pk, [paraphrase.pk])
+
+    with provenance.writing(JOB) as log:
+        write_paraphrases([decision(True, cluster_id=cluster.pk, perspective_id=paraphrase.pk)])
+
+    assert not cluster.members.filter(perspective=paraphrase).exists()
+    assert log.kept == {"person: split by system (removed)": 1}
+
+
+@pytest.fixture
+def two_members():
+    """A cluster of two equivalent perspectives and an evidence link a crawl made."""
+    (claim,) = make_corpus(claims=1, perspectives=1)
+    cluster = claim.clusters.get()
+    paraphrase = Perspective.objects.create(pid=900, text="said otherwise")
+    ClusterMember.objects.create(cluster=cluster, perspective=paraphrase, position=1)
+    crawled = Evidence.objects.create(eid=1, text="a crawled paragraph")
+    ClusterEvidence.objects.create(cluster=cluster, evidence=crawled, position=0, **Writer.crawl(4).fields())
+    original = cluster.members.get(position=0).perspective_id
+    return cluster, crawled, original, paraphrase.pk
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_link_stays_whatever_the_order_when_one_decision_of_the_job_supports_it(two_members, order) -> None:
+    cluster, crawled, original, paraphrase = two_members
+    decisions = [
+        decision(True, perspective_id=original, evidence_id=crawled.pk),
+        decision(False, perspective_id=paraphrase, evidence_id=crawled.pk),
+    ]
+
+    with provenance.writing(JOB) as log:
+        write_evidence(decisions[::order])
+
+    assert list(cluster.evidence_links.values_list("evidence__eid", "written_ref")) == [(1, "crawl run 4")]
+    assert log.detail() == {"rewrote": {}, "kept": {}}
+
+
+def test_a_link_every_decision_of_the_job_rejects_is_removed_and_reported(two_members) -> None:
+    cluster, crawled, original, paraphrase = two_members
+    decisions = [decision(False, perspective_id=p, evidence_id=crawled.pk) for p in (original, paraphrase)]
+
+    with provenance.writing(JOB) as log:
+        write_evidence(decisions)
+
+    assert not cluster.evidence_links.exists()
+    assert log.detail() == {
+        "rewrote": {"crawl: crawl run 4": 1},
+        "kept": {},
+        "removed": {"crawl: crawl run 4": 1},
+    }
+
+
+def test_evidence_a_split_leaves_behind_stays_though_only_the_member_split_off_supported_it(
+    two_members,
+) -> None:
+    cluster, crawled, original, paraphrase = two_members
+    decisions = [
+        decision(False, perspective_id=original, evidence_id=crawled.pk),
+        decision(True, perspective_id=paraphrase, evidence_id=crawled.pk),
+    ]
+    with provenance.writing(JOB):
+        write_evidence(decisions)
+    split_cluster(cluster.pk, [paraphrase])
+
+    with provenance.writing(JOB) as log:
+        write_evidence(decisions)
+
+    assert list(cluster.evidence_links.values_list("evidence__eid", "written_ref")) == [
+        (1, "split by system")
+    ]
+    assert log.kept == {"person: split by system": 1}
+
+
+def test_a_link_an_expert_confirmed_stays_when_the_rest_of_the_job_rejects_it(two_members) -> None:
+    cluster, crawled, original, paraphrase = two_members
+    with provenance.writing(Writer.person(None, "adjudication")):
+        write_evidence([decision(True, perspective_id=original, evidence_id=crawled.pk)])
+
+    with provenance.writing(JOB) as log:
+        write_evidence([decision(False, perspective_id=paraphrase, evidence_id=crawled.pk)])
+
+    assert list(cluster.evidence_links.values_list("written_ref", flat=True)) == ["adjudication by system"]
+    assert log.kept == {"person: adjudication by system": 1}

@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from corpus.models import ImportedRelease, Perspective, WrittenBy
+from corpus.models import ClusterEvidence, Evidence, ImportedRelease, Perspective, Removal, WrittenBy
+from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
 
@@ -50,3 +51,33 @@ def test_imported_releases_are_listed_and_read_only(staff: Client) -> None:
 
     assert b"abababab" in staff.get("/admin/corpus/importedrelease/").content
     assert staff.get("/admin/corpus/importedrelease/add/").status_code == 403
+
+
+def test_a_link_deleted_on_the_cluster_page_is_remembered_as_removed_by_the_person(staff: Client) -> None:
+    (claim,) = make_corpus(claims=1, perspectives=1)
+    cluster = claim.clusters.get()
+    member = cluster.members.get()
+    link = ClusterEvidence.objects.create(
+        cluster=cluster, evidence=Evidence.objects.create(eid=3, text="a paragraph"), position=0
+    )
+    form = {
+        "claim": claim.pk, "position": 0, "stance_3": "", "stance_5": "", "voter_counts": "[]",
+        "agreement": "", "status": "candidate", "source_side": "", "rule": "",
+        "members-TOTAL_FORMS": 1, "members-INITIAL_FORMS": 1, "members-0-id": member.pk,
+        "members-0-cluster": cluster.pk, "members-0-perspective": member.perspective_id,
+        "members-0-position": 0,
+        "evidence_links-TOTAL_FORMS": 1, "evidence_links-INITIAL_FORMS": 1, "evidence_links-0-id": link.pk,
+        "evidence_links-0-cluster": cluster.pk, "evidence_links-0-evidence": link.evidence_id,
+        "evidence_links-0-position": 0, "evidence_links-0-DELETE": "on",
+    }  # fmt: skip
+
+    response = staff.post(f"/admin/corpus/perspectivecluster/{cluster.pk}/change/", form)
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    removal = Removal.objects.get()
+    assert (removal.cluster_id, removal.evidence_id, removal.written_ref) == (
+        cluster.pk,
+        link.evidence_id,
+        "admin edit by editor",
+    )
+    assert "e3" in staff.get("/admin/corpus/removal/").content.decode()

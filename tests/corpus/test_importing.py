@@ -10,10 +10,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
+from accounts.models import AuditEvent
 from aggregation.trimming import merge_clusters, split_cluster
 from annotation.task_types.decisions import Decision
 from annotation.task_types.evidence_verification import write_evidence
 from annotation.task_types.topic_tagging import write_topics
+from corpus import provenance
 from corpus.models import (
     Claim,
     ClusterEvidence,
@@ -24,6 +26,7 @@ from corpus.models import (
     PerspectiveCluster,
     WrittenBy,
 )
+from corpus.provenance import Writer
 from corpus.services import already_imported, import_perspectrum
 from tests.corpus.test_import_perspectrum import FILES
 
@@ -231,3 +234,58 @@ def test_imported_rows_say_which_release_wrote_them(small_release: Path) -> None
 
     for model in (Claim, Perspective, PerspectiveCluster, ClusterMember, ClusterEvidence):
         assert set(model.objects.values_list("written_by", "written_ref")) == {("import", "PERSPECTRUM v1.0")}
+
+
+def an_expert_removes_a_link(expert, eid: int = 12, pid: int = 1) -> None:
+    """An expert's adjudication rejects (e12, p1): the link leaves p1's cluster of claim 7."""
+    decision = Decision(
+        item_id=1, label="not_supported", fine_label="not_supported", counts=[0, 4], agreement=1.0,
+        kept=False, perspective_id=Perspective.objects.get(pid=pid).pk,
+        evidence_id=Evidence.objects.get(eid=eid).pk,
+    )  # fmt: skip
+    with provenance.writing(Writer.person(expert, "adjudication")):
+        write_evidence([decision])
+
+
+def test_a_link_an_expert_removed_is_not_added_back_by_the_same_release(small_release: Path, expert) -> None:
+    import_perspectrum(small_release)
+    an_expert_removes_a_link(expert)
+
+    report = import_perspectrum(small_release)
+
+    assert (0, 12) not in links_of(7) and (0, 11) in links_of(7)
+    assert report.updated["claim clusters"] == 0 and not report.conflicts
+
+
+def test_a_link_an_expert_removed_stays_removed_when_the_release_changes_the_claim(
+    small_release: Path, expert
+) -> None:
+    import_perspectrum(small_release)
+    an_expert_removes_a_link(expert)
+    edit_release(
+        small_release, lambda claims: claims[0]["perspectives"][1].update(stance_label_5="UNDERMINE")
+    )
+
+    report = import_perspectrum(small_release)
+
+    assert (0, 12) not in links_of(7)
+    (conflict,) = report.conflicts
+    assert conflict.key == "c7" and "adjudication by expert" in conflict.changed_by
+
+
+def test_each_import_and_each_of_its_conflicts_is_in_the_audit_trail(small_release: Path, expert) -> None:
+    import_perspectrum(small_release)
+    an_expert_removes_a_link(expert)
+    edit_release(
+        small_release, lambda claims: claims[0]["perspectives"][1].update(stance_label_5="UNDERMINE")
+    )
+
+    report = import_perspectrum(small_release)
+    import_perspectrum(small_release, dry_run=True)
+
+    imports = AuditEvent.objects.filter(action=AuditEvent.Action.IMPORTED).order_by("pk")
+    assert [event.target for event in imports] == ["PERSPECTRUM v1.0", "PERSPECTRUM v1.0"]
+    assert imports[1].detail["updated"] == dict(report.updated) and imports[1].detail["conflicts"] == 1
+    (event,) = AuditEvent.objects.filter(action=AuditEvent.Action.IMPORT_CONFLICT)
+    assert event.target == "PERSPECTRUM v1.0: claim clusters c7"
+    assert "adjudication by expert" in event.detail["changed_by"] and event.detail["release"]

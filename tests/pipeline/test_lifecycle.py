@@ -210,6 +210,26 @@ def unsupported_outcome(job: Job, among: set[int]) -> ItemOutcome:
     return found
 
 
+def supported_outcome(job: Job, among: set[int]) -> ItemOutcome:
+    """An evidence item the crowd supported and linked to a released cluster, on no claim the expert
+    merges or splits later (of the claims `among`: a person's merge or split may bring a link back)."""
+    claim, merged = mergeable_clusters(among)
+    source, _ = splittable_cluster(among, exclude=merged)
+    avoided = {claim.pk, source.claim_id}
+    outcomes = ItemOutcome.objects.filter(job=job, item__is_gold=False, label="SUPPORTED", adjudications=None)
+    for outcome in outcomes.select_related("item").order_by("pk"):
+        clusters = list(
+            PerspectiveCluster.objects.filter(
+                members__perspective=outcome.item.perspective_id, evidence=outcome.item.evidence_id
+            ).select_related("claim")
+        )
+        if any(c.claim_id in avoided for c in clusters):
+            continue
+        if any(c.status in Status.released() for c in clusters):
+            return outcome
+    raise AssertionError(f"job {job.pk}: no supported paragraph on a released cluster")
+
+
 def crawled_claims(imported: set[int]) -> set[int]:
     return set(Claim.objects.exclude(cid__in=imported).values_list("cid", flat=True))
 
@@ -232,11 +252,14 @@ class Decided:
 
     facts: set[Fact] = field(default_factory=set)
     removed_by_people: set[Fact] = field(default_factory=set)  # on purpose, since the last check
+    rejected_by_people: set[Fact] = field(default_factory=set)  # links a person took out: never back
 
     def check(self, step: str) -> set[Fact]:
         now = corpus_facts()
         lost = self.facts - self.removed_by_people - now
         assert not lost, f"{step} lost {len(lost)} decided facts, e.g. {sorted(lost)[:8]}"
+        back = self.rejected_by_people & now
+        assert not back, f"{step} added back {len(back)} links a person removed, e.g. {sorted(back)[:8]}"
         self.facts, self.removed_by_people = now, set()
         return now
 
@@ -336,6 +359,12 @@ def adjudicate(expert: Client, run: PipelineRun, imported: set[int], decided: De
     adjudicate_by_hand(expert, outcome, flip(outcome.fine_label))
     linked = unsupported_outcome(evidence, imported)
     adjudicate_by_hand(expert, linked, "SUPPORTED")
+    before = corpus_facts()
+    adjudicate_by_hand(expert, supported_outcome(evidence, imported), "NOT_SUPPORTED")
+    unlinked = before - corpus_facts()
+    assert unlinked and {fact[0] for fact in unlinked} == {"link"}, unlinked
+    decided.removed_by_people |= unlinked
+    decided.rejected_by_people |= unlinked
     response = expert.post(f"/aggregation/jobs/{stance.pk}/adjudicate/accept-model/", {"threshold": "0.5"})
     assert response.status_code == 302
     links = ClusterEvidence.objects.filter(cluster__claim__cid__in=imported, evidence=linked.item.evidence_id)

@@ -76,7 +76,14 @@ def report_lines(report: AggregationReport) -> list[str]:
 def corpus_write_lines(writes: dict[str, dict[str, int]]) -> list[str]:
     """What the write-back did to rows others wrote last, one line per writer."""
     rewrote = [f"rewrote {n} row(s) last written by {who}" for who, n in writes.get("rewrote", {}).items()]
-    return rewrote + [f"kept {n} row(s) as {who} left them" for who, n in writes.get("kept", {}).items()]
+    removed = [
+        f"of them, removed {n} member(s) or link(s) of {who}" for who, n in writes.get("removed", {}).items()
+    ]
+    return (
+        rewrote
+        + removed
+        + [f"kept {n} row(s) as {who} left them" for who, n in writes.get("kept", {}).items()]
+    )
 
 
 def _figure(value: float | None) -> str:
