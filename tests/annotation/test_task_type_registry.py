@@ -108,7 +108,7 @@ def test_the_create_job_command_creates_a_job_of_a_task_type_from_settings():
 
     job = Job.objects.get()
     assert job.task_type == "off_topic" and job.items.count() == 4
-    assert "4 items in 1 HITs" in out.getvalue()
+    assert "4 items in 1 HIT × 3 workers" in out.getvalue()
 
 
 @pytest.mark.django_db
