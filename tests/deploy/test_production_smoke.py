@@ -270,7 +270,7 @@ def test_staff_log_in_to_the_admin_with_secure_cookies(stack: Stack) -> None:
     assert cookies["sessionid"].secure and cookies["csrftoken"].secure
     assert cookies["sessionid"].has_nonstandard_attr("HttpOnly")
     page = session.get(f"{stack.https}/admin/", timeout=10)
-    assert page.status_code == 200 and "Site administration" in page.text
+    assert page.status_code == 200 and "<title>Admin | Stancework</title>" in page.text
     assert "/static/admin/css/" in page.text  # collected static files, served by whitenoise
     assert session.get(f"{stack.https}/static/admin/css/base.css", timeout=10).status_code == 200
 
