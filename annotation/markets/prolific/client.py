@@ -256,6 +256,10 @@ class ProlificClient:
 
     def remove_from_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
         """Remove participants; those not in the group are ignored by Prolific, so repeating is safe."""
+        # DELETE with a JSON body, as Prolific documents it ("Remove participants from a participant
+        # group", docs.prolific.com/api-reference/participant-groups/remove-from-participant-group) and
+        # its official client sends it (prolific-oss/cli, client/participant_group.go,
+        # RemoveParticipantGroupMembers: DeleteRequest with the participant_ids body, expects 200).
         body = {"participant_ids": list(participant_ids)}
         self._send("DELETE", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
 
