@@ -77,6 +77,8 @@ def answered_at_once_then_failed(fake: FakeProlific, queued: list[int], request:
     assert len(fake.calls) == calls_before  # the request itself asked the market nothing
     (operation_id,) = queued
     queued.clear()
+    if response.status_code == 202:  # the API answers with the operation to follow
+        assert response.json()["id"] == operation_id
     operation = run_operation(operation_id)  # as the Celery worker would: no crash
     assert operation.state == OperationState.FAILED
     assert "Prolific unreachable" in operation.error and "failed: Prolific unreachable" in operation.log
@@ -108,22 +110,29 @@ def test_admin_and_api_pause_and_resume_answer_at_once_with_the_market_down(
     assert job.state == JobState.PAUSED  # paused here at once; resumed only once the market has been
 
 
-def test_admin_block_answers_at_once_with_the_market_down(
-    fake: FakeProlific, queued: list[int], client: Client
+@pytest.mark.parametrize("action", ["block", "unblock"])
+def test_admin_and_api_block_and_unblock_answer_at_once_with_the_market_down(
+    fake: FakeProlific, queued: list[int], client: Client, settings: Any, action: str
 ) -> None:
-    assignment = submitted(fake, published())
+    settings.WORKER_PSEUDONYM_KEY = "market-tests-pseudonym-key-0123456789"
+    worker = submitted(fake, published()).worker
+    if action == "unblock":
+        work.block_worker(worker.pk, "copied answers")
     fake.down = True
-    admin = _admin(client)
+    admin, api, name = _admin(client), _api(), work.worker_pseudonym(worker)
 
-    def block() -> Any:
-        body = {"action": "block", "_selected_action": [assignment.worker_id], "index": 0}
+    def from_admin() -> Any:
+        body = {"action": action, "_selected_action": [worker.pk], "index": 0}
         return admin.post("/admin/annotation/worker/", body)
 
-    operation = answered_at_once_then_failed(fake, queued, block)
+    def from_api() -> Any:
+        return api.post(f"/api/workers/{name}/{action}/", {"reason": "copied answers"}, format="json")
 
-    assert operation.kind == "annotation.block_workers"
-    assignment.worker.refresh_from_db()
-    assert not assignment.worker.blocked  # not blocked here while the market never heard of it
+    operations = [answered_at_once_then_failed(fake, queued, ask) for ask in (from_admin, from_api)]
+
+    assert [o.kind for o in operations] == [f"annotation.{action}_workers"] * 2
+    worker.refresh_from_db()
+    assert worker.blocked == (action == "unblock")  # unchanged here while the market never heard of it
 
 
 def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_blocklist_group(
