@@ -255,6 +255,7 @@ class WorkerViewSet(viewsets.GenericViewSet[Worker]):
     what the URL carries is checked for a pseudonym's form (400) before anything is looked up (404)."""
 
     queryset = Worker.objects.none()
+    serializer_class = s.BlockSerializer
     lookup_field = "pseudonym"
     lookup_value_regex = r"[^/]+"  # anything reaches the view, which answers 400 for a malformed name
     needs = {"block": "annotation.change_worker", "unblock": "annotation.change_worker"}

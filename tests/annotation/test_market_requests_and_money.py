@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
+from django.urls import get_resolver
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -69,6 +70,7 @@ def answered_at_once_then_failed(fake: FakeProlific, queued: list[int], request:
     """The request answers within a second without asking the market; the worker then runs the
     operation, which fails with the market's message (never a 500)."""
     calls_before = len(fake.calls)
+    get_resolver().url_patterns  # the URLconf's one-time import (charts load matplotlib) is no request's time
     started = time.monotonic()
     response = request()
     elapsed = time.monotonic() - started
@@ -154,6 +156,40 @@ def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_block
 
 
 # -- one currency per job -------------------------------------------------------------------------
+
+
+def _show_cost(admin: Client, job: Job) -> Any:
+    return admin.post("/admin/annotation/job/", {"action": "show_market_cost", "_selected_action": [job.pk]})
+
+
+def test_showing_the_market_cost_answers_at_once_with_the_market_down_and_the_operation_fails(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    fake.down = True
+    admin = _admin(client)
+
+    operation = answered_at_once_then_failed(fake, queued, lambda: _show_cost(admin, job))
+
+    assert operation.kind == "annotation.show_market_costs"
+    assert f"{job}: Prolific unreachable" in operation.error  # which job, with the market's message
+
+
+def test_the_market_cost_shows_on_its_operation_once_the_worker_has_read_the_market(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    calls_before = len(fake.calls)
+
+    _show_cost(_admin(client), job)
+    assert len(fake.calls) == calls_before  # nothing asked in the request
+    (operation_id,) = queued
+    operation = run_operation(operation_id)
+
+    assert operation.state == OperationState.DONE, operation.log
+    assert f"{job}: worst case" in operation.log and "balance 10000" in operation.log
 
 
 def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation(
