@@ -192,6 +192,20 @@ def test_the_market_cost_shows_on_its_operation_once_the_worker_has_read_the_mar
     assert f"{job}: worst case" in operation.log and "balance 10000" in operation.log
 
 
+def test_the_publish_confirmation_with_the_market_down_says_so_instead_of_a_500(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    fake.down = True
+    admin = _admin(client)
+
+    page = admin.post("/admin/annotation/job/", {"action": "publish_on_market", "_selected_action": [job.pk]})
+
+    assert page.status_code == 200 and "Prolific unreachable" in page.content.decode()
+    assert queued == []  # nothing started before a person confirms
+
+
 def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation(
     fake: FakeProlific, settings: Any
 ) -> None:
