@@ -6,7 +6,9 @@ reject are documented as idempotent, yet no action is ever sent twice on a lost 
 changes something at Prolific (study create and transitions, approve, reject, bonus set-up and pay,
 participant groups) is sent once, and when its reply is lost (a timeout, a 5xx) the client reads the
 thing it acted on and decides from what it finds (`_decided_by_reading`), never by resending. Bonuses
-are two calls: set up a bulk bonus payment (an unpaid one pays nobody), then pay it. The pay call is NOT
+are two calls: set up a bulk bonus payment (an unpaid one pays nobody), then pay it. A set-up cannot
+be read back (Prolific documents no read of one), so a lost set-up reply is left to the ledger, whose
+row stays unclear. The pay call is NOT
 idempotent (Prolific pays twice if asked twice), so `pay_bonus_payment` makes exactly one attempt and
 reports an unclear outcome as `PaymentOutcomeUnclearError`; the gateway then reads the submission's
 bonuses, and the row stays unclear until they show or a person decides.
