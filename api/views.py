@@ -1,5 +1,6 @@
 """The REST API: jobs (create, publish, pause, resume, progress, items, responses, aggregate, outcomes),
-workers (block, unblock: named by keyed pseudonym), releases, crawl runs and background operations. Each action needs the named permission the admin's
+workers (block, unblock: named by keyed pseudonym), releases, crawl runs and background operations.
+Each action needs the named permission the admin's
 matching action needs (api/permissions.py), and money goes through the same operations and ledger."""
 
 from __future__ import annotations
@@ -244,7 +245,7 @@ def in_background(request: Request, kind: str, label: str, params: dict[str, Any
 
 
 WORKER = OpenApiParameter(
-    "pseudonym", str, OpenApiParameter.PATH, description="The worker's keyed pseudonym (`w_` and 20 hex digits)."
+    "pseudonym", str, OpenApiParameter.PATH, description="A keyed pseudonym: `w_` and 20 hex digits."
 )
 
 

@@ -234,10 +234,12 @@ def test_a_malformed_worker_pseudonym_is_a_400_and_starts_nothing(
     assert not Operation.objects.exists()
 
 
-def test_an_unknown_worker_is_not_found_and_a_long_reason_is_refused(researcher: APIClient, answered: Job) -> None:
+def test_an_unknown_worker_is_not_found_and_a_long_reason_is_refused(
+    researcher: APIClient, answered: Job
+) -> None:
     assert researcher.post("/api/workers/w_" + "0" * 20 + "/block/").status_code == 404
-    name = worker_pseudonym(a_worker_of(answered))
-    assert researcher.post(f"/api/workers/{name}/block/", {"reason": "x" * 201}, format="json").status_code == 400
+    path, reason = f"/api/workers/{worker_pseudonym(a_worker_of(answered))}/block/", {"reason": "x" * 201}
+    assert researcher.post(path, reason, format="json").status_code == 400
     assert not Operation.objects.exists()
 
 
