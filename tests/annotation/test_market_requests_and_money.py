@@ -17,6 +17,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import AuditEvent
 from annotation import work
 from annotation.ledger import intents
 from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, ReconciliationIssue
@@ -60,9 +61,9 @@ def _admin(client: Client) -> Client:
     return client
 
 
-def _api() -> APIClient:
-    user = User.objects.create_user("res", password="x-unused-0", is_staff=True)
-    user.groups.set(Group.objects.filter(name="researcher"))
+def _api(*roles: str) -> APIClient:
+    user = User.objects.create_user(f"res{len(roles)}", password="x-unused-0", is_staff=True)
+    user.groups.set(Group.objects.filter(name__in=["researcher", *roles]))
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return api
@@ -112,6 +113,21 @@ def test_admin_and_api_pause_and_resume_answer_at_once_with_the_market_down(
     assert [o.kind for o in operations] == [f"annotation.{action}_jobs"] * 2
     job.refresh_from_db()
     assert job.state == JobState.PAUSED  # paused here at once; resumed only once the market has been
+
+
+@pytest.mark.parametrize("action", ["expire", "sync"])
+def test_the_api_expires_and_syncs_a_job_at_once_with_the_market_down_and_the_operation_fails(
+    fake: FakeProlific, queued: list[int], action: str
+) -> None:
+    job = published()
+    fake.down = True
+    api = _api("approver")  # expiring needs annotation.spend_money, as the admin action does
+
+    operation = answered_at_once_then_failed(fake, queued, lambda: api.post(f"/api/jobs/{job.pk}/{action}/"))
+
+    assert operation.kind == f"annotation.{action}_jobs" and operation.params == {"job_ids": [job.pk]}
+    audited = AuditEvent.objects.filter(action="expired", target=f"job {job.pk}").exists()
+    assert audited == (action == "expire")
 
 
 @pytest.mark.parametrize("action", ["block", "unblock"])
