@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import digamma, gammaln
+from scipy.special import digamma
 
 from aggregation.label_models import (
     Aggregate,
@@ -96,8 +96,6 @@ class MACE:
     alpha: float = 1.0
     beta: float = 0.5
     strategy_prior: float = 1.0
-    uniform_spam_weight: float = 0.5
-    uniform_spam_prior: float = 10.0
     prevalence: str | tuple[float, ...] = PREVALENCE_ESTIMATED
     prevalence_prior: float = 1.0
     restarts: int = 1
@@ -216,29 +214,11 @@ class MACE:
         norm = digamma(known_total + spammed_total + self.alpha + self.beta)
         know = np.exp(digamma(known_total + self.alpha) - norm)
         spam = np.exp(digamma(spammed_total + self.beta) - norm)
-        strategy = self._strategy(spammed)
+        strategy = np.exp(
+            digamma(spammed + self.strategy_prior) - digamma(spammed_total + k * self.strategy_prior)[:, None]
+        )
         log_prevalence = self._log_prevalence(posteriors)
         return Fit(know, spam, strategy, log_prevalence, posteriors, float("-inf"), 0, False)
-
-    def _strategy(self, spammed: FloatArray) -> FloatArray:
-        """exp(E[log ξ_w]) under the posterior of the two-part prior on each worker's spam strategy.
-
-        A worker spams uniformly (Dirichlet(``uniform_spam_prior``) per label) with prior probability
-        ``uniform_spam_weight``, else by a strategy of their own (Dirichlet(``strategy_prior``)). Which
-        part holds is weighed per worker by how well each predicts their spammed answers (the
-        Dirichlet-multinomial evidence), so many answers that favour one label leave the uniform part
-        no weight, while few or evenly spread ones are shrunk to uniform.
-        """
-        parts = [(self.strategy_prior, 1.0 - self.uniform_spam_weight)]
-        if self.uniform_spam_weight > 0:
-            parts.append((self.uniform_spam_prior, self.uniform_spam_weight))
-        log_evidence = np.stack([np.log(w) + _log_evidence(spammed, a) for a, w in parts])
-        weights = np.exp(log_evidence - log_evidence.max(axis=0))
-        weights /= weights.sum(axis=0)
-        k = spammed.shape[1]
-        total = spammed.sum(axis=1, keepdims=True)
-        expected_log = [digamma(spammed + a) - digamma(total + k * a) for a, _ in parts]
-        return np.exp(sum(w[:, None] * e for w, e in zip(weights, expected_log, strict=True)))
 
     def _log_prevalence(self, posteriors: FloatArray) -> FloatArray:
         """E[log π] under the Dirichlet posterior of the prevalence, or the fixed prior's logs."""
@@ -257,15 +237,3 @@ class MACE:
 def _normalised(log_weights: FloatArray) -> FloatArray:
     weights = np.exp(log_weights - log_weights.max())
     return weights / weights.sum()
-
-
-def _log_evidence(counts: FloatArray, prior: float) -> FloatArray:
-    """Per row, the log-probability of these (expected) counts in this order under a symmetric
-    Dirichlet(``prior``)-multinomial."""
-    k = counts.shape[1]
-    return np.asarray(
-        gammaln(k * prior)
-        - gammaln(counts.sum(axis=1) + k * prior)
-        + (gammaln(counts + prior) - gammaln(prior)).sum(axis=1),
-        dtype=np.float64,
-    )
