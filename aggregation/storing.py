@@ -187,7 +187,7 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
     with connection.cursor() as cursor:
         existing = _outcomes_of(cursor, job)
         _stage(cursor, columns, analyzed=bool(existing))
-        survey = _survey(cursor, job, written) if existing else Survey(0, 0, 0, 0)
+        survey = _survey(cursor, job, written, existing) if existing else Survey(0, 0, 0, 0)
         if survey.differing:
             _update_differing(cursor, job, run, written)
         if survey.matched < len(columns):
@@ -217,6 +217,7 @@ class _Written:
     """The outcome columns as SQL over the stage row ``s``: per column, its SQL and their parameters."""
 
     sql: dict[str, tuple[str, list[Any]]]
+    width: int  # of the counts
 
     @classmethod
     def of(cls, rule: AgreementRule, width: int) -> _Written:
@@ -233,7 +234,7 @@ class _Written:
             "reference_label": ("(%s::text[])[s.reference + 2]", [["", *rule.label_set.labels]]),
             "contested": ("s.reasons <> 0", []),
             "reasons": ("(%s::jsonb[])[s.reasons + 1]", [reasons]),
-        })  # fmt: skip
+        }, width)  # fmt: skip
 
     @property
     def names(self) -> str:
@@ -249,11 +250,20 @@ class _Written:
     def differ(self, *names: str) -> tuple[str, list[Any]]:
         """SQL true where the stored row ``o`` differs from the staged one in these columns (or all);
         the posterior only by more than ``POSTERIOR_TOLERANCE``."""
-        chosen = names or tuple(self.sql)
-        exact = [name for name in chosen if name != "model_confidence"]
-        staged, params = self.values(*exact)
-        differ = f"({', '.join(f'o.{name}' for name in exact)}) IS DISTINCT FROM ({staged})"
-        if len(exact) < len(chosen):
+        stored, staged, params = [], [], []
+        for name in names or tuple(self.sql):
+            if name == "counts":  # element-wise: building JSON to compare costs the server more
+                stored += [
+                    "jsonb_array_length(o.counts)",
+                    *(f"(o.counts->>{n})::int" for n in range(self.width)),
+                ]
+                staged += [str(self.width), *(f"s.c{n}" for n in range(self.width))]
+            elif name != "model_confidence":
+                stored.append(f"o.{name}")
+                staged.append(self.sql[name][0])
+                params += self.sql[name][1]
+        differ = f"({', '.join(stored)}) IS DISTINCT FROM ({', '.join(staged)})"
+        if not names or "model_confidence" in names:
             posterior = self.sql["model_confidence"][0]
             differ += f" OR coalesce(abs(o.model_confidence - {posterior}) > {POSTERIOR_TOLERANCE}, true)"
         return f"({differ})", params
@@ -281,17 +291,16 @@ def _stage(cursor: Any, columns: OutcomeColumns, *, analyzed: bool) -> None:
         cursor.execute(f"ANALYZE {STAGE}")
 
 
-def _survey(cursor: Any, job: Job, written: _Written) -> Survey:
+def _survey(cursor: Any, job: Job, written: _Written, existing: int) -> Survey:
     """One join of the staged and the stored outcomes, counted."""
     differing, differing_params = written.differ()
     changed, changed_params = written.differ("label", "status")
     cursor.execute(
-        f"SELECT (SELECT count(*) FROM {OUTCOMES} WHERE job_id = %s), count(*), "
-        f"count(*) FILTER (WHERE {differing}), count(*) FILTER (WHERE {changed}) "
+        f"SELECT count(*), count(*) FILTER (WHERE {differing}), count(*) FILTER (WHERE {changed}) "
         f"FROM {STAGE} s JOIN {OUTCOMES} o ON o.item_id = s.item_id WHERE o.job_id = %s",
-        [job.pk, *differing_params, *changed_params, job.pk],
+        [*differing_params, *changed_params, job.pk],
     )
-    return Survey(*(int(value) for value in cursor.fetchone()))
+    return Survey(existing, *(int(value) for value in cursor.fetchone()))
 
 
 def _update_differing(cursor: Any, job: Job, run: Any, written: _Written) -> None:
