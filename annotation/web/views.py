@@ -24,7 +24,7 @@ from accounts import invitations
 from annotation import work
 from annotation.markets.base import WorkerIdentityError
 from annotation.markets.registry import get_provider, provider_names
-from annotation.models import Assignment, AssignmentState, Job, JobState
+from annotation.models import Assignment, AssignmentState, Job, JobState, Worker
 from annotation.task_types import get_task_type
 from annotation.web.forms import HitForm, QuizForm
 from annotation.web.framing import worker_page
@@ -47,9 +47,9 @@ def _url(name: str, pk: int, visitor: Visitor) -> str:
     return reverse(f"annotation:{name}", args=[pk]) + (f"?{query}" if query else "")
 
 
-def _visitor(request: HttpRequest, job: Job) -> Visitor | HttpResponse:
+def _visitor(request: HttpRequest, job: Job, known: Worker | None = None) -> Visitor | HttpResponse:
     try:
-        return resolve_visitor(request, job)
+        return resolve_visitor(request, job, known)
     except LoginRequiredError:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
     except NotThisJobError as error:
@@ -208,7 +208,7 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     """The HIT's items; on POST, save them all in one transaction (a second POST stores nothing new)."""
     assignment = get_object_or_404(Assignment.objects.select_related("job", "hit", "worker"), pk=pk)
     job = assignment.job
-    visitor = _visitor(request, job)
+    visitor = _visitor(request, job, known=assignment.worker)
     if isinstance(visitor, HttpResponse):
         return visitor
     if visitor.worker is None or visitor.worker.pk != assignment.worker_id:

@@ -36,7 +36,13 @@ def test_only_plain_radio_selects_are_swapped() -> None:
 
 def test_the_fast_path_writes_exactly_the_markup_of_djangos_option_building() -> None:
     for value in (None, "UNDERMINE"):
-        for attrs in ({"id": "id_item-7", "required": True}, {"id": "id_item-7", "class": "c"}, {}):
+        for attrs in (
+            {"id": "id_item-7", "required": True},
+            {"id": "id_item-7", "class": "c"},
+            {},
+            # attributes sorting before and after the id, and an id that needs escaping
+            {"id": 'id_"7&', "aria-describedby": "help", "data-z": "1", "required": True, "disabled": False},
+        ):
             widget = RadioChoices(choices=CHOICES)
             assert widget.render("item-7", value, attrs) == widget._render_grouped("item-7", value, attrs)
 
