@@ -134,6 +134,9 @@ class TaskType:
     # Whether its known answers are right by design, so that each correct answer earns a bonus
     # (annotation.work.accuracy.bonus_correct_answers); a stance's crawled side is only a hint.
     bonus_per_correct_answer: ClassVar[bool] = False
+    # Whether a HIT's unanswered items look the same to every worker, so the task page renders them
+    # once and shares them (annotation.web.fragments); not where they show more than the items.
+    items_shown_alike: ClassVar[bool] = True
 
     @property
     def template(self) -> str:
