@@ -5,10 +5,11 @@ environment, or by hand to profile):
 
 Seeds a Prolific job as the load benchmark does, then walks PATHS participants through the whole
 path (job page → quiz → answers → job page → start → task page → answers) with Django's test client,
-which runs the same middleware and views as gunicorn does, posting forms urlencoded as browsers do. Prints one JSON line per page type: CPU
-milliseconds per request (process time, a first warm-up path left out) and database queries per
-request (counted on a second walk). With --profile, the CPU walk runs under cProfile, whose
-statistics (CPU time) are written to FILE and the costliest functions printed.
+which runs the same middleware and views as gunicorn does, posting forms urlencoded as browsers and
+the load's crowd do. Prints one JSON line per page type: CPU milliseconds per request (process time,
+a first warm-up path left out) and database queries per request (counted on a second walk). With
+--profile, the CPU walk runs under cProfile, whose statistics (CPU time) are written to FILE and the
+costliest functions printed.
 """
 
 from __future__ import annotations

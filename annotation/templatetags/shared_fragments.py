@@ -10,6 +10,8 @@ costs the page its rendering, never the page.
 
 from __future__ import annotations
 
+import contextlib
+
 from django import template
 from django.core.cache import cache
 from django.template.base import FilterExpression, NodeList, Parser, Token
@@ -35,12 +37,10 @@ class SharedFragmentNode(template.Node):
         except RedisError:
             return self.nodelist.render(context)
         if cached is not None:
-            return mark_safe(cached)  # noqa: S308 (what the nodelist rendered, escaped as it was then)
+            return mark_safe(cached)  # what the nodelist rendered, escaped as it was then
         rendered = self.nodelist.render(context)
-        try:
+        with contextlib.suppress(RedisError):  # served rendered; the next worker's page renders it again
             cache.set(key, str(rendered), FRAGMENT_SECONDS)
-        except RedisError:
-            pass  # served rendered; the next worker's page renders it again
         return rendered
 
 

@@ -239,7 +239,11 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _task_page(
-    request: HttpRequest, visitor: Visitor, assignment: Assignment, items: list[Item], answered: HitForm | None
+    request: HttpRequest,
+    visitor: Visitor,
+    assignment: Assignment,
+    items: list[Item],
+    answered: HitForm | None,
 ) -> HttpResponse:
     """The HIT's items to answer: fresh (their markup shared by every worker of the HIT, the form built
     only if they are rendered), or as `answered` with what is missing marked."""

@@ -84,7 +84,10 @@ def _flat_options(choices: tuple[tuple[Any, Any], ...]) -> list[tuple[str, str, 
 @functools.lru_cache(maxsize=256)
 def _escaped(choices: tuple[tuple[Any, Any], ...], language: str | None) -> list[tuple[str, str, str]]:
     values = ["" if value is None else str(value) for value, _label in choices]
-    return [(raw, html.escape(raw), html.escape(str(label))) for raw, (_v, label) in zip(values, choices, strict=True)]
+    return [
+        (raw, html.escape(raw), html.escape(str(label)))
+        for raw, (_v, label) in zip(values, choices, strict=True)
+    ]
 
 
 _INDEX = "\x00"  # where an option's index goes in its flattened attributes (never in escaped text)

@@ -268,7 +268,7 @@ def _hold_items(hit: Hit, worker: Worker, assignment: Assignment) -> None:
     rows, hit_items = WorkerItem._meta.db_table, HitItem._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {rows} (item_id, worker_id, assignment_id, reason) "  # noqa: S608 (table names)
+            f"INSERT INTO {rows} (item_id, worker_id, assignment_id, reason) "
             f"SELECT item_id, %s, %s, %s FROM {hit_items} WHERE hit_id = %s ORDER BY position",
             [worker.pk, assignment.pk, WorkerItemReason.ASSIGNED.value, hit.pk],
         )
