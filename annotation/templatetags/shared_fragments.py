@@ -4,8 +4,8 @@ A task page's items (fifty radio groups for a stance HIT) are the same for every
 until someone submits: rendering them was most of the page's CPU (bench/load.py's page figures). The
 view names such a part with a key (`annotation.web.views.items_fragment_key`) only when it is the same
 for everybody; with no key, the part is rendered as usual. Parts live in Django's cache (Redis when
-REDIS_URL is set, shared by the web processes) for FRAGMENT_SECONDS; a cache that cannot be reached
-costs the page its rendering, never the page.
+REDIS_URL is set, shared by the web processes, as JSON) for FRAGMENT_SECONDS; a cache that cannot be
+reached costs the page its rendering, never the page.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ class SharedFragmentNode(template.Node):
             return self.nodelist.render(context)
         try:
             cached = cache.get(key)
-        except RedisError:
+        except (RedisError, ValueError):  # out of reach, or not a value we wrote (config.json_cache)
             return self.nodelist.render(context)
         if cached is not None:
             return mark_safe(cached)  # what the nodelist rendered, escaped as it was then
