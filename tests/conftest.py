@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from tests.served_demo import served_demo  # noqa: F401  (one `make run` for the whole session)
+from tests.served_demo import copy_database, served_demo  # noqa: F401  (one `make run` per session)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -161,4 +161,5 @@ def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=True,
         timeout=600,
     )
-    return path
+    copy_database(path, path.with_name("migrated.sqlite3"))  # whole, WAL included, for file copies
+    return path.with_name("migrated.sqlite3")

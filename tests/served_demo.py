@@ -94,10 +94,18 @@ def demo_env(root: Path, port: int) -> dict[str, str]:
     return env
 
 
+def copy_database(source: Path, target: Path) -> None:
+    """A whole copy of an SQLite database in WAL mode: what its -wal file holds too."""
+    with sqlite3.connect(source) as reading, sqlite3.connect(target) as writing:
+        reading.backup(writing)
+    reading.close()
+    writing.close()
+
+
 def keep_as_set_up(root: Path) -> Path:
     kept = root / "as-set-up"
     kept.mkdir()
-    shutil.copy(root / DATABASE, kept / DATABASE)
+    copy_database(root / DATABASE, kept / DATABASE)
     shutil.copytree(root / "var", kept / "var")
     return kept
 

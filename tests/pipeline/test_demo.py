@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from pipeline.definition import STEPS
-from tests.served_demo import DATABASE, ServedDemo
+from tests.served_demo import DATABASE, ServedDemo, copy_database
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
@@ -29,7 +29,7 @@ SHARED = REPO.parent / "shared"
 def test_setup_demo_shows_every_step_and_a_verified_release(served_demo: ServedDemo, tmp_path: Path) -> None:
     if not (SHARED / "fixtures" / "idebate" / "pages").is_dir():
         pytest.fail("the saved idebate pages are expected in ../shared/fixtures")
-    shutil.copy(served_demo.as_set_up / DATABASE, tmp_path / DATABASE)
+    copy_database(served_demo.as_set_up / DATABASE, tmp_path / DATABASE)
     shutil.copytree(served_demo.as_set_up / "var", tmp_path / "var")
     env = {
         **served_demo.env,
