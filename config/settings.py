@@ -34,7 +34,8 @@ SHARED_FIXTURES_DIR = env_path("STANCEWORK_FIXTURES_DIR", BASE_DIR.parent / "sha
 DEBUG = env_bool("DEBUG", default=True)
 SECRET_KEY = secret_key(DEBUG, VAR_DIR)
 # HMAC key for worker pseudonyms in exports and logs (annotation.work.pseudonyms). Required when DEBUG
-# is off; in DEBUG it is derived from SECRET_KEY. Changing it changes every pseudonym.
+# is off; in DEBUG it is derived from SECRET_KEY. Changing it changes every pseudonym (and the ones stored on
+# workers must then be refilled: annotation.work.records.fill_worker_pseudonyms).
 WORKER_PSEUDONYM_KEY = env_str("WORKER_PSEUDONYM_KEY")
 if not DEBUG and not WORKER_PSEUDONYM_KEY:
     # Refused at start-up (and so by `check --deploy`), not first noticed at export time.
