@@ -5,4 +5,5 @@ class AggregationConfig(AppConfig):
     name = "aggregation"
 
     def ready(self) -> None:
-        from aggregation import receivers  # noqa: F401  # connects to annotation's signals
+        # Connects to annotation's signals; registers the soft block as a background operation.
+        from aggregation import quality, receivers  # noqa: F401

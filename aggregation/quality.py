@@ -1,5 +1,6 @@
 """Worker quality per job: agreement with the majority, the label model's reliability, gold accuracy,
-the flags they raise, and staff's soft block (annotation's own ``block_worker``)."""
+the flags they raise, and staff's soft block (annotation's own ``block_worker``), which reaches the
+worker's market and so runs as a background operation, never in a web request."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from django.db.models import QuerySet
 
 from aggregation.models import AggregationRun, WorkerFlagReason, WorkerQuality
 from aggregation.policy import AggregationPolicy, worker_flags
 from aggregation.responses import Responses
 from annotation.models import Job, Worker
 from annotation.work import block_worker, gold_accuracy
+from annotation.work.market_actions import each
+from operations.registry import Progress, register
+from operations.services import start_operation
 
 
 def record_worker_quality(
@@ -71,6 +76,23 @@ def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
     """Soft-block every worker the job's latest aggregation flagged and who is not blocked yet."""
     flagged = WorkerQuality.objects.filter(job_id=job_id, flagged=True, worker__blocked=False)
     return soft_block(flagged, by=by)
+
+
+def request_soft_block(qualities: QuerySet[WorkerQuality], *, by: Any = None) -> int:
+    """Queue the soft block of these rows' workers not blocked yet, as a background operation (it
+    reaches their market); returns how many are queued."""
+    ids = list(qualities.filter(worker__blocked=False).order_by("pk").values_list("pk", flat=True))
+    if ids:
+        params = {"quality_ids": ids, "by": str(by) if by is not None else ""}
+        kind = "aggregation.soft_block_workers"
+        start_operation(kind, "Soft-block workers", params, total=len(ids), user=by)
+    return len(ids)
+
+
+@register("aggregation.soft_block_workers")
+def soft_block_workers(progress: Progress, quality_ids: list[int], by: str = "") -> None:
+    qualities = WorkerQuality.objects.filter(pk__in=quality_ids).order_by("pk")
+    each(progress, qualities, lambda quality: f"{soft_block([quality], by=by or None)[0]} blocked")
 
 
 def _number(value: float) -> float | None:
