@@ -213,7 +213,8 @@ class Provider(ABC):
     frame_ancestors: ClassVar[tuple[str, ...]] = ()
     # How ledger rows become calls at this market; None where nothing is paid through a market.
     gateway: ClassVar[Gateway | None] = None
-    # The one currency the market pays in (MTurk: USD); None where a job names its own.
+    # The one currency the market pays in (MTurk: USD; Prolific: its workspace's, from settings);
+    # None where a job names its own.
     currency: str | None = None
 
     @abstractmethod
@@ -283,7 +284,7 @@ def external_identity(provider: Provider, params: Mapping[str, str]) -> External
     )
 
 
-def job_currency(provider: Provider, params: Mapping[str, Any]) -> str:
+def booking_currency(provider: Provider, params: Mapping[str, Any]) -> str:
     """The currency a new job with these parameters is booked in, fixed for its life."""
     asked = str(params.get("currency") or "").upper()
     if provider.currency:

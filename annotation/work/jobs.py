@@ -19,7 +19,7 @@ from annotation.markets.base import (
     Provider,
     ProviderError,
     SyncReport,
-    job_currency,
+    booking_currency,
     reward_lines,
 )
 from annotation.markets.errors import MarketError
@@ -112,7 +112,7 @@ def create_job(
         raise JobError(str(error)) from None
     market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
     try:
-        currency = job_currency(market, merged)
+        currency = booking_currency(market, merged)
     except ProviderError as error:
         raise JobError(str(error)) from error
     merged["currency"] = currency

@@ -109,3 +109,14 @@ def test_no_view_admin_action_or_api_reaches_a_market_control_itself() -> None:
         if is_web_entry(relative(path))
     }
     assert {path: found for path, found in reaching.items() if found} == {}
+
+
+def test_the_checks_find_what_they_look_for() -> None:
+    view = ast.parse("from annotation.work import block_worker\n\ndef v(r):\n    block_worker(1, 'x')\n")
+    assert names_used(view) & CONTROLLING_SERVICES == {"block_worker"}
+    caller = ast.parse("from annotation.markets.registry import control\n")
+    assert "annotation.markets.registry.control" in imported_modules(caller)
+    provider = ast.parse("from annotation.ledger import intents\n")
+    assert "annotation.ledger.intents" in imported_modules(provider) & ROW_WRITERS
+    assert is_web_entry("aggregation/views.py") and is_web_entry("annotation/staff/markets.py")
+    assert not is_web_entry("annotation/work/market_actions.py")
