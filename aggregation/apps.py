@@ -5,5 +5,4 @@ class AggregationConfig(AppConfig):
     name = "aggregation"
 
     def ready(self) -> None:
-        # Connects to annotation's signals; registers the soft block as a background operation.
-        from aggregation import quality, receivers  # noqa: F401
+        from aggregation import receivers  # noqa: F401  # connects to annotation's signals

@@ -16,8 +16,6 @@ from aggregation.policy import AggregationPolicy, worker_flags
 from aggregation.responses import Responses
 from annotation.models import Job, Worker
 from annotation.work import block_worker, gold_accuracy
-from annotation.work.market_actions import each
-from operations.registry import Progress, register
 from operations.services import start_operation
 
 
@@ -61,15 +59,17 @@ def record_worker_quality(
     return sum(1 for flagged in flags if flagged)
 
 
+def soft_block_reason(quality: WorkerQuality, by: Any = None) -> str:
+    """Why a quality row's worker is soft-blocked: the job, its flags (or staff's decision) and who."""
+    reasons = WorkerFlagReason  # labels read better in the worker's record than codes
+    why = ", ".join(str(reasons(flag).label) for flag in quality.flags) or "staff decision"
+    who = f" by {by}" if by is not None else ""
+    return f"job {quality.job_id}: {why}{who}"
+
+
 def soft_block(qualities: Iterable[WorkerQuality], *, by: Any = None) -> list[Worker]:
     """Keep the workers of these quality rows from future jobs (here and at their market)."""
-    blocked = []
-    for quality in qualities:
-        reasons = WorkerFlagReason  # labels read better in the worker's record than codes
-        why = ", ".join(str(reasons(flag).label) for flag in quality.flags) or "staff decision"
-        who = f" by {by}" if by is not None else ""
-        blocked.append(block_worker(quality.worker_id, f"job {quality.job_id}: {why}{who}"))
-    return blocked
+    return [block_worker(quality.worker_id, soft_block_reason(quality, by)) for quality in qualities]
 
 
 def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
@@ -80,19 +80,14 @@ def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
 
 def request_soft_block(qualities: QuerySet[WorkerQuality], *, by: Any = None) -> int:
     """Queue the soft block of these rows' workers not blocked yet, as a background operation (it
-    reaches their market); returns how many are queued."""
-    ids = list(qualities.filter(worker__blocked=False).order_by("pk").values_list("pk", flat=True))
-    if ids:
-        params = {"quality_ids": ids, "by": str(by) if by is not None else ""}
-        kind = "aggregation.soft_block_workers"
-        start_operation(kind, "Soft-block workers", params, total=len(ids), user=by)
-    return len(ids)
-
-
-@register("aggregation.soft_block_workers")
-def soft_block_workers(progress: Progress, quality_ids: list[int], by: str = "") -> None:
-    qualities = WorkerQuality.objects.filter(pk__in=quality_ids).order_by("pk")
-    each(progress, qualities, lambda quality: f"{soft_block([quality], by=by or None)[0]} blocked")
+    reaches their market: never in a web request); returns how many workers are queued."""
+    reasons: dict[str, str] = {}
+    for quality in qualities.filter(worker__blocked=False).order_by("pk"):
+        reasons.setdefault(str(quality.worker_id), soft_block_reason(quality, by))
+    if reasons:
+        params = {"worker_ids": [int(pk) for pk in reasons], "reason": "", "reasons": reasons}
+        start_operation("annotation.block_workers", "Soft-block workers", params, total=len(reasons), user=by)
+    return len(reasons)
 
 
 def _number(value: float) -> float | None:

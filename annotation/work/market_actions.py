@@ -24,7 +24,7 @@ class ActionFailedError(OperationFailedError):
     """Some objects of a market action failed (each named in the log): the operation ends failed."""
 
 
-def each(progress: Progress, objects: Iterable[Any], act: Callable[[Any], str]) -> None:
+def _each(progress: Progress, objects: Iterable[Any], act: Callable[[Any], str]) -> None:
     """Act on each object, logging its outcome; an unreachable or refusing market fails the operation
     with the market's message once every object had its turn."""
     failed: list[str] = []
@@ -48,61 +48,69 @@ def _assignments(assignment_ids: list[int]) -> list[Assignment]:
 
 @register("annotation.publish_jobs")
 def publish_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.publish_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.publish_job(job.pk).state}")
 
 
 @register("annotation.extend_jobs")
 def extend_jobs(progress: Progress, job_ids: list[int], count: int) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.extend_job(job.pk, count).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.extend_job(job.pk, count).state}")
 
 
 @register("annotation.expire_jobs")
 def expire_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.expire_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.expire_job(job.pk).state}")
 
 
 @register("annotation.pause_jobs")
 def pause_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.pause_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.pause_job(job.pk).state}")
 
 
 @register("annotation.resume_jobs")
 def resume_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.resume_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.resume_job(job.pk).state}")
 
 
 @register("annotation.block_workers")
-def block_workers(progress: Progress, worker_ids: list[int], reason: str) -> None:
+def block_workers(
+    progress: Progress, worker_ids: list[int], reason: str, reasons: dict[str, str] | None = None
+) -> None:
+    """Block each worker for `reason`, or for their own reason in `reasons` (keyed by worker id)."""
     workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
-    each(progress, workers, lambda worker: "blocked" if work.block_worker(worker.pk, reason).blocked else "")
+    why = reasons or {}
+
+    def block(worker: Worker) -> str:
+        return "blocked" if work.block_worker(worker.pk, why.get(str(worker.pk), reason)).blocked else ""
+
+    _each(progress, workers, block)
 
 
 @register("annotation.unblock_workers")
 def unblock_workers(progress: Progress, worker_ids: list[int]) -> None:
     workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
-    each(
+    _each(
         progress, workers, lambda worker: "blocked" if work.unblock_worker(worker.pk).blocked else "unblocked"
     )
 
 
 @register("annotation.sync_jobs")
 def sync_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.sync_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.sync_job(job.pk).state}")
 
 
 @register("annotation.cancel_jobs")
 def cancel_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"now {work.cancel_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {work.cancel_job(job.pk).state}")
 
 
 @register("annotation.reconcile_jobs")
 def reconcile_jobs(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: f"{len(reconcile_job(job.pk))} mismatches flagged")
+    _each(progress, _jobs(job_ids), lambda job: f"{len(reconcile_job(job.pk))} mismatches flagged")
 
 
 @register("annotation.review_work")
 def review_work(progress: Progress, assignment_ids: list[int], approve: bool, feedback: str) -> None:
-    each(
+    _each(
         progress,
         _assignments(assignment_ids),
         lambda a: work.review_assignment(a.pk, approve=approve, feedback=feedback).state,
@@ -111,7 +119,7 @@ def review_work(progress: Progress, assignment_ids: list[int], approve: bool, fe
 
 @register("annotation.bonus_work")
 def bonus_work(progress: Progress, assignment_ids: list[int], amount: str, reason: str, batch: str) -> None:
-    each(
+    _each(
         progress,
         _assignments(assignment_ids),
         lambda a: work.bonus_assignment(a.pk, Decimal(amount), reason, batch).state,
@@ -125,4 +133,4 @@ def _bonus_outcome(report: BonusReport) -> str:
 
 @register("annotation.bonus_correct_answers")
 def bonus_correct_work(progress: Progress, job_ids: list[int]) -> None:
-    each(progress, _jobs(job_ids), lambda job: _bonus_outcome(bonus_correct_answers(job.pk)))
+    _each(progress, _jobs(job_ids), lambda job: _bonus_outcome(bonus_correct_answers(job.pk)))
