@@ -168,6 +168,19 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 25 * 60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 
+# Django's cache holds what worker pages share (a HIT's items as its task page shows them): in Redis
+# with REDIS_URL, so every web process finds what another rendered, stored as JSON (never pickle);
+# else in each process's memory.
+SHARED_CACHE = {
+    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+    "LOCATION": REDIS_URL,
+    "KEY_PREFIX": "pages",
+    "OPTIONS": {"serializer": "config.json_cache.JSONSerializer"},
+}
+CACHES = {
+    "default": SHARED_CACHE if REDIS_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+
 # Search (search/): the embedded in-process engine by default; Elasticsearch if SEARCH_BACKEND=elasticsearch.
 SEARCH_BACKEND = env_str("SEARCH_BACKEND", "embedded")
 SEARCH_INDEX_DIR = env_path("SEARCH_INDEX_DIR", VAR_DIR / "search")
