@@ -3,8 +3,8 @@
 When a round of an adaptive job completes, the label model is fitted on every counted answer so far
 and only the open items (``aggregation.adaptive.open_items``) get one more assignment each, bundled
 into new HITs. The new HITs go through the job's own market like the first ones: the cost check
-against the job's budget cap first, then the provider's ``publish``, whose ledger rows make a
-repeated call find the same HITs rather than create them twice. A job with nothing open is aggregated.
+against the job's budget cap first, then the ledger's ``publish_hits``, whose rows make a repeated
+call find the same HITs rather than create them twice. A job with nothing open is aggregated.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from aggregation.declared import declared_rule
 from aggregation.reading import job_responses
 from aggregation.rules import AgreementRule
 from aggregation.services import current_policy
+from annotation.ledger.listings import publish_hits
 from annotation.markets.registry import get_provider
 from annotation.models import Hit, HitItem, Item, Job, JobState
 from annotation.redundancy import adaptive_policy
@@ -83,8 +84,7 @@ def next_round(job_id: int) -> RoundReport:
     pending = list(job.hits.filter(external_id="").order_by("position"))
     if not pending or job.state not in (JobState.COMPLETE, *JobState.open()):
         return RoundReport(job.pk, len(chosen), 0)
-    token = f"job-{job.pk}-hits-{pending[0].position}"
-    published = {entry.hit_pk: entry for entry in provider.publish(job, pending, token)}
+    published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}
     now = timezone.now()
     for hit in pending:
         hit.external_id, hit.published_at = published[hit.pk].external_id, now

@@ -16,7 +16,7 @@ from django.utils.safestring import SafeString
 from aggregation.adjudication import AdjudicationError, adjudicate, choices, current_label, rated_responses
 from aggregation.declared import described_votes
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
-from aggregation.quality import soft_block
+from aggregation.quality import request_soft_block
 from aggregation.tasks import request_aggregation
 from annotation.models import Item
 from config.wording import count
@@ -202,8 +202,8 @@ class WorkerQualityAdmin(admin.ModelAdmin):
 
     @admin.action(description="Soft-block the chosen workers from future jobs", permissions=["change"])
     def soft_block_workers(self, request: HttpRequest, queryset: QuerySet[WorkerQuality]) -> None:
-        blocked = soft_block(queryset.filter(worker__blocked=False), by=request.user)
-        self.message_user(request, f"Soft-blocked {count(len(blocked), 'worker')}.")
+        queued = request_soft_block(queryset, by=request.user)
+        self.message_user(request, f"Soft-block of {count(queued, 'worker')} queued.")
 
 
 @admin.register(AggregationRun)

@@ -1,5 +1,6 @@
 """Worker quality per job: agreement with the majority, the label model's reliability, gold accuracy,
-the flags they raise, and staff's soft block (annotation's own ``block_worker``)."""
+the flags they raise, and staff's soft block (annotation's own ``block_worker``), which reaches the
+worker's market and so runs as a background operation, never in a web request."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from django.db.models import QuerySet
 
 from aggregation.models import AggregationRun, WorkerFlagReason, WorkerQuality
 from aggregation.policy import AggregationPolicy, worker_flags
 from aggregation.responses import Responses
 from annotation.models import Job, Worker
 from annotation.work import block_worker, gold_accuracy
+from operations.services import start_operation
 
 
 def record_worker_quality(
@@ -56,21 +59,35 @@ def record_worker_quality(
     return sum(1 for flagged in flags if flagged)
 
 
+def soft_block_reason(quality: WorkerQuality, by: Any = None) -> str:
+    """Why a quality row's worker is soft-blocked: the job, its flags (or staff's decision) and who."""
+    reasons = WorkerFlagReason  # labels read better in the worker's record than codes
+    why = ", ".join(str(reasons(flag).label) for flag in quality.flags) or "staff decision"
+    who = f" by {by}" if by is not None else ""
+    return f"job {quality.job_id}: {why}{who}"
+
+
 def soft_block(qualities: Iterable[WorkerQuality], *, by: Any = None) -> list[Worker]:
     """Keep the workers of these quality rows from future jobs (here and at their market)."""
-    blocked = []
-    for quality in qualities:
-        reasons = WorkerFlagReason  # labels read better in the worker's record than codes
-        why = ", ".join(str(reasons(flag).label) for flag in quality.flags) or "staff decision"
-        who = f" by {by}" if by is not None else ""
-        blocked.append(block_worker(quality.worker_id, f"job {quality.job_id}: {why}{who}"))
-    return blocked
+    return [block_worker(quality.worker_id, soft_block_reason(quality, by)) for quality in qualities]
 
 
 def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
     """Soft-block every worker the job's latest aggregation flagged and who is not blocked yet."""
     flagged = WorkerQuality.objects.filter(job_id=job_id, flagged=True, worker__blocked=False)
     return soft_block(flagged, by=by)
+
+
+def request_soft_block(qualities: QuerySet[WorkerQuality], *, by: Any = None) -> int:
+    """Queue the soft block of these rows' workers not blocked yet, as a background operation (it
+    reaches their market: never in a web request); returns how many workers are queued."""
+    reasons: dict[str, str] = {}
+    for quality in qualities.filter(worker__blocked=False).order_by("pk"):
+        reasons.setdefault(str(quality.worker_id), soft_block_reason(quality, by))
+    if reasons:
+        params = {"worker_ids": [int(pk) for pk in reasons], "reason": "", "reasons": reasons}
+        start_operation("annotation.block_workers", "Soft-block workers", params, total=len(reasons), user=by)
+    return len(reasons)
 
 
 def _number(value: float) -> float | None:

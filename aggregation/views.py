@@ -14,8 +14,8 @@ from aggregation import trimming
 from aggregation.adjudication import draw_sample
 from aggregation.dashboard import job_dashboard
 from aggregation.forms import AggregateForm, CopyForm, MergeForm, SampleForm, SplitForm
-from aggregation.models import RunTrigger
-from aggregation.quality import block_flagged_workers
+from aggregation.models import RunTrigger, WorkerQuality
+from aggregation.quality import request_soft_block
 from aggregation.tasks import aggregate_job_task
 from annotation.models import Job
 from config.wording import count
@@ -54,8 +54,8 @@ def _dashboard_action(request: HttpRequest, job: Job) -> None:
         total = draw_sample(job.pk, sample.cleaned_data["size"], seed=sample.cleaned_data["seed"])
         messages.info(request, f"{count(total, 'item')} in the accuracy sample.")
     elif action == "block":
-        blocked = block_flagged_workers(job.pk, by=request.user)
-        messages.info(request, f"Soft-blocked {count(len(blocked), 'flagged worker')}.")
+        queued = request_soft_block(WorkerQuality.objects.filter(job=job, flagged=True), by=request.user)
+        messages.info(request, f"Soft-block of {count(queued, 'flagged worker')} queued.")
     else:
         messages.error(request, "Nothing done: the form was not valid.")
 

@@ -2,8 +2,8 @@
 
 Call these outside a transaction (tasks, admin actions): each state change commits on its own, so
 the row exists before the call and a crash leaves a row the sweeper can see. Inside a caller's
-transaction (a provider method called from a service holding a lock) they still work, but the
-row only becomes durable with that transaction.
+transaction (a service holding a lock) they still work, but the row only becomes durable with
+that transaction.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.ledger.gateway import Finish, Gateway
+from annotation.ledger.gateway import Finish, Gateway, precheck, resend_is_safe
 from annotation.ledger.models import LedgerEntry, LedgerState
 from annotation.markets.base import ProviderError
 from annotation.markets.errors import (
@@ -75,7 +75,7 @@ def execute(entry_id: int) -> LedgerEntry:
     entry.refresh_from_db()
     state = LedgerState.CLAIMED
     try:
-        early = gateway.precheck(entry)
+        early = precheck(gateway, entry)
         if early is not None:
             return _finish(entry, early, [state])
         if not _move(entry, [state], LedgerState.SENT, sent_at=timezone.now()):
@@ -173,7 +173,7 @@ def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = 
             requeued.append(entry.pk)
     # Sent and never finished: the call may have gone out.
     for entry in LedgerEntry.objects.filter(state=LedgerState.SENT, sent_at__lt=cutoff):
-        if gateway_for(entry.provider).resend_is_safe(entry, now):
+        if resend_is_safe(gateway_for(entry.provider), entry, now):
             if _move(entry, [LedgerState.SENT], LedgerState.REQUESTED):
                 requeued.append(entry.pk)
         elif _move(entry, [LedgerState.SENT], LedgerState.UNCLEAR, error="stale after the call was sent"):

@@ -1,7 +1,9 @@
-"""How a ledger row becomes market calls: the one interface a market implements for the ledger engine.
+"""How a ledger row becomes market calls: the money side of a market, what the ledger engine calls.
 
 A market's folder subclasses `Gateway` (annotation/markets/<market>/gateway.py) and its provider names
-it; the engine finds it through the market registry and never tests a market's name.
+it; the engine finds it through the market registry and never tests a market's name. Only the engine
+calls a gateway: approving, rejecting, paying, publishing and extending are ledger rows, never a
+provider's method.
 """
 
 from __future__ import annotations
@@ -9,9 +11,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from annotation.ledger.models import LedgerEntry, LedgerState
+
+if TYPE_CHECKING:
+    from annotation.models import Assignment
 
 
 @dataclass(frozen=True)
@@ -26,10 +31,11 @@ class Finish:
 class Gateway:
     """How each ledger row kind becomes market calls: read first, call once, read again to resolve.
 
-    `precheck` reads the market before a call (work already in the target state is confirmed
-    without a second call); `send` makes the one call; `resolve` decides an unclear row from the
-    market's state, never by repeating the call; `follow_ups` records the rows a confirmed row
-    leads to (Prolific's pay call after a bonus is set up).
+    `work_status` reads the market's state of the work a review or payment acts on (the engine reads
+    it before a call: work already in the target state is confirmed without a second call); `send`
+    makes the one call; `resolve` decides an unclear row from the market's state, never by repeating
+    the call; `follow_ups` records the rows a confirmed row leads to (Prolific's pay call after a bonus
+    is set up); `row_params` says what a review or bonus row carries beyond the assignment.
     """
 
     # Row kinds whose call is not idempotent: once sent, never sent again (resolved by reading).
@@ -48,20 +54,6 @@ class Gateway:
         """The market's state of the work a review or payment row acts on (`entry.market_ref`)."""
         raise NotImplementedError
 
-    def precheck(self, entry: LedgerEntry) -> Finish | None:
-        """Work already reviewed as asked is confirmed without a call; work in a state the market
-        would refuse the call in fails without one."""
-        if entry.kind not in self.payable:
-            return None
-        status = self.work_status(entry)
-        if entry.kind in self.reviewed and status == self.reviewed[entry.kind]:
-            return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at {self.market}")
-        if status not in self.payable[entry.kind]:
-            return Finish(
-                LedgerState.FAILED, excerpt=f"{self.market} reports the {self.work_noun} as {status}"
-            )
-        return None
-
     def send(self, entry: LedgerEntry) -> Finish:
         raise NotImplementedError
 
@@ -73,10 +65,31 @@ class Gateway:
         the engine then executes them. None by default."""
         return []
 
-    def resend_is_safe(self, entry: LedgerEntry, now: dt.datetime) -> bool:
-        """Whether a row sent but never finished may be sent again."""
-        if entry.kind in self.not_idempotent:
-            return False
-        if self.token_lifetime is not None and entry.kind in self.token_protected:
-            return entry.requested_at > now - self.token_lifetime
-        return True  # reviews are read before they are sent again
+    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
+        """What a review or bonus row of this kind needs beyond the assignment (Prolific: the study a
+        bonus is paid on, a rejection's category). Raising here refuses the row before it is written."""
+        return {}
+
+
+def precheck(gateway: Gateway, entry: LedgerEntry) -> Finish | None:
+    """Work already reviewed as asked is confirmed without a call; work in a state the market would
+    refuse the call in fails without one."""
+    if entry.kind not in gateway.payable:
+        return None
+    status = gateway.work_status(entry)
+    if entry.kind in gateway.reviewed and status == gateway.reviewed[entry.kind]:
+        return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at {gateway.market}")
+    if status not in gateway.payable[entry.kind]:
+        return Finish(
+            LedgerState.FAILED, excerpt=f"{gateway.market} reports the {gateway.work_noun} as {status}"
+        )
+    return None
+
+
+def resend_is_safe(gateway: Gateway, entry: LedgerEntry, now: dt.datetime) -> bool:
+    """Whether a row sent but never finished may be sent again."""
+    if entry.kind in gateway.not_idempotent:
+        return False
+    if gateway.token_lifetime is not None and entry.kind in gateway.token_protected:
+        return entry.requested_at > now - gateway.token_lifetime
+    return True  # reviews are read before they are sent again

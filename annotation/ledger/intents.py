@@ -14,6 +14,7 @@ from typing import Any
 
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
 from annotation.ledger.tokens import idempotency_token
+from annotation.markets.base import Listing
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, Job
 
@@ -143,12 +144,16 @@ def _check_same(entry: LedgerEntry, fields: dict[str, Any]) -> None:
         )
 
 
-def review_intent(assignment: Assignment, *, approve: bool, feedback: str, category: str = "") -> LedgerEntry:
+def row_params(kind: str, assignment: Assignment) -> dict[str, Any]:
+    """What the assignment's market needs in a review or bonus row beyond the assignment."""
+    gateway = get_provider(assignment.job.provider).gateway
+    return gateway.row_params(kind, assignment) if gateway is not None else {}
+
+
+def review_intent(assignment: Assignment, *, approve: bool, feedback: str) -> LedgerEntry:
     """The ledger row for approving or rejecting an assignment at its market."""
     kind = LedgerKind.APPROVE if approve else LedgerKind.REJECT
-    params: dict[str, Any] = {"feedback": feedback}
-    if category:
-        params["category"] = category
+    params: dict[str, Any] = {"feedback": feedback, **row_params(kind, assignment)}
     return record(
         kind,
         assignment.job.provider,
@@ -165,7 +170,7 @@ def review_intent(assignment: Assignment, *, approve: bool, feedback: str, categ
 def bonus_intent(assignment: Assignment, amount: Decimal, reason: str, ref: str) -> LedgerEntry:
     """The ledger row for a bonus; `ref` names why (a rule, a batch) so two bonuses stay two rows."""
     job = assignment.job
-    params: dict[str, Any] = {"reason": reason, **get_provider(job.provider).bonus_params(assignment)}
+    params: dict[str, Any] = {"reason": reason, **row_params(LedgerKind.BONUS, assignment)}
     return record(
         LedgerKind.BONUS,
         job.provider,
@@ -177,4 +182,18 @@ def bonus_intent(assignment: Assignment, amount: Decimal, reason: str, ref: str)
         worker_ref=assignment.worker.external_id,
         amount=Decimal(amount),
         params=params,
+    )
+
+
+def listing_intent(job: Job, listing: Listing, *, more: bool = False) -> LedgerEntry:
+    """The ledger row that offers a listing at the job's market: CREATE_HIT, or EXTEND for `more`."""
+    return record(
+        LedgerKind.EXTEND if more else LedgerKind.CREATE_HIT,
+        job.provider,
+        [f"job:{job.pk}", *listing.refs],
+        job_id=job.pk,
+        hit_id=listing.hit_pk,
+        market_ref=listing.market_ref,
+        amount=listing.amount,
+        params=dict(listing.params),
     )

@@ -1,20 +1,18 @@
-"""The one interface every crowd provider implements (SPEC §4).
+"""The one interface every crowd market implements (SPEC §4).
 
-A provider is where work is *advertised* and *paid*: it publishes HITs, reports the assignments
-it knows of, approves, rejects, bonuses, expires HITs and blocks workers. The work itself is always
-done in our own task pages, whatever the provider, so answers reach us through the worker pages
-(or, for the simulated crowd, through the same services the pages call: `WorkQueue`).
+A market is where work is *advertised* and *paid*; the work itself is always done in our own task
+pages, whatever the market, so answers reach us through the worker pages (or, for the simulated
+crowd, through the same services the pages call: `WorkQueue`).
 
-Calls that create work or pay take an `idempotency_token`: the money ledger (crowd-market issue)
-records the intent with that token before the call, and a retry reuses it.
+A market is a `Provider` (the work side, this module) and, where it is paid, a `Gateway`
+(annotation.ledger.gateway, the money side). Nothing a provider does spends or commits money: it
+describes the work to offer (`Listing`) and the ledger records each listing, review and bonus as a
+row before its gateway makes the one call. The non-paying calls (pause, resume, expire, re-offer,
+block, unblock) are one method, `control`, taking the actions its `Capabilities` declare.
 
 External identity: markets put the worker, HIT and assignment in URL parameters. Each provider
-names its parameters (`url_params`) and reads them (`market_ids`, `identity_from_params`);
-`annotation.web.identity` is the one place that reads them from a request.
-
-A market plugs in through this module alone: its provider says what it can do (`Capabilities`),
-hands the ledger engine its `Gateway` (annotation.ledger.gateway: how a ledger row becomes market
-calls) and runs its own reconciliation step. Nothing outside a market's folder tests the market's name.
+names its parameters (`url_params`) and reads them (`market_ids`); `annotation.web.identity` is the
+one place that reads them from a request. Nothing outside a market's folder tests the market's name.
 """
 
 from __future__ import annotations
@@ -24,6 +22,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
@@ -103,20 +102,55 @@ class WorkQueue(Protocol):
     def submit(self, assignment: Assignment, answers: Mapping[int, Answer]) -> None: ...
 
 
+class Control(StrEnum):
+    """The non-paying calls a market may take (`Provider.control`), each on one kind of target."""
+
+    PAUSE = "pause"  # a job: stop recruiting for its live HITs while it is paused here
+    RESUME = "resume"  # a job: recruit for its live HITs again (or say why the market cannot)
+    EXPIRE = "expire"  # a HIT: stop offering it; work already accepted may still be submitted
+    REOFFER = "reoffer"  # a HIT expired earlier and extended since: offer it again
+    BLOCK = "block"  # a worker: keep them from any more of our work at the market
+    UNBLOCK = "unblock"  # a worker: let them take our work at the market again
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Work offered at a market under one market id, as `Provider.publish` describes it.
+
+    A market that pays nobody names the work itself (`external_id`). Any other listing is one ledger
+    row (CREATE_HIT; EXTEND for more assignments on published work) that the market's gateway makes
+    into the call: `refs` (after the job) make the row's idempotency token, `amount` is what it
+    commits, `params` what the gateway needs.
+    """
+
+    hit_pks: tuple[int, ...]
+    url: str = ""
+    external_id: str = ""
+    refs: tuple[str, ...] = ()
+    hit_pk: int | None = None  # the row's HIT, when the listing is one HIT
+    market_ref: str = ""  # the market's id of the published work a listing extends
+    amount: Decimal = Decimal(0)
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a market can do; the platform asks these, never the market's name."""
 
-    review: bool = False  # approve and reject reach a market (through the ledger)
-    bonus: bool = False  # `bonus` pays somebody
-    block: bool = False  # `block` keeps a worker from our work at the market
-    extend: bool = False  # more assignments can be bought on published work
+    review: bool = False  # approve and reject reach the market (through the ledger)
+    bonus: bool = False  # bonuses are paid at the market (through the ledger)
+    extend: bool = False  # more assignments can be bought on published work (through the ledger)
     reconcile: bool = False  # `reconcile` compares our records with the market's
     logged_in_workers: bool = False  # workers are our own users, logged in (no URL identity)
     worker_takes_hit: bool = False  # the market hands each worker one particular HIT (MTurk)
     # Work arrives with ids anybody can type: it counts only once `sync` reports it as this
     # worker's on this HIT. Our own workers' work (in-house, simulated) is confirmed when taken.
     confirms_work: bool = False
+    # The non-paying calls the market takes (`Provider.control`); the others are no call at all.
+    controls: frozenset[Control] = frozenset()
+    # One listing carries a whole batch of HITs, every place paid the batch's highest reward
+    # (Prolific's study); otherwise each HIT is its own listing at its own reward.
+    one_listing_per_batch: bool = False
 
 
 @dataclass(frozen=True)
@@ -159,7 +193,14 @@ def checked_id(name: str, value: str, pattern: re.Pattern[str]) -> str:
 
 
 class Provider(ABC):
-    """Base for every market: inhouse, simulated, mturk, prolific, and any added in settings."""
+    """Base for every market: inhouse, simulated, mturk, prolific, and any added in settings.
+
+    The work side of a market, with nothing that spends or commits money: `publish` describes the
+    listings the ledger records and the market's `gateway` sends, `sync` reads the market's work,
+    `control` takes the non-paying actions it declares. The rest is declared data, what the cost check
+    reads (`balance`, `fee`), what the market would refuse before any row (`check_publishable`,
+    `check_rejection`), its reconciliation and how it reads a worker at our pages.
+    """
 
     name: ClassVar[str]
     simulated: ClassVar[bool] = False
@@ -172,37 +213,25 @@ class Provider(ABC):
     frame_ancestors: ClassVar[tuple[str, ...]] = ()
     # How ledger rows become calls at this market; None where nothing is paid through a market.
     gateway: ClassVar[Gateway | None] = None
-    # The one currency the market pays in (MTurk: USD); None where a job names its own.
-    currency: ClassVar[str | None] = None
-
-    def job_currency(self, params: Mapping[str, Any]) -> str:
-        """The currency a new job with these parameters is booked in, fixed for its life."""
-        asked = str(params.get("currency") or "").upper()
-        if self.currency:
-            if asked and asked != self.currency:
-                raise ProviderError(f"{self.name} pays in {self.currency}; a job in {asked} is refused")
-            return self.currency
-        return asked or "USD"
+    # The one currency the market pays in (MTurk: USD; Prolific: its workspace's, from settings);
+    # None where a job names its own.
+    currency: str | None = None
 
     @abstractmethod
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
-        """Advertise the HITs; return their external ids. Publishing a HIT twice must not duplicate it."""
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterable[Listing]:
+        """The listings offering these HITs, or `more` assignments on each once they are published.
+
+        Described one at a time: the ledger records and sends each before the next is described.
+        Describing the same HITs again describes the same listings (the ledger finds their rows)."""
 
     @abstractmethod
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
         """Bring the job up to date with the market: report assignments it knows of."""
 
-    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
-        """Accept the work (and pay the reward, where the market pays)."""
-
-    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
-        """Refuse the work with a reason the worker sees."""
-
-    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
-        raise ProviderError(f"the {self.name} provider pays no bonuses")
-
-    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:  # noqa: B027 - no market to tell
-        """Offer `count` more assignments on each HIT (the caller then raises `assignments_wanted`)."""
+    def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
+        """Take one of the actions declared in `capabilities.controls` (see `Control` for each target);
+        returns why nothing was done, "" when done. Reached through `registry.control` only."""
+        raise ProviderError(f"the {self.name} market takes no {action} action")
 
     def balance(self) -> Decimal | None:
         """What the market account can still spend; None where nothing is paid through a market."""
@@ -212,33 +241,12 @@ class Provider(ABC):
         """The market fee rate for this job: the job's `fee_rate` parameter, else the provider's."""
         return Decimal(str(job.params.get("fee_rate", self.fee_rate)))
 
-    def reward_lines(self, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
-        """(reward, assignments) per HIT as the market charges them, with `extra` more assignments each."""
-        return [(hit.reward, hit.assignments_wanted + extra) for hit in hits]
-
-    def expire(self, hit: Hit) -> None:  # noqa: B027 - a no-op suits providers that do not pay
-        """Stop offering the HIT; work already accepted may still be submitted."""
-
-    def pause(self, job: Job) -> None:  # noqa: B027 - a no-op suits markets that hand out no work
-        """Stop the market recruiting for the job's live HITs while the job is paused."""
-
-    def resume(self, job: Job) -> str:
-        """Let the market recruit for the job's live HITs again. Returns why nothing was done, when the
-        market cannot recruit (every place taken); "" when it recruits again."""
-        return ""
-
     def check_publishable(self, job: Job) -> None:  # noqa: B027 - most markets take any job
         """Raise (a MarketRejectedError) when the market would refuse the job as set up; before any call."""
 
     def check_rejection(self, job: Job, message: str) -> None:  # noqa: B027 - most markets take any reason
         """Raise RejectionError when the market would refuse this rejection message; called before any
         ledger row is written."""
-
-    def block(self, worker: Worker, reason: str) -> None:  # noqa: B027 - a no-op suits providers that do not pay
-        """Keep the worker from any more of our work on the market."""
-
-    def unblock(self, worker: Worker) -> None:  # noqa: B027 - a no-op suits providers that do not pay
-        """Let a blocked worker take our work on the market again."""
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         """This market's ids in URL parameters; None when none of its parameters are present.
@@ -247,24 +255,6 @@ class Provider(ABC):
         when a return address is not the market's.
         """
         return None
-
-    def identity_from_params(self, params: Mapping[str, str]) -> ExternalIdentity | None:
-        """The worker named in the URL parameters, or None when this provider uses none."""
-        ids = self.market_ids(params)
-        if ids is None:
-            return None
-        return ExternalIdentity(
-            provider=self.name,
-            worker_id=ids.worker_id,
-            hit_id=ids.hit_id,
-            assignment_id=ids.assignment_id,
-            extra={name: params[name] for name in self.url_params if params.get(name)},
-            preview=ids.preview,
-        )
-
-    def bonus_params(self, assignment: Assignment) -> dict[str, Any]:
-        """What a bonus ledger row needs beyond the assignment (Prolific: the study)."""
-        return {}
 
     def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
         """Every disagreement between our records and the market for one job."""
@@ -277,3 +267,37 @@ class Provider(ABC):
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         """Where the worker goes once we have saved their work; None: stay on our pages."""
         return None
+
+
+def external_identity(provider: Provider, params: Mapping[str, str]) -> ExternalIdentity | None:
+    """The worker the market names in the URL parameters, or None when it names none."""
+    ids = provider.market_ids(params)
+    if ids is None:
+        return None
+    return ExternalIdentity(
+        provider=provider.name,
+        worker_id=ids.worker_id,
+        hit_id=ids.hit_id,
+        assignment_id=ids.assignment_id,
+        extra={name: params[name] for name in provider.url_params if params.get(name)},
+        preview=ids.preview,
+    )
+
+
+def booking_currency(provider: Provider, params: Mapping[str, Any]) -> str:
+    """The currency a new job with these parameters is booked in, fixed for its life."""
+    asked = str(params.get("currency") or "").upper()
+    if provider.currency:
+        if asked and asked != provider.currency:
+            raise ProviderError(f"the job asks for {asked}, but {provider.name} pays in {provider.currency}")
+        return provider.currency
+    return asked or "USD"
+
+
+def reward_lines(provider: Provider, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
+    """(reward, assignments) as the market charges them, with `extra` more assignments on each HIT."""
+    if not provider.capabilities.one_listing_per_batch:
+        return [(hit.reward, hit.assignments_wanted + extra) for hit in hits]
+    if not hits:
+        return []
+    return [(max(hit.reward for hit in hits), sum(hit.assignments_wanted + extra for hit in hits))]

@@ -1,7 +1,8 @@
 """The market registry: one setting, `ANNOTATION_PROVIDERS` (name → dotted path of a Provider class).
 
 A market added there works end to end: jobs pick it by name, the ledger engine asks it for its
-gateway, reconciliation for its reconcile step, and the worker pages for its URL parameters.
+gateway, reconciliation for its reconcile step, background operations for its declared controls,
+and the worker pages for its URL parameters.
 """
 
 from __future__ import annotations
@@ -9,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import cache
 from importlib import import_module
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from annotation.markets.base import MarketIds, Provider, ProviderNotAvailableError
+from annotation.markets.base import Control, MarketIds, Provider, ProviderNotAvailableError
+
+if TYPE_CHECKING:
+    from annotation.models import Hit, Job, Worker
 
 
 def provider_paths() -> dict[str, str]:
@@ -44,6 +49,16 @@ def get_provider(name: str) -> Provider:
 def is_simulated(name: str) -> bool:
     """Whether market `name` is a simulated crowd (false for a name that is not installed)."""
     return name in provider_paths() and get_provider(name).simulated
+
+
+def control(market: str, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
+    """Take a non-paying action at a market that declares it (a market that does not has nothing to
+    do); returns why nothing was done, "" when done. Called from annotation.work's services, which
+    run in background operations (annotation.work.market_actions), never in a web request."""
+    provider = get_provider(market)
+    if action not in provider.capabilities.controls:
+        return ""
+    return provider.control(action, target, reason)
 
 
 def provider_choices() -> list[tuple[str, str]]:

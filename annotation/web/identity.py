@@ -2,7 +2,7 @@
 
 - in-house annotators are logged in: their worker row is tied to their user;
 - external crowds are named by the market's URL parameters, read by the job's provider
-  (`Provider.identity_from_params`) and carried through our pages as they came. Those parameters
+  (`annotation.markets.base.external_identity`) and carried through our pages as they came. Those parameters
   are only claims, so every page served to a market worker carries a signed, expiring token
   (`annotation.web.page_tokens`) binding the market ids and the items shown, and every POST from
   a market worker must bring it back (`check_page_token`): no cookie is needed inside the iframe;
@@ -18,7 +18,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from annotation.markets.base import ExternalIdentity, MarketIds, WorkerIdentityError
+from annotation.markets.base import ExternalIdentity, MarketIds, WorkerIdentityError, external_identity
 from annotation.markets.registry import get_provider
 from annotation.models import Job, Worker
 from annotation.web.page_tokens import (
@@ -64,7 +64,7 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
         return Visitor(worker=None, preview=True, carried={"preview": "1"})
     provider = get_provider(job.provider)
     if not provider.capabilities.logged_in_workers:
-        external = provider.identity_from_params(params)
+        external = external_identity(provider, params)
         if external is not None:
             ids = provider.market_ids(params)
             if ids is None or not _names_hit_of(job, ids.hit_id):

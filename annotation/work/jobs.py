@@ -12,9 +12,18 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
 from django.utils import timezone
 
-from annotation.markets.base import AssignmentReport, Provider, ProviderError, SyncReport
+from annotation.ledger.listings import publish_hits
+from annotation.markets.base import (
+    AssignmentReport,
+    Control,
+    Provider,
+    ProviderError,
+    SyncReport,
+    booking_currency,
+    reward_lines,
+)
 from annotation.markets.errors import MarketError
-from annotation.markets.registry import get_provider
+from annotation.markets.registry import control, get_provider
 from annotation.models import (
     Assignment,
     AssignmentState,
@@ -103,7 +112,7 @@ def create_job(
         raise JobError(str(error)) from None
     market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
     try:
-        currency = market.job_currency(merged)
+        currency = booking_currency(market, merged)
     except ProviderError as error:
         raise JobError(str(error)) from error
     merged["currency"] = currency
@@ -244,11 +253,11 @@ def _bonus_cap(job: Job) -> Decimal:
 def _worst_cases(job: Job, provider: Provider, fee: Decimal, extra: int) -> tuple[Decimal, Decimal]:
     """(the whole job's worst case, what this step adds) at `fee`; the reward lines are our own records."""
     hits = list(job.hits.order_by("position"))
-    whole = costs.worst_case(provider.reward_lines(hits, extra), fee, _bonus_cap(job))
+    whole = costs.worst_case(reward_lines(provider, hits, extra), fee, _bonus_cap(job))
     if not extra:
         return whole, whole
-    before = costs.worst_case(provider.reward_lines(hits), fee, Decimal(0))
-    return whole, costs.worst_case(provider.reward_lines(hits, extra), fee, Decimal(0)) - before
+    before = costs.worst_case(reward_lines(provider, hits), fee, Decimal(0))
+    return whole, costs.worst_case(reward_lines(provider, hits, extra), fee, Decimal(0)) - before
 
 
 def check_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
@@ -262,8 +271,8 @@ def check_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) ->
 def publish_job(job_id: int) -> Job:
     """Advertise a draft job's HITs through its provider. Safe to call twice: a published job is left be.
 
-    No transaction is open while the market is called: the provider commits each HIT's ledger row
-    before its call, and a caller racing this one finds the same rows, so no HIT is created twice.
+    No transaction is open while the market is called: the ledger commits each listing's row before
+    its call, and a caller racing this one finds the same rows, so no HIT is created twice.
     """
     job = Job.objects.get(pk=job_id)
     if job.state != JobState.DRAFT:
@@ -275,7 +284,7 @@ def publish_job(job_id: int) -> Job:
         raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, provider)
     pending = list(job.hits.filter(external_id="").order_by("position"))
-    published = {entry.hit_pk: entry for entry in provider.publish(job, pending, f"job-{job.pk}-publish")}
+    published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.state != JobState.DRAFT:
@@ -400,7 +409,7 @@ def pause_job(job_id: int) -> Job:
     a market that kept recruiting would send people to a job with no work for them.
     """
     job = _move(job_id, JobState.open(), JobState.PAUSED)
-    get_provider(job.provider).pause(job)
+    control(job.provider, Control.PAUSE, job)
     return job
 
 
@@ -411,7 +420,7 @@ def resume_job(job_id: int) -> Job:
     job = Job.objects.get(pk=job_id)
     if job.state != JobState.PAUSED:
         raise JobStateError(f"cannot resume job {job.pk}: it is {job.state}, not paused")
-    held_back = get_provider(job.provider).resume(job)
+    held_back = control(job.provider, Control.RESUME, job)
     if held_back:
         raise JobStateError(f"job {job.pk} stays paused: {held_back}")
     job = _move(job_id, [JobState.PAUSED], JobState.COLLECTING)
@@ -427,12 +436,11 @@ def cancel_job(job_id: int) -> Job:
 
 def expire_hits(job: Job) -> int:
     """Stop the market offering the job's HITs (outside any transaction: expiring pays nobody)."""
-    provider = get_provider(job.provider)
     told: set[str] = set()
     for hit in job.hits.filter(expired=False).exclude(external_id="").order_by("position"):
         # A Prolific study carries every HIT of the job: stop it once.
         if hit.external_id not in told:
-            provider.expire(hit)
+            control(job.provider, Control.EXPIRE, hit)
             told.add(hit.external_id)
     return job.hits.filter(expired=False).update(expired=True)
 

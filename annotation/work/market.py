@@ -14,8 +14,10 @@ from django.db.models import F, Sum
 from django.db.models.functions import Greatest
 
 from annotation.ledger import engine, intents
+from annotation.ledger.listings import extend_hits
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.registry import get_provider
+from annotation.markets.base import Control
+from annotation.markets.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, JobState
 from annotation.work.jobs import (
     BudgetError,
@@ -43,7 +45,11 @@ def extend_job(job_id: int, count: int) -> Job:
     # Each HIT goes to the total named in its ledger row ("to:N"), never "+count" again: a second,
     # concurrent extension from the same starting point finds the same row and adds nothing.
     targets = {hit.pk: hit.assignments_wanted + count for hit in hits}
-    provider.extend(job, hits, count)
+    extend_hits(job, hits, count)
+    for hit in hits:
+        if hit.expired:
+            # Not a paying call: it only lets workers find the HIT again.
+            control(job.provider, Control.REOFFER, hit)
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         for hit_pk, target in targets.items():

@@ -80,9 +80,17 @@ def resume_jobs(progress: Progress, job_ids: list[int]) -> None:
 
 
 @register("annotation.block_workers")
-def block_workers(progress: Progress, worker_ids: list[int], reason: str) -> None:
+def block_workers(
+    progress: Progress, worker_ids: list[int], reason: str, reasons: dict[str, str] | None = None
+) -> None:
+    """Block each worker for `reason`, or for their own reason in `reasons` (keyed by worker id)."""
     workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
-    _each(progress, workers, lambda worker: "blocked" if work.block_worker(worker.pk, reason).blocked else "")
+    why = reasons or {}
+
+    def block(worker: Worker) -> str:
+        return "blocked" if work.block_worker(worker.pk, why.get(str(worker.pk), reason)).blocked else ""
+
+    _each(progress, workers, block)
 
 
 @register("annotation.unblock_workers")

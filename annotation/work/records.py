@@ -15,7 +15,9 @@ from django.db.models.signals import pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 
-from annotation.markets.registry import get_provider
+from annotation.ledger import engine, intents
+from annotation.markets.base import Control
+from annotation.markets.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response, Worker
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 
@@ -108,10 +110,11 @@ class ReviewError(ValueError):
 
 
 def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") -> Assignment:
-    """Approve or reject submitted work, at the provider and here. Reviewing twice changes nothing.
+    """Approve or reject submitted work, at the market and here. Reviewing twice changes nothing.
 
-    The market call is made with no transaction open: the provider commits the ledger row first,
-    then calls, then records the outcome; only then is the assignment's new state saved here.
+    At a market that reviews, the review is a ledger row, committed with no transaction open before
+    the market's gateway makes the call; only once it is confirmed is the new state saved here. A
+    rejection the market would refuse (Prolific: too short a message) writes nothing.
     """
     target = AssignmentState.APPROVED if approve else AssignmentState.REJECTED
     assignment = Assignment.objects.select_related("job", "worker", "hit").get(pk=assignment_id)
@@ -120,11 +123,10 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
     if assignment.state != AssignmentState.SUBMITTED:
         raise ReviewError(f"only submitted work can be reviewed, not {assignment.state} work")
     provider = get_provider(assignment.job.provider)
-    token = f"assignment-{assignment.pk}-{target}"
-    if approve:
-        provider.approve(assignment, feedback, token)
-    else:
-        provider.reject(assignment, feedback, token)
+    if provider.capabilities.review:
+        if not approve:
+            provider.check_rejection(assignment.job, feedback)
+        engine.confirmed(intents.review_intent(assignment, approve=approve, feedback=feedback))
     with transaction.atomic():
         assignment = Assignment.objects.select_for_update().select_related("job").get(pk=assignment_id)
         if assignment.state == AssignmentState.SUBMITTED:
@@ -140,7 +142,7 @@ def unblock_worker(worker_id: int) -> Worker:
     """Let a blocked worker work again, at their market first, then here."""
     worker = Worker.objects.get(pk=worker_id)
     if worker.blocked:
-        get_provider(worker.provider).unblock(worker)  # safe to repeat: not a member is ignored
+        control(worker.provider, Control.UNBLOCK, worker)  # safe to repeat: not a member is ignored
         Worker.objects.filter(pk=worker_id).update(blocked=False, blocked_reason="")
         worker.refresh_from_db()
     return worker
@@ -151,7 +153,7 @@ def block_worker(worker_id: int, reason: str) -> Worker:
     worker = Worker.objects.get(pk=worker_id)
     if not worker.blocked:
         # Before the lock, not under it: a soft block at the market is safe to repeat.
-        get_provider(worker.provider).block(worker, reason)
+        control(worker.provider, Control.BLOCK, worker, reason)
     with transaction.atomic():
         worker = Worker.objects.select_for_update().get(pk=worker_id)
         if not worker.blocked:

@@ -103,11 +103,15 @@ def test_the_random_sample_gives_the_crowd_vs_expert_accuracy(admin_user, job):
     assert (accuracy.adjudicated, accuracy.agreeing, accuracy.sampled) == (2, expected_agree, 3)
 
 
-def test_staff_soft_block_workers_from_the_quality_list(admin_client, job):
+def test_staff_soft_block_workers_from_the_quality_list(
+    admin_client, job, django_capture_on_commit_callbacks
+):
     quality = WorkerQuality.objects.get(worker__external_id="w2")
     url = reverse("admin:aggregation_workerquality_changelist")
 
-    admin_client.post(url, {"action": "soft_block_workers", "_selected_action": [quality.pk]})
+    # The block reaches the worker's market, so it runs as a background operation once the request commits.
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(url, {"action": "soft_block_workers", "_selected_action": [quality.pk]})
 
     assert list(Worker.objects.filter(blocked=True).values_list("external_id", flat=True)) == ["w2"]
     assert Worker.objects.get(external_id="w2").blocked_reason.startswith(

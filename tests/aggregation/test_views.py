@@ -6,8 +6,9 @@ import pytest
 from django.urls import reverse
 
 from aggregation import services
-from aggregation.models import ItemOutcome
+from aggregation.models import ItemOutcome, WorkerQuality
 from aggregation.trimming import TrimmingError, flip_votes, split_cluster
+from annotation.models import Worker
 from corpus.models import ClusterEvidence, ClusterMember, Evidence, PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import PerspectiveFactory, make_corpus
@@ -50,6 +51,22 @@ def test_the_dashboard_draws_the_accuracy_sample(admin_client, job):
     admin_client.post(url, {"action": "sample", "size": 2, "seed": 0})
     assert ItemOutcome.objects.filter(job=job, sampled=True).count() == 2
     assert "(2 sampled)" in admin_client.get(url).content.decode()
+
+
+def test_blocking_flagged_workers_from_the_dashboard_runs_as_a_background_operation(
+    admin_client, job, django_capture_on_commit_callbacks
+):
+    quality = WorkerQuality.objects.filter(job=job).order_by("pk").first()
+    WorkerQuality.objects.filter(pk=quality.pk).update(flagged=True, flags=[])
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        admin_client.post(reverse("aggregation:dashboard", args=[job.pk]), {"action": "block"})
+    assert queued and not Worker.objects.get(pk=quality.worker_id).blocked  # the request blocks nobody
+
+    for callback in queued:
+        callback()
+
+    worker = Worker.objects.get(pk=quality.worker_id)
+    assert worker.blocked and worker.blocked_reason == f"job {job.pk}: staff decision by admin"
 
 
 def test_aggregating_from_the_dashboard_applies_the_new_threshold(

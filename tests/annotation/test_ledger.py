@@ -15,10 +15,10 @@ from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from annotation.ledger import engine, intents
+from annotation.ledger.listings import publish_hits
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.tokens import idempotency_token
 from annotation.markets.mturk.client import MarketAssignment, MTurkClient, Outcome
-from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work import BudgetError, publish_job
 from tests.annotation.market_clients import market_clients
@@ -115,7 +115,7 @@ def test_approval_reads_the_market_first_and_confirms_an_already_approved_assign
     assignment = make_assignment(make_job())
     stub.add_response("get_assignment", {"Assignment": market_assignment("Approved")}, {"AssignmentId": ASG})
 
-    get_provider("mturk").approve(assignment, "Thanks", "ignored-token")
+    engine.confirmed(intents.review_intent(assignment, approve=True, feedback="Thanks"))
 
     entry = LedgerEntry.objects.get(kind=LedgerKind.APPROVE)
     assert (entry.state, entry.market_ref) == (LedgerState.CONFIRMED, ASG)
@@ -129,7 +129,7 @@ def test_a_rejection_goes_through_the_ledger_with_feedback(mturk: MTurkClient, s
         "reject_assignment", {}, {"AssignmentId": ASG, "RequesterFeedback": "Failed the checks"}
     )
 
-    get_provider("mturk").reject(assignment, "Failed the checks", "ignored-token")
+    engine.confirmed(intents.review_intent(assignment, approve=False, feedback="Failed the checks"))
 
     assert LedgerEntry.objects.get(kind=LedgerKind.REJECT).state == LedgerState.CONFIRMED
 
@@ -336,7 +336,7 @@ def test_publishing_writes_one_create_hit_row_per_hit(
             },
         )
 
-    published = get_provider("mturk").publish(job, hits, "t")
+    published = publish_hits(job, hits)
 
     assert [p.external_id for p in published] == ["HIT0", "HIT1"]
     assert published[0].url == f"https://sw.example/annotate/jobs/{job.pk}/"

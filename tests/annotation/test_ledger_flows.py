@@ -18,7 +18,6 @@ from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tokens import idempotency_token
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
-from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work import publish_job, review_assignment, sync_job
 from tests.annotation.market_clients import market_clients
@@ -62,7 +61,7 @@ def test_a_prolific_bonus_is_set_up_then_paid_once(market: RecordedProlific) -> 
     market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
     market.add("POST", PAY_PATH, (202, "bonus_paid.json"))
 
-    get_provider("prolific").bonus(assignment, Decimal("0.25"), "Gold right", "rule:gold")
+    engine.paid(intents.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold"))
 
     setup, pay = LedgerEntry.objects.order_by("pk")
     assert (setup.kind, setup.state, setup.result_ref) == (LedgerKind.BONUS, LedgerState.CONFIRMED, BULK)
@@ -180,7 +179,7 @@ def test_an_mturk_job_from_publish_to_a_clean_reconciliation(
     stub.add_response("get_assignment", {"Assignment": listed("Approved")["Assignments"][0]})
     bonus_call = {**dict.fromkeys(["WorkerId", "AssignmentId", "Reason", "UniqueRequestToken"], ANY)}
     stub.add_response("send_bonus", {}, {**bonus_call, "BonusAmount": "0.50"})
-    get_provider("mturk").bonus(assignment, Decimal("0.50"), "Gold right", "rule:gold")
+    engine.paid(intents.bonus_intent(assignment, Decimal("0.50"), "Gold right", "rule:gold"))
     stub.add_response("list_assignments_for_hit", listed("Approved"))
     stub.add_response("list_bonus_payments", bonuses("0.50"), {"HITId": HIT_ID, "MaxResults": 100})
 

@@ -19,17 +19,19 @@ import requests
 
 from annotation import work
 from annotation.ledger.gateway import Finish, Gateway
+from annotation.ledger.listings import publish_hits
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.markets.base import (
     AssignmentReport,
     Capabilities,
+    Listing,
     MarketIds,
     MissingParamsError,
     Provider,
-    PublishedHit,
     SyncReport,
     WorkQueue,
+    external_identity,
 )
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
@@ -63,26 +65,12 @@ class ToyMarket(Provider):
     url_params = TOY_PARAMS
     gateway = ToyGateway()
 
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
-        return [PublishedHit(hit_pk=hit.pk, external_id=f"toy-{hit.pk}") for hit in hits]
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+        for hit in hits:
+            yield Listing((hit.pk,), external_id=f"toy-{hit.pk}")
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
         return SyncReport()
-
-    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
-        from annotation.ledger import engine, intents
-
-        engine.confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
-
-    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
-        from annotation.ledger import engine, intents
-
-        engine.confirmed(intents.review_intent(assignment, approve=False, feedback=reason))
-
-    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
-        from annotation.ledger import engine, intents
-
-        engine.confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         present = [name for name in TOY_PARAMS if params.get(name)]
@@ -143,7 +131,7 @@ class MarketContract:
         hits = list(job.hits.order_by("position"))
         assert hits and all(hit.external_id for hit in hits)
         rows = LedgerEntry.objects.count()
-        again = self.provider.publish(job, hits, "again")
+        again = publish_hits(job, hits)
         assert {p.hit_pk: p.external_id for p in again} == {hit.pk: hit.external_id for hit in hits}
         assert LedgerEntry.objects.count() == rows
 
@@ -198,7 +186,7 @@ class MarketContract:
             return
         ids = market_ids(self.example_params)
         assert ids is not None and ids.market == self.name and ids.worker_id
-        identity = self.provider.identity_from_params(self.example_params)
+        identity = external_identity(self.provider, self.example_params)
         assert identity is not None and identity.provider == self.name
         with pytest.raises(MissingParamsError):
             market_ids(dict(list(self.example_params.items())[:1]))

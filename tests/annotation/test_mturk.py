@@ -409,6 +409,7 @@ def test_mturk_configured_is_a_system_check_warning(settings: Any) -> None:
 
 
 def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> None:
+    from annotation.markets.base import external_identity
     from annotation.markets.registry import get_provider
 
     provider = get_provider("mturk")
@@ -418,8 +419,8 @@ def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> 
         "workerId": WORKER_ID,
         "turkSubmitTo": "https://www.mturk.com",
     }
-    identity = provider.identity_from_params(params)
-    preview = provider.identity_from_params({"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": HIT_ID})
+    identity = external_identity(provider, params)
+    preview = external_identity(provider, {"assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE", "hitId": HIT_ID})
 
     assert identity is not None and (identity.worker_id, identity.assignment_id) == (WORKER_ID, "ASG1")
     assert preview is not None and preview.preview
@@ -429,4 +430,4 @@ def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> 
         "https://www.mturk.com/mturk/externalSubmit",
         {"assignmentId": "ASG1"},
     )
-    assert provider.identity_from_params({"PROLIFIC_PID": "p", "STUDY_ID": "s", "SESSION_ID": "x"}) is None
+    assert external_identity(provider, {"PROLIFIC_PID": "p", "STUDY_ID": "s", "SESSION_ID": "x"}) is None

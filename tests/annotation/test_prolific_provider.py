@@ -16,15 +16,15 @@ from django.test import Client
 from django.utils import timezone
 
 from annotation import work
-from annotation.ledger import engine
+from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.base import ProviderError
+from annotation.markets.base import Control, ProviderError
 from annotation.markets.errors import MarketConfigError, RejectionError
 from annotation.markets.prolific.account import BLOCKLIST_NAME
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.studies import StudyTransitionError
-from annotation.markets.registry import get_provider
+from annotation.markets.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work.jobs import expire_hits
 from operations.models import Operation
@@ -159,7 +159,7 @@ def prolific_hit() -> Hit:
 def test_a_draft_study_is_not_sent_stop(recorded: RecordedProlific) -> None:
     recorded.add("GET", f"/api/v1/studies/{STUDY}/", (200, "study_unpublished.json"))
 
-    get_provider("prolific").expire(prolific_hit())
+    control("prolific", Control.EXPIRE, prolific_hit())
 
     assert recorded.calls("POST", f"/api/v1/studies/{STUDY}/transition/") == 0
 
@@ -242,7 +242,7 @@ def test_blocking_a_worker_adds_them_to_the_group_every_study_excludes(fake: Fak
     (group,) = fake.groups.values()
     assert group["members"] == [assignment.worker.external_id]
     assert fake.studies[study_of(job)]["filters"][0]["selected_values"] == [group["id"]]
-    assert get_provider("prolific").capabilities.block
+    assert Control.BLOCK in get_provider("prolific").capabilities.controls
 
 
 # -- submission statuses --------------------------------------------------------------------------
@@ -283,7 +283,7 @@ def test_partially_approved_work_can_still_earn_a_bonus(recorded: RecordedProlif
         "POST", "/api/v1/bulk-bonus-payments/621014cb8e9e0f81e387021f/pay/", (202, "bonus_paid.json")
     )
 
-    get_provider("prolific").bonus(assignment, Decimal("0.25"), "Gold right", "rule:gold")
+    engine.paid(intents.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold"))
 
     assert set(LedgerEntry.objects.values_list("state", flat=True)) == {LedgerState.CONFIRMED}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -17,9 +17,9 @@ from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.base import (
     Capabilities,
+    Listing,
     Provider,
     ProviderError,
-    PublishedHit,
     SyncReport,
 )
 from annotation.models import AssignmentState, Hit, Job, JobState
@@ -44,14 +44,12 @@ class FlakyMarket(Provider):
     capabilities = Capabilities(review=True, bonus=True)
     gateway = RefusesOnceGateway()
 
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
-        return [PublishedHit(hit.pk, f"flaky-{hit.pk}") for hit in hits]
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+        for hit in hits:
+            yield Listing((hit.pk,), external_id=f"flaky-{hit.pk}")
 
     def sync(self, job: Job, queue: Any) -> SyncReport:
         return SyncReport()
-
-    def bonus(self, assignment: Any, amount: Decimal, reason: str, idempotency_token: str) -> None:
-        engine.confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
 
 
 @pytest.fixture

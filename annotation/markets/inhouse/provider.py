@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from annotation.markets.base import Capabilities, Provider, PublishedHit, SyncReport, WorkQueue
+from annotation.markets.base import Capabilities, Listing, Provider, SyncReport, WorkQueue
 from annotation.models import Hit, Job
 
 
@@ -12,9 +12,10 @@ class InhouseProvider(Provider):
     name = "inhouse"
     capabilities = Capabilities(logged_in_workers=True)
 
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         # Nothing to advertise: a published job shows in every annotator's queue.
-        return [PublishedHit(hit_pk=hit.pk, external_id=f"inhouse-{hit.pk}") for hit in hits]
+        for hit in hits:
+            yield Listing((hit.pk,), external_id=f"inhouse-{hit.pk}")
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
         # Answers arrive through our pages as they are given; there is nothing to pull.

@@ -1,25 +1,25 @@
-"""MTurk behind the provider interface: every HIT, review and bonus goes through the money ledger."""
+"""MTurk behind the provider interface: one listing per HIT; every HIT, review and bonus is a ledger row
+that the MTurk gateway sends (gateway.py)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from django.conf import settings
 
-from annotation.ledger import intents
-from annotation.ledger.engine import confirmed
-from annotation.ledger.models import LedgerKind, ReconciliationIssue
+from annotation.ledger.models import ReconciliationIssue
 from annotation.markets.base import (
     AssignmentReport,
     Capabilities,
+    Control,
     ExternalIdentity,
     Handoff,
+    Listing,
     MarketIds,
     Provider,
-    PublishedHit,
     SyncReport,
     WorkQueue,
 )
@@ -47,6 +47,11 @@ from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
 PAST = dt.datetime(2015, 1, 1, tzinfo=dt.UTC)
 
 
+def lifetime(job: Job) -> dt.timedelta:
+    """How long a HIT of the job is offered (job parameter `lifetime_seconds`, a week by default)."""
+    return dt.timedelta(seconds=int(job.params.get("lifetime_seconds", 7 * 86400)))
+
+
 def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
     """Settings give the defaults (the paper's crowd); a job's params may override each one."""
     return QualificationPolicy(
@@ -64,47 +69,57 @@ class MTurkProvider(Provider):
     capabilities = Capabilities(
         review=True,
         bonus=True,
-        block=True,
         extend=True,
         reconcile=True,
         worker_takes_hit=True,
         confirms_work=True,
+        controls=frozenset({Control.EXPIRE, Control.REOFFER, Control.BLOCK, Control.UNBLOCK}),
     )
     fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
     url_params = MTURK_PARAMS
     frame_ancestors = WORKER_SITES
     gateway = MTurkGateway()
 
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
-        if not hits:
-            return []
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+        """One listing per HIT: a new HIT of its reward's HIT type, or `more` assignments on it."""
+        if more:
+            yield from self._extensions(job, hits, more)
+            return
         client = mturk_client()
         for hit in hits:
             check_assignments(hit.assignments_wanted)
-        # The worst-case cost was checked against budget and balance by the caller (services.jobs).
+        # The worst-case cost was checked against budget and balance by the caller (work.jobs).
         url = task_url(job.pk)
         hit_types: dict[Decimal, str] = {}
-        published = []
         for hit in hits:
             if hit.reward not in hit_types:
                 hit_types[hit.reward] = client.create_hit_type(self._hit_type(job, hit.reward))
-            entry = intents.record(
-                LedgerKind.CREATE_HIT,
-                self.name,
-                [f"job:{job.pk}", f"hit:{hit.pk}"],
-                job_id=job.pk,
-                hit_id=hit.pk,
+            yield Listing(
+                (hit.pk,),
+                url,
+                refs=(f"hit:{hit.pk}",),
+                hit_pk=hit.pk,
                 amount=hit.reward * hit.assignments_wanted,
                 params={
                     "hit_type_id": hit_types[hit.reward],
                     "task_url": url,
                     "max_assignments": hit.assignments_wanted,
-                    "lifetime": int(job.params.get("lifetime_seconds", 7 * 86400)),
+                    "lifetime": int(lifetime(job).total_seconds()),
                 },
             )
-            entry = confirmed(entry)
-            published.append(PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=url))
-        return published
+
+    def _extensions(self, job: Job, hits: Sequence[Hit], more: int) -> Iterator[Listing]:
+        """More assignments on each HIT, each listing naming the total it reaches ("to:N")."""
+        for hit in hits:
+            check_assignments(more, already=hit.assignments_wanted)
+            yield Listing(
+                (hit.pk,),
+                refs=(f"hit:{hit.pk}", f"to:{hit.assignments_wanted + more}"),
+                hit_pk=hit.pk,
+                market_ref=hit.external_id,
+                amount=hit.reward * more,
+                params={"count": more},
+            )
 
     def _hit_type(self, job: Job, reward: Decimal) -> HitTypeSpec:
         params = job.params
@@ -133,53 +148,25 @@ class MTurkProvider(Provider):
                 )
         return SyncReport(assignments=reports)
 
-    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
-        confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
-
-    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
-        confirmed(intents.review_intent(assignment, approve=False, feedback=reason))
-
-    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
-        confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
-
-    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:
-        """More assignments on each HIT, one EXTEND row each; an expired HIT is offered again."""
-        client = mturk_client()
-        lifetime = dt.timedelta(seconds=int(job.params.get("lifetime_seconds", 7 * 86400)))
-        for hit in hits:
-            check_assignments(count, already=hit.assignments_wanted)
-            entry = intents.record(
-                LedgerKind.EXTEND,
-                self.name,
-                [f"job:{job.pk}", f"hit:{hit.pk}", f"to:{hit.assignments_wanted + count}"],
-                job_id=job.pk,
-                hit_id=hit.pk,
-                market_ref=hit.external_id,
-                amount=hit.reward * count,
-                params={"count": count},
-            )
-            confirmed(entry)
-            if hit.expired:
-                # Not a paying call: it only lets workers find the HIT again.
-                client.update_expiration(hit.external_id, dt.datetime.now(dt.UTC) + lifetime)
+    def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
+        """Expiring and re-offering set a HIT's expiry; blocking is a soft block, our own qualification,
+        which our HITs require to be absent (nothing to do where none is configured)."""
+        blocker = settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID
+        if action == Control.EXPIRE:
+            mturk_client().update_expiration(cast(Hit, target).external_id, PAST)
+        elif action == Control.REOFFER:
+            hit = cast(Hit, target)
+            mturk_client().update_expiration(hit.external_id, dt.datetime.now(dt.UTC) + lifetime(hit.job))
+        elif action in (Control.BLOCK, Control.UNBLOCK) and blocker:
+            worker_id = cast(Worker, target).external_id
+            if action == Control.BLOCK:
+                mturk_client().grant_qualification(blocker, worker_id)
+            else:
+                mturk_client().revoke_qualification(blocker, worker_id, "unblocked by staff")
+        return ""
 
     def balance(self) -> Decimal | None:
         return mturk_client().get_account_balance()
-
-    def expire(self, hit: Hit) -> None:
-        mturk_client().update_expiration(hit.external_id, PAST)
-
-    def block(self, worker: Worker, reason: str) -> None:
-        """A soft block: our own qualification, which our HITs require to be absent."""
-        if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
-            mturk_client().grant_qualification(settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id)
-
-    def unblock(self, worker: Worker) -> None:
-        """Lift the soft block: take our qualification back."""
-        if settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID:
-            mturk_client().revoke_qualification(
-                settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID, worker.external_id, "unblocked by staff"
-            )
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return mturk_ids(params)

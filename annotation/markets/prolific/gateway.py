@@ -12,14 +12,20 @@ or a person with `annotation.spend_money` decides (annotation.ledger.decisions).
 
 from __future__ import annotations
 
-from annotation.ledger import engine, intents
+from typing import TYPE_CHECKING, Any
+
+from annotation.ledger import intents
 from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
 from annotation.markets.errors import MarketError, MarketUnavailableError
 from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts
 from annotation.markets.prolific.client import ProlificClient, prolific_client
+from annotation.markets.prolific.rejections import rejection_category
 from annotation.markets.prolific.states import PAYABLE, REVIEWED
 from annotation.markets.prolific.studies import StudySpec
+
+if TYPE_CHECKING:
+    from annotation.models import Assignment
 
 PROLIFIC = "prolific"
 
@@ -72,6 +78,14 @@ class ProlificGateway(Gateway):
     def follow_ups(self, entry: LedgerEntry) -> list[LedgerEntry]:
         return [pay_intent(entry)] if entry.kind == LedgerKind.BONUS else []
 
+    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
+        """A bonus is set up on the study; a rejection carries the job's rejection category."""
+        if kind == LedgerKind.BONUS:
+            return {"study_id": assignment.hit.external_id}
+        if kind == LedgerKind.REJECT:
+            return {"category": rejection_category(assignment.job.params)}
+        return {}
+
 
 def created_study(client: ProlificClient, spec: StudySpec) -> str:
     """Our study for this spec: the one the project already has under its internal name, else a new one.
@@ -107,11 +121,6 @@ def resolve_pay(entry: LedgerEntry) -> Finish | None:
     # Prolific pays "in the following minutes" and documents no way to tell "not yet" from "never":
     # absence proves nothing, so the row stays unclear for Prolific's records or a person to decide.
     return None
-
-
-def pay_bonus(entry: LedgerEntry) -> LedgerEntry:
-    """Once the bulk bonus payment is set up, make the pay call (recorded first, claimed once)."""
-    return engine.execute(pay_intent(entry).pk)
 
 
 def pay_intent(entry: LedgerEntry) -> LedgerEntry:

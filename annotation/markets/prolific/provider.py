@@ -1,37 +1,38 @@
-"""Prolific behind the provider interface: one study per published batch, money through the ledger."""
+"""Prolific behind the provider interface: one study per published batch, each listing a ledger row
+that the Prolific gateway sends (gateway.py)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import ClassVar, cast
 
 from django.conf import settings
 
-from annotation.ledger import intents
-from annotation.ledger.engine import confirmed
-from annotation.ledger.models import LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger.models import ReconciliationIssue
 from annotation.markets.base import (
     AssignmentReport,
     Capabilities,
+    Control,
     ExternalIdentity,
     Handoff,
+    Listing,
     MarketIds,
     Provider,
     ProviderError,
-    PublishedHit,
     SyncReport,
     WorkQueue,
+    reward_lines,
 )
 from annotation.markets.errors import MarketAuthError, MarketConfigError, MarketRejectedError
 from annotation.markets.pages import task_url
 from annotation.markets.prolific import account
-from annotation.markets.prolific.client import prolific_client
-from annotation.markets.prolific.gateway import ProlificGateway, pay_bonus
+from annotation.markets.prolific.client import ProlificClient, prolific_client
+from annotation.markets.prolific.gateway import ProlificGateway
 from annotation.markets.prolific.identity import PROLIFIC, PROLIFIC_PARAMS, prolific_ids
 from annotation.markets.prolific.reconcile import reconcile_prolific_job, unowned_studies
-from annotation.markets.prolific.rejections import DEFAULT_CATEGORY, check_rejection
+from annotation.markets.prolific.rejections import check_rejection, rejection_category
 from annotation.markets.prolific.screening import Screening, screening
 from annotation.markets.prolific.states import study_status_note, submission_state
 from annotation.markets.prolific.studies import AWAITING_REVIEW as STUDY_AWAITING_REVIEW
@@ -51,25 +52,29 @@ def completion_code(job: Job) -> str:
 class ProlificProvider(Provider):
     name = PROLIFIC
     capabilities = Capabilities(
-        review=True, bonus=True, block=True, extend=True, reconcile=True, confirms_work=True
+        review=True,
+        bonus=True,
+        extend=True,
+        reconcile=True,
+        confirms_work=True,
+        controls=frozenset({Control.PAUSE, Control.RESUME, Control.EXPIRE, Control.BLOCK, Control.UNBLOCK}),
+        one_listing_per_batch=True,
     )
     # Prolific's platform fee on rewards and bonuses (33.3%); a job may set params["fee_rate"].
     fee_rate: ClassVar[Decimal] = Decimal("0.3334")
     url_params = PROLIFIC_PARAMS
     gateway = ProlificGateway()
 
-    def job_currency(self, params: Mapping[str, Any]) -> str:
-        """The workspace's currency (PROLIFIC_CURRENCY); checked against the workspace before publishing."""
-        asked = str(params.get("currency") or "").upper()
-        workspace = str(settings.PROLIFIC_CURRENCY).upper()
-        if asked and asked != workspace:
-            raise ProviderError(f"the job asks for {asked}, but the Prolific workspace pays in {workspace}")
-        return workspace
+    def __init__(self) -> None:
+        # The workspace's currency; checked against the workspace itself before publishing.
+        self.currency = str(settings.PROLIFIC_CURRENCY).upper()
 
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
-        if not hits:
-            return []
-        # The worst-case cost was checked against budget and balance by the caller (services.jobs).
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+        """One study for the batch: every place is paid the highest reward of its HITs."""
+        if more:
+            yield self._more_places(job, hits, more)
+            return
+        # The worst-case cost was checked against budget and balance by the caller (work.jobs).
         reward = max(hit.reward for hit in hits)
         places = sum(hit.assignments_wanted for hit in hits)
         client = prolific_client()
@@ -90,16 +95,28 @@ class ProlificProvider(Provider):
             blocklist_group=account.blocklist_group(client),
             screening=job_screening(job),
         )
-        entry = intents.record(
-            LedgerKind.CREATE_HIT,
-            self.name,
-            [f"job:{job.pk}", f"hits:{first}-{last}"],
-            job_id=job.pk,
+        yield Listing(
+            tuple(hit.pk for hit in hits),
+            spec.task_url,
+            refs=(f"hits:{first}-{last}",),
             amount=reward * places,
             params={"study": spec.as_params()},
         )
-        entry = confirmed(entry)
-        return [PublishedHit(hit_pk=hit.pk, external_id=entry.result_ref, url=spec.task_url) for hit in hits]
+
+    def _more_places(self, job: Job, hits: Sequence[Hit], more: int) -> Listing:
+        """More places on the job's study, the listing naming the new total (idempotent to set)."""
+        studies = {hit.external_id for hit in hits}
+        if len(studies) != 1:
+            raise ProviderError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
+        study_id = studies.pop()
+        places = sum(hit.assignments_wanted for hit in job.hits.all()) + more * len(hits)
+        return Listing(
+            tuple(hit.pk for hit in hits),
+            refs=(f"study:{study_id}", f"places:{places}"),
+            market_ref=study_id,
+            amount=max(hit.reward for hit in hits) * more * len(hits),
+            params={"places": places},
+        )
 
     def check_publishable(self, job: Job) -> None:
         """The project and the job's screening as Prolific would take them: refused here, before any
@@ -135,48 +152,35 @@ class ProlificProvider(Provider):
             assignments=reports, notes=notes, market_status=status, market_note=note, market_paused=paused
         )
 
-    def approve(self, assignment: Assignment, feedback: str, idempotency_token: str) -> None:
-        confirmed(intents.review_intent(assignment, approve=True, feedback=feedback))
-
-    def reject(self, assignment: Assignment, reason: str, idempotency_token: str) -> None:
-        # Checked before the ledger row: a rejection Prolific would refuse writes nothing.
-        self.check_rejection(assignment.job, reason)
-        category = rejection_category(assignment.job)
-        confirmed(intents.review_intent(assignment, approve=False, feedback=reason, category=category))
-
     def check_rejection(self, job: Job, message: str) -> None:
-        check_rejection(message, rejection_category(job))
+        check_rejection(message, rejection_category(job.params))
 
-    def bonus(self, assignment: Assignment, amount: Decimal, reason: str, idempotency_token: str) -> None:
-        setup = confirmed(intents.bonus_intent(assignment, amount, reason, idempotency_token))
-        pay = pay_bonus(setup)
-        if pay.state != LedgerState.CONFIRMED:
-            raise ProviderError(f"Prolific bonus payment is {pay.state}: {pay.error or 'resolve by reading'}")
-
-    def extend(self, job: Job, hits: Sequence[Hit], count: int) -> None:
-        """More places on the job's study: one EXTEND row naming the new total (idempotent to set)."""
-        studies = {hit.external_id for hit in hits}
-        if len(studies) != 1:
-            raise ProviderError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
-        study_id = studies.pop()
-        places = sum(hit.assignments_wanted for hit in job.hits.all()) + count * len(hits)
-        entry = intents.record(
-            LedgerKind.EXTEND,
-            self.name,
-            [f"job:{job.pk}", f"study:{study_id}", f"places:{places}"],
-            job_id=job.pk,
-            market_ref=study_id,
-            amount=max(hit.reward for hit in hits) * count * len(hits),
-            params={"places": places},
-        )
-        confirmed(entry)
+    def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
+        """Study transitions for a job (PAUSE, START) and a HIT (STOP, and START again once extended);
+        the blocklist group, which every study of ours excludes, for a worker."""
+        client = prolific_client()
+        if action == Control.PAUSE:
+            for study_id in live_studies(cast(Job, target)):
+                client.move_study(study_id, "PAUSE")
+        elif action == Control.RESUME:
+            return resume_studies(client, cast(Job, target))
+        elif action == Control.EXPIRE:
+            # STOP when the study's status allows (ACTIVE, PAUSED); a draft or finished one is left be.
+            client.move_study(cast(Hit, target).external_id, "STOP")
+        elif action in (Control.BLOCK, Control.UNBLOCK):
+            group, worker_id = account.blocklist_group(client), [cast(Worker, target).external_id]
+            if action == Control.BLOCK:
+                client.add_to_participant_group(group, worker_id)
+            else:
+                client.remove_from_participant_group(group, worker_id)
+        return ""
 
     def fee(self, job: Job) -> Decimal:
         """The fee rate, VAT included, as Prolific's study cost calculator prices this job; the job's
         `fee_rate` parameter when set, and the published rate where the account may not ask."""
         if "fee_rate" in job.params:
             return super().fee(job)
-        lines = self.reward_lines(list(job.hits.all()))
+        lines = reward_lines(self, list(job.hits.all()))
         if not lines or lines[0][0] <= 0:
             return self.fee_rate
         reward, places = lines[0]
@@ -193,53 +197,8 @@ class ProlificProvider(Provider):
         balance = client.get_balance(account.workspace_id(client))
         return Decimal(balance.available_cents) / 100
 
-    def reward_lines(self, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
-        """One study for the batch: every place is paid the highest reward of its HITs."""
-        if not hits:
-            return []
-        return [(max(hit.reward for hit in hits), sum(hit.assignments_wanted + extra for hit in hits))]
-
-    def expire(self, hit: Hit) -> None:
-        """STOP the study when its status allows (ACTIVE, PAUSED); a draft or finished one is left be."""
-        prolific_client().move_study(hit.external_id, "STOP")
-
-    def pause(self, job: Job) -> None:
-        """PAUSE the job's live study: Prolific would otherwise keep recruiting (and billing) people."""
-        for study_id in live_studies(job):
-            prolific_client().move_study(study_id, "PAUSE")
-
-    def resume(self, job: Job) -> str:
-        """START the job's paused studies. A study AWAITING REVIEW has no free place: START would do
-        nothing there, so nothing is sent, and the answer says so (the job stays paused)."""
-        client = prolific_client()
-        full = []
-        for study_id in live_studies(job):
-            study = client.get_study(study_id)
-            if study.status == STUDY_AWAITING_REVIEW:
-                full.append(study_id)
-                continue
-            client.move_study(study_id, "START")
-        if full:
-            return (
-                f"Prolific study {', '.join(full)} is AWAITING REVIEW: every place is taken, so START does "
-                "nothing and was not sent; review its submissions or add places, then resume"
-            )
-        return ""
-
-    def block(self, worker: Worker, reason: str) -> None:
-        """Add the participant to our blocklist group, which every study of ours excludes."""
-        client = prolific_client()
-        client.add_to_participant_group(account.blocklist_group(client), [worker.external_id])
-
-    def unblock(self, worker: Worker) -> None:
-        client = prolific_client()
-        client.remove_from_participant_group(account.blocklist_group(client), [worker.external_id])
-
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return prolific_ids(params)
-
-    def bonus_params(self, assignment: Assignment) -> dict[str, Any]:
-        return {"study_id": assignment.hit.external_id}
 
     def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
         return reconcile_prolific_job(job)
@@ -253,9 +212,22 @@ class ProlificProvider(Provider):
         return Handoff(completion_redirect(completion_code(assignment.job)))
 
 
-def rejection_category(job: Job) -> str:
-    """The Prolific rejection category a job's rejections use (job parameter `rejection_category`)."""
-    return str(job.params.get("rejection_category", DEFAULT_CATEGORY))
+def resume_studies(client: ProlificClient, job: Job) -> str:
+    """START the job's paused studies. A study AWAITING REVIEW has no free place: START would do
+    nothing there, so nothing is sent, and the answer says so (the job stays paused)."""
+    full = []
+    for study_id in live_studies(job):
+        study = client.get_study(study_id)
+        if study.status == STUDY_AWAITING_REVIEW:
+            full.append(study_id)
+            continue
+        client.move_study(study_id, "START")
+    if full:
+        return (
+            f"Prolific study {', '.join(full)} is AWAITING REVIEW: every place is taken, so START does "
+            "nothing and was not sent; review its submissions or add places, then resume"
+        )
+    return ""
 
 
 def job_screening(job: Job) -> Screening:

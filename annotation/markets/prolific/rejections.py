@@ -1,10 +1,13 @@
 """What Prolific accepts in a rejection: a message of 100+ characters and one of its 12 categories. Pure.
 
-Checked before any ledger row is written (ProlificProvider.reject, the admin's reject form), so a
+Checked before any ledger row is written (work's review, the admin's reject form), so a
 rejection Prolific would refuse writes nothing and a corrected one goes through.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from annotation.markets.errors import RejectionError
 
@@ -40,3 +43,8 @@ def check_rejection(message: str, category: str) -> None:
         raise RejectionError(
             f"unknown Prolific rejection category {category!r}; use one of {sorted(REJECTION_CATEGORIES)}"
         )
+
+
+def rejection_category(params: Mapping[str, Any]) -> str:
+    """The rejection category a job's rejections use (job parameter `rejection_category`)."""
+    return str(params.get("rejection_category", DEFAULT_CATEGORY))

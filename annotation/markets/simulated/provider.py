@@ -10,9 +10,9 @@ crowd (defaults in `annotation.simulation.CrowdParams`).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
-from annotation.markets.base import Provider, PublishedHit, SyncReport, WorkQueue
+from annotation.markets.base import Listing, Provider, SyncReport, WorkQueue
 from annotation.models import Hit, Job
 from annotation.simulation import CrowdParams, make_crowd
 from annotation.task_types import get_task_type
@@ -22,8 +22,9 @@ class SimulatedProvider(Provider):
     name = "simulated"
     simulated = True
 
-    def publish(self, job: Job, hits: Sequence[Hit], idempotency_token: str) -> list[PublishedHit]:
-        return [PublishedHit(hit_pk=hit.pk, external_id=f"sim-{hit.pk}") for hit in hits]
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+        for hit in hits:
+            yield Listing((hit.pk,), external_id=f"sim-{hit.pk}")
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
         task_type = get_task_type(job.task_type)

@@ -1,0 +1,122 @@
+"""A market is a small interface (issue 25): a provider has no money method and writes no ledger row,
+and its non-paying controls are reached only from annotation.work's services, which run in
+background operations, never from a view, an admin action or the API.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from annotation.markets.base import Control, Provider
+from annotation.markets.registry import get_provider, provider_names
+from tests.annotation.test_market_folders import ROOT, project_files
+
+MONEY_METHODS = ("approve", "reject", "bonus", "pay", "extend", "send_bonus")
+ROW_WRITERS = {"annotation.ledger.intents", "annotation.ledger.engine", "annotation.ledger.listings"}
+# The services of annotation.work (and aggregation's soft block) that take a market's controls.
+CONTROLLING_SERVICES = {
+    "pause_job",
+    "resume_job",
+    "cancel_job",
+    "expire_job",
+    "expire_hits",
+    "extend_job",
+    "block_worker",
+    "unblock_worker",
+    "soft_block",
+    "block_flagged_workers",
+}
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def imported_modules(tree: ast.AST) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def names_used(tree: ast.AST) -> set[str]:
+    names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    return names | {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+    }
+
+
+def is_web_entry(path: str) -> bool:
+    """Views, admin actions and the API: what a web request runs."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        name in ("views.py", "admin.py", "forms.py")
+        or path.startswith(("annotation/staff/", "annotation/web/", "api/"))
+        or "/views/" in path
+    )
+
+
+def test_no_market_has_a_money_method() -> None:
+    for name in provider_names():
+        cls = type(get_provider(name))
+        assert [method for method in MONEY_METHODS if hasattr(cls, method)] == [], name
+    assert not [method for method in MONEY_METHODS if hasattr(Provider, method)]
+
+
+def test_every_declared_control_is_one_the_interface_names() -> None:
+    for name in provider_names():
+        assert get_provider(name).capabilities.controls <= set(Control), name
+
+
+def test_no_market_folder_writes_a_ledger_row_outside_its_gateway() -> None:
+    """A provider describes listings; the ledger and work record the rows. A gateway may record the
+    rows a confirmed row leads to (its follow-ups), as the engine asks it to."""
+    writers = {}
+    for path in (ROOT / "annotation" / "markets").rglob("*.py"):
+        if path.name == "gateway.py":
+            continue
+        found = imported_modules(ast.parse(path.read_text())) & ROW_WRITERS
+        if found:
+            writers[relative(path)] = sorted(found)
+    assert writers == {}
+
+
+def test_market_controls_are_taken_only_by_work_services() -> None:
+    callers = []
+    for path in project_files(".py"):
+        where = relative(path)
+        if where.startswith(("annotation/work/", "annotation/markets/")):
+            continue
+        tree = ast.parse(path.read_text())
+        if "annotation.markets.registry.control" in imported_modules(tree) or any(
+            isinstance(node, ast.Attribute) and node.attr == "control" for node in ast.walk(tree)
+        ):
+            callers.append(where)
+    assert callers == []
+
+
+def test_no_view_admin_action_or_api_reaches_a_market_control_itself() -> None:
+    """They start a background operation (annotation.work.market_actions) instead."""
+    reaching = {
+        relative(path): sorted(names_used(ast.parse(path.read_text())) & CONTROLLING_SERVICES)
+        for path in project_files(".py")
+        if is_web_entry(relative(path))
+    }
+    assert {path: found for path, found in reaching.items() if found} == {}
+
+
+def test_the_checks_find_what_they_look_for() -> None:
+    view = ast.parse("from annotation.work import block_worker\n\ndef v(r):\n    block_worker(1, 'x')\n")
+    assert names_used(view) & CONTROLLING_SERVICES == {"block_worker"}
+    caller = ast.parse("from annotation.markets.registry import control\n")
+    assert "annotation.markets.registry.control" in imported_modules(caller)
+    provider = ast.parse("from annotation.ledger import intents\n")
+    assert "annotation.ledger.intents" in imported_modules(provider) & ROW_WRITERS
+    assert is_web_entry("aggregation/views.py") and is_web_entry("annotation/staff/markets.py")
+    assert not is_web_entry("annotation/work/market_actions.py")
