@@ -47,7 +47,6 @@ if TYPE_CHECKING:
         request_publish,
         request_sync,
         resume_job,
-        settle_job,
         sync_job,
     )
     from annotation.work.market import bonus_assignment, expire_job, extend_job
@@ -62,6 +61,7 @@ if TYPE_CHECKING:
         unblock_worker,
         worker_pseudonym,
     )
+    from annotation.work.settling import settle_job
 
 _HOMES = {
     "AnswerError": "annotation.work.assignments",
@@ -98,7 +98,7 @@ _HOMES = {
     "request_publish": "annotation.work.jobs",
     "request_sync": "annotation.work.jobs",
     "resume_job": "annotation.work.jobs",
-    "settle_job": "annotation.work.jobs",
+    "settle_job": "annotation.work.settling",
     "sync_job": "annotation.work.jobs",
     "bonus_assignment": "annotation.work.market",
     "expire_job": "annotation.work.market",

@@ -25,6 +25,7 @@ from annotation.models import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work.settling import settle_job
 
 # How many open HITs to try, in order, before telling a worker there is nothing for them.
 CANDIDATE_HITS = 50
@@ -160,8 +161,6 @@ def next_assignment(
         except _AlreadyOpenError:
             break  # a parallel request of this worker won: theirs is the answer, below
         if assignment is not None:
-            from annotation.work.jobs import settle_job
-
             settle_job(job.pk)
             return assignment
     open_one = _open_assignment(job, worker, hit, external_id)
@@ -295,8 +294,6 @@ def submit_assignment(
         assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
         assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
         assignment.save(update_fields=["state", "submitted_at", "work_seconds"])
-    from annotation.work.jobs import settle_job
-
     settle_job(assignment.job_id)
     return assignment
 
