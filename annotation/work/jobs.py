@@ -26,9 +26,9 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
-from annotation.redundancy import AdaptiveError, adaptive_policy
+from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
-from annotation.task_types.base import ItemSpec, gold_filters
+from annotation.task_types.base import ItemSpec, TaskType, gold_filters
 from annotation.work import costs
 from annotation.work.assignments import ServiceQueue
 from annotation.work.bundling import Grouped, bundle, mix_gold
@@ -98,28 +98,12 @@ def create_job(
 ) -> Job:
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
-    merged = definition.params(params)
-    try:
-        adaptive = adaptive_policy(merged)
-    except AdaptiveError as error:
-        raise JobError(str(error)) from None
-    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
-    try:
-        currency = market.job_currency(merged)
-    except ProviderError as error:
-        raise JobError(str(error)) from error
-    merged["currency"] = currency
+    merged, adaptive = _job_params(definition, params, provider)
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
         raise NoItemsError(f"the filters ({listing(filters)}) choose no items for {task_type}")
-    gold: list[ItemSpec] = []
-    if int(merged["gold_per_hit"]) > 0:
-        chosen = gold_filters(filters)
-        if chosen is None:
-            raise JobError("gold_per_hit > 0 needs a `gold` filter choosing the gold items")
-        regular_keys = {spec.key for spec in specs}
-        gold = [spec for spec in definition.select_gold(chosen, merged) if spec.key not in regular_keys]
+    gold = _select_gold(definition, filters, merged, specs)
     with transaction.atomic():
         job = Job.objects.create(
             name=name or f"{definition.name} over {len(specs)} items",
@@ -131,7 +115,7 @@ def create_job(
             workers_per_item=adaptive.min_workers if adaptive else int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
-            currency=currency,
+            currency=merged["currency"],
             created_by=created_by,
         )
         items = _store_items(job, specs, is_gold=False)
@@ -139,6 +123,36 @@ def create_job(
         _store_hits(job, items, gold_items, merged)
         _fence_authors(specs + gold, {item.key: item for item in items + gold_items})
     return job
+
+
+def _job_params(
+    definition: TaskType, params: Mapping[str, Any] | None, provider: str
+) -> tuple[dict[str, Any], AdaptivePolicy | None]:
+    """The task type's defaults with `params` over them and the market's currency; the adaptive policy."""
+    merged = definition.params(params)
+    try:
+        adaptive = adaptive_policy(merged)
+    except AdaptiveError as error:
+        raise JobError(str(error)) from None
+    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    try:
+        merged["currency"] = market.job_currency(merged)
+    except ProviderError as error:
+        raise JobError(str(error)) from error
+    return merged, adaptive
+
+
+def _select_gold(
+    definition: TaskType, filters: Mapping[str, Any], params: Mapping[str, Any], specs: list[ItemSpec]
+) -> list[ItemSpec]:
+    """The gold items the `gold` filter chooses, minus the regular items; none unless gold_per_hit > 0."""
+    if int(params["gold_per_hit"]) <= 0:
+        return []
+    chosen = gold_filters(filters)
+    if chosen is None:
+        raise JobError("gold_per_hit > 0 needs a `gold` filter choosing the gold items")
+    regular_keys = {spec.key for spec in specs}
+    return [spec for spec in definition.select_gold(chosen, params) if spec.key not in regular_keys]
 
 
 def _store_items(job: Job, specs: list[ItemSpec], *, is_gold: bool) -> list[Item]:
