@@ -71,14 +71,13 @@ def related_pages(job: Job) -> tuple[list[dict[str, Any]], list[str]]:
 
 
 def job_dashboard(job: Job) -> Dashboard:
+    """Everything the job's dashboard shows, from its last ten aggregation runs and its outcomes."""
     runs = list(job.aggregation_runs.order_by("-created", "-pk")[:10])
     done = [run for run in runs if run.state == RunState.DONE]
     failed = runs[0] if runs and runs[0].state == RunState.FAILED else None
     pipeline_runs, releases = related_pages(job)
-    outcomes = list(ItemOutcome.objects.filter(job=job).values_list("agreement", "label"))
     qualities = list(WorkerQuality.objects.filter(job=job).select_related("worker").order_by("agreement"))
-    threshold = _threshold(job.task_type, done[0]) if done else None
-    has_data = bool(outcomes)
+    rho_chart, label_chart, worker_chart = _charts(job, done[0] if done else None, qualities)
     return Dashboard(
         job=job,
         progress=job_progress(job),
@@ -86,28 +85,12 @@ def job_dashboard(job: Job) -> Dashboard:
         runs=runs,
         waiting=adjudication_queue(job).count(),
         accuracy=sample_accuracy(job),
-        flagged=[
-            {
-                "quality": quality,
-                "pseudonym": str(quality.worker),
-                "flags": ", ".join(quality.flags),
-            }
-            for quality in qualities
-            if quality.flagged
-        ],
+        flagged=_flagged(qualities),
         workers=sorted(qualities, key=lambda quality: str(quality.worker)),
         adaptive=adaptive_summary(job),
-        rho_chart=charts.rho_histogram([a for a, _ in outcomes], threshold) if has_data else "",
-        label_chart=charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
-        if has_data
-        else "",
-        worker_chart=charts.worker_agreement(
-            [q.agreement for q in qualities],
-            [q.reliability for q in qualities],
-            [q.flagged for q in qualities],
-        )
-        if qualities
-        else "",
+        rho_chart=rho_chart,
+        label_chart=label_chart,
+        worker_chart=worker_chart,
         aggregates=has_aggregation(job.task_type),
         failed=failed,
         advice=advice_for(failed.error, job.pk) if failed else "",
@@ -115,6 +98,36 @@ def job_dashboard(job: Job) -> Dashboard:
         releases=releases,
         unclear=list(unclear_rows(job.pk).order_by("pk")),
     )
+
+
+def _flagged(qualities: list[WorkerQuality]) -> list[dict[str, Any]]:
+    return [
+        {"quality": quality, "pseudonym": str(quality.worker), "flags": ", ".join(quality.flags)}
+        for quality in qualities
+        if quality.flagged
+    ]
+
+
+def _charts(job: Job, run: AggregationRun | None, qualities: list[WorkerQuality]) -> tuple[str, str, str]:
+    """The ρ histogram (with the threshold `run` kept items by), label distribution and worker chart;
+    each empty while it has nothing to show."""
+    outcomes = list(ItemOutcome.objects.filter(job=job).values_list("agreement", "label"))
+    threshold = _threshold(job.task_type, run) if run else None
+    if outcomes:
+        rho = charts.rho_histogram([a for a, _ in outcomes], threshold)
+        labels = charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
+    else:
+        rho = labels = ""
+    workers = (
+        charts.worker_agreement(
+            [q.agreement for q in qualities],
+            [q.reliability for q in qualities],
+            [q.flagged for q in qualities],
+        )
+        if qualities
+        else ""
+    )
+    return rho, labels, workers
 
 
 def _threshold(task_type: str, run: AggregationRun) -> float | None:

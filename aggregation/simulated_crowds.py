@@ -59,12 +59,22 @@ class Crowd:
     # (items × arrivals): the worker and the label of each item's j-th arriving answer
     answer_workers: IntArray
     answer_labels: IntArray
+    prevalence: FloatArray  # the share of each true class the items were drawn from
 
     def first(self, n: int) -> tuple[IntArray, IntArray, IntArray]:
         """The long format (items, workers, labels) of the first ``n`` answers of every item."""
         n_items = len(self.truth)
         items = np.repeat(np.arange(n_items), n)
         return items, self.answer_workers[:, :n].ravel(), self.answer_labels[:, :n].ravel()
+
+    def true_posteriors(self, items: IntArray, workers: IntArray, labels: IntArray) -> FloatArray:
+        """(items × classes): each item's posterior under the crowd's true confusion matrices and
+        prevalence, from the answers given in long format. Deciding by it is the best any label model
+        can do on average: the ceiling a model's estimated parameters can only approach."""
+        log_joint = np.tile(np.log(self.prevalence), (len(self.truth), 1))
+        np.add.at(log_joint, items, np.log(self.confusion[workers, :, labels]))
+        weights = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
+        return np.asarray(weights / weights.sum(axis=1, keepdims=True), dtype=np.float64)
 
     @property
     def majority_class_accuracy(self) -> float:
@@ -91,7 +101,8 @@ def simulate_crowd(spec: CrowdSpec) -> Crowd:
     workers = np.stack([rng.choice(spec.pool, arrivals, replace=False, p=activity) for _ in truth])
     cumulative = confusion[workers, truth[:, None], :].cumsum(axis=2)
     labels = (rng.random(workers.shape)[:, :, None] > cumulative).sum(axis=2)
-    return Crowd(truth, kinds, confusion, workers.astype(np.intp), np.minimum(labels, k - 1).astype(np.intp))
+    answers = np.minimum(labels, k - 1).astype(np.intp)
+    return Crowd(truth, kinds, confusion, workers.astype(np.intp), answers, prevalence)
 
 
 def _worker_kinds(spec: CrowdSpec, rng: np.random.Generator) -> IntArray:

@@ -132,6 +132,12 @@ class OperationSerializer(serializers.ModelSerializer[Operation]):
         fields = ["id", "kind", "label", "state", "done", "total", "log", "error", "created", "finished_at"]
 
 
+class BlockSerializer(serializers.Serializer[Any]):
+    reason = serializers.CharField(
+        required=False, allow_blank=True, max_length=200, help_text="Why; kept with the block."
+    )
+
+
 class AggregateSerializer(serializers.Serializer[Any]):
     threshold = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     label_model = serializers.CharField(required=False, max_length=32)

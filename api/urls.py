@@ -19,6 +19,7 @@ class Router(DefaultRouter):
 router = Router()
 router.include_format_suffixes = False  # release file names end in .json; `?format=csv` picks CSV
 router.register("jobs", views.JobViewSet)
+router.register("workers", views.WorkerViewSet)
 router.register("releases", views.ReleaseViewSet)
 router.register("crawls", views.CrawlViewSet)
 router.register("operations", views.OperationViewSet)

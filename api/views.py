@@ -1,5 +1,6 @@
 """The REST API: jobs (create, publish, pause, resume, progress, items, responses, aggregate, outcomes),
-releases, crawl runs and background operations. Each action needs the named permission the admin's
+workers (block, unblock: named by keyed pseudonym), releases, crawl runs and background operations.
+Each action needs the named permission the admin's
 matching action needs (api/permissions.py), and money goes through the same operations and ledger."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
@@ -25,9 +26,9 @@ from accounts.roles import SPEND_MONEY, START_CRAWL
 from aggregation.models import AggregationRun, ItemOutcome, RunTrigger
 from aggregation.tasks import aggregate_job_task
 from annotation import work
-from annotation.models import Item, Job, Response
+from annotation.models import Item, Job, Response, Worker
 from annotation.task_types.base import TaskTypeError
-from annotation.work.pseudonyms import PseudonymKeyError, pseudonym
+from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 from api import serializers as s
 from api.csv_streams import csv_lines, streamed_csv
 from crawler import services as crawls
@@ -159,11 +160,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
 
     def _in_background(self, kind: str, verb: str) -> ApiResponse:
         job = self.get_object()
-        operation = start_operation(
-            kind, f"{verb} job {job.pk}", {"job_ids": [job.pk]}, total=1, user=self.request.user
-        )
-        operation.refresh_from_db()
-        return ApiResponse(s.OperationSerializer(operation).data, status=status.HTTP_202_ACCEPTED)
+        return in_background(self.request, kind, f"{verb} job {job.pk}", {"job_ids": [job.pk]})
 
     def _page(self, rows: Any) -> Sequence[Any]:
         """This request's page of any rows (the job's items, responses, runs or outcomes)."""
@@ -238,6 +235,61 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     def outcomes(self, request: Request, pk: str) -> HttpResponseBase:
         outcomes = ItemOutcome.objects.filter(job=self.get_object()).select_related("item").order_by("pk")
         return self._rows(outcomes, s.OutcomeSerializer(), same_row, "outcomes", s.OUTCOME_VALUES)
+
+
+def in_background(request: Request, kind: str, label: str, params: dict[str, Any]) -> ApiResponse:
+    """Start the background operation (no market call in the request) and answer 202 with it."""
+    operation = start_operation(kind, label, params, total=1, user=request.user)
+    operation.refresh_from_db()
+    return ApiResponse(s.OperationSerializer(operation).data, status=status.HTTP_202_ACCEPTED)
+
+
+WORKER = OpenApiParameter(
+    "pseudonym", str, OpenApiParameter.PATH, description="A keyed pseudonym: `w_` and 20 hex digits."
+)
+
+
+class WorkerViewSet(viewsets.GenericViewSet[Worker]):
+    """Block or unblock a worker, here and at their market, in the background, as the admin does.
+
+    A worker is named by the keyed pseudonym the API shows (raw market ids never leave the database);
+    what the URL carries is checked for a pseudonym's form (400) before anything is looked up (404)."""
+
+    queryset = Worker.objects.none()
+    serializer_class = s.BlockSerializer
+    lookup_field = "pseudonym"
+    lookup_value_regex = r"[^/]+"  # anything reaches the view, which answers 400 for a malformed name
+    needs = {"block": "annotation.change_worker", "unblock": "annotation.change_worker"}
+
+    def _worker(self, name: str) -> Worker:
+        if not is_pseudonym(name):
+            raise ValidationError({"pseudonym": "a worker pseudonym is w_ and 20 lowercase hex digits"})
+        try:
+            worker = work.worker_by_pseudonym(name)
+        except PseudonymKeyError as error:
+            raise Unavailable(str(error)) from None
+        if worker is None:
+            raise NotFound("no worker has this pseudonym")
+        return worker
+
+    @extend_schema(parameters=[WORKER], request=s.BlockSerializer, responses={202: s.OperationSerializer})
+    @action(detail=True, methods=["post"])
+    def block(self, request: Request, pseudonym: str) -> ApiResponse:
+        """Block at the market, then here (their open work is returned); poll the operation."""
+        given = s.BlockSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        worker = self._worker(pseudonym)
+        reason = given.validated_data.get("reason") or f"blocked by {request.user}"
+        params = {"worker_ids": [worker.pk], "reason": reason}
+        return in_background(request, "annotation.block_workers", f"Block worker {pseudonym}", params)
+
+    @extend_schema(parameters=[WORKER], request=None, responses={202: s.OperationSerializer})
+    @action(detail=True, methods=["post"])
+    def unblock(self, request: Request, pseudonym: str) -> ApiResponse:
+        """Unblock at the market, then here; poll the operation."""
+        worker = self._worker(pseudonym)
+        params = {"worker_ids": [worker.pk]}
+        return in_background(request, "annotation.unblock_workers", f"Unblock worker {pseudonym}", params)
 
 
 class ReleaseViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Release]):

@@ -97,6 +97,20 @@ def _write_clusters(
     if not desired:
         return
     stamp = writer.fields()
+    reused = _reuse_clusters(desired)
+    # Out of the way first, so that renumbering never meets the unique (claim, position).
+    top = PerspectiveCluster.objects.aggregate(top=Max("position"))["top"] or 0
+    updated, created = _cluster_rows(desired, reused, stamp)
+    for row in updated:
+        PerspectiveCluster.objects.filter(pk=row.pk).update(position=top + 1 + row.position)
+    fields = ["position", "stance_3", "stance_5", "voter_counts", "status", *PROVENANCE, "written_by_user"]
+    PerspectiveCluster.objects.bulk_update(updated, fields, batch_size=BATCH)
+    PerspectiveCluster.objects.bulk_create(created, batch_size=BATCH)
+    _write_contents(desired, perspectives, evidence, stamp)
+
+
+def _reuse_clusters(desired: dict[int, list[ClusterKey]]) -> dict[int, list[int]]:
+    """Per claim, its first clusters (as many as it will have), emptied to be rewritten; the rest go."""
     have: dict[int, list[int]] = {}
     for pk, claim_pk in (
         PerspectiveCluster.objects.filter(claim_id__in=list(desired))
@@ -110,8 +124,13 @@ def _write_clusters(
     ClusterMember.objects.filter(cluster_id__in=kept).delete()
     ClusterEvidence.objects.filter(cluster_id__in=kept).delete()
     PerspectiveCluster.objects.filter(pk__in=surplus).delete()
-    # Out of the way first, so that renumbering never meets the unique (claim, position).
-    top = PerspectiveCluster.objects.aggregate(top=Max("position"))["top"] or 0
+    return reused
+
+
+def _cluster_rows(
+    desired: dict[int, list[ClusterKey]], reused: dict[int, list[int]], stamp: dict[str, Any]
+) -> tuple[list[PerspectiveCluster], list[PerspectiveCluster]]:
+    """The release's clusters as rows: (reused rows to update, new rows to create)."""
     updated, created = [], []
     for claim_pk, clusters in desired.items():
         pks = reused.get(claim_pk, [])
@@ -124,12 +143,7 @@ def _write_clusters(
                 updated.append(PerspectiveCluster(pk=pks[position], **values))
             else:
                 created.append(PerspectiveCluster(**values))
-    for row in updated:
-        PerspectiveCluster.objects.filter(pk=row.pk).update(position=top + 1 + row.position)
-    fields = ["position", "stance_3", "stance_5", "voter_counts", "status", *PROVENANCE, "written_by_user"]
-    PerspectiveCluster.objects.bulk_update(updated, fields, batch_size=BATCH)
-    PerspectiveCluster.objects.bulk_create(created, batch_size=BATCH)
-    _write_contents(desired, perspectives, evidence, stamp)
+    return updated, created
 
 
 def _write_contents(

@@ -107,10 +107,7 @@ def _sync_rows(
     """Create missing rows, update those still holding the last release's content, report conflicts;
     returns public id → pk."""
     fields = sorted({name for row in desired.values() for name in row})
-    existing = {
-        row[key]: row
-        for row in model._default_manager.values("pk", key, "release_digest", *PROVENANCE, *fields)
-    }
+    existing = _existing_rows(model, key, fields)
     stamp = writer.fields()
     to_create, to_update, rebased = [], [], []
     for public_id, values in desired.items():
@@ -136,6 +133,14 @@ def _sync_rows(
                 rebased.append(model(pk=row["pk"], release_digest=theirs))
     _save(model, fields, to_create, to_update, rebased)
     return dict(model._default_manager.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
+
+
+def _existing_rows(model: type[models.Model], key: str, fields: list[str]) -> dict[int, dict[str, Any]]:
+    """The platform's rows by public id: the merged fields, their base digest and provenance."""
+    return {
+        row[key]: row
+        for row in model._default_manager.values("pk", key, "release_digest", *PROVENANCE, *fields)
+    }
 
 
 def _save(
@@ -234,15 +239,8 @@ def _sync_paraphrase_links(release: Release, perspectives: dict[int, int], repor
 
 def _sync_topics(release: Release, claims: dict[int, int], report: ImportReport, writer: Writer) -> None:
     """Each claim's topics, in order, as one row of the merge (base: `Claim.topics_release_digest`)."""
-    topic_pk = dict(Topic.objects.values_list("slug", "pk"))
     desired = {claims[entry["claim_id"]]: entry["topics"] for entry in release.topics}
-    current: dict[int, list[dict[str, Any]]] = {}
-    for row in (
-        ClaimTopic.objects.filter(claim_id__in=list(desired))
-        .order_by("claim_id", "position")
-        .values("claim_id", "topic__slug", *PROVENANCE)
-    ):
-        current.setdefault(row["claim_id"], []).append(row)
+    current = _current_topics(list(desired))
     bases = dict(Claim.objects.filter(pk__in=list(desired)).values_list("pk", "topics_release_digest"))
     cids = {pk: cid for cid, pk in claims.items()}
     replace, rebased = [], []
@@ -263,14 +261,32 @@ def _sync_topics(release: Release, claims: dict[int, int], report: ImportReport,
             )
         if bases[pk] != theirs:
             rebased.append(Claim(pk=pk, topics_release_digest=theirs))
-    ClaimTopic.objects.filter(claim_id__in=replace).delete()
+    _replace_topics({pk: desired[pk] for pk in replace}, writer)
+    Claim.objects.bulk_update(rebased, ["topics_release_digest"], batch_size=BATCH)
+
+
+def _current_topics(claim_pks: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """Each claim's topic rows on the platform, in order, with their provenance."""
+    current: dict[int, list[dict[str, Any]]] = {}
+    for row in (
+        ClaimTopic.objects.filter(claim_id__in=claim_pks)
+        .order_by("claim_id", "position")
+        .values("claim_id", "topic__slug", *PROVENANCE)
+    ):
+        current.setdefault(row["claim_id"], []).append(row)
+    return current
+
+
+def _replace_topics(topics: dict[int, list[str]], writer: Writer) -> None:
+    """Give these claims exactly these topics (slugs, in order), written by `writer`."""
+    topic_pk = dict(Topic.objects.values_list("slug", "pk"))
+    ClaimTopic.objects.filter(claim_id__in=list(topics)).delete()
     stamp = writer.fields()
     ClaimTopic.objects.bulk_create(
         [
             ClaimTopic(claim_id=pk, topic_id=topic_pk[slug], position=position, **stamp)
-            for pk in replace
-            for position, slug in enumerate(desired[pk])
+            for pk, slugs in topics.items()
+            for position, slug in enumerate(slugs)
         ],
         batch_size=BATCH,
     )
-    Claim.objects.bulk_update(rebased, ["topics_release_digest"], batch_size=BATCH)

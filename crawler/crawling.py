@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import redis
 from django.conf import settings
 from scrapy import Spider, signals
-from scrapy.crawler import CrawlerProcess
+from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 
 from config.progress import QUIET, Progress
@@ -140,21 +140,13 @@ def run_spider(
     note, resumed_from = ("", None) if run.shared else prepare_job_dir(jobdir, resume)
     if note:
         log.info("%s", note)
-    shared_run = run.pk if run.shared else None
-    process = CrawlerProcess(
-        scrapy_settings(None if run.shared else jobdir, shared_run), install_root_handler=False
-    )
-    # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
-    logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
+    process = _crawler_process(run, jobdir)
     # Spiders are named after their site; Scrapy's spider loader finds them in SPIDER_MODULES.
     crawler = process.create_crawler(run.site)
     # Kept referenced here: signal handlers are held weakly.
     mark_clean_stop = _mark_clean_stop(jobdir, run.pk)
     crawler.signals.connect(mark_clean_stop, signal=signals.spider_closed)
-    # `--limit` counts the whole crawl: the debates the runs it resumes ingested count too.
-    limit = run.limit and max(run.limit - services.ingested_before(resumed_from), 1)
-    if limit != run.limit:
-        log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
+    limit = _remaining_limit(run, resumed_from)
     process.crawl(
         crawler,
         run_id=run.pk,
@@ -165,6 +157,34 @@ def run_spider(
         shared=run.shared,
         helper_id=helper.pk if helper else None,
     )
+    _crawl_to_the_end(process, crawler, run, limit, progress)
+    _clean_up_after(run, jobdir, crawler, helper)
+    return note
+
+
+def _crawler_process(run: CrawlRun, jobdir: Path) -> CrawlerProcess:
+    """A Scrapy process with the run's settings: a JOBDIR, or for a shared run the queue in Redis."""
+    shared_run = run.pk if run.shared else None
+    process = CrawlerProcess(
+        scrapy_settings(None if run.shared else jobdir, shared_run), install_root_handler=False
+    )
+    # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
+    logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
+    return process
+
+
+def _remaining_limit(run: CrawlRun, resumed_from: int | None) -> int | None:
+    """`--limit` counts the whole crawl: the debates the runs it resumes ingested count too."""
+    limit = run.limit and max(run.limit - services.ingested_before(resumed_from), 1)
+    if limit != run.limit:
+        log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
+    return limit
+
+
+def _crawl_to_the_end(
+    process: CrawlerProcess, crawler: Crawler, run: CrawlRun, limit: int | None, progress: Progress
+) -> None:
+    """Run the reactor until the crawl stops, counting pages; a crash is recorded on the run first."""
     try:
         with progress.stage(f"crawl {run.site} (run {run.pk})", total=limit, unit="pages") as fetched:
             on_page = _count_pages(fetched)  # referenced here: signal handlers are held weakly
@@ -174,6 +194,10 @@ def run_spider(
         # The crawl process is ending anyway: record why on the run before the traceback surfaces.
         services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
         raise
+
+
+def _clean_up_after(run: CrawlRun, jobdir: Path, crawler: Crawler, helper: CrawlHelper | None) -> None:
+    """Drop the state a stopped crawl must not leave behind: a finished shared queue, a spent JOBDIR."""
     reason = crawler.stats.get_value("finish_reason") if crawler.stats else None
     if run.shared and helper is None:
         # The run's own process closes last (it waits for its helpers): the shared queue goes with it.
@@ -182,7 +206,6 @@ def run_spider(
         # Only a graceful stop (SIGTERM, the admin's Stop) leaves state worth resuming. After the
         # end or a limit, the seen-requests would make the next crawl skip pages never ingested.
         shutil.rmtree(jobdir)
-    return note
 
 
 def _count_pages(advance: Callable[[int], None]) -> Callable[..., None]:

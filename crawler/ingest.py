@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
@@ -148,45 +149,71 @@ def _sync_points(debate: Debate, prepared: list[PreparedPoint], version: PageVer
 
 
 def _add_points(debate: Debate, items: list[tuple[int, PreparedPoint]], version: PageVersion) -> None:
+    """Each new point becomes a crawled perspective in a candidate cluster of its own, with its evidence."""
     claim = debate.claim
     assert claim is not None, "a crawled debate always has its claim"
     pids = allocate_ids(Perspective, len(items))
     eids = allocate_ids(Evidence, sum(1 for _, item in items if item.evidence))
-    next_position = (claim.clusters.aggregate(top=Max("position"))["top"] or -1) + 1
+    first_position = (claim.clusters.aggregate(top=Max("position"))["top"] or -1) + 1
     stamp = provenance.stamp()
-    for (position, item), pid in zip(items, pids, strict=True):
-        point = item.point
-        perspective = Perspective.objects.create(
-            pid=pid,
-            text=point.headline,
-            origin=Origin.CRAWLED,
-            source=debate.site,
-            source_url=debate.url,
-            quality_flag=item.quality_flag[:200],
-            **stamp,
+    for offset, ((position, item), pid) in enumerate(zip(items, pids, strict=True)):
+        perspective, cluster = _candidate_cluster(debate, claim, item, pid, first_position + offset, stamp)
+        evidence = (
+            _cited_evidence(debate, cluster, item.evidence, eids.pop(0), stamp) if item.evidence else None
         )
-        cluster = PerspectiveCluster.objects.create(
-            claim=claim, position=next_position, status=Status.CANDIDATE, source_side=point.side, **stamp
-        )
-        next_position += 1
-        ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
-        evidence = None
-        if item.evidence:
-            evidence = Evidence.objects.create(
-                eid=eids.pop(0), text=item.evidence, source=debate.site, source_url=debate.url, **stamp
-            )
-            ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0, **stamp)
-        Point.objects.create(
-            debate=debate,
-            version=version,
-            side=point.side,
-            position=position,
-            site_point_id=point.site_point_id,
-            headline=point.headline,
-            body=point.body,
-            counterpoint=point.counterpoint,
-            references=point.references,
-            cluster=cluster,
-            perspective=perspective,
-            evidence=evidence,
-        )
+        _record_point(debate, version, position, item.point, cluster, perspective, evidence)
+
+
+def _candidate_cluster(
+    debate: Debate, claim: Claim, item: PreparedPoint, pid: int, position: int, stamp: dict[str, Any]
+) -> tuple[Perspective, PerspectiveCluster]:
+    """The point's headline as a crawled perspective, alone in a candidate cluster with the site's side."""
+    perspective = Perspective.objects.create(
+        pid=pid,
+        text=item.point.headline,
+        origin=Origin.CRAWLED,
+        source=debate.site,
+        source_url=debate.url,
+        quality_flag=item.quality_flag[:200],
+        **stamp,
+    )
+    cluster = PerspectiveCluster.objects.create(
+        claim=claim, position=position, status=Status.CANDIDATE, source_side=item.point.side, **stamp
+    )
+    ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
+    return perspective, cluster
+
+
+def _cited_evidence(
+    debate: Debate, cluster: PerspectiveCluster, text: str, eid: int, stamp: dict[str, Any]
+) -> Evidence:
+    """The point's cleaned body as evidence, linked to its cluster."""
+    evidence = Evidence.objects.create(eid=eid, text=text, source=debate.site, source_url=debate.url, **stamp)
+    ClusterEvidence.objects.create(cluster=cluster, evidence=evidence, position=0, **stamp)
+    return evidence
+
+
+def _record_point(
+    debate: Debate,
+    version: PageVersion,
+    position: int,
+    point: PointRecord,
+    cluster: PerspectiveCluster,
+    perspective: Perspective,
+    evidence: Evidence | None,
+) -> None:
+    """The crawl's own record of the point, linked to the corpus rows made from it."""
+    Point.objects.create(
+        debate=debate,
+        version=version,
+        side=point.side,
+        position=position,
+        site_point_id=point.site_point_id,
+        headline=point.headline,
+        body=point.body,
+        counterpoint=point.counterpoint,
+        references=point.references,
+        cluster=cluster,
+        perspective=perspective,
+        evidence=evidence,
+    )

@@ -83,6 +83,23 @@ class LocalSite:
         routes["/debatabase/all"] = routes["/debatabase/all?page=0"]
         return cls(routes)
 
+    def answer(self, path: str) -> tuple[int, str, bytes]:
+        """Record a GET of `path` and answer it: (status, content type, body)."""
+        self.requested.append(path)
+        self.arrived.append(time.monotonic())
+        parts = urlsplit(path)
+        key = parts.path + (f"?{parts.query}" if parts.query else "")
+        if parts.path == "/cdx/search/cdx":
+            body: bytes | None = self.cdx(parts.query)
+        elif parts.path.startswith("/web/"):
+            body = self.archived(path)
+        else:
+            body = self.routes.get(key)
+        if self.delay and key.startswith("/debatabase/theme/"):
+            time.sleep(self.delay)
+        content_type = "text/html; charset=utf-8" if not key.endswith(".txt") else "text/plain"
+        return (200 if body is not None else 404), content_type, body or b"not found"
+
     @contextmanager
     def serve(self, port: int = 0) -> Iterator[LocalSite]:
         """Serve on 127.0.0.1:`port` (when taken, or 0: a port the kernel picks)."""
@@ -90,24 +107,11 @@ class LocalSite:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                site.requested.append(self.path)
-                site.arrived.append(time.monotonic())
-                parts = urlsplit(self.path)
-                key = parts.path + (f"?{parts.query}" if parts.query else "")
-                if parts.path == "/cdx/search/cdx":
-                    body: bytes | None = site.cdx(parts.query)
-                elif parts.path.startswith("/web/"):
-                    body = site.archived(self.path)
-                else:
-                    body = site.routes.get(key)
-                if site.delay and key.startswith("/debatabase/theme/"):
-                    time.sleep(site.delay)
-                self.send_response(200 if body is not None else 404)
-                self.send_header(
-                    "Content-Type", "text/html; charset=utf-8" if not key.endswith(".txt") else "text/plain"
-                )
+                status, content_type, body = site.answer(self.path)
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
                 self.end_headers()
-                self.wfile.write(body or b"not found")
+                self.wfile.write(body)
 
             def log_message(self, format: str, *args: object) -> None:
                 return

@@ -78,10 +78,7 @@ def create_run(
     """A queued CrawlRun; the crawl process picks it up by id. One active run per site and mode.
 
     `pid`: the process that will crawl it, when that is the caller itself (`manage.py crawl`)."""
-    if site not in SITES:
-        raise CrawlRequestError(f"unknown site {site!r}; known: {', '.join(SITES)}")
-    if limit is not None and limit < 1:
-        raise CrawlRequestError("--limit must be at least 1")
+    _check_request(site, limit)
     start, end = parse_archive_range(archive) if archive else ("", "")
     mode = CrawlMode.ARCHIVE if archive else CrawlMode.LIVE
     # A crawl that died without a word still says "running": settle it before it blocks this one.
@@ -103,11 +100,23 @@ def create_run(
                 shared=shared,
             )
     except IntegrityError:
-        active = CrawlRun.objects.filter(site=site, mode=mode, status__in=RunStatus.active()).first()
-        raise CrawlRequestError(
-            f"a {mode} crawl of {site} is already active (run {active.pk if active else '?'}); "
-            "stop it or wait for it to end"
-        ) from None
+        raise _already_active(site, mode) from None
+
+
+def _check_request(site: str, limit: int | None) -> None:
+    if site not in SITES:
+        raise CrawlRequestError(f"unknown site {site!r}; known: {', '.join(SITES)}")
+    if limit is not None and limit < 1:
+        raise CrawlRequestError("--limit must be at least 1")
+
+
+def _already_active(site: str, mode: str) -> CrawlRequestError:
+    """The refusal of a second active run of a site and mode, naming the one that holds it."""
+    active = CrawlRun.objects.filter(site=site, mode=mode, status__in=RunStatus.active()).first()
+    return CrawlRequestError(
+        f"a {mode} crawl of {site} is already active (run {active.pk if active else '?'}); "
+        "stop it or wait for it to end"
+    )
 
 
 def request_crawl(

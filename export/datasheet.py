@@ -33,49 +33,78 @@ def known_issues(
     simulated: bool,
 ) -> list[str]:
     """Problems a user of the files should know about, counted from the records themselves."""
-    issues = []
-    if simulated:
-        issues.append(
-            "Contains labels from a SIMULATED crowd (modelled workers answering from known labels): "
-            "for demonstrations and tests only, not for research results."
-        )
+    found = [
+        _simulated_issue(simulated),
+        _contradiction_issue(claims),
+        _duplicate_text_issue(claims, pool),
+        _missing_evidence_issue(evidence_missing),
+        *_coverage_issues(claims),
+        _leakage_issue(split),
+    ]
+    return [issue for issue in found if issue]
+
+
+def _simulated_issue(simulated: bool) -> str:
+    if not simulated:
+        return ""
+    return (
+        "Contains labels from a SIMULATED crowd (modelled workers answering from known labels): "
+        "for demonstrations and tests only, not for research results."
+    )
+
+
+def _contradiction_issue(claims: Sequence[Mapping[str, Any]]) -> str:
     contradicting = sum(1 for claim in claims for cluster in claim["perspectives"] if _contradicts(cluster))
-    if contradicting:
-        issues.append(
-            f"{contradicting} clusters have a 3-way label that contradicts their voter_counts (in "
-            "PERSPECTRUM v1.0: stance-flipped copies whose counts were reversed, not swapped); "
-            "trust stance_label_3/5 for these."
-        )
+    if not contradicting:
+        return ""
+    return (
+        f"{contradicting} clusters have a 3-way label that contradicts their voter_counts (in "
+        "PERSPECTRUM v1.0: stance-flipped copies whose counts were reversed, not swapped); "
+        "trust stance_label_3/5 for these."
+    )
+
+
+def _duplicate_text_issue(claims: Sequence[Mapping[str, Any]], pool: Sequence[Mapping[str, Any]]) -> str:
     text_of = {p["pId"]: p["text"] for p in pool}
     duplicated = [
         claim["cId"]
         for claim in claims
         if _has_duplicate_texts([text_of.get(pid) for c in claim["perspectives"] for pid in c["pids"]])
     ]
-    if duplicated:
-        shown = ", ".join(map(str, duplicated[:8]))
-        issues.append(
-            f"{len(duplicated)} claims hold different pIds with identical text (e.g. claims {shown})."
-        )
-    if evidence_missing:
-        issues.append(
-            f"{evidence_missing} evidence ids cited by clusters have no text here (the PERSPECTRUM v1.0 "
-            "evidence pool was not available); their ids are kept, their texts are not invented."
-        )
+    if not duplicated:
+        return ""
+    shown = ", ".join(map(str, duplicated[:8]))
+    return f"{len(duplicated)} claims hold different pIds with identical text (e.g. claims {shown})."
+
+
+def _missing_evidence_issue(evidence_missing: int) -> str:
+    if not evidence_missing:
+        return ""
+    return (
+        f"{evidence_missing} evidence ids cited by clusters have no text here (the PERSPECTRUM v1.0 "
+        "evidence pool was not available); their ids are kept, their texts are not invented."
+    )
+
+
+def _coverage_issues(claims: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Claims with no topic, and claims with no released cluster."""
     untopical = sum(1 for claim in claims if not claim["topics"])
-    if untopical:
-        issues.append(f"{untopical} claims have no topic; each was split on its own.")
     bare = sum(1 for claim in claims if not claim["perspectives"])
-    if bare:
-        issues.append(f"{bare} claims have no released perspective cluster.")
+    return [
+        f"{untopical} claims have no topic; each was split on its own." if untopical else "",
+        f"{bare} claims have no released perspective cluster." if bare else "",
+    ]
+
+
+def _leakage_issue(split: Mapping[str, Any]) -> str:
     leakage = split.get("leakage", {})
-    if leakage.get("topic_sharing_pairs_across_splits"):
-        issues.append(
-            f"{leakage['topic_sharing_pairs_across_splits']} of {leakage['topic_sharing_pairs']} claim "
-            f"pairs that share a topic fall in different splits (split grouping: "
-            f"{split.get('grouping', 'as stored')}); see manifest split.leakage."
-        )
-    return issues
+    if not leakage.get("topic_sharing_pairs_across_splits"):
+        return ""
+    return (
+        f"{leakage['topic_sharing_pairs_across_splits']} of {leakage['topic_sharing_pairs']} claim "
+        f"pairs that share a topic fall in different splits (split grouping: "
+        f"{split.get('grouping', 'as stored')}); see manifest split.leakage."
+    )
 
 
 def _contradicts(cluster: Mapping[str, Any]) -> bool:
@@ -100,47 +129,15 @@ def build_datasheet(
     workers: Mapping[str, int],
     issues: Sequence[str],
 ) -> dict[str, Any]:
-    table_2 = statistics["table_2"]
-    total = sum((Decimal(job["pay"]["rewards"]) + Decimal(job["pay"]["bonuses"]) for job in jobs), Decimal(0))
-    imported = crawl.get("claims_without_crawl_record", 0)
+    """The datasheet as a dict: composition, collection, annotation steps, pay, workers, known issues."""
     return {
         "title": f"Stancework release {version}",
         "motivation": "Claims, perspectives and evidence from debate websites, verified by a crowd, "
         "for research on perspective discovery and stance (after PERSPECTRUM, NAACL 2019).",
-        "composition": {
-            "claims": table_2["claims"]["count"],
-            "perspectives": table_2["perspectives"]["count"],
-            "perspective_clusters": table_2["perspectives"]["with_stances"],
-            "evidence": table_2["evidence"]["count"],
-            "split": statistics["split"],
-        },
-        "collection": {
-            "crawl_runs": len(crawl.get("runs", [])),
-            "debates_by_site": crawl.get("debates_by_site", {}),
-            "claims_with_crawl_record": crawl.get("claims_with_crawl_record", 0),
-            "claims_without_crawl_record": imported,
-            "imported": PERSPECTRUM_CONSTRUCTION if imported else "",
-        },
-        "annotation_steps": [
-            {
-                "job_id": job["id"],
-                "task_type": job["task_type"],
-                "provider": job["provider"],
-                "simulated": job["simulated"],
-                "items": job["items"],
-                "workers_per_item": job["workers_per_item"],
-                "reward_per_hit": job["reward_per_hit"],
-                "hits": job["hits"],
-                "workers": job["workers"],
-                "quiz_pass_mark": job["params"].get("quiz_pass_mark"),
-            }
-            for job in jobs
-        ],
-        "pay": {
-            "total": str(total.quantize(Decimal("0.01"))),
-            "currency": "USD",
-            "by_job": {str(j["id"]): j["pay"] for j in jobs},
-        },
+        "composition": _composition(statistics),
+        "collection": _collection(crawl),
+        "annotation_steps": [_annotation_step(job) for job in jobs],
+        "pay": _pay(jobs),
         "workers": dict(workers),
         "worker_identities": "Keyed pseudonyms only (HMAC-SHA256 with a per-release key kept out of "
         "the release); raw worker ids never leave the platform's database.",
@@ -148,12 +145,88 @@ def build_datasheet(
     }
 
 
+def _composition(statistics: Mapping[str, Any]) -> dict[str, Any]:
+    table_2 = statistics["table_2"]
+    return {
+        "claims": table_2["claims"]["count"],
+        "perspectives": table_2["perspectives"]["count"],
+        "perspective_clusters": table_2["perspectives"]["with_stances"],
+        "evidence": table_2["evidence"]["count"],
+        "split": statistics["split"],
+    }
+
+
+def _collection(crawl: Mapping[str, Any]) -> dict[str, Any]:
+    imported = crawl.get("claims_without_crawl_record", 0)
+    return {
+        "crawl_runs": len(crawl.get("runs", [])),
+        "debates_by_site": crawl.get("debates_by_site", {}),
+        "claims_with_crawl_record": crawl.get("claims_with_crawl_record", 0),
+        "claims_without_crawl_record": imported,
+        "imported": PERSPECTRUM_CONSTRUCTION if imported else "",
+    }
+
+
+def _annotation_step(job: Mapping[str, Any]) -> dict[str, Any]:
+    copied = (
+        "task_type",
+        "provider",
+        "simulated",
+        "items",
+        "workers_per_item",
+        "reward_per_hit",
+        "hits",
+        "workers",
+    )
+    return {
+        "job_id": job["id"],
+        **{key: job[key] for key in copied},
+        "quiz_pass_mark": job["params"].get("quiz_pass_mark"),
+    }
+
+
+def _pay(jobs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    total = sum((Decimal(job["pay"]["rewards"]) + Decimal(job["pay"]["bonuses"]) for job in jobs), Decimal(0))
+    return {
+        "total": str(total.quantize(Decimal("0.01"))),
+        "currency": "USD",
+        "by_job": {str(j["id"]): j["pay"] for j in jobs},
+    }
+
+
+# The annotation-steps table: its column headings and the step keys they show, in order.
+STEP_COLUMNS = (
+    ("job", "job_id"),
+    ("task type", "task_type"),
+    ("provider", "provider"),
+    ("simulated", "simulated"),
+    ("items", "items"),
+    ("workers/item", "workers_per_item"),
+    ("reward/HIT", "reward_per_hit"),
+    ("HITs", "hits"),
+    ("workers", "workers"),
+)
+
+
 def render_markdown(sheet: Mapping[str, Any], statistics: Mapping[str, Any]) -> str:
     """The datasheet as Markdown, with the paper-shaped statistics tables."""
     lines = [f"# Datasheet: {sheet['title']}", "", sheet["motivation"], "", "## Composition", ""]
     lines += [f"- {key.replace('_', ' ')}: {_plain(value)}" for key, value in sheet["composition"].items()]
-    collection = sheet["collection"]
-    lines += ["", "## Collection", ""]
+    lines += _collection_lines(sheet["collection"])
+    lines += ["", "## Annotation steps", ""]
+    lines += _steps_table(sheet["annotation_steps"])
+    lines += ["", "## Pay", "", f"Total paid: {money(sheet['pay']['total'], sheet['pay']['currency'])}."]
+    lines += ["", "## Workers", ""]
+    lines += [f"- {key}: {value}" for key, value in sheet["workers"].items()]
+    lines += ["", sheet["worker_identities"]]
+    lines += _statistics_lines(statistics)
+    lines += ["", "## Known issues", ""]
+    lines += [f"- {issue}" for issue in sheet["known_issues"]] or ["None recorded."]
+    return "\n".join(lines) + "\n"
+
+
+def _collection_lines(collection: Mapping[str, Any]) -> list[str]:
+    lines = ["", "## Collection", ""]
     lines += [
         f"- {key.replace('_', ' ')}: {_plain(value)}"
         for key, value in collection.items()
@@ -161,47 +234,24 @@ def render_markdown(sheet: Mapping[str, Any], statistics: Mapping[str, Any]) -> 
     ]
     if collection["imported"]:
         lines += ["", "Claims without a crawl record were imported. " + collection["imported"]]
-    lines += ["", "## Annotation steps", ""]
-    if sheet["annotation_steps"]:
-        lines += _table(
-            [
-                "job",
-                "task type",
-                "provider",
-                "simulated",
-                "items",
-                "workers/item",
-                "reward/HIT",
-                "HITs",
-                "workers",
-            ],
-            [
-                [
-                    s["job_id"],
-                    s["task_type"],
-                    s["provider"],
-                    s["simulated"],
-                    s["items"],
-                    s["workers_per_item"],
-                    s["reward_per_hit"],
-                    s["hits"],
-                    s["workers"],
-                ]
-                for s in sheet["annotation_steps"]
-            ],
-        )
-    else:
-        lines.append("No crowd jobs were run on this platform.")
-    lines += ["", "## Pay", "", f"Total paid: {money(sheet['pay']['total'], sheet['pay']['currency'])}."]
-    lines += ["", "## Workers", ""]
-    lines += [f"- {key}: {value}" for key, value in sheet["workers"].items()]
-    lines += ["", sheet["worker_identities"], "", "## Statistics (paper Table 2)", ""]
+    return lines
+
+
+def _steps_table(steps: Sequence[Mapping[str, Any]]) -> list[str]:
+    if not steps:
+        return ["No crowd jobs were run on this platform."]
+    return _table(
+        [heading for heading, _ in STEP_COLUMNS], [[s[key] for _, key in STEP_COLUMNS] for s in steps]
+    )
+
+
+def _statistics_lines(statistics: Mapping[str, Any]) -> list[str]:
+    """The paper's Tables 2 and 4 as two-column tables."""
+    lines = ["", "## Statistics (paper Table 2)", ""]
     lines += _table(["statistic", "value"], _flatten(statistics["table_2"]))
     lines += ["", "## Statistics by site and step (paper Table 4)", ""]
     lines += _table(["statistic", "value"], _flatten(statistics["table_4"]))
-    lines += ["", "## Known issues", ""]
-    lines += [f"- {issue}" for issue in sheet["known_issues"]] or ["None recorded."]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _plain(value: Any) -> str:

@@ -33,6 +33,7 @@ from corpus.provenance import Writer
 from corpus.services import allocate_ids
 from pipeline.counter_speeches import counter_speech_questions
 from search import services as search
+from search.candidates import WebCandidate
 from search.websources import FileWebSource, WebSearchSource
 
 WEB_SOURCE = "web"
@@ -129,43 +130,50 @@ def add_web_candidates(cid: int, found: Sequence[Any]) -> int:
     """One candidate cluster per new web sentence. Its crawled side is the side of the perspective
     that found it, a hint (used only as the simulated crowd's answer and for the gold check)."""
     claim = Claim.objects.get(cid=cid)
-    present = set(
-        ClusterMember.objects.filter(cluster__claim=claim, position=0).values_list(
-            "perspective__text", flat=True
-        )
-    )
-    side = {
-        pid: SIDE_OF.get(Stance3(stance), "") if stance else ""
-        for pid, stance in ClusterMember.objects.filter(cluster__claim=claim, position=0).values_list(
-            "perspective__pid", "cluster__stance_3"
-        )
-    }
+    present, side = _heads(claim)
     fresh = [candidate for candidate in found if candidate.text not in present]
     stamp = Writer.process("web search candidates").fields()
     with transaction.atomic():
         ids = allocate_ids(Perspective, len(fresh))
         last = PerspectiveCluster.objects.filter(claim=claim).aggregate(top=Max("position"))["top"]
-        position = -1 if last is None else last
-        for candidate, pid in zip(fresh, ids, strict=True):
-            perspective = Perspective.objects.create(
-                pid=pid,
-                text=candidate.text,
-                origin=Origin.WEB,
-                source=WEB_SOURCE,
-                source_url=candidate.url[:2000],
-                **stamp,
-            )
-            position += 1
-            cluster = PerspectiveCluster.objects.create(
-                claim=claim,
-                position=position,
-                status=Status.CANDIDATE,
-                source_side=side.get(candidate.perspective_id, ""),
-                rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
-                **stamp,
-            )
-            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
+        first = 0 if last is None else last + 1
+        for position, (candidate, pid) in enumerate(zip(fresh, ids, strict=True), start=first):
+            _add_web_cluster(claim, candidate, pid, position, side.get(candidate.perspective_id, ""), stamp)
     return len(fresh)
+
+
+def _heads(claim: Claim) -> tuple[set[str], dict[int, str]]:
+    """The texts heading the claim's clusters, and the side each head's cluster takes (by pid)."""
+    heads = ClusterMember.objects.filter(cluster__claim=claim, position=0)
+    present = set(heads.values_list("perspective__text", flat=True))
+    side = {
+        pid: SIDE_OF.get(Stance3(stance), "") if stance else ""
+        for pid, stance in heads.values_list("perspective__pid", "cluster__stance_3")
+    }
+    return present, side
+
+
+def _add_web_cluster(
+    claim: Claim, candidate: WebCandidate, pid: int, position: int, side: str, stamp: dict[str, Any]
+) -> None:
+    """The web sentence as a web perspective, alone in a candidate cluster at `position`."""
+    perspective = Perspective.objects.create(
+        pid=pid,
+        text=candidate.text,
+        origin=Origin.WEB,
+        source=WEB_SOURCE,
+        source_url=candidate.url[:2000],
+        **stamp,
+    )
+    cluster = PerspectiveCluster.objects.create(
+        claim=claim,
+        position=position,
+        status=Status.CANDIDATE,
+        source_side=side,
+        rule=f"web candidate for p{candidate.perspective_id} (score {candidate.score:.2f})",
+        **stamp,
+    )
+    ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0, **stamp)
 
 
 def evidence_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:

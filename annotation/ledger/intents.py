@@ -64,6 +64,11 @@ def record(
         "currency": currency,
         "params": params or {},
     }
+    return _standing_attempt(intent, fields)
+
+
+def _standing_attempt(intent: str, fields: dict[str, Any]) -> LedgerEntry:
+    """The intent's latest attempt, unless there is none or it failed: then a new attempt."""
     latest = LedgerEntry.objects.filter(intent=intent).order_by("-attempt").first()
     if latest is None:
         return _attempt(intent, 1, fields)

@@ -18,10 +18,8 @@ from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerState, ReconciliationIssue
 from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
-from annotation.markets.base import ProviderError
 from annotation.models import Job
 from annotation.staff.markets import start
-from annotation.work.jobs import estimate_cost
 
 
 @admin.register(LedgerEntry)
@@ -145,23 +143,15 @@ class ReconciliationIssueAdmin(admin.ModelAdmin):
 # Actions for the Job admin (annotation/admin.py may add them to its `actions`).
 
 
-@admin.action(description="Show the worst-case market cost of the selected jobs", permissions=["view"])
+@admin.action(
+    description="Show the worst-case market cost of the selected jobs (read in the background)",
+    permissions=["view"],
+)
 def show_market_cost(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> None:
-    for job in queryset:
-        try:
-            estimate = estimate_cost(job)
-        except ProviderError as exc:
-            modeladmin.message_user(request, f"{job}: {exc}", messages.WARNING)
-            continue
-        budget = f"budget {estimate.budget}" if estimate.budget is not None else "no budget set"
-        balance = f"balance {estimate.balance}" if estimate.balance is not None else "no market balance"
-        verdict = estimate.refusal or "within budget and balance"
-        modeladmin.message_user(
-            request,
-            f"{job}: worst case {estimate.worst_case} (fee {estimate.fee_rate:%}, bonus cap "
-            f"{estimate.bonus_cap}); {budget}; {balance}: {verdict}",
-            messages.WARNING if estimate.refusal else messages.INFO,
-        )
+    # The fee and the balance are read from the market: by the worker, never inside this request.
+    job_ids = list(queryset.values_list("pk", flat=True))
+    params = {"job_ids": job_ids}
+    start(modeladmin, request, "annotation.show_market_costs", "Market cost", params, len(job_ids))
 
 
 @admin.action(

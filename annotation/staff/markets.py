@@ -26,7 +26,7 @@ from accounts import audit
 from accounts.models import AuditEvent
 from annotation import work
 from annotation.markets.base import ProviderError
-from annotation.markets.errors import RejectionError
+from annotation.markets.errors import MarketError, RejectionError
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, Job
 from annotation.work.accuracy import job_accuracy
@@ -104,7 +104,7 @@ def _cost_rows(jobs: Sequence[Job], extra: int = 0) -> list[list[object]]:
     for job in jobs:
         try:
             estimate = work.estimate_cost(job, extra=extra)
-        except ProviderError as error:
+        except (ProviderError, MarketError) as error:  # a market down is said on the page, never a 500
             rows.append([job, job.provider, "–", "–", job.budget, "–", "–", str(error)])
             continue
         verdict = estimate.refusal or "allowed"

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
         pseudonym_key,
         review_assignment,
         unblock_worker,
+        worker_by_pseudonym,
         worker_pseudonym,
     )
     from annotation.work.settling import settle_job
@@ -111,6 +112,7 @@ _HOMES = {
     "long_format": "annotation.work.records",
     "pseudonym_key": "annotation.work.records",
     "review_assignment": "annotation.work.records",
+    "worker_by_pseudonym": "annotation.work.records",
     "worker_pseudonym": "annotation.work.records",
 }
 
@@ -162,6 +164,7 @@ __all__ = [
     "submit_assignment",
     "sync_job",
     "unblock_worker",
+    "worker_by_pseudonym",
     "worker_pseudonym",
 ]
 

@@ -14,6 +14,7 @@ from annotation.markets.base import ProviderError
 from annotation.markets.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
+from annotation.work.jobs import CostEstimate
 from operations.registry import OperationFailedError, Progress, register
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
@@ -126,3 +127,19 @@ def _bonus_outcome(report: BonusReport) -> str:
 @register("annotation.bonus_correct_answers")
 def bonus_correct_work(progress: Progress, job_ids: list[int]) -> None:
     _each(progress, _jobs(job_ids), lambda job: _bonus_outcome(bonus_correct_answers(job.pk)))
+
+
+def _cost_line(estimate: CostEstimate) -> str:
+    budget = f"budget {estimate.budget}" if estimate.budget is not None else "no budget set"
+    balance = f"balance {estimate.balance}" if estimate.balance is not None else "no market balance"
+    verdict = estimate.refusal or "within budget and balance"
+    return (
+        f"worst case {estimate.worst_case} (fee {estimate.fee_rate:%}, bonus cap {estimate.bonus_cap}); "
+        f"{budget}; {balance}: {verdict}"
+    )
+
+
+@register("annotation.show_market_costs")
+def show_market_costs(progress: Progress, job_ids: list[int]) -> None:
+    """Each job's worst case and the market's balance, read from the market by the worker."""
+    _each(progress, _jobs(job_ids), lambda job: _cost_line(work.estimate_cost(job)))

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response, Worker
-from annotation.work.pseudonyms import PseudonymKeyError, pseudonym
+from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 
 
 def long_format(
@@ -60,6 +60,20 @@ def pseudonym_key() -> bytes:
 def worker_pseudonym(worker: Worker) -> str:
     """The only form of a worker's id that may leave the operational database (exports, logs)."""
     return pseudonym(worker.provider, worker.external_id, pseudonym_key())
+
+
+def worker_by_pseudonym(name: str) -> Worker | None:
+    """The worker a keyed pseudonym names, or None. A keyed hash cannot be reversed, so each worker's
+    pseudonym is computed in turn (an HMAC each: about a second per million workers)."""
+    if not is_pseudonym(name):
+        return None
+    key = pseudonym_key()
+    for pk, provider, external_id in Worker.objects.values_list("pk", "provider", "external_id").iterator(
+        chunk_size=5000
+    ):
+        if hmac.compare_digest(pseudonym(provider, external_id, key), name):
+            return Worker.objects.get(pk=pk)
+    return None
 
 
 class ReviewError(ValueError):

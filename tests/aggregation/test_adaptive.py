@@ -5,8 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aggregation.adaptive import AdaptiveError, AdaptivePolicy, fixed_rounds, rule_could_change, run_rounds
+from aggregation.adaptive import (
+    AdaptiveError,
+    AdaptivePolicy,
+    fixed_rounds,
+    model_could_change,
+    open_items,
+    rule_could_change,
+    run_rounds,
+)
 from aggregation.dawid_skene import DawidSkene
+from aggregation.label_models import Aggregate
 from aggregation.labels import LabelSet
 from aggregation.responses import Responses
 from aggregation.rules import AgreementRule
@@ -59,10 +68,45 @@ def test_adaptive_asks_only_open_items_and_stays_between_min_and_max():
     assert 2 * len(used) < used.sum() < 5 * len(used)
     # Answers are taken in arrival order: no item skips one.
     assert (replay.used == fixed_rounds(np.full(len(used), 5), 5) & (np.arange(5) < used[:, None])).all()
-    # Every item it stopped early on, the model was sure of.
+    # Every item it stopped early on, the model was sure of, or no labels left could change its label.
     stopped = used < 5
-    assert (replay.fitted.probabilities.max(axis=1)[stopped] >= 0.95).all()
+    sure = replay.fitted.probabilities.max(axis=1) >= 0.95
+    settled = ~model_could_change(replay.fitted, 5 - used)
+    assert (sure | settled)[stopped].all()
+    assert (~sure & stopped).any()  # the second test saves labels the first alone would buy
 
 
 def test_a_stricter_stop_buys_more_labels():
     assert crowd_rounds(0.99)[2].used.sum() > crowd_rounds(0.9)[2].used.sum()
+
+
+def fitted_two_items(posterior_a: list[float]) -> Aggregate:
+    """Two binary items with the given posteriors of "a"; every worker right 80% of the time."""
+    probabilities = np.array([[p, 1 - p] for p in posterior_a])
+    confusion = np.array([[[0.8, 0.2], [0.2, 0.8]]] * 3)
+    return Aggregate(
+        model="test",
+        items=np.arange(len(posterior_a)),
+        workers=np.arange(3),
+        label_set=BINARY,
+        labels=np.zeros(len(posterior_a), dtype=np.intp),
+        probabilities=probabilities,
+        worker_reliability=np.full(3, 0.8),
+        worker_confusion=confusion,
+    )
+
+
+def test_the_model_label_can_change_only_where_the_labels_left_can_outweigh_its_margin():
+    # One label moves the log odds by log 4 ≈ 1.39: odds 3 (0.75) can flip with one, 9 (0.9) cannot,
+    # 9 can with two, and 0.99 (odds 99, log 4.6) cannot even with three.
+    fitted = fitted_two_items([0.75, 0.9, 0.9, 0.99])
+    left = np.array([1, 1, 2, 3])
+    assert model_could_change(fitted, left).tolist() == [True, False, True, False]
+    assert not model_could_change(fitted, np.zeros(4, dtype=np.intp)).any()
+
+
+def test_an_unsure_item_the_labels_left_cannot_overturn_gets_no_more():
+    fitted = fitted_two_items([0.9, 0.9])
+    counts = np.array([[4, 0], [2, 0]])  # one label left for the first, three for the second
+    asking = open_items(AdaptivePolicy(2, 5, 0.95), fitted, counts, None)
+    assert asking.tolist() == [False, True]

@@ -6,13 +6,16 @@ then loses its reply (a read timeout, or a 502 from a gateway): exactly one effe
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine
+from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.base import ProviderError
 from annotation.markets.prolific.fake import FakeProlific
@@ -113,16 +116,40 @@ def test_a_lost_pay_reply_pays_once_and_is_confirmed_by_reading(fake: FakeProlif
 
 
 @pytest.mark.parametrize("loss", LOSSES)
-def test_a_lost_bonus_set_up_pays_once(fake: FakeProlific, loss: str) -> None:
-    """Prolific documents no read of a set-up bonus: a lost set-up is set up again, unpaid, so the
-    money still moves once (the unpaid set-up pays nobody)."""
+def test_a_lost_bonus_set_up_is_unclear_never_set_up_again_nor_paid(fake: FakeProlific, loss: str) -> None:
+    """Prolific documents no read of a set-up bulk bonus (its API has set up and pay, nothing to list):
+    a set-up whose reply is lost stays UNCLEAR. It is not sent again, by a second ask or by the
+    sweeper, and nothing is paid: its id never reached us, so it cannot be paid at all."""
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     getattr(fake, loss)("create-bonus-payments")
 
-    with pytest.raises(ProviderError):
+    for _ in range(2):  # asked twice: the second ask finds the unclear row and sends nothing
+        with pytest.raises(ProviderError, match="unclear"):
+            work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+    setup = LedgerEntry.objects.get(kind=LedgerKind.BONUS)
+    engine.sweep_stale(now=timezone.now() + dt.timedelta(days=3))
+    resolved = engine.resolve(setup.pk)
+
+    assert fake.effects["set-up-bonus"] == 1
+    assert resolved.state == LedgerState.UNCLEAR
+    assert fake.effects["pay-bonus"] == 0 and not LedgerEntry.objects.filter(kind=LedgerKind.PAY).exists()
+    assert fake.submissions[assignment.external_id]["bonus_payments"] == []
+
+
+def test_a_person_deciding_a_lost_set_up_paid_nobody_lets_the_bonus_be_set_up_and_paid_once(
+    fake: FakeProlific,
+) -> None:
+    assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
+    fake.lose_reply("create-bonus-payments")
+    with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+    setup = LedgerEntry.objects.get(kind=LedgerKind.BONUS)
+    boss = User.objects.create_superuser("boss", "boss@example.com", "pw")
+
+    decide_unclear(setup.pk, moved=False, user=boss, evidence="an unpaid set-up pays nobody")
     work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
 
+    assert fake.effects["set-up-bonus"] == 2  # the lost one (never paid) and the person's new attempt
     assert fake.effects["pay-bonus"] == 1
     assert fake.submissions[assignment.external_id]["bonus_payments"] == [40]
 

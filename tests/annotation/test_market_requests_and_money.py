@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 from django.test import Client
+from django.urls import get_resolver
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -69,6 +70,7 @@ def answered_at_once_then_failed(fake: FakeProlific, queued: list[int], request:
     """The request answers within a second without asking the market; the worker then runs the
     operation, which fails with the market's message (never a 500)."""
     calls_before = len(fake.calls)
+    assert get_resolver().url_patterns  # the URLconf's one-time import (matplotlib) is no request's time
     started = time.monotonic()
     response = request()
     elapsed = time.monotonic() - started
@@ -77,6 +79,8 @@ def answered_at_once_then_failed(fake: FakeProlific, queued: list[int], request:
     assert len(fake.calls) == calls_before  # the request itself asked the market nothing
     (operation_id,) = queued
     queued.clear()
+    if response.status_code == 202:  # the API answers with the operation to follow
+        assert response.json()["id"] == operation_id
     operation = run_operation(operation_id)  # as the Celery worker would: no crash
     assert operation.state == OperationState.FAILED
     assert "Prolific unreachable" in operation.error and "failed: Prolific unreachable" in operation.log
@@ -108,22 +112,29 @@ def test_admin_and_api_pause_and_resume_answer_at_once_with_the_market_down(
     assert job.state == JobState.PAUSED  # paused here at once; resumed only once the market has been
 
 
-def test_admin_block_answers_at_once_with_the_market_down(
-    fake: FakeProlific, queued: list[int], client: Client
+@pytest.mark.parametrize("action", ["block", "unblock"])
+def test_admin_and_api_block_and_unblock_answer_at_once_with_the_market_down(
+    fake: FakeProlific, queued: list[int], client: Client, settings: Any, action: str
 ) -> None:
-    assignment = submitted(fake, published())
+    settings.WORKER_PSEUDONYM_KEY = "market-tests-pseudonym-key-0123456789"
+    worker = submitted(fake, published()).worker
+    if action == "unblock":
+        work.block_worker(worker.pk, "copied answers")
     fake.down = True
-    admin = _admin(client)
+    admin, api, name = _admin(client), _api(), work.worker_pseudonym(worker)
 
-    def block() -> Any:
-        body = {"action": "block", "_selected_action": [assignment.worker_id], "index": 0}
+    def from_admin() -> Any:
+        body = {"action": action, "_selected_action": [worker.pk], "index": 0}
         return admin.post("/admin/annotation/worker/", body)
 
-    operation = answered_at_once_then_failed(fake, queued, block)
+    def from_api() -> Any:
+        return api.post(f"/api/workers/{name}/{action}/", {"reason": "copied answers"}, format="json")
 
-    assert operation.kind == "annotation.block_workers"
-    assignment.worker.refresh_from_db()
-    assert not assignment.worker.blocked  # not blocked here while the market never heard of it
+    operations = [answered_at_once_then_failed(fake, queued, ask) for ask in (from_admin, from_api)]
+
+    assert [o.kind for o in operations] == [f"annotation.{action}_workers"] * 2
+    worker.refresh_from_db()
+    assert worker.blocked == (action == "unblock")  # unchanged here while the market never heard of it
 
 
 def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_blocklist_group(
@@ -145,6 +156,54 @@ def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_block
 
 
 # -- one currency per job -------------------------------------------------------------------------
+
+
+def _show_cost(admin: Client, job: Job) -> Any:
+    return admin.post("/admin/annotation/job/", {"action": "show_market_cost", "_selected_action": [job.pk]})
+
+
+def test_showing_the_market_cost_answers_at_once_with_the_market_down_and_the_operation_fails(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    fake.down = True
+    admin = _admin(client)
+
+    operation = answered_at_once_then_failed(fake, queued, lambda: _show_cost(admin, job))
+
+    assert operation.kind == "annotation.show_market_costs"
+    assert f"{job}: Prolific unreachable" in operation.error  # which job, with the market's message
+
+
+def test_the_market_cost_shows_on_its_operation_once_the_worker_has_read_the_market(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    calls_before = len(fake.calls)
+
+    _show_cost(_admin(client), job)
+    assert len(fake.calls) == calls_before  # nothing asked in the request
+    (operation_id,) = queued
+    operation = run_operation(operation_id)
+
+    assert operation.state == OperationState.DONE, operation.log
+    assert f"{job}: worst case" in operation.log and "balance 10000" in operation.log
+
+
+def test_the_publish_confirmation_with_the_market_down_says_so_instead_of_a_500(
+    fake: FakeProlific, queued: list[int], client: Client
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    fake.down = True
+    admin = _admin(client)
+
+    page = admin.post("/admin/annotation/job/", {"action": "publish_on_market", "_selected_action": [job.pk]})
+
+    assert page.status_code == 200 and "Prolific unreachable" in page.content.decode()
+    assert queued == []  # nothing started before a person confirms
 
 
 def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation(

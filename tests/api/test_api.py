@@ -14,8 +14,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import AuditEvent
-from annotation.models import Job
+from annotation.models import Job, Response, Worker
+from annotation.work import worker_pseudonym
 from export.services import build_release
+from operations.models import Operation
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -192,3 +194,57 @@ def test_an_action_without_a_named_permission_is_refused(researcher: APIClient) 
     unnamed = SimpleNamespace(action="destroy", needs={"list": "annotation.view_job"})
     assert Needs().has_permission(SimpleNamespace(user=staff), unnamed) is False  # type: ignore[arg-type]
     assert researcher.options("/api/jobs/").status_code == 200
+
+
+# -- workers, named by keyed pseudonym --------------------------------------------------------------
+
+
+def a_worker_of(job: Job) -> Worker:
+    worker = Response.objects.filter(job=job).select_related("worker").first()
+    assert worker is not None
+    return worker.worker
+
+
+@pytest.mark.parametrize("action", ["block", "unblock"])
+def test_a_researcher_blocks_and_unblocks_a_worker_by_pseudonym_in_the_background(
+    researcher: APIClient, answered: Job, action: str
+) -> None:
+    worker = a_worker_of(answered)
+    name = worker_pseudonym(worker)
+
+    started = researcher.post(f"/api/workers/{name}/{action}/", {"reason": "copied answers"}, format="json")
+
+    assert started.status_code == 202, started.content
+    operation = Operation.objects.get(pk=started.json()["id"])
+    assert operation.kind == f"annotation.{action}_workers" and operation.params["worker_ids"] == [worker.pk]
+    assert worker.external_id not in operation.label  # the market's id never leaves through the API
+    if action == "block":
+        assert operation.params["reason"] == "copied answers"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["abc", "w_" + "g" * 20, "w_" + "0" * 19, "w_" + "0" * 21, "W_" + "0" * 20, "w_" + "0" * 500,
+     "w_0000000000%3B000000000", "%00", "w_00000000000000000000%20"],
+)  # fmt: skip
+def test_a_malformed_worker_pseudonym_is_a_400_and_starts_nothing(
+    researcher: APIClient, answered: Job, name: str
+) -> None:
+    assert researcher.post(f"/api/workers/{name}/block/").status_code == 400
+    assert not Operation.objects.exists()
+
+
+def test_an_unknown_worker_is_not_found_and_a_long_reason_is_refused(
+    researcher: APIClient, answered: Job
+) -> None:
+    assert researcher.post("/api/workers/w_" + "0" * 20 + "/block/").status_code == 404
+    path, reason = f"/api/workers/{worker_pseudonym(a_worker_of(answered))}/block/", {"reason": "x" * 201}
+    assert researcher.post(path, reason, format="json").status_code == 400
+    assert not Operation.objects.exists()
+
+
+def test_blocking_needs_the_permission_the_admin_action_needs(answered: Job) -> None:
+    name = worker_pseudonym(a_worker_of(answered))
+    for action in ("block", "unblock"):
+        assert client_for("approver").post(f"/api/workers/{name}/{action}/").status_code == 403
+    assert not Operation.objects.exists()

@@ -6,7 +6,9 @@ reject are documented as idempotent, yet no action is ever sent twice on a lost 
 changes something at Prolific (study create and transitions, approve, reject, bonus set-up and pay,
 participant groups) is sent once, and when its reply is lost (a timeout, a 5xx) the client reads the
 thing it acted on and decides from what it finds (`_decided_by_reading`), never by resending. Bonuses
-are two calls: set up a bulk bonus payment (an unpaid one pays nobody), then pay it. The pay call is NOT
+are two calls: set up a bulk bonus payment (an unpaid one pays nobody), then pay it. A set-up cannot
+be read back (Prolific documents no read of one), so a lost set-up reply is left to the ledger, whose
+row stays unclear. The pay call is NOT
 idempotent (Prolific pays twice if asked twice), so `pay_bonus_payment` makes exactly one attempt and
 reports an unclear outcome as `PaymentOutcomeUnclearError`; the gateway then reads the submission's
 bonuses, and the row stays unclear until they show or a person decides.
@@ -256,6 +258,10 @@ class ProlificClient:
 
     def remove_from_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
         """Remove participants; those not in the group are ignored by Prolific, so repeating is safe."""
+        # DELETE with a JSON body, as Prolific documents it ("Remove participants from a participant
+        # group", docs.prolific.com/api-reference/participant-groups/remove-from-participant-group) and
+        # its official client sends it (prolific-oss/cli, client/participant_group.go,
+        # RemoveParticipantGroupMembers: DeleteRequest with the participant_ids body, expects 200).
         body = {"participant_ids": list(participant_ids)}
         self._send("DELETE", f"/api/v1/participant-groups/{group_id}/participants/", json=body)
 

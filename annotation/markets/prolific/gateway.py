@@ -25,7 +25,9 @@ PROLIFIC = "prolific"
 
 
 class ProlificGateway(Gateway):
-    not_idempotent = frozenset({LedgerKind.PAY})
+    # A set-up whose reply is lost cannot be read back (Prolific's bonus API is set up and pay, with
+    # nothing to list a set-up by), so it is never sent again either: it stays UNCLEAR.
+    not_idempotent = frozenset({LedgerKind.BONUS, LedgerKind.PAY})
     payable, reviewed, market, work_noun = PAYABLE, REVIEWED, "Prolific", "submission"
 
     def work_status(self, entry: LedgerEntry) -> str:
@@ -115,8 +117,11 @@ def pay_bonus(entry: LedgerEntry) -> LedgerEntry:
 def pay_intent(entry: LedgerEntry) -> LedgerEntry:
     """The PAY row of a set-up bonus. Its token comes from the setup row, so however often this
     runs there is one PAY row per attempt, and `engine.execute` claims each at most once."""
-    if entry.state != LedgerState.CONFIRMED or not entry.result_ref:
+    if entry.state != LedgerState.CONFIRMED:
         raise MarketError(f"bonus setup {entry.pk} is {entry.state}; nothing to pay yet")
+    if not entry.result_ref:
+        # Decided "made" by a person after its reply was lost: its id never reached us, so it cannot be paid.
+        raise MarketError(f"bonus setup {entry.pk} has no Prolific id; it cannot be paid")
     return intents.record(
         LedgerKind.PAY,
         entry.provider,
