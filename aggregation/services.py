@@ -22,7 +22,7 @@ from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError
 from aggregation.quality import record_worker_quality
 from aggregation.reading import job_responses
-from aggregation.responses import ResponsesError
+from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, RuleOutcome
 from aggregation.storing import decisions_to_write_back, outcome_columns, store_outcomes
 from aggregation.topics import assign_topics, topic_label_set
@@ -112,15 +112,7 @@ def aggregate_job(
                 job=job, trigger=trigger, task_type=job.task_type, policy=policy.as_dict(),
                 label_model=policy.label_model, versions=library_versions(), started_by=user,
             )  # fmt: skip
-            declared = task_type.aggregation
-            if isinstance(declared, MultiLabelRule):
-                _aggregate_multilabel(job, run, policy, task_type, declared)
-            elif isinstance(declared, CategoricalRule):
-                _aggregate_categorical(job, run, policy, task_type, declared, progress)
-            else:
-                raise LabelSetError(
-                    f"task type {job.task_type!r} has no aggregation (nothing categorical to decide)"
-                )
+            _aggregate(job, run, policy, task_type, progress)
     except (ResponsesError, LabelSetError, PolicyError, TaskTypeError) as error:
         AggregationRun.objects.create(
             job=job, trigger=trigger, task_type=job.task_type, state=RunState.FAILED, error=str(error),
@@ -128,6 +120,19 @@ def aggregate_job(
         )  # fmt: skip
         raise AggregationError(f"job {job.pk} ({job.task_type}): {error}") from error
     return AggregationReport.of(run)
+
+
+def _aggregate(
+    job: Job, run: AggregationRun, policy: AggregationPolicy, task_type: TaskType, progress: Progress
+) -> None:
+    """The run by the task type's declared rule: categorical labels or a multi-label choice."""
+    declared = task_type.aggregation
+    if isinstance(declared, MultiLabelRule):
+        _aggregate_multilabel(job, run, policy, task_type, declared)
+    elif isinstance(declared, CategoricalRule):
+        _aggregate_categorical(job, run, policy, task_type, declared, progress)
+    else:
+        raise LabelSetError(f"task type {job.task_type!r} has no aggregation (nothing categorical to decide)")
 
 
 def _done_since_completion(job: Job) -> AggregationRun | None:
@@ -166,36 +171,39 @@ def _aggregate_categorical(
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
     with progress.stage("read the responses", unit="responses") as done:
-        excluded = dropped_workers(job, policy)
-        answers = job_responses(job, excluded, declared.spell, rule.answer_set)
+        answers = job_responses(job, dropped_workers(job, policy), declared.spell, rule.answer_set)
         done(len(answers))
     decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
         outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)
         done(fitted.iterations)
+    _record_agreement(run, rule, answers, decided)
+    min_posterior = policy.min_posterior if policy.decide == "model" else None
+    with progress.stage("write the outcomes and the corpus", unit="items") as done:
+        adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
+        done(len(outcome.items))
+    with progress.stage("record worker quality", unit="workers") as done:
+        agreement = worker_agreement_with_majority(decided)
+        run.flagged_workers = record_worker_quality(
+            job, run, policy, decided, agreement, fitted.worker_reliability, fitted.worker_confusion
+        )
+        done(decided.n_workers)
+    summary = outcome.summary()
+    run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
+    run.adjudicated = len(adjudicated)
+    run.save()
+
+
+def _record_agreement(
+    run: AggregationRun, rule: AgreementRule, answers: Responses, decided: Responses
+) -> None:
+    """The run's rule, sizes and agreement figures (ρ, κ and α over the rule's labels)."""
     counts = decided.counts()
     run.rule = rule.describe()
     run.items, run.responses, run.workers = answers.n_items, len(answers), answers.n_workers
     run.mean_rho = _finite(float(np.nanmean(rho(counts))))
     run.fleiss_kappa = _finite(fleiss_kappa(counts))
     run.krippendorff_alpha = _finite(krippendorff_alpha(counts))
-    min_posterior = policy.min_posterior if policy.decide == "model" else None
-    with progress.stage("write the outcomes and the corpus", unit="items") as done:
-        adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
-        done(len(outcome.items))
-    run.flagged_workers = record_worker_quality(
-        job,
-        run,
-        policy,
-        decided,
-        worker_agreement_with_majority(decided),
-        fitted.worker_reliability,
-        fitted.worker_confusion,
-    )
-    summary = outcome.summary()
-    run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
-    run.adjudicated = len(adjudicated)
-    run.save()
 
 
 def _store_outcomes(

@@ -1,14 +1,15 @@
 """A categorical aggregation's item outcomes, written set-wise, and the decisions the corpus is told.
 
 The outcome of every item is a set of columns (:class:`OutcomeColumns`). On PostgreSQL they reach a
-temporary table by binary COPY, and ``ItemOutcome`` from there in four statements: count what changed,
-update the rows experts adjudicated (kept, with the crowd's new figures beside the expert's
-decision), delete the others and insert … select the rest; the server spells the labels, counts and
-reasons. A million items never become a million Python objects. Elsewhere (SQLite, whose jobs are
-small) the same columns are written through the ORM. Either way an outcome an expert adjudicated is
-never deleted, the random-sample marks stay, and an adjudicated item's corpus row is left as the
-expert set it.
-"""
+temporary table by binary COPY; one join then counts how the staged rows differ from the stored ones,
+and only what differs is written: an UPDATE of the rows whose values changed (adjudicated ones too,
+the crowd's new figures beside the expert's decision), an INSERT … SELECT of the new items' rows (on a
+first run, every item's, without a join) and a DELETE of the vanished items' (unless adjudicated).
+The server spells the labels, counts and reasons, so a million items never become a million Python
+objects, and a re-run that changes nothing writes nothing: a row keeps the run that last wrote it.
+Elsewhere (SQLite, whose jobs are small) the same rows are written through the ORM. Either way an
+outcome an expert adjudicated is never deleted, the random-sample marks stay, and an adjudicated
+item's corpus row is left as the expert set it."""
 
 from __future__ import annotations
 
@@ -34,6 +35,10 @@ from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule
 
 STAGE = "aggregation_outcome_stage"
+OUTCOMES, ADJUDICATIONS = ItemOutcome._meta.db_table, Adjudication._meta.db_table
+# A label model's posterior summed over the responses in another order (the server returns them in
+# no set order) differs in the last bits: not a change worth rewriting a row for.
+POSTERIOR_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -176,94 +181,186 @@ def _stage_columns(columns: OutcomeColumns) -> tuple[list[tuple[str, str]], dict
     return kinds, values
 
 
-def _written(rule: AgreementRule, width: int) -> tuple[dict[str, str], dict[str, list[Any]]]:
-    """Per outcome column, its SQL over the stage row ``s`` and that SQL's parameters."""
-    names = [NO_MAJORITY_LABEL, *rule.label_set.labels]  # indexed by code + 2 (SQL arrays start at 1)
-    answers = [NO_MAJORITY_LABEL, *rule.answer_set.labels]
-    reasons = [json.dumps(reasons_of(mask)) for mask in range(2 ** len(REASONS))]
-    sql = {
-        "counts": "jsonb_build_array(" + ", ".join(f"s.c{n}" for n in range(width)) + ")",
-        "label": "(%s::text[])[s.label + 2]",
-        "fine_label": "(%s::text[])[s.fine_label + 2]",
-        "agreement": "NULLIF(s.agreement, 'NaN'::float8)",
-        "status": f"CASE WHEN s.kept THEN '{KEPT}' ELSE '{REJECTED}' END",
-        "model_label": "(%s::text[])[s.model_label + 2]",
-        "model_confidence": "s.confidence",
-        "reference_label": "(%s::text[])[s.reference + 2]",
-        "contested": "s.reasons <> 0",
-        "reasons": "(%s::jsonb[])[s.reasons + 1]",
-    }
-    params = {
-        "label": [names], "fine_label": [answers], "model_label": [names],
-        "reference_label": [["", *rule.label_set.labels]], "reasons": [reasons],
-    }  # fmt: skip
-    return sql, params
-
-
 def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
-    kinds, values = _stage_columns(columns)
-    outcomes, adjudications = ItemOutcome._meta.db_table, Adjudication._meta.db_table
-    sql, params = _written(columns.rule, columns.counts.shape[1])
-    fields = list(sql)
-    expressions = [sql[name] for name in fields]
-    arguments = [value for name in fields for value in params.get(name, [])]
-    adjudicated = f"SELECT outcome_id FROM {adjudications} WHERE job_id = %s"
+    """Stage the columns, survey the job's outcomes, and write only what differs from them."""
+    written = _Written.of(columns.rule, columns.counts.shape[1])
     with connection.cursor() as cursor:
-        cursor.execute(f"DROP TABLE IF EXISTS {STAGE}")
-        definitions = ", ".join(f"{name} {kind} NOT NULL" for name, kind in kinds)
-        cursor.execute(f"CREATE TEMP TABLE {STAGE} ({definitions}, sampled bool NOT NULL DEFAULT false) "
-                       "ON COMMIT DROP")  # fmt: skip
-        names = ", ".join(name for name, _ in kinds)
-        with cursor.cursor.copy(f"COPY {STAGE} ({names}) FROM STDIN (FORMAT binary)") as copy:
-            copy.write(encoded(kinds, values))
-        cursor.execute(f"ANALYZE {STAGE}")
-        cursor.execute(
-            f"SELECT count(*) FROM {outcomes} o JOIN {STAGE} s ON s.item_id = o.item_id WHERE o.job_id = %s "
-            f"AND (o.label <> {sql['label']} OR o.status <> {sql['status']})",
-            [job.pk, *params["label"]],
-        )
-        (changed,) = cursor.fetchone()
-        cursor.execute(
-            f"UPDATE {STAGE} s SET sampled = true FROM {outcomes} o "
-            "WHERE o.job_id = %s AND o.sampled AND o.item_id = s.item_id",
-            [job.pk],
-        )
-        assigned = ", ".join(
-            f"{name} = {expression}" for name, expression in zip(fields, expressions, strict=True)
-        )
-        cursor.execute(
-            f"UPDATE {outcomes} o SET run_id = %s, {assigned} FROM {STAGE} s "
-            f"WHERE o.job_id = %s AND o.item_id = s.item_id AND o.id IN ({adjudicated})",
-            [run.pk, *arguments, job.pk, job.pk],
-        )
-        cursor.execute(
-            f"DELETE FROM {outcomes} WHERE job_id = %s AND id NOT IN ({adjudicated})", [job.pk, job.pk]
-        )
-        cursor.execute(
-            f"INSERT INTO {outcomes} (item_id, job_id, run_id, sampled, {', '.join(fields)}) "
-            f"SELECT s.item_id, %s, %s, s.sampled, {', '.join(expressions)} FROM {STAGE} s "
-            f"WHERE NOT EXISTS (SELECT 1 FROM {outcomes} o WHERE o.item_id = s.item_id)",
-            [job.pk, run.pk, *arguments],
-        )
+        existing = _outcomes_of(cursor, job)
+        _stage(cursor, columns, analyzed=bool(existing))
+        survey = _survey(cursor, job, written, existing) if existing else Survey(0, 0, 0, 0)
+        if survey.differing:
+            _update_differing(cursor, job, run, written)
+        if survey.matched < len(columns):
+            _insert_new(cursor, job, run, written, anti_join=bool(existing))
+        if survey.matched < existing:
+            _delete_vanished(cursor, job)
         cursor.execute(f"DROP TABLE {STAGE}")
-    return int(changed)
+        # The rows' foreign keys are checked now rather than at commit: the same checks in the same
+        # transaction, timed with the write that caused them.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    return survey.changed
+
+
+@dataclass(frozen=True)
+class Survey:
+    """The staged outcomes beside the job's stored ones (``existing`` rows of them)."""
+
+    existing: int
+    matched: int  # staged items that have a stored outcome
+    differing: int  # of those, the ones whose stored values differ from the staged ones
+    changed: int  # of those, the ones whose label or status differ
+
+
+@dataclass(frozen=True)
+class _Written:
+    """The outcome columns as SQL over the stage row ``s``: per column, its SQL and their parameters."""
+
+    sql: dict[str, tuple[str, list[Any]]]
+    width: int  # of the counts
+
+    @classmethod
+    def of(cls, rule: AgreementRule, width: int) -> _Written:
+        names = [NO_MAJORITY_LABEL, *rule.label_set.labels]  # indexed by code + 2 (SQL arrays start at 1)
+        reasons = [json.dumps(reasons_of(mask)) for mask in range(2 ** len(REASONS))]
+        return cls({
+            "counts": ("jsonb_build_array(" + ", ".join(f"s.c{n}" for n in range(width)) + ")", []),
+            "label": ("(%s::text[])[s.label + 2]", [names]),
+            "fine_label": ("(%s::text[])[s.fine_label + 2]", [[NO_MAJORITY_LABEL, *rule.answer_set.labels]]),
+            "agreement": ("NULLIF(s.agreement, 'NaN'::float8)", []),
+            "status": (f"CASE WHEN s.kept THEN '{KEPT}' ELSE '{REJECTED}' END", []),
+            "model_label": ("(%s::text[])[s.model_label + 2]", [names]),
+            "model_confidence": ("s.confidence", []),
+            "reference_label": ("(%s::text[])[s.reference + 2]", [["", *rule.label_set.labels]]),
+            "contested": ("s.reasons <> 0", []),
+            "reasons": ("(%s::jsonb[])[s.reasons + 1]", [reasons]),
+        }, width)  # fmt: skip
+
+    @property
+    def names(self) -> str:
+        return ", ".join(self.sql)
+
+    def values(self, *names: str) -> tuple[str, list[Any]]:
+        """The staged values of these columns (none named: all), comma-separated, and their parameters."""
+        chosen = names or tuple(self.sql)
+        return ", ".join(self.sql[name][0] for name in chosen), [
+            p for name in chosen for p in self.sql[name][1]
+        ]
+
+    def differ(self, *names: str) -> tuple[str, list[Any]]:
+        """SQL true where the stored row ``o`` differs from the staged one in these columns (or all);
+        the posterior only by more than ``POSTERIOR_TOLERANCE``."""
+        stored, staged, params = [], [], []
+        for name in names or tuple(self.sql):
+            if name == "counts":  # element-wise: building JSON to compare costs the server more
+                stored += [
+                    "jsonb_array_length(o.counts)",
+                    *(f"(o.counts->>{n})::int" for n in range(self.width)),
+                ]
+                staged += [str(self.width), *(f"s.c{n}" for n in range(self.width))]
+            elif name != "model_confidence":
+                stored.append(f"o.{name}")
+                staged.append(self.sql[name][0])
+                params += self.sql[name][1]
+        differ = f"({', '.join(stored)}) IS DISTINCT FROM ({', '.join(staged)})"
+        if not names or "model_confidence" in names:
+            posterior = self.sql["model_confidence"][0]
+            differ += f" OR coalesce(abs(o.model_confidence - {posterior}) > {POSTERIOR_TOLERANCE}, true)"
+        return f"({differ})", params
+
+    def assigned(self) -> tuple[str, list[Any]]:
+        """``column = staged value, …`` for an UPDATE, and its parameters."""
+        return ", ".join(f"{name} = {sql}" for name, (sql, _) in self.sql.items()), self.values()[1]
+
+
+def _outcomes_of(cursor: Any, job: Job) -> int:
+    cursor.execute(f"SELECT count(*) FROM {OUTCOMES} WHERE job_id = %s", [job.pk])
+    return int(cursor.fetchone()[0])
+
+
+def _stage(cursor: Any, columns: OutcomeColumns, *, analyzed: bool) -> None:
+    """The columns in a temporary table, by binary COPY; analyzed when joins will read it."""
+    kinds, values = _stage_columns(columns)
+    definitions = ", ".join(f"{name} {kind} NOT NULL" for name, kind in kinds)
+    cursor.execute(f"DROP TABLE IF EXISTS {STAGE}")
+    cursor.execute(f"CREATE TEMP TABLE {STAGE} ({definitions}) ON COMMIT DROP")
+    names = ", ".join(name for name, _ in kinds)
+    with cursor.cursor.copy(f"COPY {STAGE} ({names}) FROM STDIN (FORMAT binary)") as copy:
+        copy.write(encoded(kinds, values))
+    if analyzed:
+        cursor.execute(f"ANALYZE {STAGE}")
+
+
+def _survey(cursor: Any, job: Job, written: _Written, existing: int) -> Survey:
+    """One join of the staged and the stored outcomes, counted."""
+    differing, differing_params = written.differ()
+    changed, changed_params = written.differ("label", "status")
+    cursor.execute(
+        f"SELECT count(*), count(*) FILTER (WHERE {differing}), count(*) FILTER (WHERE {changed}) "
+        f"FROM {STAGE} s JOIN {OUTCOMES} o ON o.item_id = s.item_id WHERE o.job_id = %s",
+        [*differing_params, *changed_params, job.pk],
+    )
+    return Survey(existing, *(int(value) for value in cursor.fetchone()))
+
+
+def _update_differing(cursor: Any, job: Job, run: Any, written: _Written) -> None:
+    """Rewrite the outcomes whose values differ, adjudicated ones included (the crowd's new figures
+    beside the expert's decision), in place: an unchanged row keeps the run that wrote it."""
+    assigned, assigned_params = written.assigned()
+    differing, differing_params = written.differ()
+    cursor.execute(
+        f"UPDATE {OUTCOMES} o SET run_id = %s, {assigned} FROM {STAGE} s "
+        f"WHERE o.job_id = %s AND o.item_id = s.item_id AND {differing}",
+        [run.pk, *assigned_params, job.pk, *differing_params],
+    )
+
+
+def _insert_new(cursor: Any, job: Job, run: Any, written: _Written, *, anti_join: bool) -> None:
+    """The outcomes of items that have none, in one INSERT … SELECT (a first run: every item)."""
+    new = f"WHERE NOT EXISTS (SELECT 1 FROM {OUTCOMES} o WHERE o.item_id = s.item_id)" if anti_join else ""
+    staged, params = written.values()
+    cursor.execute(
+        f"INSERT INTO {OUTCOMES} (item_id, job_id, run_id, sampled, {written.names}) "
+        f"SELECT s.item_id, %s, %s, false, {staged} FROM {STAGE} s {new}",
+        [job.pk, run.pk, *params],
+    )
+
+
+def _delete_vanished(cursor: Any, job: Job) -> None:
+    """The outcomes of items no longer aggregated (their answers left out), unless adjudicated."""
+    cursor.execute(
+        f"DELETE FROM {OUTCOMES} o WHERE o.job_id = %s "
+        f"AND NOT EXISTS (SELECT 1 FROM {STAGE} s WHERE s.item_id = o.item_id) "
+        f"AND NOT EXISTS (SELECT 1 FROM {ADJUDICATIONS} a WHERE a.outcome_id = o.id)",
+        [job.pk],
+    )
 
 
 def _store_by_orm(job: Job, run: Any, columns: OutcomeColumns, adjudicated: set[int]) -> int:
+    """As ``_store_by_copy`` does, one object per item: rewrite what differs, add what is new, and
+    delete the outcomes of vanished items that no expert adjudicated."""
     existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
-    changed, kept, fresh = 0, [], []
+    changed, rewritten, fresh = 0, [], []
     for pk, values in zip(columns.items.tolist(), _row_values(columns), strict=True):
-        record = existing.get(pk)
-        changed += record is not None and (record.label, record.status) != (values["label"], values["status"])
-        if record is not None and pk in adjudicated:
-            kept.append(_assigned(record, run, values))
-        else:
-            sampled = record.sampled if record is not None else False
-            fresh.append(_assigned(ItemOutcome(item_id=pk, job=job, sampled=sampled), run, values))
-    ItemOutcome.objects.filter(job=job).exclude(item_id__in=adjudicated).delete()
-    ItemOutcome.objects.bulk_update(kept, ["run", *OUTCOME_FIELDS], batch_size=500)
+        record = existing.pop(pk, None)
+        if record is None:
+            fresh.append(_assigned(ItemOutcome(item_id=pk, job=job, sampled=False), run, values))
+        elif _differs(record, values):
+            changed += (record.label, record.status) != (values["label"], values["status"])
+            rewritten.append(_assigned(record, run, values))
+    ItemOutcome.objects.filter(
+        pk__in=[o.pk for o in existing.values() if o.item_id not in adjudicated]
+    ).delete()
+    ItemOutcome.objects.bulk_update(rewritten, ["run", *OUTCOME_FIELDS], batch_size=500)
     ItemOutcome.objects.bulk_create(fresh, batch_size=1000)
     return changed
+
+
+def _differs(record: ItemOutcome, values: Mapping[str, Any]) -> bool:
+    stored = {name: getattr(record, name) for name in values}
+    posterior, stored_posterior = values["model_confidence"], stored.pop("model_confidence")
+    close = stored_posterior is not None and abs(stored_posterior - posterior) <= POSTERIOR_TOLERANCE
+    return not close or any(stored[name] != values[name] for name in stored)
 
 
 OUTCOME_FIELDS = [

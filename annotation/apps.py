@@ -7,6 +7,7 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         # System checks register on import; ready() runs once, after every app's models are loaded.
+        # market_actions registers the background operations; records names each new worker (pre_save).
         from annotation.markets.mturk import checks as mturk_checks  # noqa: F401
         from annotation.task_types import checks  # noqa: F401
-        from annotation.work import market_actions  # noqa: F401  # registers them as background operations
+        from annotation.work import market_actions, records  # noqa: F401

@@ -202,6 +202,9 @@ class Worker(models.Model):
     blocked_reason = models.CharField(max_length=200, blank=True)
     gold_answered = models.PositiveIntegerField(default=0)
     gold_correct = models.PositiveIntegerField(default=0)
+    # The keyed pseudonym (annotation.work.records.worker_pseudonym), stored so a worker named by it is
+    # found through the index; set when the worker is saved first (None while no key is configured).
+    pseudonym = models.CharField(max_length=32, null=True, blank=True, unique=True, editable=False)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,7 +1,7 @@
-"""The REST API: jobs (create, publish, pause, resume, progress, items, responses, aggregate, outcomes),
-workers (block, unblock: named by keyed pseudonym), releases, crawl runs and background operations.
-Each action needs the named permission the admin's
-matching action needs (api/permissions.py), and money goes through the same operations and ledger."""
+"""The REST API: jobs (create, publish, pause, resume, expire, sync, progress, items, responses, aggregate,
+outcomes), workers (block, unblock: named by keyed pseudonym), releases, crawl runs and background operations.
+Each action needs the named permission the admin's matching action needs (api/permissions.py), and money
+goes through the same operations and ledger."""
 
 from __future__ import annotations
 
@@ -105,6 +105,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     needs = {
         "list": "annotation.view_job", "retrieve": "annotation.view_job", "create": "annotation.add_job",
         "publish": SPEND_MONEY, "pause": "annotation.change_job", "resume": "annotation.change_job",
+        "expire": SPEND_MONEY, "sync": "annotation.change_job",
         "progress": "annotation.view_job", "items": "annotation.view_item",
         "responses": "annotation.view_response",
         "aggregate": "aggregation.add_aggregationrun", "runs": "aggregation.view_aggregationrun",
@@ -132,19 +133,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @action(detail=True, methods=["post"])
     def publish(self, request: Request, pk: str) -> ApiResponse:
         """Publish in the background (the ledger records any paid call first); poll the operation."""
-        job = self.get_object()
-        operation = start_operation(
-            "annotation.publish_jobs",
-            f"Publish job {job.pk}",
-            {"job_ids": [job.pk]},
-            total=1,
-            user=request.user,
-        )
-        audit.record(
-            request.user, AuditEvent.Action.PUBLISHED, f"job {job.pk}", operation=operation.pk, via="api"
-        )
-        operation.refresh_from_db()
-        return ApiResponse(s.OperationSerializer(operation).data, status=status.HTTP_202_ACCEPTED)
+        return self._in_background("annotation.publish_jobs", "Publish", AuditEvent.Action.PUBLISHED)
 
     @extend_schema(request=None, responses={202: s.OperationSerializer})
     @action(detail=True, methods=["post"])
@@ -158,9 +147,26 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         """Resume at the market, then here, in the background; poll the operation for the outcome."""
         return self._in_background("annotation.resume_jobs", "Resume")
 
-    def _in_background(self, kind: str, verb: str) -> ApiResponse:
+    @extend_schema(request=None, responses={202: s.OperationSerializer})
+    @action(detail=True, methods=["post"])
+    def expire(self, request: Request, pk: str) -> ApiResponse:
+        """Stop offering the job's HITs at the market (pauses the job), in the background, as the admin's
+        'Expire on the market' does; poll the operation."""
+        return self._in_background("annotation.expire_jobs", "Expire", AuditEvent.Action.EXPIRED)
+
+    @extend_schema(request=None, responses={202: s.OperationSerializer})
+    @action(detail=True, methods=["post"])
+    def sync(self, request: Request, pk: str) -> ApiResponse:
+        """Bring the job up to date with its market in the background; poll the operation."""
+        return self._in_background("annotation.sync_jobs", "Sync")
+
+    def _in_background(self, kind: str, verb: str, audited: str = "") -> ApiResponse:
+        """Start the job's operation and answer 202 with it; an action that spends money is audited."""
         job = self.get_object()
-        return in_background(self.request, kind, f"{verb} job {job.pk}", {"job_ids": [job.pk]})
+        answer = in_background(self.request, kind, f"{verb} job {job.pk}", {"job_ids": [job.pk]})
+        if audited:
+            audit.record(self.request.user, audited, f"job {job.pk}", operation=answer.data["id"], via="api")
+        return answer
 
     def _page(self, rows: Any) -> Sequence[Any]:
         """This request's page of any rows (the job's items, responses, runs or outcomes)."""

@@ -34,7 +34,8 @@ SHARED_FIXTURES_DIR = env_path("STANCEWORK_FIXTURES_DIR", BASE_DIR.parent / "sha
 DEBUG = env_bool("DEBUG", default=True)
 SECRET_KEY = secret_key(DEBUG, VAR_DIR)
 # HMAC key for worker pseudonyms in exports and logs (annotation.work.pseudonyms). Required when DEBUG
-# is off; in DEBUG it is derived from SECRET_KEY. Changing it changes every pseudonym.
+# is off; in DEBUG it is derived from SECRET_KEY. Changing it changes every pseudonym (and the ones stored on
+# workers must then be refilled: annotation.work.records.fill_worker_pseudonyms).
 WORKER_PSEUDONYM_KEY = env_str("WORKER_PSEUDONYM_KEY")
 if not DEBUG and not WORKER_PSEUDONYM_KEY:
     # Refused at start-up (and so by `check --deploy`), not first noticed at export time.
@@ -167,6 +168,19 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 25 * 60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
+
+# Django's cache holds what worker pages share (a HIT's items as its task page shows them): in Redis
+# with REDIS_URL, so every web process finds what another rendered, stored as JSON (never pickle);
+# else in each process's memory.
+SHARED_CACHE = {
+    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+    "LOCATION": REDIS_URL,
+    "KEY_PREFIX": "pages",
+    "OPTIONS": {"serializer": "config.json_cache.JSONSerializer"},
+}
+CACHES = {
+    "default": SHARED_CACHE if REDIS_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # Search (search/): the embedded in-process engine by default; Elasticsearch if SEARCH_BACKEND=elasticsearch.
 SEARCH_BACKEND = env_str("SEARCH_BACKEND", "embedded")

@@ -33,8 +33,12 @@ def _context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
 
 @staff_permission(VIEW_RELEASES)
 def releases(request: HttpRequest) -> HttpResponse:
-    listed = Release.objects.order_by("-created", "-pk")
-    return render(request, "export/releases.html", _context(request, title="Releases", releases=listed))
+    listed = list(Release.objects.order_by("-created", "-pk"))
+    # Each release beside the one built before it, for its "changes since" link (the oldest has none).
+    rows = list(zip(listed, [*(older.version for older in listed[1:]), None], strict=True))
+    return render(
+        request, "export/releases.html", _context(request, title="Releases", releases=listed, rows=rows)
+    )
 
 
 @staff_permission(VIEW_RELEASES)

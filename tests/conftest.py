@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,9 @@ from typing import Any
 import pytest
 from django.db import transaction
 
+from tests.served_demo import copy_database, served_demo  # noqa: F401  (one `make run` per session)
+
+REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 PERSPECTRUM = SHARED / "perspectrum"
 
@@ -142,3 +147,19 @@ def perspectrum_db(django_db_setup: None, django_db_blocker: Any) -> Iterator[Pa
         finally:
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An SQLite file `manage.py migrate` brought up to date, once per session: copy it, never change it.
+    For the processes (crawls, `make run`) a test runs on a database of their own."""
+    path = tmp_path_factory.mktemp("migrated") / "template.sqlite3"
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=REPO,
+        env={**os.environ, "DATABASE_URL": f"sqlite:///{path}"},
+        check=True,
+        timeout=600,
+    )
+    copy_database(path, path.with_name("migrated.sqlite3"))  # whole, WAL included, for file copies
+    return path.with_name("migrated.sqlite3")

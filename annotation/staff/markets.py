@@ -21,15 +21,16 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
+from django.utils.timesince import timesince
 
 from accounts import audit
 from accounts.models import AuditEvent
 from annotation import work
-from annotation.markets.base import ProviderError
-from annotation.markets.errors import MarketError, RejectionError
+from annotation.markets.errors import RejectionError
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, Job
 from annotation.work.accuracy import job_accuracy
+from annotation.work.market_actions import SHOW_MARKET_COSTS, CostRead, last_cost_reads
 from operations.models import Operation
 from operations.services import start_operation
 
@@ -47,6 +48,7 @@ def _confirm(
     confirm_label: str,
     form: forms.Form | None = None,
     note: str = "",
+    read_market: str = "",
 ) -> TemplateResponse:
     context = {
         **modeladmin.admin_site.each_context(request),
@@ -55,6 +57,7 @@ def _confirm(
         "rows": rows,
         "form": form,
         "note": note,
+        "read_market": read_market,
         "confirm_label": confirm_label,
         "objects": list(queryset),
         "action": request.POST.get("action", ""),
@@ -100,18 +103,33 @@ def _pks(objects: Sequence[Any]) -> list[int]:
 
 
 def _cost_rows(jobs: Sequence[Job], extra: int = 0) -> list[list[object]]:
+    """Each job's cost from our own records (no market call: a hanging market cannot hold the page),
+    and the market's balance and price as a background operation last read them, with when."""
+    reads = last_cost_reads(_pks(jobs))
     rows: list[list[object]] = []
     for job in jobs:
-        try:
-            estimate = work.estimate_cost(job, extra=extra)
-        except (ProviderError, MarketError) as error:  # a market down is said on the page, never a 500
-            rows.append([job, job.provider, "–", "–", job.budget, "–", "–", str(error)])
-            continue
-        verdict = estimate.refusal or "allowed"
-        fee = f"{estimate.fee_rate:.2%}"
-        money = [estimate.spend, estimate.worst_case, job.budget, estimate.balance]
-        rows.append([job, job.provider, *money, fee, verdict])
+        estimate = work.estimate_cost_locally(job, extra=extra)
+        verdict = estimate.refusal or "within the budget"
+        money = [estimate.spend, estimate.worst_case, job.budget]
+        rows.append(
+            [job, job.provider, *money, f"{estimate.fee_rate:.2%}", verdict, _last_read(reads.get(job.pk))]
+        )
     return rows
+
+
+def _last_read(read: CostRead | None) -> str:
+    if read is None or read.operation.finished_at is None:
+        return f"never read: press '{READ_MARKET}'"
+    when = read.operation.finished_at
+    return f"read {timezone.localtime(when):%Y-%m-%d %H:%M %Z} ({timesince(when)} ago): {read.line}"
+
+
+READ_MARKET = "Read the market's balance and price (in the background)"
+
+
+def _read_market(modeladmin: admin.ModelAdmin, request: HttpRequest, jobs: Sequence[Job]) -> None:
+    """Start the operation that reads the balance and the market's price; the page shows its result."""
+    start(modeladmin, request, SHOW_MARKET_COSTS, "Market cost", {"job_ids": _pks(jobs)}, len(jobs))
 
 
 COST_HEADERS = [
@@ -120,16 +138,23 @@ COST_HEADERS = [
     "this step can cost",
     "whole job worst case",
     "budget",
-    "balance",
-    "fee",
+    "declared fee",
     "verdict",
+    "market balance and price, as last read",
 ]
+COST_NOTE = (
+    "The costs are computed here at the market's declared fee rate, without asking the market. The "
+    "balance and the market's own price (VAT included) are as last read in the background; the "
+    "operation checks the balance again before it spends anything."
+)
 
 
 @admin.action(description="Publish on the market (shows the cost first)", permissions=["spend_money"])
 def publish_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
     jobs = list(queryset)
-    if "confirm" in request.POST:
+    if "read_market" in request.POST:
+        _read_market(modeladmin, request, jobs)
+    elif "confirm" in request.POST:
         start(modeladmin, request, "annotation.publish_jobs", "Publish", {"job_ids": _pks(jobs)}, len(jobs))
         return None
     return _confirm(
@@ -140,7 +165,9 @@ def publish_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, querys
         headers=COST_HEADERS,
         rows=_cost_rows(jobs),
         confirm_label="Publish",
-        note="The worst case is every assignment done and every allowed bonus paid, with the market fee.",
+        note="The worst case is every assignment done and every allowed bonus paid, with the market fee. "
+        + COST_NOTE,
+        read_market=READ_MARKET,
     )
 
 
@@ -159,7 +186,9 @@ def extend_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
     jobs = list(queryset)
     form = ExtendForm(request.POST if "count" in request.POST else None)
     count = form.cleaned_data["count"] if form.is_valid() else 1
-    if "confirm" in request.POST and form.is_valid() and form.cleaned_data["shown"] == count:
+    if "read_market" in request.POST:
+        _read_market(modeladmin, request, jobs)
+    elif "confirm" in request.POST and form.is_valid() and form.cleaned_data["shown"] == count:
         params = {"job_ids": _pks(jobs), "count": count}
         start(modeladmin, request, "annotation.extend_jobs", f"Extend by {count}", params, len(jobs))
         return None
@@ -174,7 +203,9 @@ def extend_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
         rows=_cost_rows(jobs, extra=count),
         confirm_label=f"Extend by {count}",
         form=form,
-        note="Change the number and press 'Show the cost' to see what another extension would cost.",
+        note="Change the number and press 'Show the cost' to see what another extension would cost. "
+        + COST_NOTE,
+        read_market=READ_MARKET,
     )
 
 

@@ -73,6 +73,7 @@ class MTurkTemplateTaskType(TaskType):
     summary = "An imported MTurk layout template; each row of its batch CSV is one item."
     defaults = Defaults(groups_per_hit=1, workers_per_item=3, reward=Decimal("0.10"))
     bare_field_names = True
+    items_shown_alike = False  # the researcher's layout, sanitised until it is trusted
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
         if int(params["groups_per_hit"]) != 1:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.http import HttpRequest
 
@@ -48,8 +49,11 @@ class Visitor:
     carried: dict[str, str] = field(default_factory=dict)
 
 
-def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
+def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None) -> Visitor:
     """The visitor of a job's pages; creates the worker row on a first (non-preview) visit.
+
+    `known`: a worker row this request has read already (an assignment page's worker), used instead
+    of reading it again when the visitor is that worker; any other visitor's row is looked up.
 
     Raises `WorkerIdentityError` for market parameters that cannot be trusted (some missing, an id
     off the market's alphabet, turkSubmitTo off the allowlist), `NotThisJobError` for ids of
@@ -69,7 +73,7 @@ def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
             carried = dict(external.extra)
             if external.preview:
                 return Visitor(worker=None, preview=True, external=external, ids=ids, carried=carried)
-            worker = get_worker(job.provider, external.worker_id)
+            worker = _worker(job.provider, external.worker_id, known)
             return Visitor(worker=worker, external=external, ids=ids, carried=carried)
     if not request.user.is_authenticated:
         raise LoginRequiredError("log in to work on in-house jobs")
@@ -78,7 +82,13 @@ def resolve_visitor(request: HttpRequest, job: Job) -> Visitor:
         return Visitor(worker=None, preview=True, carried={"preview": "1"})
     if not is_open_to(job, request.user):
         raise NotThisJobError("this job is for other teams")
-    return Visitor(worker=get_worker(job.provider, f"user-{request.user.pk}", user=request.user))
+    return Visitor(worker=_worker(job.provider, f"user-{request.user.pk}", known, user=request.user))
+
+
+def _worker(provider: str, external_id: str, known: Worker | None, user: Any = None) -> Worker:
+    if known is not None and (known.provider, known.external_id) == (provider, external_id):
+        return known
+    return get_worker(provider, external_id, user=user)
 
 
 # (job pk, job created, market HIT id) seen to name one of the job's HITs. A published HIT keeps its

@@ -18,14 +18,16 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import invitations
 from annotation import work
 from annotation.markets.base import WorkerIdentityError
 from annotation.markets.registry import get_provider, provider_names
-from annotation.models import Assignment, AssignmentState, Job, JobState
+from annotation.models import Assignment, AssignmentState, Item, Job, JobState, Worker
 from annotation.task_types import get_task_type
+from annotation.web import fragments
 from annotation.web.forms import HitForm, QuizForm
 from annotation.web.framing import worker_page
 from annotation.web.identity import (
@@ -47,9 +49,9 @@ def _url(name: str, pk: int, visitor: Visitor) -> str:
     return reverse(f"annotation:{name}", args=[pk]) + (f"?{query}" if query else "")
 
 
-def _visitor(request: HttpRequest, job: Job) -> Visitor | HttpResponse:
+def _visitor(request: HttpRequest, job: Job, known: Worker | None = None) -> Visitor | HttpResponse:
     try:
-        return resolve_visitor(request, job)
+        return resolve_visitor(request, job, known)
     except LoginRequiredError:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
     except NotThisJobError as error:
@@ -208,7 +210,7 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     """The HIT's items; on POST, save them all in one transaction (a second POST stores nothing new)."""
     assignment = get_object_or_404(Assignment.objects.select_related("job", "hit", "worker"), pk=pk)
     job = assignment.job
-    visitor = _visitor(request, job)
+    visitor = _visitor(request, job, known=assignment.worker)
     if isinstance(visitor, HttpResponse):
         return visitor
     if visitor.worker is None or visitor.worker.pk != assignment.worker_id:
@@ -220,24 +222,41 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     if assignment.state != AssignmentState.ACCEPTED:
         return _message(request, job, "Closed", f"This assignment was {assignment.state}.", status=409)
     items = work.items_of(assignment)
+    if request.method == "GET":
+        return _task_page(request, visitor, assignment, items, None)
     item_ids = [item.pk for item in items]
-    form = HitForm(get_task_type(job.task_type), items, request.POST if request.method == "POST" else None)
-    if request.method == "POST":
-        grant = _checked(request, visitor, job, item_ids)
-        if isinstance(grant, HttpResponse):
-            return grant
-        if form.is_valid():
-            try:
-                work.submit_assignment(assignment.pk, form.answers(), items)
-            except work.AssignmentStateError as error:
-                return _message(request, job, "Not saved", str(error), status=409)
-            return _after_submit(request, assignment, visitor, grant)
+    form = HitForm(get_task_type(job.task_type), items, request.POST)
+    grant = _checked(request, visitor, job, item_ids)
+    if isinstance(grant, HttpResponse):
+        return grant
+    if not form.is_valid():
+        return _task_page(request, visitor, assignment, items, form)
+    try:
+        work.submit_assignment(assignment.pk, form.answers(), items)
+    except work.AssignmentStateError as error:
+        return _message(request, job, "Not saved", str(error), status=409)
+    return _after_submit(request, assignment, visitor, grant)
+
+
+def _task_page(
+    request: HttpRequest,
+    visitor: Visitor,
+    assignment: Assignment,
+    items: list[Item],
+    answered: HitForm | None,
+) -> HttpResponse:
+    """The HIT's items to answer: fresh (their markup shared by every worker of the HIT, the form built
+    only if they are rendered), or as `answered` with what is missing marked."""
+    job = assignment.job
+    form: Any = answered or SimpleLazyObject(lambda: HitForm(get_task_type(job.task_type), items))
     context = {
         "visitor": visitor,
         "assignment": assignment,
         "form": form,
-        "rows": form.rows(),
-        "page_token": page_token(visitor, job, item_ids),
+        "errors": answered.errors if answered is not None else None,
+        "rows": lambda: form.rows(),
+        "items_key": "" if answered is not None else fragments.items_key(job, assignment.hit_id),
+        "page_token": page_token(visitor, job, [item.pk for item in items]),
     }
     return _page(request, job, "task", context)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
@@ -14,6 +14,7 @@ from annotation.models import (
     Assignment,
     AssignmentState,
     Hit,
+    HitItem,
     Item,
     Job,
     JobState,
@@ -161,7 +162,8 @@ def next_assignment(
         except _AlreadyOpenError:
             break  # a parallel request of this worker won: theirs is the answer, below
         if assignment is not None:
-            settle_job(job.pk)
+            if job.state == JobState.PUBLISHED:  # a start moves nothing else (collecting on the first)
+                settle_job(job.pk)
             return assignment
     open_one = _open_assignment(job, worker, hit, external_id)
     if open_one is not None:
@@ -252,19 +254,23 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
                 accepted_at=timezone.now(),
                 confirmed=confirmed,
             )
-            item_pks = hit.hit_items.order_by("position").values_list("item_id", flat=True)
-            WorkerItem.objects.bulk_create(
-                [
-                    WorkerItem(
-                        item_id=pk, worker=worker, assignment=assignment, reason=WorkerItemReason.ASSIGNED
-                    )
-                    for pk in item_pks
-                ]
-            )
+            _hold_items(hit, worker, assignment)
             return assignment
     except IntegrityError:
         # Another request gave this worker the HIT, one of its items, or an open assignment first.
         return None
+
+
+def _hold_items(hit: Hit, worker: Worker, assignment: Assignment) -> None:
+    """A WorkerItem row per item of the HIT, in one INSERT … SELECT (no round trip for the item ids,
+    no model object per item): the unique (item, worker) constraint refuses an item seen before."""
+    rows, hit_items = WorkerItem._meta.db_table, HitItem._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {rows} (item_id, worker_id, assignment_id, reason) "
+            f"SELECT item_id, %s, %s, %s FROM {hit_items} WHERE hit_id = %s ORDER BY position",
+            [worker.pk, assignment.pk, WorkerItemReason.ASSIGNED.value, hit.pk],
+        )
 
 
 def submit_assignment(
@@ -294,7 +300,8 @@ def submit_assignment(
         assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
         assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
         assignment.save(update_fields=["state", "submitted_at", "work_seconds"])
-    settle_job(assignment.job_id)
+    if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
+        settle_job(assignment.job_id)
     return assignment
 
 

@@ -230,20 +230,41 @@ class CostEstimate:
 def estimate_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
     """The worst case for the job's HITs with `extra` more assignments each, and the market balance."""
     provider = provider or get_provider(job.provider)
-    hits = list(job.hits.order_by("position"))
     fee = provider.fee(job)
-    bonus_cap = Decimal(str(job.params.get("bonus_cap", 0)))
-    whole = costs.worst_case(provider.reward_lines(hits, extra), fee, bonus_cap)
-    if extra:
-        before = costs.worst_case(provider.reward_lines(hits), fee, Decimal(0))
-        spend = costs.worst_case(provider.reward_lines(hits, extra), fee, Decimal(0)) - before
-    else:
-        spend = whole
+    whole, spend = _worst_cases(job, provider, fee, extra)
     try:
         balance = provider.balance()
     except MarketError as error:
         raise ProviderError(f"cannot read the {provider.name} balance: {error}") from error
-    return CostEstimate(whole, spend, fee, bonus_cap, job.budget, balance)
+    return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, balance)
+
+
+def estimate_cost_locally(job: Job, *, extra: int = 0) -> CostEstimate:
+    """The same worst case from our own records only, for a web page: no market call, so the fee is
+    the declared rate (the job's `fee_rate`, else the provider's) and the balance is unknown (None)."""
+    provider = get_provider(job.provider)
+    fee = declared_fee_rate(job, provider)
+    whole, spend = _worst_cases(job, provider, fee, extra)
+    return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, None)
+
+
+def declared_fee_rate(job: Job, provider: Provider) -> Decimal:
+    """The fee rate the provider declares (its class attribute), or the job's own: never asks the market."""
+    return Decimal(str(job.params.get("fee_rate", provider.fee_rate)))
+
+
+def _bonus_cap(job: Job) -> Decimal:
+    return Decimal(str(job.params.get("bonus_cap", 0)))
+
+
+def _worst_cases(job: Job, provider: Provider, fee: Decimal, extra: int) -> tuple[Decimal, Decimal]:
+    """(the whole job's worst case, what this step adds) at `fee`; the reward lines are our own records."""
+    hits = list(job.hits.order_by("position"))
+    whole = costs.worst_case(provider.reward_lines(hits, extra), fee, _bonus_cap(job))
+    if not extra:
+        return whole, whole
+    before = costs.worst_case(provider.reward_lines(hits), fee, Decimal(0))
+    return whole, costs.worst_case(provider.reward_lines(hits, extra), fee, Decimal(0)) - before
 
 
 def check_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:

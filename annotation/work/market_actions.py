@@ -4,7 +4,9 @@ objects one by one in a Celery worker and reports every outcome, so no web reque
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +17,12 @@ from annotation.markets.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
 from annotation.work.jobs import CostEstimate
+from operations.models import Operation
 from operations.registry import OperationFailedError, Progress, register
+
+SHOW_MARKET_COSTS = "annotation.show_market_costs"
+# A job's line in an operation's log starts with the job (`Job.__str__`: "job <pk> <task type> (<state>)").
+JOB_LINE = re.compile(r"job (\d+) [^:]*: ")
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
 ACTION_ERRORS = (work.JobError, work.JobStateError, work.ReviewError, ValueError, ProviderError, MarketError)
@@ -139,7 +146,33 @@ def _cost_line(estimate: CostEstimate) -> str:
     )
 
 
-@register("annotation.show_market_costs")
+@register(SHOW_MARKET_COSTS)
 def show_market_costs(progress: Progress, job_ids: list[int]) -> None:
     """Each job's worst case and the market's balance, read from the market by the worker."""
     _each(progress, _jobs(job_ids), lambda job: _cost_line(work.estimate_cost(job)))
+
+
+# How many of the latest cost reads are searched for a job's last line: older reads are stale anyway.
+RECENT_READS = 50
+
+
+@dataclass(frozen=True)
+class CostRead:
+    """What the last `show_market_costs` operation to finish read from the market for one job."""
+
+    operation: Operation
+    line: str  # the job's log line: its worst case, the balance and the verdict, or why it failed
+
+
+def last_cost_reads(job_ids: Iterable[int]) -> dict[int, CostRead]:
+    """Per job, the market's cost and balance as last read by a background operation (one query);
+    a web page shows these instead of asking the market itself."""
+    wanted, found = set(job_ids), dict[int, CostRead]()
+    reads = Operation.objects.filter(kind=SHOW_MARKET_COSTS, finished_at__isnull=False)
+    for operation in reads.order_by("-finished_at", "-pk")[:RECENT_READS]:
+        for line in operation.log.splitlines():
+            match = JOB_LINE.match(line)
+            job_id = int(match.group(1)) if match else None
+            if job_id in wanted and job_id not in found:
+                found[job_id] = CostRead(operation, line.split(": ", 1)[1])
+    return found

@@ -5,10 +5,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterable
+from contextlib import suppress
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
+from django.db.models.signals import pre_save
+from django.dispatch import receiver
 from django.utils import timezone
 
 from annotation.markets.registry import get_provider
@@ -63,17 +67,40 @@ def worker_pseudonym(worker: Worker) -> str:
 
 
 def worker_by_pseudonym(name: str) -> Worker | None:
-    """The worker a keyed pseudonym names, or None. A keyed hash cannot be reversed, so each worker's
-    pseudonym is computed in turn (an HMAC each: about a second per million workers)."""
+    """The worker a keyed pseudonym names, or None: one indexed query. The row found is checked against
+    the key in use, so a pseudonym stored under an earlier key names nobody."""
     if not is_pseudonym(name):
         return None
     key = pseudonym_key()
-    for pk, provider, external_id in Worker.objects.values_list("pk", "provider", "external_id").iterator(
-        chunk_size=5000
-    ):
-        if hmac.compare_digest(pseudonym(provider, external_id, key), name):
-            return Worker.objects.get(pk=pk)
-    return None
+    worker = Worker.objects.filter(pseudonym=name).first()
+    if worker is None or not hmac.compare_digest(pseudonym(worker.provider, worker.external_id, key), name):
+        return None
+    return worker
+
+
+@receiver(pre_save, sender=Worker)
+def name_new_worker(sender: type[Worker], instance: Worker, **kwargs: Any) -> None:
+    """Store a worker's pseudonym when it is created; without a key it stays None until
+    `fill_worker_pseudonyms` runs (as the migration that added it did)."""
+    if instance._state.adding and instance.pseudonym is None:
+        # No key (only with DEBUG off in tests; settings refuse to start without one): no name yet.
+        with suppress(PseudonymKeyError):
+            instance.pseudonym = worker_pseudonym(instance)
+
+
+def fill_worker_pseudonyms(model: type[Worker] = Worker, *, batch: int = 2000) -> int:
+    """Store the pseudonym of every worker that has none (a migration passes its historical model);
+    after the key changes, clear the column and run this again. Returns how many were filled."""
+    rows = model.objects.filter(pseudonym__isnull=True).only("pk", "provider", "external_id")
+    if not rows.exists():
+        return 0
+    key, filled = pseudonym_key(), 0
+    while chunk := list(rows.order_by("pk")[:batch]):
+        for worker in chunk:
+            worker.pseudonym = pseudonym(worker.provider, worker.external_id, key)
+        model.objects.bulk_update(chunk, ["pseudonym"])
+        filled += len(chunk)
+    return filled
 
 
 class ReviewError(ValueError):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from aggregation.labels import LabelSet
-from aggregation.reading import _copied, _fetched, job_responses
+from aggregation.reading import _copied, _fetched, counted_rows, job_responses
 from aggregation.responses import ResponsesError
-from annotation.models import Response
+from annotation.models import Assignment, AssignmentState, Response
 from annotation.work import long_format
-from tests.aggregation.jobdata import answer, keys, stance_job
+from tests.aggregation.jobdata import answer, keys, stance_job, worker
 from tests.annotation.factories import make_corpus
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -49,3 +49,16 @@ def test_a_job_without_responses_is_refused_by_copy_too() -> None:
     job = stance_job(make_corpus(claims=1, perspectives=1))
     with pytest.raises(ResponsesError, match="no responses"):
         job_responses(job, [], str, LabelSet("stance", (S, U, NV)))
+
+
+def test_the_rows_read_are_long_formats_rejected_and_unconfirmed_work_and_dropped_workers_left_out() -> None:
+    job = stance_job(make_corpus(claims=2, perspectives=2))
+    answer(job, dict(zip(keys(job), [[S, S, U, NV], [U, NV, U, S]] * 2, strict=True)))
+    Assignment.objects.filter(job=job, worker=worker("w1")).update(state=AssignmentState.REJECTED)
+    Assignment.objects.filter(job=job, worker=worker("w2")).update(confirmed=False)
+    dropped = [worker("w3").pk]
+
+    read = sorted(counted_rows(job, dropped))
+
+    assert read == sorted(long_format(job, include_gold=True, exclude_workers=dropped))
+    assert len(read) == 4 and {w for _, w, _ in read} == {worker("w0").pk}

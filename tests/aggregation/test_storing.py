@@ -1,5 +1,6 @@
 """Item outcomes written set-wise: a re-run keeps what experts decided and the sample marks, counts
-what changed, and PostgreSQL's COPY path writes exactly the rows the ORM path writes."""
+what changed, rewrites only the rows that differ (none when nothing changed), and PostgreSQL's COPY
+path writes exactly the rows the ORM path writes."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from aggregation import services, storing
 from aggregation.adjudication import adjudicate
-from aggregation.models import Adjudication, AggregationRun, ItemOutcome
+from aggregation.models import Adjudication, ItemOutcome
 from corpus.models import PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -47,6 +49,7 @@ def test_a_rerun_keeps_the_adjudicated_outcome_and_the_sample_marks_and_counts_c
     for response in first.responses.order_by("pk")[1:]:
         response.label = U
         response.save()
+    before = {row[0]: row[2:] for row in rows(job)}
 
     report = services.aggregate_job(job.pk)
 
@@ -57,12 +60,42 @@ def test_a_rerun_keeps_the_adjudicated_outcome_and_the_sample_marks_and_counts_c
     again = ItemOutcome.objects.get(item=first)
     assert (again.label, again.sampled, again.run_id) == (U, True, report.run_id)
     assert ItemOutcome.objects.filter(job=job).count() == 6
-    assert set(ItemOutcome.objects.filter(job=job).values_list("run_id", flat=True)) == {report.run_id}
+    # Every row names the run that last wrote it: this run the rows it changed, the first run the others.
+    assert all((row[1] == report.run_id) == (row[2:] != before[row[0]]) for row in rows(job))
+
+
+OUTCOME_WRITES = ("UPDATE ", "INSERT INTO ", "DELETE FROM ")
+
+
+def test_a_rerun_with_nothing_new_writes_no_outcome(job: Any) -> None:
+    before = rows(job), list(ItemOutcome.objects.filter(job=job).order_by("pk").values_list("pk", flat=True))
+
+    with CaptureQueriesContext(connection) as queries:
+        report = services.aggregate_job(job.pk)
+
+    table = ItemOutcome._meta.db_table
+    writes = [
+        q["sql"] for q in queries if q["sql"].startswith(OUTCOME_WRITES) and table in q["sql"].split()[2]
+    ]
+    assert report.changed_items == 0 and writes == []
+    assert (
+        rows(job),
+        list(ItemOutcome.objects.filter(job=job).order_by("pk").values_list("pk", flat=True)),
+    ) == before
 
 
 def written_by_the_orm(job: Any, run: Any, columns: storing.OutcomeColumns) -> int:
     adjudicated = ItemOutcome.objects.filter(job=job, adjudications__isnull=False)
     return storing._store_by_orm(job, run, columns, {outcome.item_id for outcome in adjudicated})
+
+
+def written_then_undone(job: Any) -> tuple[list[tuple[Any, ...]], int]:
+    """The outcome rows a run leaves (run ids as "this run" or not) and its changed count, undone after."""
+    with transaction.atomic():
+        report = services.aggregate_job(job.pk)
+        written = [(row[0], row[1] == report.run_id, *row[2:]) for row in rows(job)]
+        transaction.set_rollback(True)
+    return written, report.changed_items
 
 
 @pytest.mark.postgres
@@ -71,16 +104,18 @@ def test_the_copy_path_writes_the_rows_the_orm_path_writes(job: Any, monkeypatch
     expert = get_user_model().objects.create_user("expert")
     adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[1]).pk, S, user=expert)
     ItemOutcome.objects.filter(job=job, item__key=keys(job)[3]).update(sampled=True)
+    # What a re-run meets: outcomes another run left (another label, other figures) and one gone.
+    ItemOutcome.objects.filter(job=job, item__key=keys(job)[0]).update(label=NV)
+    ItemOutcome.objects.filter(job=job, item__key=keys(job)[4]).update(counts=[], model_confidence=0.5)
+    ItemOutcome.objects.filter(job=job, item__key=keys(job)[5]).delete()
 
-    copied = services.aggregate_job(job.pk)
-    by_copy = rows(job)
+    by_copy = written_then_undone(job)
     monkeypatch.setattr(storing, "_store_by_copy", written_by_the_orm)
-    by_orm_report = services.aggregate_job(job.pk)
-    by_orm = rows(job)
+    by_orm = written_then_undone(job)
 
-    assert [row[:1] + row[2:] for row in by_copy] == [row[:1] + row[2:] for row in by_orm]
-    assert {row[1] for row in by_copy} == {copied.run_id} and {row[1] for row in by_orm} == {
-        by_orm_report.run_id
-    }
-    assert AggregationRun.objects.filter(job=job).count() == 3
-    assert any(row[10] and row[11] for row in by_copy)  # contested, with reasons
+    assert by_copy == by_orm
+    rewritten = {row[0] for row in by_copy[0] if row[1]}
+    assert rewritten == set(
+        job.items.filter(key__in=keys(job)[::4] + keys(job)[5:]).values_list("pk", flat=True)
+    )
+    assert by_copy[1] == 1 and any(row[10] and row[11] for row in by_copy[0])  # contested, with reasons

@@ -81,10 +81,13 @@ def test_an_mturk_job_over_its_balance_is_shown_refused_and_never_published(
     stub.add_response("get_account_balance", {"AvailableBalance": "1.00"})
     stub.add_response("get_account_balance", {"AvailableBalance": "1.00"})
 
-    page = act(staff, JOBS, "publish_on_market", [job.pk])
+    unread = act(staff, JOBS, "publish_on_market", [job.pk])  # no market call: the cost computed here
+    act(staff, JOBS, "publish_on_market", [job.pk], read_market="Read")  # the balance, read in the background
+    page = staff.post(JOBS, {"action": "publish_on_market", "_selected_action": [job.pk]})
     done = act(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
 
-    assert b"5.40 exceeds the market balance 1.00" in page.content  # 1.50 × 3 × 1.2
+    assert b"5.40" in unread.content and b"never read" in unread.content  # 1.50 × 3 × 1.2
+    assert b"5.40 exceeds the market balance 1.00" in page.content
     assert b"exceeds the market balance" in done.content
     assert Job.objects.get(pk=job.pk).state == JobState.DRAFT
     assert not LedgerEntry.objects.exists()

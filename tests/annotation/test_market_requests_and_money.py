@@ -9,12 +9,15 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+import requests
 from django.contrib.auth.models import Group, User
 from django.test import Client
 from django.urls import get_resolver
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import AuditEvent
 from annotation import work
 from annotation.ledger import intents
 from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, ReconciliationIssue
@@ -58,9 +61,9 @@ def _admin(client: Client) -> Client:
     return client
 
 
-def _api() -> APIClient:
-    user = User.objects.create_user("res", password="x-unused-0", is_staff=True)
-    user.groups.set(Group.objects.filter(name="researcher"))
+def _api(*roles: str) -> APIClient:
+    user = User.objects.create_user(f"res{len(roles)}", password="x-unused-0", is_staff=True)
+    user.groups.set(Group.objects.filter(name__in=["researcher", *roles]))
     api = APIClient()
     api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
     return api
@@ -110,6 +113,21 @@ def test_admin_and_api_pause_and_resume_answer_at_once_with_the_market_down(
     assert [o.kind for o in operations] == [f"annotation.{action}_jobs"] * 2
     job.refresh_from_db()
     assert job.state == JobState.PAUSED  # paused here at once; resumed only once the market has been
+
+
+@pytest.mark.parametrize("action", ["expire", "sync"])
+def test_the_api_expires_and_syncs_a_job_at_once_with_the_market_down_and_the_operation_fails(
+    fake: FakeProlific, queued: list[int], action: str
+) -> None:
+    job = published()
+    fake.down = True
+    api = _api("approver")  # expiring needs annotation.spend_money, as the admin action does
+
+    operation = answered_at_once_then_failed(fake, queued, lambda: api.post(f"/api/jobs/{job.pk}/{action}/"))
+
+    assert operation.kind == f"annotation.{action}_jobs" and operation.params == {"job_ids": [job.pk]}
+    audited = AuditEvent.objects.filter(action="expired", target=f"job {job.pk}").exists()
+    assert audited == (action == "expire")
 
 
 @pytest.mark.parametrize("action", ["block", "unblock"])
@@ -192,18 +210,75 @@ def test_the_market_cost_shows_on_its_operation_once_the_worker_has_read_the_mar
     assert f"{job}: worst case" in operation.log and "balance 10000" in operation.log
 
 
-def test_the_publish_confirmation_with_the_market_down_says_so_instead_of_a_500(
-    fake: FakeProlific, queued: list[int], client: Client
+def _unreachable(fake: FakeProlific, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The market down (refuses at once) or hanging (answers nothing for seconds, then times out)."""
+    if how == "down":
+        fake.down = True
+        return
+
+    def hang(request: Any, **kwargs: Any) -> Any:
+        time.sleep(3)
+        raise requests.ReadTimeout("the fake Prolific hangs")
+
+    monkeypatch.setattr(fake, "send", hang)
+
+
+def _confirmation(admin: Client, action: str, job: Job, **data: Any) -> Any:
+    body = {"action": action, "_selected_action": [job.pk], **data}
+    return admin.post("/admin/annotation/job/", body)
+
+
+@pytest.mark.parametrize("how", ["down", "hanging"])
+@pytest.mark.parametrize("action", ["publish_on_market", "extend_on_market"])
+def test_the_cost_confirmations_answer_at_once_with_the_market_unreachable_and_say_it_was_never_read(
+    fake: FakeProlific,
+    queued: list[int],
+    client: Client,
+    monkeypatch: pytest.MonkeyPatch,
+    how: str,
+    action: str,
 ) -> None:
     make_corpus(claims=2, perspectives=2)
     job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
-    fake.down = True
+    if action == "extend_on_market":
+        job = work.publish_job(job.pk)
+    local = work.estimate_cost_locally(job, extra=1 if action == "extend_on_market" else 0)
+    _unreachable(fake, how, monkeypatch)
+    admin, calls_before = _admin(client), len(fake.calls)
+    assert get_resolver().url_patterns  # the URLconf's one-time import is no request's time
+
+    started = time.monotonic()
+    page = _confirmation(admin, action, job)
+    elapsed = time.monotonic() - started
+
+    assert page.status_code == 200 and elapsed < 1.0, f"{page.status_code} after {elapsed:.2f}s"
+    assert len(fake.calls) == calls_before and queued == []  # nothing asked, nothing started
+    text = page.content.decode()
+    assert str(local.spend) in text and "33.34%" in text  # Prolific's declared fee, computed here
+    assert "never read: press" in text and "Read the market&#x27;s balance and price" in text
+
+
+def test_the_publish_confirmation_shows_the_balance_as_last_read_and_when_while_the_market_hangs(
+    fake: FakeProlific, queued: list[int], client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_corpus(claims=2, perspectives=2)
+    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
     admin = _admin(client)
 
-    page = admin.post("/admin/annotation/job/", {"action": "publish_on_market", "_selected_action": [job.pk]})
+    button = _confirmation(admin, "publish_on_market", job, read_market="Read")
+    (operation_id,) = queued
+    read = run_operation(operation_id)  # the worker reads the market while it answers
+    _unreachable(fake, "hanging", monkeypatch)
+    started = time.monotonic()
+    page = _confirmation(admin, "publish_on_market", job)
+    elapsed = time.monotonic() - started
 
-    assert page.status_code == 200 and "Prolific unreachable" in page.content.decode()
-    assert queued == []  # nothing started before a person confirms
+    assert button.status_code == 200 and "Publish these jobs?" in button.content.decode()
+    assert read.kind == "annotation.show_market_costs" and read.state == OperationState.DONE, read.log
+    assert elapsed < 1.0, f"the page took {elapsed:.2f}s"
+    text = page.content.decode()
+    assert f"read {timezone.localtime(read.finished_at):%Y-%m-%d %H:%M} UTC" in text  # type: ignore[arg-type]
+    assert "balance 10000" in text and "within budget and balance" in text
 
 
 def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation(

@@ -22,9 +22,9 @@ BUDGET = {
     "quiz page": 3,
     "quiz answers": 7,
     "job page": 3,
-    "start": 19,
-    "task page": 3,
-    "task answers": 9,
+    "start": 18,
+    "task page": 2,
+    "task answers": 7,
 }
 
 

@@ -196,6 +196,17 @@ def test_an_action_without_a_named_permission_is_refused(researcher: APIClient) 
     assert researcher.options("/api/jobs/").status_code == 200
 
 
+def test_expiring_and_syncing_need_the_permissions_the_admin_actions_need(answered: Job) -> None:
+    refused = client_for("researcher").post(f"/api/jobs/{answered.pk}/expire/")
+    synced = client_for("researcher").post(f"/api/jobs/{answered.pk}/sync/")
+    expired = client_for("researcher", "approver").post(f"/api/jobs/{answered.pk}/expire/")
+
+    assert refused.status_code == 403  # expiring stops paid work: annotation.spend_money
+    assert synced.status_code == 202 and synced.json()["kind"] == "annotation.sync_jobs"
+    assert expired.status_code == 202 and expired.json()["kind"] == "annotation.expire_jobs"
+    assert Operation.objects.count() == 2
+
+
 # -- workers, named by keyed pseudonym --------------------------------------------------------------
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,22 +19,10 @@ PROCON_QUOTES = SHARED_FIXTURES / "procon" / "medicalmarijuana-view-answers-0013
 BUILT = REPO / "tests" / "fixtures" / "crawler"
 
 
-@pytest.fixture(scope="module")
-def migrated_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("crawl-db") / "template.sqlite3"
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-        cwd=REPO,
-        env={**os.environ, "DATABASE_URL": f"sqlite:///{path}"},
-        check=True,
-    )
-    return path
-
-
 @pytest.fixture
-def crawl_env(tmp_path: Path, migrated_db: Path) -> dict[str, str]:
+def crawl_env(tmp_path: Path, migrated_sqlite: Path) -> dict[str, str]:
     db = tmp_path / "db.sqlite3"
-    shutil.copy(migrated_db, db)
+    shutil.copy(migrated_sqlite, db)
     return {
         **os.environ,
         "DATABASE_URL": f"sqlite:///{db}",

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from itertools import pairwise
+from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -20,7 +20,7 @@ from tests.crawler.conftest import IDEBATE_PAGES, REPO
 from tests.crawler.test_crawl_end_to_end import count, crawl_args, query
 
 pytestmark = pytest.mark.redis
-DELAY_MS = 60
+DELAY_MS = 100  # the slack below is one delay: long enough for a loaded machine's lateness
 
 
 def test_two_processes_share_one_crawl_without_fetching_a_page_twice(
@@ -75,9 +75,30 @@ def test_two_processes_share_one_crawl_without_fetching_a_page_twice(
     # The run counts both processes' responses: the pages, and robots.txt once each (from the site
     # or from the HTTP cache they share).
     assert pages == len(fetched) + 2
-    # Politeness across processes: requests to the site never closer than the delay.
-    times = [t for path, t in zip(site.requested, site.arrived, strict=True) if path != "/robots.txt"]
-    gaps = [b - a for a, b in pairwise(times)]
-    paths = [p for p in site.requested if p != "/robots.txt"]
-    close = [(paths[i], paths[i + 1], round(g, 4)) for i, g in enumerate(gaps) if g < DELAY_MS / 1000 * 0.9]
-    assert close == []
+    # Politeness across processes: the site saw no more than one request per delay, over any run of them.
+    times = sorted(t for path, t in zip(site.requested, site.arrived, strict=True) if path != "/robots.txt")
+    assert faster_than_the_delay(times, DELAY_MS / 1000) == []
+
+
+def faster_than_the_delay(arrived: list[float], delay: float) -> list[tuple[int, int, float]]:
+    """Every run of requests i..j (by their arrival times at the site) that took less than
+    (j - i) delays, less one delay of slack: as (i, j, seconds it took).
+
+    The slot times a request from when it reached the downloader, and the site notes it when its
+    handler thread runs; under load either may come late, by up to about a delay. Such lateness moves
+    only a run's two ends, never adds up along it, so one delay of slack is enough whatever the run's
+    length, while requests sent without the shared slot (two processes, a few requests each at
+    once) come many to the delay and fail here."""
+    return [
+        (i, j, round(arrived[j] - arrived[i], 4))
+        for i, j in combinations(range(len(arrived)), 2)
+        if arrived[j] - arrived[i] < (j - i - 1) * delay
+    ]
+
+
+def test_the_politeness_check_finds_requests_sent_together_and_forgives_one_late_request() -> None:
+    paced = [0.1 * n for n in range(20)]
+    one_late = [*paced[:5], paced[5] + 0.09, *paced[6:]]  # 90 ms late: its gap to the next is 10 ms
+    assert faster_than_the_delay(paced, 0.1) == faster_than_the_delay(one_late, 0.1) == []
+    together = [*paced[:10], *(paced[10] + 0.001 * n for n in range(3)), *paced[11:]]  # 3 at once
+    assert (10, 12, 0.002) in faster_than_the_delay(together, 0.1)

@@ -120,16 +120,17 @@ def state_of(url: str, releases: Path) -> dict[str, Any]:
     return {"counts": counts, "marker": marker, "siblings": siblings, "files": files}
 
 
-@pytest.mark.django_db(transaction=True)
-def test_every_corrupted_backup_leaves_a_restored_target_as_it_was(
-    seeded_topics: None,  # noqa: F811
-    simulated_job: Job,
-    releases_dir: Path,
-    tmp_path: Path,
-) -> None:
+@pytest.fixture
+def backup(seeded_topics: None, simulated_job: Job, releases_dir: Path, tmp_path: Path) -> Path:  # noqa: F811
+    """A whole backup of the database (a simulated job's work) and a release built from it."""
     build_release("0.1")
     call_command("backup", "--dir", str(tmp_path / "backups"))
     (backup,) = complete_backups(tmp_path / "backups")
+    return backup
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_corrupted_backup_leaves_a_restored_target_as_it_was(backup: Path, tmp_path: Path) -> None:
     target_dir = tmp_path / "target"
     target_dir.mkdir()
     releases = target_dir / "releases"
@@ -154,14 +155,8 @@ def test_every_corrupted_backup_leaves_a_restored_target_as_it_was(
 
 @pytest.mark.django_db(transaction=True)
 def test_a_truncated_archive_with_a_recomputed_checksum_leaves_an_empty_target_empty(
-    seeded_topics: None,  # noqa: F811
-    simulated_job: Job,
-    releases_dir: Path,
-    tmp_path: Path,
+    backup: Path, tmp_path: Path
 ) -> None:
-    build_release("0.1")
-    call_command("backup", "--dir", str(tmp_path / "backups"))
-    (backup,) = complete_backups(tmp_path / "backups")
     bad = corrupted_copy(backup, truncate_the_archive_and_recompute_its_checksum, tmp_path / "corrupted")
     releases = tmp_path / "target" / "releases"
 

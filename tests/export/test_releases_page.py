@@ -74,6 +74,14 @@ def test_the_list_links_every_release(staff: Client, two_releases: tuple[Release
     assert "Compare two releases" in text
 
 
+def test_the_list_links_each_release_to_its_changes_since_the_one_before(
+    staff: Client, two_releases: tuple[Release, Release]
+) -> None:
+    text = staff.get("/releases/").content.decode()
+    assert 'href="/releases/diff/?a=1.0&amp;b=1.1">since 1.0</a>' in text
+    assert text.count('href="/releases/diff/') == 1  # the first release has nothing before it
+
+
 def test_the_release_page_lists_its_files_with_hashes(
     staff: Client, two_releases: tuple[Release, Release]
 ) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.home.conftest import ServedDemo
+from tests.served_demo import ServedDemo
 
 pytestmark = pytest.mark.slow
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -8,6 +8,8 @@ README shows them.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,15 +18,16 @@ import pytest
 from django.contrib import admin
 
 from tests.annotation.test_browser import ARGS
-from tests.home.conftest import ServedDemo
 from tests.home.walk import Walk, raw_output
+from tests.served_demo import REPO, ServedDemo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-# The staff pages besides every model's change list (export:diff needs two releases; the demo has one).
+# The staff pages besides every model's change list (export:diff: once a second release is built).
 STAFF_PAGES = {
     "home", "admin:index", "aggregation:dashboard", "aggregation:adjudicate", "aggregation:claim_clusters",
     "aggregation:compare_claims", "aggregation:similar_claim_pairs", "export:releases", "export:release",
+    "export:diff",
     "admin:crawler_crawlrun_start", "admin:crawler_crawlrun_change", "admin:pipeline_pipelinerun_change",
     "admin:annotation_job_change", "admin:aggregation_aggregationrun_change", "api-root", "api-docs",
 }  # fmt: skip
@@ -33,6 +36,18 @@ STAFF_PAGES = {
 def every_change_list() -> set[str]:
     models = admin.site._registry
     return {f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist" for model in models}
+
+
+@pytest.fixture(scope="module")
+def second_release(served_demo: ServedDemo) -> str:
+    """The demo's next release, as a researcher builds it after a change (the claims split afresh, with
+    another seed), so the releases page has two to compare. Its version."""
+    command = ["manage.py", "build_release", "--version", "demo-2", "--split-seed", "7"]
+    done = subprocess.run(
+        [sys.executable, *command], cwd=REPO, env=served_demo.env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return "demo-2"
 
 
 @pytest.fixture
@@ -56,7 +71,7 @@ def screenshot(page: Any, name: str) -> None:
 
 
 def test_every_staff_page_is_reached_from_the_home_page_by_clicking(
-    served_demo: ServedDemo, browser_page: Any
+    served_demo: ServedDemo, second_release: str, browser_page: Any
 ) -> None:
     page = browser_page
     page.goto(served_demo.base + "/")  # the one typed address: the start page
@@ -78,6 +93,8 @@ def test_every_staff_page_is_reached_from_the_home_page_by_clicking(
 
     missing = (STAFF_PAGES | every_change_list()) - set(walk.pages)
     assert missing == set(), f"not reached by clicking from /: {sorted(missing)}"
+    diff = walk.texts[walk.pages["export:diff"]]
+    assert f"demo-1 → {second_release}" in diff and "Claims that changed split" in diff
     raw = [f"{url}: {found}" for url, text in walk.texts.items() for found in raw_output(text)]
     assert raw == [], "\n".join(raw[:20])
 

@@ -2,72 +2,39 @@
 pipeline step done with the simulated crowd and said as it ends, and a release that verifies.
 
 Run as `manage.py setup_demo` in its own process on a SQLite file of its own (the crawl inside it
-is a further process), as `make run` does; the test reads the results back with sqlite3.
+is a further process), as `make run` does: the session's served demo (tests/served_demo.py), whose
+output was read line by line. The test reads the results back with sqlite3, from a copy of the demo as
+`setup_demo` left it.
 """
 
 from __future__ import annotations
 
-import os
-import re
+import shutil
 import sqlite3
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from pipeline.definition import STEPS
+from tests.served_demo import DATABASE, ServedDemo, copy_database
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
-STEP_LINE = re.compile(r"^  (\w+): (\w+) — ")
-
-
-def setup_demo_as_it_speaks(
-    env: dict[str, str], database: Path, log: Path
-) -> tuple[str, list[tuple[str, int]]]:
-    """Run `setup_demo` through a pipe, as `make run` does, reading each line as it arrives. Returns
-    the output and, for each step said to be done, how many steps the database held done just then."""
-    heard: list[tuple[str, int]] = []
-    lines: list[str] = []
-    with log.open("w") as errors:
-        command = [sys.executable, "manage.py", "setup_demo", "--url", "http://10.0.0.7:8123/"]
-        process = subprocess.Popen(
-            command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=errors, text=True
-        )
-        watchdog = threading.Timer(900, process.kill)  # bounded: a hung demo fails the test
-        watchdog.start()
-        try:
-            assert process.stdout is not None
-            for line in process.stdout:
-                lines.append(line)
-                said = STEP_LINE.match(line)
-                if said and said.group(2) == "done":
-                    heard.append((said.group(1), steps_done(database)))
-        finally:
-            watchdog.cancel()
-            process.wait(timeout=60)
-    assert process.returncode == 0, log.read_text()[-3000:]
-    return "".join(lines), heard
-
-
-def steps_done(database: Path) -> int:
-    with sqlite3.connect(database, timeout=60) as db:
-        return int(db.execute("SELECT COUNT(*) FROM pipeline_steprun WHERE state = 'done'").fetchone()[0])
 
 
 @pytest.mark.slow
-def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> None:
+def test_setup_demo_shows_every_step_and_a_verified_release(served_demo: ServedDemo, tmp_path: Path) -> None:
     if not (SHARED / "fixtures" / "idebate" / "pages").is_dir():
         pytest.fail("the saved idebate pages are expected in ../shared/fixtures")
+    copy_database(served_demo.as_set_up / DATABASE, tmp_path / DATABASE)
+    shutil.copytree(served_demo.as_set_up / "var", tmp_path / "var")
     env = {
-        **os.environ,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'demo.sqlite3'}",
+        **served_demo.env,
+        "DATABASE_URL": f"sqlite:///{tmp_path / DATABASE}",
         "STANCEWORK_VAR_DIR": str(tmp_path / "var"),
-        "REDIS_URL": "",
-        "LOG_LEVEL": "WARNING",
     }
 
     def manage(*args: str) -> str:
@@ -82,17 +49,15 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
         assert done.returncode == 0, done.stderr[-3000:]
         return done.stdout
 
-    manage("migrate", "--noinput", "-v0")
-    output, heard = setup_demo_as_it_speaks(env, tmp_path / "demo.sqlite3", tmp_path / "stderr.log")
+    output, heard = served_demo.demo_output, served_demo.heard
 
     assert "SIMULATED crowd" in output
     # One line per step, each said while the later steps were still to run, not all at the end.
     assert [name for name, _ in heard] == [step.name for step in STEPS]
     done_when_heard = [done for _, done in heard]
     assert done_when_heard == sorted(done_when_heard) and done_when_heard[0] < len(STEPS) - 1, heard
-    assert "No hostname was supplied" not in (tmp_path / "stderr.log").read_text()  # no broker is used
-    assert "Staff login for http://10.0.0.7:8123/ : admin / " in output  # make run's HOST and PORT
-    with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
+    assert "No hostname was supplied" not in served_demo.demo_errors  # no broker is used
+    with sqlite3.connect(tmp_path / DATABASE) as db:
         steps = db.execute(
             "SELECT s.name, s.state, s.message FROM pipeline_steprun s ORDER BY s.position"
         ).fetchall()
@@ -118,9 +83,11 @@ def test_setup_demo_shows_every_step_and_a_verified_release(tmp_path: Path) -> N
     assert "verified against its manifest and schemas" in verified
 
     manage("export_release", "--version", "demo-1", "--out", str(tmp_path / "first"))
-    again = manage("setup_demo")  # make run again: nothing new is crawled, imported or released
+    # make run again, with make's HOST and PORT: nothing new is crawled, imported or released.
+    again = manage("setup_demo", "--url", "http://10.0.0.7:8123/")
     assert "release demo-1" in again
     assert "already imported, not imported again" in again and "updated" not in again
+    assert "Staff login for http://10.0.0.7:8123/ : admin / " in again
     manage("export_release", "--version", "demo-1", "--out", str(tmp_path / "second"))
     first = {path.name: path.read_bytes() for path in (tmp_path / "first").iterdir()}
     assert first == {path.name: path.read_bytes() for path in (tmp_path / "second").iterdir()}

@@ -1,0 +1,41 @@
+"""Keys of the parts of worker pages that are the same for every worker, rendered once and shared
+(`{% shared_fragment %}`, annotation.templatetags.shared_fragments)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import sys
+
+from django.template.loader import get_template
+from django.utils import translation
+
+from annotation.models import Job
+from annotation.task_types import get_task_type
+from annotation.web import forms, widgets
+
+
+def items_key(job: Job, hit_id: int) -> str:
+    """The key of a HIT's items as its task page shows them before any answer; "" when they are not
+    the same for everybody. A HIT's items never change; the job's creation time tells apart jobs of
+    one id (a test database's), and the code version a deployment's templates and fields."""
+    task_type = get_task_type(job.task_type)
+    if not task_type.items_shown_alike:
+        return ""
+    version = _code_version(task_type.slug)
+    language = translation.get_language()
+    return f"task-items:{job.pk}:{job.created.timestamp()}:{hit_id}:{language}:{version}"
+
+
+@functools.lru_cache(maxsize=64)
+def _code_version(slug: str) -> str:
+    """What the items' markup is made from, hashed: the task type's template, the modules of its
+    classes (its fields and labels), the form and the radio widget."""
+    task_type = get_task_type(slug)
+    modules = {sys.modules[cls.__module__] for cls in type(task_type).__mro__ if cls is not object}
+    sources = [
+        get_template(task_type.template).template.source,  # type: ignore[attr-defined]
+        *sorted(inspect.getsource(module) for module in [*modules, forms, widgets]),
+    ]
+    return hashlib.sha256("\0".join(sources).encode()).hexdigest()[:16]
