@@ -1,7 +1,8 @@
 """The market clients the platform uses, chosen in settings as Django chooses its mail backend.
 
 `MARKET_CLIENTS` maps a market's name to the dotted path of a function returning its client: a fake
-beside the real client (annotation/markets/mturk/fake.py), or a test's own. A market not named there
+beside the real client (annotation/markets/mturk/fake.py, annotation/markets/prolific/fake.py), or a
+test's own. A market not named there
 gets its real client, built once. Each market folder builds its client (`mturk_client`,
 `prolific_client`) through `market_client`.
 """

@@ -29,6 +29,7 @@ from annotation import work
 from annotation.markets.errors import RejectionError
 from annotation.markets.registry import get_provider
 from annotation.models import Assignment, Job
+from annotation.work.accuracy import job_accuracy
 from annotation.work.market_actions import SHOW_MARKET_COSTS, CostRead, last_cost_reads
 from operations.models import Operation
 from operations.services import start_operation
@@ -332,8 +333,6 @@ def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
     permissions=["spend_money"],
 )
 def bonus_correct_answers(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: QuerySet[Job]) -> Any:
-    from annotation.work.accuracy import job_accuracy
-
     jobs = list(queryset.order_by("pk"))
     if "confirm" in request.POST:
         kind, params = "annotation.bonus_correct_answers", {"job_ids": _pks(jobs)}

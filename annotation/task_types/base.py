@@ -23,6 +23,7 @@ from django.db.models import QuerySet
 
 from annotation.redundancy import REDUNDANCY_PARAMS
 from annotation.simulation import WorkerModel
+from annotation.simulation import answer as simulated_answer
 from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import AggregationRule
 from corpus.models import Claim, PerspectiveCluster
@@ -185,11 +186,10 @@ class TaskType:
 
     # The simulated crowd --------------------------------------------------------------------------
     def simulate(self, item: Item, worker: WorkerModel, rng: random.Random) -> Answer:
-        from annotation.simulation import answer
-
         if item.known_answer is None:
             raise TaskTypeError(f"item {item.key} has no known answer for a simulated worker to start from")
-        return Answer(label=answer(worker, str(item.known_answer), [v for v, _ in self.labels], rng))
+        labels = [value for value, _ in self.labels]
+        return Answer(label=simulated_answer(worker, str(item.known_answer), labels, rng))
 
     @property
     def label_values(self) -> list[str]:

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 
+from annotation.models import MTurkBatch
 from annotation.simulation import WorkerModel
 from annotation.task_types.base import Answer, Defaults, ItemSpec, TaskType, TaskTypeError
 from annotation.task_types.mturk_layout import CHOICE, FLAG, MULTI, LayoutField, parse_layout, render_layout
 
 if TYPE_CHECKING:
-    from annotation.models import Item, Job, MTurkBatch, MTurkTemplate
+    from annotation.models import Item, Job, MTurkTemplate
 
 # A page showing an untrusted template runs no script at all: nh3 has removed the template's, and
 # the platform's keyboard helper is left out of these pages.
@@ -32,8 +33,6 @@ SIMULATED_TEXT = "(simulated answer)"
 
 def batch_of(job: Job) -> MTurkBatch:
     """The batch a template job was made from (its `mturk_batch` filter), with its template."""
-    from annotation.models import MTurkBatch
-
     batch = MTurkBatch.objects.select_related("template").filter(pk=batch_pk(job.filters)).first()
     if batch is None:
         raise TaskTypeError(f"job {job.pk} names no stored MTurk batch")
@@ -77,8 +76,6 @@ class MTurkTemplateTaskType(TaskType):
     items_shown_alike = False  # the researcher's layout, sanitised until it is trusted
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
-        from annotation.models import MTurkBatch
-
         if int(params["groups_per_hit"]) != 1:
             raise TaskTypeError("an MTurk template job shows one CSV row per HIT (groups_per_hit 1)")
         batch = MTurkBatch.objects.filter(pk=batch_pk(filters)).first()

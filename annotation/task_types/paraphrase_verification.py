@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db.models import Max
 
+from annotation.models import Authorship
 from annotation.task_types.base import (
     Defaults,
     ItemSpec,
@@ -73,8 +74,6 @@ class ParaphraseVerificationTaskType(TaskType):
     aggregation = PARAPHRASE_RULE
 
     def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
-        from annotation.models import Authorship
-
         clusters = {cluster.pk: cluster for cluster in select_clusters(filters)}
         originals = ClusterMember.objects.filter(cluster__in=list(clusters), position=0)
         original_cluster = {member.perspective_id: member.cluster_id for member in originals}

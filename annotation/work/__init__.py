@@ -48,7 +48,6 @@ if TYPE_CHECKING:
         request_publish,
         request_sync,
         resume_job,
-        settle_job,
         sync_job,
     )
     from annotation.work.market import bonus_assignment, expire_job, extend_job
@@ -64,6 +63,7 @@ if TYPE_CHECKING:
         worker_by_pseudonym,
         worker_pseudonym,
     )
+    from annotation.work.settling import settle_job
 
 _HOMES = {
     "AnswerError": "annotation.work.assignments",
@@ -101,7 +101,7 @@ _HOMES = {
     "request_publish": "annotation.work.jobs",
     "request_sync": "annotation.work.jobs",
     "resume_job": "annotation.work.jobs",
-    "settle_job": "annotation.work.jobs",
+    "settle_job": "annotation.work.settling",
     "sync_job": "annotation.work.jobs",
     "bonus_assignment": "annotation.work.market",
     "expire_job": "annotation.work.market",

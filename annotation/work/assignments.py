@@ -26,6 +26,7 @@ from annotation.models import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work.settling import settle_job
 
 # How many open HITs to try, in order, before telling a worker there is nothing for them.
 CANDIDATE_HITS = 50
@@ -161,8 +162,6 @@ def next_assignment(
         except _AlreadyOpenError:
             break  # a parallel request of this worker won: theirs is the answer, below
         if assignment is not None:
-            from annotation.work.jobs import settle_job
-
             if job.state == JobState.PUBLISHED:  # a start moves nothing else (collecting on the first)
                 settle_job(job.pk)
             return assignment
@@ -302,8 +301,6 @@ def submit_assignment(
         assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
         assignment.save(update_fields=["state", "submitted_at", "work_seconds"])
     if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
-        from annotation.work.jobs import settle_job
-
         settle_job(assignment.job_id)
     return assignment
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from annotation.ledger.listings import publish_hits
@@ -35,12 +35,14 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
-from annotation.redundancy import AdaptiveError, adaptive_policy
-from annotation.signals import job_completed
+from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
-from annotation.task_types.base import ItemSpec, gold_filters
+from annotation.task_types.base import ItemSpec, TaskType, gold_filters
 from annotation.work import costs
+from annotation.work.assignments import ServiceQueue
 from annotation.work.bundling import Grouped, bundle, mix_gold
+from annotation.work.settling import settle_job
+from annotation.work.tasks import publish_job_task, sync_job_task
 from config.wording import listing
 
 BATCH = 2000
@@ -105,28 +107,12 @@ def create_job(
 ) -> Job:
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
-    merged = definition.params(params)
-    try:
-        adaptive = adaptive_policy(merged)
-    except AdaptiveError as error:
-        raise JobError(str(error)) from None
-    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
-    try:
-        currency = booking_currency(market, merged)
-    except ProviderError as error:
-        raise JobError(str(error)) from error
-    merged["currency"] = currency
+    merged, adaptive = _job_params(definition, params, provider)
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
         raise NoItemsError(f"the filters ({listing(filters)}) choose no items for {task_type}")
-    gold: list[ItemSpec] = []
-    if int(merged["gold_per_hit"]) > 0:
-        chosen = gold_filters(filters)
-        if chosen is None:
-            raise JobError("gold_per_hit > 0 needs a `gold` filter choosing the gold items")
-        regular_keys = {spec.key for spec in specs}
-        gold = [spec for spec in definition.select_gold(chosen, merged) if spec.key not in regular_keys]
+    gold = _select_gold(definition, filters, merged, specs)
     with transaction.atomic():
         job = Job.objects.create(
             name=name or f"{definition.name} over {len(specs)} items",
@@ -138,7 +124,7 @@ def create_job(
             workers_per_item=adaptive.min_workers if adaptive else int(merged["workers_per_item"]),
             reward=Decimal(str(merged["reward"])),
             budget=budget,
-            currency=currency,
+            currency=merged["currency"],
             created_by=created_by,
         )
         items = _store_items(job, specs, is_gold=False)
@@ -146,6 +132,36 @@ def create_job(
         _store_hits(job, items, gold_items, merged)
         _fence_authors(specs + gold, {item.key: item for item in items + gold_items})
     return job
+
+
+def _job_params(
+    definition: TaskType, params: Mapping[str, Any] | None, provider: str
+) -> tuple[dict[str, Any], AdaptivePolicy | None]:
+    """The task type's defaults with `params` over them and the market's currency; the adaptive policy."""
+    merged = definition.params(params)
+    try:
+        adaptive = adaptive_policy(merged)
+    except AdaptiveError as error:
+        raise JobError(str(error)) from None
+    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    try:
+        merged["currency"] = booking_currency(market, merged)
+    except ProviderError as error:
+        raise JobError(str(error)) from error
+    return merged, adaptive
+
+
+def _select_gold(
+    definition: TaskType, filters: Mapping[str, Any], params: Mapping[str, Any], specs: list[ItemSpec]
+) -> list[ItemSpec]:
+    """The gold items the `gold` filter chooses, minus the regular items; none unless gold_per_hit > 0."""
+    if int(params["gold_per_hit"]) <= 0:
+        return []
+    chosen = gold_filters(filters)
+    if chosen is None:
+        raise JobError("gold_per_hit > 0 needs a `gold` filter choosing the gold items")
+    regular_keys = {spec.key for spec in specs}
+    return [spec for spec in definition.select_gold(chosen, params) if spec.key not in regular_keys]
 
 
 def _store_items(job: Job, specs: list[ItemSpec], *, is_gold: bool) -> list[Item]:
@@ -301,8 +317,6 @@ def publish_job(job_id: int) -> Job:
 
 def sync_job(job_id: int) -> Job:
     """Bring a job up to date with its provider, then settle its state. Safe to call any number of times."""
-    from annotation.work.assignments import ServiceQueue
-
     job = Job.objects.get(pk=job_id)
     provider = get_provider(job.provider)
     # A paused job is still read from a market that reports work (submissions keep arriving there);
@@ -342,51 +356,6 @@ def _take_reports(job: Job, reports: Sequence[AssignmentReport]) -> None:
         Assignment.objects.filter(pk__in=pks).exclude(state=state).update(state=state)
     confirmed = [a.pk for a in theirs if a.hit.external_id == by_id[a.external_id].hit_external_id]
     Assignment.objects.filter(pk__in=confirmed, confirmed=False).update(confirmed=True)
-
-
-def settle_job(job_id: int) -> Job:
-    """Move a job to collecting once work has started, and to complete once every HIT is done.
-
-    Every start and submit asks; most find nothing to move. Those read the job and its counts in one
-    query without a lock, so workers' requests are not queued on the job's row; a move is decided
-    again under the lock."""
-    job = _with_counts(Job.objects.filter(pk=job_id)).get()
-    if _next_state(job) is None:
-        return job
-    with transaction.atomic():
-        job = _with_counts(Job.objects.select_for_update().filter(pk=job_id)).get()
-        state = _next_state(job)
-        if state is None:
-            return job
-        job.state = state
-        if state == JobState.COMPLETE:
-            job.completed_at = timezone.now()
-        job.save(update_fields=["state", "completed_at", "updated"])
-        if job.state == JobState.COMPLETE:
-            job_completed.send(sender=Job, job_id=job.pk)
-    return job
-
-
-def _with_counts(jobs: QuerySet[Job]) -> QuerySet[Job]:
-    """Jobs with `wanted` (assignments the HITs want), `done` (confirmed finished work) and `started`."""
-    hits = Hit.objects.filter(job=OuterRef("pk")).order_by().values("job")
-    assignments = Assignment.objects.filter(job=OuterRef("pk")).order_by().values("job")
-    done = assignments.filter(state__in=AssignmentState.done(), confirmed=True)
-    return jobs.annotate(
-        wanted=Subquery(hits.annotate(n=Sum("assignments_wanted")).values("n")),
-        done=Subquery(done.annotate(n=Count("pk")).values("n")),
-        started=Exists(assignments),
-    )
-
-
-def _next_state(job: Any) -> str | None:
-    if job.state not in JobState.open():
-        return None
-    if (job.done or 0) >= (job.wanted or 0):
-        return JobState.COMPLETE
-    if job.state == JobState.PUBLISHED and job.started:
-        return JobState.COLLECTING
-    return None
 
 
 def job_progress(job: Job) -> Progress:
@@ -459,12 +428,8 @@ def _move(job_id: int, allowed: list[str], target: str) -> Job:
 
 def request_publish(job: Job) -> None:
     """Publish in the background once the current transaction commits."""
-    from annotation.work.tasks import publish_job_task
-
     publish_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
 
 
 def request_sync(job: Job) -> None:
-    from annotation.work.tasks import sync_job_task
-
     sync_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types

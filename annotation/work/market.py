@@ -25,9 +25,9 @@ from annotation.work.jobs import (
     check_cost,
     expire_hits,
     pause_job,
-    settle_job,
 )
 from annotation.work.records import ReviewError
+from annotation.work.settling import settle_job
 
 EXTENDABLE = [*JobState.open(), JobState.COMPLETE]
 

@@ -8,7 +8,8 @@ the writer never verifies it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import transaction
 
@@ -49,41 +50,62 @@ def collect_paraphrases(job_id: int, *, min_tokens: int | None = None) -> Collec
         .order_by("item_id", "created", "pk")
     )
     with transaction.atomic():
-        seen = {
-            (original, _normal(text))
-            for original, text in Perspective.objects.filter(
-                origin=Origin.PARAPHRASE, paraphrase_of__isnull=False
-            ).values_list("paraphrase_of_id", "text")
-        }
-        new: list[tuple[Perspective, Response]] = []
-        short = copies = duplicates = 0
-        stamp = Writer.job(job.pk, "paraphrases written").fields()
+        sorting = _Sorting(_paraphrases_kept(), limit, Writer.job(job.pk, "paraphrases written").fields())
         for response in responses:
-            original = response.item.perspective
-            if original is None:
-                continue
-            for text in response.value or []:
-                text = " ".join(str(text).split())
-                key = (original.pk, _normal(text))
-                if len(TOKEN.findall(text)) <= limit:
-                    short += 1
-                elif key[1] == _normal(original.text):
-                    copies += 1
-                elif key in seen:
-                    duplicates += 1
-                else:
-                    seen.add(key)
-                    candidate = Perspective(
-                        text=text, origin=Origin.PARAPHRASE, source=SOURCE, paraphrase_of=original, **stamp
-                    )
-                    new.append((candidate, response))
-        for (candidate, _), pid in zip(new, allocate_ids(Perspective, len(new)), strict=True):
-            candidate.pid = pid
-        Perspective.objects.bulk_create([candidate for candidate, _ in new])
-        Authorship.objects.bulk_create(
-            [
-                Authorship(perspective=candidate, worker_id=response.worker_id, response=response)
-                for candidate, response in new
-            ]
-        )
-    return CollectReport(len(new), short, copies, duplicates)
+            sorting.take(response)
+        _store_candidates(sorting.new)
+    return CollectReport(len(sorting.new), sorting.short, sorting.copies, sorting.duplicates)
+
+
+def _paraphrases_kept() -> set[tuple[int, str]]:
+    """(original's id, normalised text) of every paraphrase perspective already made."""
+    kept = Perspective.objects.filter(origin=Origin.PARAPHRASE, paraphrase_of__isnull=False)
+    return {(original, _normal(text)) for original, text in kept.values_list("paraphrase_of_id", "text")}
+
+
+@dataclass
+class _Sorting:
+    """Written paraphrases sorted into new candidates and the dropped ones, counted by why."""
+
+    seen: set[tuple[int, str]]
+    limit: int  # a paraphrase of this many tokens or fewer is too short
+    stamp: dict[str, Any]
+    new: list[tuple[Perspective, Response]] = field(default_factory=list)
+    short: int = 0
+    copies: int = 0
+    duplicates: int = 0
+
+    def take(self, response: Response) -> None:
+        original = response.item.perspective
+        if original is None:
+            return
+        for text in response.value or []:
+            self._take_one(original, " ".join(str(text).split()), response)
+
+    def _take_one(self, original: Perspective, text: str, response: Response) -> None:
+        key = (original.pk, _normal(text))
+        if len(TOKEN.findall(text)) <= self.limit:
+            self.short += 1
+        elif key[1] == _normal(original.text):
+            self.copies += 1
+        elif key in self.seen:
+            self.duplicates += 1
+        else:
+            self.seen.add(key)
+            candidate = Perspective(
+                text=text, origin=Origin.PARAPHRASE, source=SOURCE, paraphrase_of=original, **self.stamp
+            )
+            self.new.append((candidate, response))
+
+
+def _store_candidates(new: list[tuple[Perspective, Response]]) -> None:
+    """Save the candidates with fresh pids, each with its writer's authorship."""
+    for (candidate, _), pid in zip(new, allocate_ids(Perspective, len(new)), strict=True):
+        candidate.pid = pid
+    Perspective.objects.bulk_create([candidate for candidate, _ in new])
+    Authorship.objects.bulk_create(
+        [
+            Authorship(perspective=candidate, worker_id=response.worker_id, response=response)
+            for candidate, response in new
+        ]
+    )

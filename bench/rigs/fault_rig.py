@@ -9,11 +9,11 @@ Why these three pieces, and why this shape:
   rig: it can be restarted (losing every queued message, the worst case) without touching the
   Redis other people use. Because the server is ours, the worker consumes the default queue and the
   sweeper's own `.delay()` calls reach it, as in production.
-- The market is `FakeProlificMarket` (bench/rigs/fake_prolific_server.py), a small HTTP server
-  on loopback speaking the three Prolific calls a bonus makes (read the submission, set up a bulk
-  bonus, pay it). The worker's real Prolific client reaches it through PROLIFIC_API_URL. Prolific's
-  pay call is not idempotent, so a resend after a fault would really pay twice: the market counts
-  every payment per submission, and the tally reads those counts, not the ledger's opinion of them.
+- The market is the platform's fake Prolific (annotation/markets/prolific/fake.py), served on a
+  loopback port (fake_server.py) and held to Prolific's published schema; the worker's real Prolific
+  client reaches it through PROLIFIC_API_URL. Prolific's pay call is not idempotent, so a resend after
+  a fault would really pay twice: the market lands every payment on its submission, and the tally
+  reads those, not the ledger's opinion of them. A request off the schema fails the scenario.
 - The market holds one answer (`hold`) after doing the work, so the fault lands at a chosen moment.
 
 Each scenario below (`SCENARIOS`) pays N bonuses, holds one call, injects its fault, and settles;
@@ -49,8 +49,9 @@ from django.utils import timezone
 
 from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.markets.prolific.fake import FakeProlific
+from annotation.markets.prolific.fake_server import FakeProlificServer
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
-from bench.rigs.fake_prolific_server import FakeProlificMarket
 from bench.rigs.processes import free_port
 
 STUDY = "study-faults"
@@ -59,6 +60,9 @@ STALE_SECONDS = 2  # the worker's LEDGER_STALE_SECONDS: far above a normal call,
 SWEEP_EVERY = 1.0  # seconds between the sweeps the test sends, as beat would
 WAIT = 45.0  # seconds: the bound on any wait in a scenario
 WORKER_APP_NAME = "stancework-fault-worker"  # the worker's PostgreSQL application_name
+# The market calls a fault can wait for: the pay call (the money has moved), or the read of a
+# submission not paid yet (the engine's check while it holds the claimed bonus row, before setting it up).
+HOLDS = {"pay": ("pay-bonus-payments", False), "read-before-bonus": ("get-submission", True)}
 
 
 class RigError(RuntimeError):
@@ -176,7 +180,7 @@ class WorkerProcess:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
 
-def worker_env(redis: RedisServer, market: FakeProlificMarket, var_dir: Path) -> dict[str, str]:
+def worker_env(redis: RedisServer, market: FakeProlificServer, var_dir: Path) -> dict[str, str]:
     """The worker's environment: this process's database, the rig's Redis and market."""
     if connection.vendor != "postgresql":
         raise RigError("the fault rig shares its database with a worker process: it needs PostgreSQL")
@@ -213,8 +217,8 @@ def drop_worker_connections() -> int:
 # -- payments and their tally --------------------------------------------------------------------
 
 
-def make_bonuses(count: int) -> list[LedgerEntry]:
-    """`count` approved Prolific submissions, each with one bonus row to pay (one worker each)."""
+def make_bonuses(count: int, market: FakeProlific) -> list[LedgerEntry]:
+    """`count` approved Prolific submissions (ours and the market's), each with one bonus row to pay."""
     job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=count, reward=Decimal("1.50"), external_id=STUDY
@@ -234,8 +238,9 @@ def make_bonuses(count: int) -> list[LedgerEntry]:
         )
         for n, worker in enumerate(workers)
     )
-    for assignment in assignments:
+    for assignment, worker in zip(assignments, workers, strict=True):
         assignment.job, assignment.hit = job, hit
+        market.submit(STUDY, assignment.external_id, worker.external_id, status="APPROVED")
     return [intents.bonus_intent(a, BONUS, "fault rig", "rule:faults") for a in assignments]
 
 
@@ -256,7 +261,7 @@ class Tally:
         return self.open_rows == 0 and self.confirmed + self.failed + self.paid_twice == self.requested
 
 
-def tally(bonuses: list[LedgerEntry], market: FakeProlificMarket) -> Tally:
+def tally(bonuses: list[LedgerEntry], market: FakeProlific) -> Tally:
     refs = [bonus.market_ref for bonus in bonuses]
     job_id = bonuses[0].job_id
     assert job_id is not None, "make_bonuses gives every bonus its job"
@@ -304,15 +309,16 @@ class Rig:
         self.timeout = timeout  # the bound on each wait of a scenario
         self.bonuses: list[LedgerEntry] = []
         self.redis = RedisServer(workdir)
-        self.market = FakeProlificMarket()
+        self.server = FakeProlificServer()
+        self.market = self.server.market
         self.worker = WorkerProcess({}, workdir / "worker.log")
         self.spares: list[WorkerProcess] = []
         self.producer: Celery | None = None
 
     def start(self) -> None:
         self.redis.start()
-        self.market.__enter__()
-        self.worker.env = worker_env(self.redis, self.market, self.workdir)
+        self.server.__enter__()
+        self.worker.env = worker_env(self.redis, self.server, self.workdir)
         self.worker.start()
         self.producer = Celery("fault-rig", broker=self.redis.url, set_as_current=False)
 
@@ -326,7 +332,7 @@ class Rig:
     def close(self) -> None:
         for worker in [self.worker, *self.spares]:
             worker.kill()
-        self.market.__exit__()
+        self.server.__exit__()
         if self.producer is not None:
             self.producer.close()
         self.redis.stop()
@@ -335,9 +341,14 @@ class Rig:
         assert self.producer is not None
         self.producer.send_task(task, args=args)
 
+    def hold(self, nth: int, call: str) -> None:
+        """Hold the market's answer to the `nth` call of this kind ("pay", "read-before-bonus")."""
+        operation, unpaid = HOLDS[call]
+        self.market.hold(nth, operation, unpaid=unpaid)
+
     def pay(self, count: int) -> None:
         """`count` bonuses recorded and queued for the worker, as the sweeper would."""
-        self.bonuses = make_bonuses(count)
+        self.bonuses = make_bonuses(count, self.market)
         for bonus in self.bonuses:
             self.send("annotation.execute_ledger_entry", bonus.pk)
 
@@ -351,6 +362,8 @@ class Rig:
         """Sweep every second, as beat would, until every payment is decided; the final tally."""
         deadline = time.monotonic() + self.timeout
         while True:
+            if self.server.refused:
+                raise RigError(f"requests off Prolific's schema: {self.server.refused}")
             current = tally(self.bonuses, self.market)
             if current.settled or time.monotonic() > deadline:
                 return current
@@ -444,7 +457,7 @@ def run_scenario(name: str, payments: int, timeout: float = WAIT) -> Outcome:
     """Pay `payments` bonuses, inject the named fault half-way, settle, and count."""
     scenario = SCENARIOS[name]
     with rig(timeout) as faults:
-        faults.market.hold(max(1, payments // 2), scenario.hold)
+        faults.hold(max(1, payments // 2), scenario.hold)
         faults.pay(payments)
         if not faults.market.held.wait(timeout):
             raise RigError(f"the market never saw the call to hold:\n{faults.worker.tail()}")

@@ -15,7 +15,6 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 import pytest
-import requests
 
 from annotation import work
 from annotation.ledger.gateway import Finish, Gateway
@@ -34,11 +33,11 @@ from annotation.markets.base import (
     external_identity,
 )
 from annotation.markets.mturk.client import MTurkClient
-from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.registry import get_provider, market_ids, provider_names
 from annotation.models import Assignment, AssignmentState, Hit, Job
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_services import answers_for, qualified
 
@@ -226,10 +225,8 @@ class TestProlific(MarketContract):
 
     @pytest.fixture(autouse=True)
     def fake(self, market: None) -> Iterator[FakeProlific]:
-        self.fake_market = FakeProlific(Guard())
-        session = requests.Session()
-        session.mount("https://", self.fake_market)
-        with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+        self.fake_market = GuardedProlific(Guard())
+        with market_clients(prolific=self.fake_market.client(attempts=1)):
             yield self.fake_market
         assert self.fake_market.guard.violations == []
 

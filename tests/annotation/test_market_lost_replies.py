@@ -18,8 +18,8 @@ from annotation.ledger import engine
 from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.markets.base import ProviderError
+from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import AssignmentState, JobState
-from tests.annotation.fake_markets import FakeProlific
 from tests.annotation.test_prolific_provider import REASON, fake, published, study_of, submitted
 
 pytestmark = pytest.mark.django_db(transaction=True)

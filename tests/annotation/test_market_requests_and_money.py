@@ -22,12 +22,12 @@ from annotation import work
 from annotation.ledger import intents
 from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, ReconciliationIssue
 from annotation.ledger.reconcile import jobs_to_reconcile, reconcile_job, reconcile_markets
+from annotation.markets.prolific.fake import FakeProlific
+from annotation.markets.prolific.schema import by_operation, check_request
 from annotation.models import AssignmentState, Job, JobState
 from operations.models import Operation, OperationState
 from operations.services import run_operation
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeProlific
-from tests.annotation.prolific_schema import by_operation, check_request
 from tests.annotation.test_prolific_provider import fake, published, study_of, submitted
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -14,7 +14,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-import requests
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.test import Client
@@ -26,10 +25,10 @@ from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
 from annotation.markets.mturk.client import MTurkClient
-from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
 
@@ -55,10 +54,8 @@ def mturk(guard: Guard) -> Iterator[FakeMTurk]:
 
 @pytest.fixture
 def prolific(guard: Guard) -> Iterator[FakeProlific]:
-    market = FakeProlific(guard)
-    session = requests.Session()
-    session.mount("https://", market)
-    with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+    market = GuardedProlific(guard)
+    with market_clients(prolific=market.client(attempts=1)):
         yield market
 
 

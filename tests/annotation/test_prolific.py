@@ -1,11 +1,13 @@
 """The Prolific client against recorded responses (tests/fixtures/prolific), served by a fake transport
-that holds every request and every recorded answer to Prolific's published schema (prolific_schema.py)."""
+that holds every request and every recorded answer to Prolific's published schema
+(annotation/markets/prolific/schema.py)."""
 
 from __future__ import annotations
 
 import json
 from collections import deque
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,14 +23,15 @@ from annotation.markets.errors import (
     PaymentOutcomeUnclearError,
 )
 from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.schema import check_request, check_response
 from annotation.markets.prolific.studies import (
     StudySpec,
     StudyTransitionError,
     completion_redirect,
     external_study_url,
 )
-from tests.annotation.prolific_schema import FIXTURES, check_request, check_response
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "prolific"
 STUDY = "60f6acb180a7b59ac0621f9e"
 SUBMISSION = "60d9aadeb86739de712faee0"
 BULK = "621014cb8e9e0f81e387021f"

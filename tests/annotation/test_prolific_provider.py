@@ -23,13 +23,14 @@ from annotation.markets.base import Control, ProviderError
 from annotation.markets.errors import MarketConfigError, RejectionError
 from annotation.markets.prolific.account import BLOCKLIST_NAME
 from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.studies import StudyTransitionError
 from annotation.markets.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work.jobs import expire_hits
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeProlific, Guard
+from tests.annotation.fake_markets import Guard, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_prolific import STUDY, RecordedProlific
 
@@ -42,10 +43,8 @@ def fake(settings: Any) -> Iterator[FakeProlific]:
     settings.MARKET_PUBLIC_URL = "https://stancework.example"
     settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
     settings.PROLIFIC_WORKSPACE_ID = ""
-    market = FakeProlific(Guard())
-    session = requests.Session()
-    session.mount("https://", market)
-    with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+    market = GuardedProlific(Guard())
+    with market_clients(prolific=market.client(attempts=1)):
         yield market
     assert market.guard.violations == []
 

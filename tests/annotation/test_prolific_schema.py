@@ -1,4 +1,4 @@
-"""The schema written down from Prolific's published API (tests/fixtures/prolific/schema.json) holds:
+"""The schema written down from Prolific's published API (annotation/markets/prolific/schema.json) holds:
 every recorded fixture matches it, the adapter's own tables agree with it, and drift is caught."""
 
 from __future__ import annotations
@@ -11,10 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from annotation.markets.prolific.rejections import MIN_REJECTION_MESSAGE, REJECTION_CATEGORIES
-from annotation.markets.prolific.states import ASSIGNMENT_STATES, submission_state
-from annotation.markets.prolific.studies import TRANSITIONS, StudySpec
-from tests.annotation.prolific_schema import (
-    FIXTURES,
+from annotation.markets.prolific.schema import (
     SchemaViolation,
     by_operation,
     check_request,
@@ -23,9 +20,12 @@ from tests.annotation.prolific_schema import (
     schema,
     transitions,
 )
+from annotation.markets.prolific.states import ASSIGNMENT_STATES, submission_state
+from annotation.markets.prolific.studies import TRANSITIONS, StudySpec
+from tests.annotation.test_prolific import FIXTURES
 
 API = "https://api.prolific.com"
-FIXTURE_FILES = sorted(path.name for path in FIXTURES.glob("*.json") if path.name != "schema.json")
+FIXTURE_FILES = sorted(path.name for path in FIXTURES.glob("*.json"))
 
 
 def test_every_fixture_says_which_answer_it_records() -> None:

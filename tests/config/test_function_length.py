@@ -15,8 +15,6 @@ NOT_SOURCE = {"tests", "migrations", "node_modules", "__pycache__"}
 BEING_SPLIT = {
     "aggregation/services.py:aggregate_job",
     "aggregation/storing.py:_store_by_copy",
-    "annotation/work/jobs.py:create_job",
-    "annotation/work/paraphrases.py:collect_paraphrases",
 }
 
 

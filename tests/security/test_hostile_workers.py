@@ -10,17 +10,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
 from django.contrib.auth.models import User
 from django.test import Client
 
 from annotation import work
 from annotation.ledger.models import IssueKind, ReconciliationIssue
 from annotation.ledger.reconcile import reconcile_job
-from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, FakeProlific, Guard
+from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of, url
 
@@ -35,10 +34,8 @@ def prolific(settings: Any) -> Iterator[FakeProlific]:
         FakeProlific.PROJECT,
         FakeProlific.WORKSPACE,
     )
-    market = FakeProlific(Guard())
-    session = requests.Session()
-    session.mount("https://", market)
-    with market_clients(prolific=ProlificClient("token", session=session, attempts=1)):
+    market = GuardedProlific(Guard())
+    with market_clients(prolific=market.client(attempts=1)):
         yield market
 
 

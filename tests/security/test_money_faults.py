@@ -36,7 +36,7 @@ def faults() -> Iterator[Rig]:
 
 
 def pay_and_hold(faults: Rig, call: str = "pay") -> None:
-    faults.market.hold(FAULT_AT, call)
+    faults.hold(FAULT_AT, call)
     faults.pay(PAYMENTS)
     assert faults.market.held.wait(30), faults.worker.tail()
 

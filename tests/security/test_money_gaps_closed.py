@@ -3,7 +3,7 @@
 A bonus set up (row confirmed) whose pay row was never written was invisible to the sweeper and to
 reconciliation: nobody paid it. The pay row is now written in the transaction that confirms the set-up.
 
-In-process and on any database: the fake Prolific server of the fault rig answers the real client.
+In-process and on any database: the platform's fake Prolific answers the real client.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerKind
 from annotation.markets.prolific import gateway
-from annotation.markets.prolific.client import ProlificClient
-from bench.rigs.fake_prolific_server import FakeProlificMarket
+from annotation.markets.prolific.fake import FakeProlific
 from bench.rigs.fault_rig import make_bonuses
 from tests.annotation.market_clients import market_clients
 
@@ -37,8 +36,9 @@ def die_before_recording_the_pay_row(kind: str, *args: Any, **kwargs: Any) -> An
 def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_row_loses_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    [bonus] = make_bonuses(1)
-    with FakeProlificMarket() as market, market_clients(prolific=ProlificClient("t", base_url=market.url)):
+    market = FakeProlific()
+    [bonus] = make_bonuses(1, market)
+    with market_clients(prolific=market.client()):
         monkeypatch.setattr(gateway.intents, "record", die_before_recording_the_pay_row)
         with pytest.raises(OperationalError):
             engine.execute(bonus.pk)

@@ -1,9 +1,8 @@
-"""Check Prolific requests and responses against the schema in tests/fixtures/prolific/schema.json.
+"""Check Prolific requests and responses against schema.json, the part of Prolific's published API we use.
 
-Used by the recorded transport (tests/annotation/test_prolific.py) and the stateful fake
-(tests/annotation/fake_markets.py), so every request the adapter builds and every answer a test
-serves it is held to Prolific's published API: an endpoint, a query parameter, a field, a type, an
-enum value or a unit the description does not have fails the test that produced it.
+Used by the fake Prolific beside it (fake.py) and the tests' recorded transport, so every request the
+client builds and every answer a fake serves it is held to Prolific's published API: an endpoint, a
+query parameter, a field, a type, an enum value or a unit the description does not have is refused.
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from jsonschema import Draft202012Validator
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "prolific"
-SCHEMA = FIXTURES / "schema.json"
+SCHEMA = Path(__file__).resolve().with_name("schema.json")
 API_HOST = "api.prolific.com"
 
 

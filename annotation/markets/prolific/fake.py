@@ -1,0 +1,382 @@
+"""A fake Prolific for tests, the bench and the demo, chosen in settings as Django chooses locmem:
+
+    MARKET_CLIENTS=prolific=annotation.markets.prolific.fake.fake_client
+
+`FakeProlific` is a Prolific workspace in memory behind the real `ProlificClient`: a requests transport
+adapter (or, for other processes, a loopback HTTP server: fake_server.py). Every request must be one
+Prolific documents and every answer the fake gives must match the documented response (schema.py), so
+the fake cannot drift from the API. It keeps Prolific's rules: study transitions only from the statuses
+the API accepts (else a 400 in Prolific's error format), lists paged by limit/offset with `meta.count`,
+money in cents, an unknown id answered 404, and a pay call that pays every time it comes (Prolific's is
+not idempotent). Bonuses land on the submission when paid (or, with `settle_later`, once `settle()`).
+
+Faults on demand: a 429 (`throttle`), a reply lost after the work was done (`lose_reply`, or
+`fail_after` for a 502), a market that is down (`down`), and a reply held until a test releases it
+(`hold`) so a fault can land at the worst moment. `on_paying` hears of every call that creates work or
+pays, before it takes effect: the tests' guard checks each against the ledger.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import threading
+from collections import Counter
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+from urllib.parse import SplitResult, parse_qs, urlsplit
+
+import requests
+from requests.adapters import BaseAdapter
+
+from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.schema import check_request, check_response, transitions
+
+HOLD_LIMIT = 60.0  # seconds a held reply waits at most, should a test forget to release it
+# Told of each call that creates work or pays, before it acts: what it is ("create study", "publish
+# study", "add places", "approve submission", "reject submission", "set up bonus", "pay bonus") and
+# what it acts on (the job id in the study's internal name, else the study, submission or bulk id).
+PayingHook = Callable[[str, str], None]
+
+
+class FakeProlific(BaseAdapter):
+    """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema."""
+
+    PROJECT, WORKSPACE = "project0000000000000000001", "workspace00000000000000001"
+
+    def __init__(self, on_paying: PayingHook | None = None) -> None:
+        super().__init__()
+        self.on_paying = on_paying
+        self.lock = threading.Lock()  # the loopback server answers from several threads
+        self.ids = itertools.count(1)
+        self.studies: dict[str, dict[str, Any]] = {}
+        self.submissions: dict[str, dict[str, Any]] = {}
+        self.bulks: dict[str, dict[str, Any]] = {}
+        self.groups: dict[str, dict[str, Any]] = {}
+        self.settle_later = False
+        self.unsettled: list[tuple[str, int]] = []
+        self.throttled: set[str] = set()  # operations answered 429 once
+        self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
+        self.failed_after: set[str] = set()  # operations carried out once, then answered 502
+        self.down = False  # every request fails to connect (the market is unreachable)
+        self.effects: Counter[str] = Counter()  # what changed at the market, per operation
+        self.rejections: dict[str, tuple[str, str]] = {}  # submission → (message, category)
+        self.calls: list[tuple[str, str]] = []  # (operation, path) of every request
+        self.holding = _Hold()
+
+    def client(self, **options: Any) -> ProlificClient:
+        """The real client, its requests answered by this fake (`options` as ProlificClient takes them)."""
+        session = requests.Session()
+        session.mount("https://", self)
+        return ProlificClient("fake-token", session=session, **options)
+
+    def submit(
+        self, study_id: str, submission_id: str, participant_id: str, status: str = "AWAITING REVIEW"
+    ) -> None:
+        """A participant submitted to the study (or, with `status`, was already reviewed)."""
+        self.submissions[submission_id] = {
+            "id": submission_id,
+            "participant_id": participant_id,
+            "status": status,
+            "study_id": study_id,
+            "started_at": "2026-11-02T10:00:00Z",
+            "bonus_payments": [],
+        }
+
+    def paid(self, submission_id: str) -> int:
+        """How many bonuses landed on the submission: above one, a bonus was paid twice."""
+        with self.lock:
+            return len(self.submissions[submission_id]["bonus_payments"])
+
+    def settle(self) -> None:
+        """Prolific pays bonuses "in the following minutes": land the ones paid so far."""
+        for submission_id, cents in self.unsettled:
+            self.submissions[submission_id]["bonus_payments"].append(cents)
+        self.unsettled.clear()
+
+    def throttle(self, operation: str) -> None:
+        """Answer the next request to `operation` (e.g. "pay-bonus-payments") with a 429."""
+        self.throttled.add(operation)
+
+    def lose_reply(self, operation: str) -> None:
+        """Carry out the next request to `operation`, then lose its reply (a read timeout)."""
+        self.lost.add(operation)
+
+    def fail_after(self, operation: str) -> None:
+        """Carry out the next request to `operation`, then answer 502 (a gateway that lost the reply)."""
+        self.failed_after.add(operation)
+
+    def hold(self, nth: int, operation: str, *, unpaid: bool = False) -> None:
+        """Carry out the `nth` request to `operation`, then keep its reply until `release` is set.
+
+        With `unpaid`, only requests about a submission with no bonus yet count (the read made while
+        a bonus row is claimed, before the bonus is set up). `held` is set once the work is done."""
+        self.holding = _Hold(operation, nth, unpaid)
+
+    @property
+    def held(self) -> threading.Event:
+        return self.holding.held
+
+    @property
+    def release(self) -> threading.Event:
+        return self.holding.release
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+        url = str(request.url)
+        status, reply = self.respond(
+            str(request.method), url, json.loads(request.body) if request.body else None
+        )
+        response = requests.Response()
+        response.status_code = status
+        response._content = json.dumps(reply).encode()
+        response.headers["Content-Type"] = "application/json"
+        response.url, response.request = url, request
+        return response
+
+    def close(self) -> None:
+        pass
+
+    def respond(self, method: str, url: str, body: Any) -> tuple[int, Any]:
+        """Check the request, act on it, check the answer: the (status, body) to send back.
+
+        Raises requests' ConnectionError when the market is down and ReadTimeout when the reply is lost."""
+        with self.lock:
+            if self.down:
+                raise requests.ConnectionError("the fake Prolific is down")
+            found = check_request(method, url, body)
+            self.calls.append((found.operation, urlsplit(url).path))
+            status, reply = self._answer(found.operation, urlsplit(url), body or {})
+            check_response(found, status, reply)
+            hold = self.holding.counts(found.operation, self._unpaid(url))
+            if found.operation in self.lost:
+                self.lost.discard(found.operation)
+                raise requests.ReadTimeout(f"the reply to {found.operation} was lost")
+            if found.operation in self.failed_after:
+                self.failed_after.discard(found.operation)
+                status, reply = 502, error_reply(502, "Bad gateway", "The upstream reply was lost.")
+        if hold:
+            self.holding.wait()
+        return status, reply
+
+    def _unpaid(self, url: str) -> bool:
+        found = re.fullmatch(r"/api/v1/submissions/([^/]+)/", urlsplit(url).path)
+        submission = self.submissions.get(found[1]) if found else None
+        return submission is not None and not submission["bonus_payments"]
+
+    def _paying(self, what: str, ref: str) -> None:
+        if self.on_paying is not None:
+            self.on_paying(what, ref)
+
+    def _answer(self, operation: str, url: SplitResult, body: dict[str, Any]) -> tuple[int, Any]:
+        if operation in self.throttled:
+            self.throttled.discard(operation)
+            return 429, error_reply(429, "Too many requests", "Request was throttled.")
+        parts = url.path.strip("/").split("/")[2:]  # after api/v1
+        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+        handler = getattr(self, "_" + operation.replace("-", "_"))
+        try:
+            answer: tuple[int, Any] = handler(parts, query, body)
+        except KeyError as missing:
+            return 404, error_reply(404, "Not found", f"No such resource: {missing}")
+        return answer
+
+    # -- operations, named as in Prolific's reference -------------------------------------------
+
+    def _get_project(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        return 200, {"id": parts[1], "title": "Stancework", "workspace": self.WORKSPACE}
+
+    def _get_workspace_balance(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        return 200, {"currency_code": "GBP", "total_balance": 1_000_000, "available_balance": 1_000_000}
+
+    def _get_participant_groups(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        found = [g for g in self.groups.values() if g["workspace_id"] == query["workspace_id"]]
+        return 200, _page([_group(g) for g in found], query)
+
+    def _create_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        self.effects["create-participant-group"] += 1
+        group_id = f"group{next(self.ids):019d}"
+        self.groups[group_id] = {"id": group_id, "name": body["name"], "workspace_id": body["workspace_id"]}
+        self.groups[group_id]["members"] = list(body.get("participant_ids", []))
+        return 201, _group(self.groups[group_id])
+
+    def _add_to_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        members = self.groups[parts[1]]["members"]
+        members += [pid for pid in body["participant_ids"] if pid not in members]
+        return 200, {"results": [{"participant_id": pid} for pid in members]}
+
+    def _remove_from_participant_group(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        members = self.groups[parts[1]]["members"]
+        members[:] = [pid for pid in members if pid not in body["participant_ids"]]
+        return 200, {"results": [{"participant_id": pid} for pid in members]}
+
+    def _create_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        found = re.search(r"job (\d+)", body["internal_name"])
+        assert found, f"an internal name without its job: {body['internal_name']!r}"
+        self._paying("create study", found[1])
+        self.effects["create-study"] += 1
+        study_id = f"study{next(self.ids):019d}"
+        self.studies[study_id] = {
+            "id": study_id,
+            "internal_name": body["internal_name"],
+            "status": "UNPUBLISHED",
+            "total_available_places": body["total_available_places"],
+            "places_taken": 0,
+            "reward": body["reward"],
+            "project": body["project"],
+            "filters": body.get("filters", []),
+            "sent": body,
+        }
+        return 201, self.studies[study_id]
+
+    def _get_project_studies(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        page, size = int(query.get("page", 1)), int(query.get("page_size", 20))
+        found = [s for s in self.studies.values() if s["project"] == parts[1]]
+        return 200, {"results": found[(page - 1) * size : page * size]}
+
+    def _calculate_study_cost(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        rewards = body["reward"] * body["total_available_places"]
+        fees = round(rewards * Decimal("0.3334"))
+        return 200, {"total_cost": rewards + fees + round(fees * Decimal("0.2"))}
+
+    def _get_study(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        return 200, self.studies[parts[1]]
+
+    def _update_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
+        study = self.studies[parts[1]]
+        self._paying("add places", study["id"])
+        study["total_available_places"] = body["total_available_places"]
+        return 200, study
+
+    def _transition_study(
+        self, parts: list[str], query: dict[str, str], body: dict[str, Any]
+    ) -> tuple[int, Any]:
+        study, action = self.studies[parts[1]], body["action"]
+        rule = transitions()[action]
+        if study["status"] not in rule["from"]:
+            said = f"{action} is not allowed from {study['status']}"
+            return 400, error_reply(400, "Invalid transition", said)
+        if action == "PUBLISH":
+            self._paying("publish study", study["id"])
+        self.effects[f"{action.lower()}-study"] += 1
+        study["status"] = rule["to"]
+        return 200, study
+
+    def _get_study_submissions(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        found = [s for s in self.submissions.values() if s["study_id"] == parts[1]]
+        return 200, _page([_short(s) for s in found], query)
+
+    def _get_submission(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        return 200, _detail(self.submissions[parts[1]])
+
+    def _transition_submission(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        submission, action = self.submissions[parts[1]], body["action"]
+        self._paying(f"{action.lower()} submission", submission["id"])
+        target = "APPROVED" if action == "APPROVE" else "REJECTED"
+        if submission["status"] == target:
+            return 200, _detail(submission)  # Prolific: "the second request will be ignored"
+        if submission["status"] != "AWAITING REVIEW":
+            return 400, error_reply(
+                400, "Invalid transition", f"{action} is not allowed from {submission['status']}"
+            )
+        self.effects[f"{action.lower()}-submission"] += 1
+        submission["status"] = target
+        if action == "REJECT":
+            self.rejections[submission["id"]] = (body["message"], body["rejection_category"])
+        return 200, _detail(submission)
+
+    def _create_bonus_payments(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        lines = [line.split(",") for line in body["csv_bonuses"].splitlines()]
+        for submission_id, _ in lines:
+            self._paying("set up bonus", submission_id)
+        self.effects["set-up-bonus"] += 1
+        bulk_id = f"bulk{next(self.ids):020d}"
+        cents = [(ref, int(Decimal(amount) * 100)) for ref, amount in lines]
+        self.bulks[bulk_id] = {"lines": cents}
+        amount = sum(c for _, c in cents)
+        fees = round(amount * Decimal("0.3334"))
+        vat = round(fees * Decimal("0.2"))
+        reply = {"id": bulk_id, "study": body["study_id"], "amount": amount, "fees": fees, "vat": vat}
+        return 201, {**reply, "total_amount": amount + fees + vat}
+
+    def _pay_bonus_payments(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
+        self._paying("pay bonus", parts[1])
+        self.effects["pay-bonus"] += 1
+        self.unsettled += self.bulks[parts[1]]["lines"]
+        if not self.settle_later:
+            self.settle()
+        return 202, f"Bulk bonus payment with ID {parts[1]} is being processed asynchronously."
+
+
+def error_reply(status: int, title: str, detail: str) -> dict[str, Any]:
+    """An error body in Prolific's format (status, error_code, title, detail)."""
+    return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
+
+
+def _page(results: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
+    offset, limit = int(query.get("offset", 0)), int(query.get("limit", 20))
+    return {"results": results[offset : offset + limit], "meta": {"count": len(results)}}
+
+
+def _group(group: dict[str, Any]) -> dict[str, Any]:
+    shown = {k: v for k, v in group.items() if k != "members"}
+    return {**shown, "participant_count": len(group["members"]), "is_deleted": False}
+
+
+def _short(submission: dict[str, Any]) -> dict[str, Any]:
+    """A submission as the study's list shows it (with `participant_id`)."""
+    keep = ("id", "participant_id", "status", "started_at")
+    return {k: submission[k] for k in keep} | {"completed_at": None, "study_code": None}
+
+
+def _detail(submission: dict[str, Any]) -> dict[str, Any]:
+    """A submission read on its own (with `participant`, and its bonuses in cents)."""
+    shown = {k: v for k, v in submission.items() if k != "participant_id"}
+    return {**shown, "participant": submission["participant_id"]}
+
+
+class _Hold:
+    """Which reply to hold (the `nth` request to `operation`), and the events around it."""
+
+    def __init__(self, operation: str = "", nth: int = 0, unpaid: bool = False) -> None:
+        self.operation, self.nth, self.unpaid = operation, nth, unpaid
+        self.seen = 0
+        self.held, self.release = threading.Event(), threading.Event()
+
+    def counts(self, operation: str, unpaid: bool) -> bool:
+        """Count this request if it is of the kind held; true when it is the one to hold."""
+        if operation != self.operation or (self.unpaid and not unpaid):
+            return False
+        self.seen += 1
+        return self.seen == self.nth
+
+    def wait(self) -> None:
+        self.held.set()
+        self.release.wait(HOLD_LIMIT)
+
+
+_market: FakeProlific | None = None
+_client: ProlificClient | None = None
+
+
+def fake_market() -> FakeProlific:
+    """The one fake Prolific of this process, the one `fake_client` talks to."""
+    global _market
+    if _market is None:
+        _market = FakeProlific()
+    return _market
+
+
+def fake_client() -> ProlificClient:
+    """The real client talking to this process's fake Prolific (what MARKET_CLIENTS names)."""
+    global _client
+    if _client is None:
+        _client = fake_market().client()
+    return _client
