@@ -1,7 +1,8 @@
 """Gaps found on the money path, each kept as a test once the engine closed it.
 
 A bonus set up (row confirmed) whose pay row was never written was invisible to the sweeper and to
-reconciliation: nobody paid it. The pay row is now written in the transaction that confirms the set-up.
+reconciliation: nobody paid it. The pay row is now written in the transaction that confirms the set-up,
+so a death between the two leaves the set-up unclear, shown to a person, who decides it.
 
 In-process and on any database: the platform's fake Prolific answers the real client.
 """
@@ -12,14 +13,16 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import OperationalError
 from django.utils import timezone
 
 from annotation.ledger import engine, intents
-from annotation.ledger.models import LedgerKind
+from annotation.ledger.decisions import decide_unclear
+from annotation.ledger.models import LedgerKind, LedgerState
 from annotation.markets.prolific import gateway
 from annotation.markets.prolific.fake import FakeProlific
-from bench.rigs.fault_rig import make_bonuses
+from bench.rigs.fault_rig import BONUS, make_bonuses
 from tests.annotation.market_clients import market_clients
 
 RECORD = intents.record
@@ -51,4 +54,15 @@ def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_r
         for entry_id in report.unclear:
             engine.resolve(entry_id)
 
+        # Prolific cannot read a set-up back, so the set-up stays unclear and nothing is sent again
+        # (issue 26): nothing is lost, it waits for a person, and nobody is paid by a guess.
+        bonus.refresh_from_db()
+        assert bonus.state == LedgerState.UNCLEAR and market.paid(bonus.market_ref) == 0
+
+        boss = User.objects.create_superuser("boss", "boss@example.com", "pw")
+        decide_unclear(bonus.pk, moved=False, user=boss, evidence="an unpaid set-up pays nobody")
+        asked_again = intents.bonus_intent(bonus.assignment, BONUS, "fault rig", "rule:faults")
+        engine.execute(asked_again.pk)
+
+        assert asked_again.pk != bonus.pk
         assert market.paid(bonus.market_ref) == 1
