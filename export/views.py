@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
 import nh3
@@ -35,7 +36,7 @@ def _context(request: HttpRequest, **extra: Any) -> dict[str, Any]:
 def releases(request: HttpRequest) -> HttpResponse:
     listed = list(Release.objects.order_by("-created", "-pk"))
     # Each release beside the one built before it, for its "changes since" link (the oldest has none).
-    rows = list(zip(listed, [*(older.version for older in listed[1:]), None], strict=True))
+    rows = [(release, older.version if older else None) for release, older in zip_longest(listed, listed[1:])]
     return render(
         request, "export/releases.html", _context(request, title="Releases", releases=listed, rows=rows)
     )

@@ -173,3 +173,10 @@ def test_the_diff_page_counts_changes_per_file(staff: Client, two_releases: tupl
         assert f'<tr class="file-changed"><td>{name}</td>' in text
     for name in same:
         assert f'<tr class="file-same"><td>{name}</td>' in text
+
+
+def test_the_list_with_no_release_yet_says_so_instead_of_a_500(staff: Client) -> None:
+    response = staff.get("/releases/")
+
+    assert response.status_code == 200
+    assert not Release.objects.exists()
