@@ -103,7 +103,7 @@ def test_the_market_interface_importing_a_market_breaks_annotations_layers(tree:
     )
     result = lint_imports(tree)
     assert result.returncode == 1
-    assert "annotation.markets.errors -> annotation.markets.mturk.spec" in result.stdout
+    assert "annotation.market_interface.errors -> annotation.markets.mturk.spec" in result.stdout
 
 
 # Folders that hold no code of the project's own.
