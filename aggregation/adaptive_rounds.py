@@ -24,7 +24,7 @@ from aggregation.reading import job_responses
 from aggregation.rules import AgreementRule
 from aggregation.services import current_policy
 from annotation.ledger.listings import publish_hits
-from annotation.markets.registry import get_provider
+from annotation.market_interface.registry import get_provider
 from annotation.models import Hit, HitItem, Item, Job, JobState
 from annotation.redundancy import adaptive_policy
 from annotation.task_types import get_task_type

@@ -15,7 +15,7 @@ from django.utils.safestring import SafeString
 from accounts.permissions import NamedPermissions
 from annotation import work
 from annotation.ledger.decisions import unclear_rows
-from annotation.markets.registry import provider_choices
+from annotation.market_interface.registry import provider_choices
 from annotation.models import (
     Assignment,
     Hit,

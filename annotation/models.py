@@ -386,7 +386,3 @@ class MTurkBatch(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_name or 'batch'} ({len(self.rows)} rows) for {self.template.name}"
-
-
-# The money ledger (issue 6) lives in its own module; importing it here registers its models.
-from annotation.ledger.models import LedgerEntry, ReconciliationIssue  # noqa: E402, F401

@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from accounts.models import Team
 from aggregation.models import AggregationRun, ItemOutcome
-from annotation.markets.registry import provider_names
+from annotation.market_interface.registry import provider_names
 from annotation.models import Job
 from annotation.task_types import task_type_slugs
 from crawler.models import CrawlRun

@@ -61,7 +61,7 @@ print(f"record_rows_per_s={1000 / recorded:.0f} execute_rows_per_s={1000 / seque
 
 
 def tokens() -> str:
-    from annotation.markets.base import MarketIds
+    from annotation.market_interface.base import MarketIds
     from annotation.markets.mturk.identity import DEFAULT_SUBMIT_ORIGINS
     from annotation.web.page_tokens import issue_token, verify_token
 

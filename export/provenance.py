@@ -25,7 +25,7 @@ from aggregation.models import Adjudication, AggregationRun, RunState, WorkerQua
 from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.registry import get_provider
+from annotation.market_interface.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response
 from annotation.task_types import builtin_rules
 from annotation.work.pseudonyms import pseudonym

@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotation import work as annotation
-from annotation.markets.registry import is_simulated
+from annotation.market_interface.registry import is_simulated
 from annotation.models import Job
 from annotation.task_types import get_task_type
 from annotation.task_types.counter_speech import doubling_bonus_cap

@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.markets.registry import is_simulated
+from annotation.market_interface.registry import is_simulated
 from pipeline.context import Context, StepError
 from pipeline.definition import STEPS, merged_params, step
 from pipeline.models import PipelineRun, StepRun, StepState

@@ -21,14 +21,14 @@ from django.utils import timezone
 
 from annotation.ledger.gateway import Finish, Gateway, precheck, resend_is_safe
 from annotation.ledger.models import LedgerEntry, LedgerState
-from annotation.markets.base import ProviderError
-from annotation.markets.errors import (
+from annotation.market_interface.base import ProviderError
+from annotation.market_interface.errors import (
     MarketConfigError,
     MarketError,
     MarketUnavailableError,
     PaymentOutcomeUnclearError,
 )
-from annotation.markets.registry import get_provider
+from annotation.market_interface.registry import get_provider
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
 from annotation.ledger.tokens import idempotency_token
-from annotation.markets.base import Listing
-from annotation.markets.registry import get_provider
+from annotation.market_interface.base import Listing
+from annotation.market_interface.registry import get_provider
 from annotation.models import Assignment, Job
 
 

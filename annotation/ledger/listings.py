@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from annotation.ledger import engine, intents
-from annotation.markets.base import PublishedHit
-from annotation.markets.registry import get_provider
+from annotation.market_interface.base import PublishedHit
+from annotation.market_interface.registry import get_provider
 from annotation.models import Hit, Job
 
 

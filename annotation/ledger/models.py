@@ -7,7 +7,8 @@ number of concurrent deliveries exactly one claims the row and makes the call
 (annotation.ledger.engine). Reconciliation (annotation.ledger.reconcile) compares rows with the market and
 records every disagreement as a ReconciliationIssue.
 
-Imported by annotation/models.py so Django sees the models; it imports no model module itself.
+Loaded by AnnotationConfig.import_models (annotation/apps.py) so Django sees the models; it imports
+no model module itself.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from annotation.ledger.models import (
     ReconciliationIssue,
     cents,
 )
-from annotation.markets.registry import get_provider, provider_names
+from annotation.market_interface.registry import get_provider, provider_names
 from annotation.models import Assignment, AssignmentState, Job, JobState
 
 RECENT = dt.timedelta(days=30)

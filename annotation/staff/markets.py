@@ -26,8 +26,8 @@ from django.utils.timesince import timesince
 from accounts import audit
 from accounts.models import AuditEvent
 from annotation import work
-from annotation.markets.errors import RejectionError
-from annotation.markets.registry import get_provider
+from annotation.market_interface.errors import RejectionError
+from annotation.market_interface.registry import get_provider
 from annotation.models import Assignment, Job
 from annotation.work.accuracy import job_accuracy
 from annotation.work.market_actions import SHOW_MARKET_COSTS, CostRead, last_cost_reads

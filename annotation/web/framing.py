@@ -16,8 +16,8 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.middleware.csrf import CsrfViewMiddleware
 from django.views.decorators.csrf import csrf_exempt
 
-from annotation.markets.base import WorkerIdentityError
-from annotation.markets.registry import from_market, market_ids, worker_sites
+from annotation.market_interface.base import WorkerIdentityError
+from annotation.market_interface.registry import from_market, market_ids, worker_sites
 from annotation.web.page_tokens import TOKEN_FIELD, signed_for
 
 WORKER_PAGE_ATTR = "stancework_worker_page"

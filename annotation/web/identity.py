@@ -2,8 +2,8 @@
 
 - in-house annotators are logged in: their worker row is tied to their user;
 - external crowds are named by the market's URL parameters, read by the job's provider
-  (`annotation.markets.base.external_identity`) and carried through our pages as they came. Those parameters
-  are only claims, so every page served to a market worker carries a signed, expiring token
+  (`annotation.market_interface.base.external_identity`) and carried through our pages as they came.
+  Those parameters are only claims, so every page served to a market worker carries a signed, expiring token
   (`annotation.web.page_tokens`) binding the market ids and the items shown, and every POST from
   a market worker must bring it back (`check_page_token`): no cookie is needed inside the iframe;
 - preview (`?preview=1`, or the market's preview) is nobody: the pages write nothing.
@@ -18,8 +18,13 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from annotation.markets.base import ExternalIdentity, MarketIds, WorkerIdentityError, external_identity
-from annotation.markets.registry import get_provider
+from annotation.market_interface.base import (
+    ExternalIdentity,
+    MarketIds,
+    WorkerIdentityError,
+    external_identity,
+)
+from annotation.market_interface.registry import get_provider
 from annotation.models import Job, Worker
 from annotation.web.page_tokens import (
     TOKEN_FIELD,

@@ -19,7 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.core import signing
 
-from annotation.markets.base import MarketIds, MissingParamsError, WorkerIdentityError
+from annotation.market_interface.base import MarketIds, MissingParamsError, WorkerIdentityError
 
 SALT = "stancework.worker-page"
 # The form field a page token travels in (a cookie would not survive the market's iframe).

@@ -23,8 +23,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import invitations
 from annotation import work
-from annotation.markets.base import WorkerIdentityError
-from annotation.markets.registry import get_provider, provider_names
+from annotation.market_interface.base import WorkerIdentityError
+from annotation.market_interface.registry import get_provider, provider_names
 from annotation.models import Assignment, AssignmentState, Item, Job, JobState, Worker
 from annotation.task_types import get_task_type
 from annotation.web import fragments

@@ -18,9 +18,9 @@ from decimal import ROUND_DOWN, Decimal
 
 from django.db.models import Count
 
-from annotation.markets.base import ProviderError
-from annotation.markets.errors import MarketError
-from annotation.markets.registry import get_provider
+from annotation.market_interface.base import ProviderError
+from annotation.market_interface.errors import MarketError
+from annotation.market_interface.registry import get_provider
 from annotation.models import AssignmentState, HitItem, Job, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer

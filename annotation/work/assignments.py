@@ -9,7 +9,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
-from annotation.markets.registry import get_provider
+from annotation.market_interface.registry import get_provider
 from annotation.models import (
     Assignment,
     AssignmentState,
@@ -345,7 +345,7 @@ def items_of(assignment: Assignment) -> list[Item]:
 
 
 class ServiceQueue:
-    """The work queue as providers without people see it (`annotation.markets.base.WorkQueue`)."""
+    """The work queue as providers without people see it (`annotation.market_interface.base.WorkQueue`)."""
 
     def __init__(self, job: Job) -> None:
         self.job = job

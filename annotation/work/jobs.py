@@ -13,7 +13,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from annotation.ledger.listings import publish_hits
-from annotation.markets.base import (
+from annotation.market_interface.base import (
     AssignmentReport,
     Control,
     Provider,
@@ -22,8 +22,8 @@ from annotation.markets.base import (
     booking_currency,
     reward_lines,
 )
-from annotation.markets.errors import MarketError
-from annotation.markets.registry import control, get_provider
+from annotation.market_interface.errors import MarketError
+from annotation.market_interface.registry import control, get_provider
 from annotation.models import (
     Assignment,
     AssignmentState,

@@ -16,8 +16,8 @@ from django.db.models.functions import Greatest
 from annotation.ledger import engine, intents
 from annotation.ledger.listings import extend_hits
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.base import Control
-from annotation.markets.registry import control, get_provider
+from annotation.market_interface.base import Control
+from annotation.market_interface.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, JobState
 from annotation.work.jobs import (
     BudgetError,

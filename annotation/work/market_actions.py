@@ -12,8 +12,8 @@ from typing import Any
 
 from annotation import work
 from annotation.ledger.reconcile import reconcile_job
-from annotation.markets.base import ProviderError
-from annotation.markets.errors import MarketError
+from annotation.market_interface.base import ProviderError
+from annotation.market_interface.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
 from annotation.work.jobs import CostEstimate

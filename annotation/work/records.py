@@ -16,8 +16,8 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from annotation.ledger import engine, intents
-from annotation.markets.base import Control
-from annotation.markets.registry import control, get_provider
+from annotation.market_interface.base import Control
+from annotation.market_interface.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response, Worker
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 

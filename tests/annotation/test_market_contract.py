@@ -21,7 +21,7 @@ from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.listings import publish_hits
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
-from annotation.markets.base import (
+from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
     Listing,
@@ -32,9 +32,9 @@ from annotation.markets.base import (
     WorkQueue,
     external_identity,
 )
+from annotation.market_interface.registry import get_provider, market_ids, provider_names
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.fake import FakeProlific
-from annotation.markets.registry import get_provider, market_ids, provider_names
 from annotation.models import Assignment, AssignmentState, Hit, Job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
@@ -263,7 +263,7 @@ class TestToyMarketAddedInSettings(MarketContract):
 
 def test_a_market_without_a_gateway_is_refused_before_its_ledger_row_is_claimed(settings: Any) -> None:
     from annotation.ledger import engine, intents
-    from annotation.markets.errors import MarketConfigError
+    from annotation.market_interface.errors import MarketConfigError
 
     make_corpus(claims=1, perspectives=1)
     job = work.create_job("stance", {}, provider="inhouse")

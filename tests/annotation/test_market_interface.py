@@ -8,8 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from annotation.markets.base import Control, Provider
-from annotation.markets.registry import get_provider, provider_names
+from annotation.market_interface.base import Control, Provider
+from annotation.market_interface.registry import get_provider, provider_names
 from tests.annotation.test_market_folders import ROOT, project_files
 
 MONEY_METHODS = ("approve", "reject", "bonus", "pay", "extend", "send_bonus")
@@ -91,10 +91,10 @@ def test_market_controls_are_taken_only_by_work_services() -> None:
     callers = []
     for path in project_files(".py"):
         where = relative(path)
-        if where.startswith(("annotation/work/", "annotation/markets/")):
+        if where.startswith(("annotation/work/", "annotation/markets/", "annotation/market_interface/")):
             continue
         tree = ast.parse(path.read_text())
-        if "annotation.markets.registry.control" in imported_modules(tree) or any(
+        if "annotation.market_interface.registry.control" in imported_modules(tree) or any(
             isinstance(node, ast.Attribute) and node.attr == "control" for node in ast.walk(tree)
         ):
             callers.append(where)
@@ -114,8 +114,8 @@ def test_no_view_admin_action_or_api_reaches_a_market_control_itself() -> None:
 def test_the_checks_find_what_they_look_for() -> None:
     view = ast.parse("from annotation.work import block_worker\n\ndef v(r):\n    block_worker(1, 'x')\n")
     assert names_used(view) & CONTROLLING_SERVICES == {"block_worker"}
-    caller = ast.parse("from annotation.markets.registry import control\n")
-    assert "annotation.markets.registry.control" in imported_modules(caller)
+    caller = ast.parse("from annotation.market_interface.registry import control\n")
+    assert "annotation.market_interface.registry.control" in imported_modules(caller)
     provider = ast.parse("from annotation.ledger import intents\n")
     assert "annotation.ledger.intents" in imported_modules(provider) & ROW_WRITERS
     assert is_web_entry("aggregation/views.py") and is_web_entry("annotation/staff/markets.py")

@@ -17,7 +17,7 @@ from annotation import work
 from annotation.ledger import engine
 from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.base import ProviderError
+from annotation.market_interface.base import ProviderError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import AssignmentState, JobState
 from tests.annotation.test_prolific_provider import REASON, fake, published, study_of, submitted

@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotation import work
+from annotation.market_interface.registry import market_ids
 from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT
-from annotation.markets.registry import market_ids
 from annotation.models import Assignment, Job, JobState, Qualification, Response, Worker
 from annotation.task_types import get_task_type
 from annotation.web.page_tokens import issue_token

@@ -11,7 +11,7 @@ from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
 
 from annotation.ledger.tokens import idempotency_token
-from annotation.markets.errors import (
+from annotation.market_interface.errors import (
     AssignmentLimitError,
     MarketRejectedError,
     MarketUnavailableError,
@@ -409,8 +409,8 @@ def test_mturk_configured_is_a_system_check_warning(settings: Any) -> None:
 
 
 def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> None:
-    from annotation.markets.base import external_identity
-    from annotation.markets.registry import get_provider
+    from annotation.market_interface.base import external_identity
+    from annotation.market_interface.registry import get_provider
 
     provider = get_provider("mturk")
     params = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.markets.errors import MarketUnavailableError
+from annotation.market_interface.errors import MarketUnavailableError
 from annotation.markets.mturk.client import MTurkClient
 from tests.annotation.fake_markets import FakeMTurk, Guard
 

@@ -15,7 +15,7 @@ import pytest
 import requests
 from requests.adapters import BaseAdapter
 
-from annotation.markets.errors import (
+from annotation.market_interface.errors import (
     MarketAuthError,
     MarketConfigError,
     MarketRejectedError,

@@ -11,7 +11,7 @@ import pytest
 import requests
 from django.test import override_settings
 
-from annotation.markets.errors import MarketRejectedError, PaymentOutcomeUnclearError
+from annotation.market_interface.errors import MarketRejectedError, PaymentOutcomeUnclearError
 from annotation.markets.prolific.client import ProlificClient, prolific_client
 from annotation.markets.prolific.fake import FakeProlific, fake_client
 from annotation.markets.prolific.fake_server import FakeProlificServer

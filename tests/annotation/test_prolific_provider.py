@@ -19,13 +19,13 @@ from annotation import work
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.base import Control, ProviderError
-from annotation.markets.errors import MarketConfigError, RejectionError
+from annotation.market_interface.base import Control, ProviderError
+from annotation.market_interface.errors import MarketConfigError, RejectionError
+from annotation.market_interface.registry import control, get_provider
 from annotation.markets.prolific.account import BLOCKLIST_NAME
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.studies import StudyTransitionError
-from annotation.markets.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work.jobs import expire_hits
 from operations.models import Operation

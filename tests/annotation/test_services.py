@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from annotation import work
-from annotation.markets.base import AssignmentReport, SyncReport
+from annotation.market_interface.base import AssignmentReport, SyncReport
 from annotation.markets.inhouse.provider import InhouseProvider
 from annotation.models import (
     Assignment,

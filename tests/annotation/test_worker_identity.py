@@ -12,9 +12,9 @@ from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
-from annotation.markets.base import MarketIds, MissingParamsError, SubmitOriginError
+from annotation.market_interface.base import MarketIds, MissingParamsError, SubmitOriginError
+from annotation.market_interface.registry import market_ids
 from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT, external_submit_url
-from annotation.markets.registry import market_ids
 from annotation.models import Assignment, Worker
 from annotation.web.framing import frame_ancestors, worker_page
 from annotation.web.page_tokens import (

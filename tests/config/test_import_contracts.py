@@ -97,13 +97,13 @@ def test_a_room_inside_annotation_importing_a_higher_one_breaks_annotations_laye
 
 
 def test_the_market_interface_importing_a_market_breaks_annotations_layers(tree: Path) -> None:
-    (tree / "annotation" / "markets" / "errors.py").write_text(
-        (ROOT / "annotation" / "markets" / "errors.py").read_text()
+    (tree / "annotation" / "market_interface" / "errors.py").write_text(
+        (ROOT / "annotation" / "market_interface" / "errors.py").read_text()
         + "\nfrom annotation.markets.mturk import spec\n"
     )
     result = lint_imports(tree)
     assert result.returncode == 1
-    assert "annotation.markets.errors -> annotation.markets.mturk.spec" in result.stdout
+    assert "annotation.market_interface.errors -> annotation.markets.mturk.spec" in result.stdout
 
 
 # Folders that hold no code of the project's own.

@@ -14,7 +14,8 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.db.models import Model, Sum
 
-from annotation.models import Assignment, Job, LedgerEntry, Response
+from annotation.ledger.models import LedgerEntry
+from annotation.models import Assignment, Job, Response
 from backups.layout import DATABASE_DUMP, complete_backups
 from backups.postgres import count_tables
 from backups.tasks import create_backup as create_backup_task

@@ -15,7 +15,8 @@ import psycopg
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Job, LedgerEntry, Response
+from annotation.ledger.models import LedgerEntry
+from annotation.models import Job, Response
 from backups.layout import DATABASE_DUMP, MANIFEST, RELEASES_ARCHIVE, complete_backups, sha256_of
 from backups.postgres import count_tables
 from bench.rigs.databases import scratch_database

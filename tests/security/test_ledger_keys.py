@@ -15,7 +15,7 @@ from annotation import work
 from annotation.ledger import engine, intents
 from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.markets.base import (
+from annotation.market_interface.base import (
     Capabilities,
     Listing,
     Provider,

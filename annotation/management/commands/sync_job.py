@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import work
-from annotation.markets.base import ProviderError
+from annotation.market_interface.base import ProviderError
 from annotation.models import Job
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from annotation.markets.base import Capabilities, Listing, Provider, SyncReport, WorkQueue
+from annotation.market_interface.base import Capabilities, Listing, Provider, SyncReport, WorkQueue
 from annotation.models import Hit, Job
 
 

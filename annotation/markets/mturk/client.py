@@ -33,8 +33,8 @@ from botocore.exceptions import (
 )
 from django.conf import settings
 
-from annotation.markets.clients import market_client
-from annotation.markets.errors import (
+from annotation.market_interface.clients import market_client
+from annotation.market_interface.errors import (
     MarketAuthError,
     MarketConfigError,
     MarketError,

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from annotation.markets.base import (
+from annotation.market_interface.base import (
     MarketIds,
     MissingParamsError,
     SubmitOriginError,

@@ -11,7 +11,7 @@ from typing import ClassVar, cast
 from django.conf import settings
 
 from annotation.ledger.models import ReconciliationIssue
-from annotation.markets.base import (
+from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
     Control,
@@ -23,6 +23,7 @@ from annotation.markets.base import (
     SyncReport,
     WorkQueue,
 )
+from annotation.market_interface.pages import task_url
 from annotation.markets.mturk.client import mturk_client
 from annotation.markets.mturk.gateway import MTurkGateway
 from annotation.markets.mturk.identity import (
@@ -40,7 +41,6 @@ from annotation.markets.mturk.spec import (
     check_assignments,
 )
 from annotation.markets.mturk.states import ASSIGNMENT_STATES
-from annotation.markets.pages import task_url
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
 
 # UpdateExpirationForHIT with a time in the past expires the HIT at once.

@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
-from annotation.markets.errors import AssignmentLimitError, MarketConfigError
+from annotation.market_interface.errors import AssignmentLimitError, MarketConfigError
 
 # System qualification types (MTurk documentation, "QualificationRequirement").
 LOCALE_QUALIFICATION = "00000000000000000071"

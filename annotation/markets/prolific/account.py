@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from annotation.markets.errors import MarketConfigError
+from annotation.market_interface.errors import MarketConfigError
 from annotation.markets.prolific.client import ProlificClient
 
 BLOCKLIST_NAME = "Stancework blocklist"

@@ -26,8 +26,8 @@ from typing import Any, TypeVar
 import requests
 from django.conf import settings
 
-from annotation.markets.clients import market_client
-from annotation.markets.errors import (
+from annotation.market_interface.clients import market_client
+from annotation.market_interface.errors import (
     MarketAuthError,
     MarketConfigError,
     MarketError,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from annotation.ledger import intents
 from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
-from annotation.markets.errors import MarketError, MarketUnavailableError
+from annotation.market_interface.errors import MarketError, MarketUnavailableError
 from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts
 from annotation.markets.prolific.client import ProlificClient, prolific_client
 from annotation.markets.prolific.rejections import rejection_category

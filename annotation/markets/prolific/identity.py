@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from annotation.markets.base import MarketIds, MissingParamsError, checked_id
+from annotation.market_interface.base import MarketIds, MissingParamsError, checked_id
 
 PROLIFIC = "prolific"
 PROLIFIC_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID")

@@ -11,7 +11,7 @@ from typing import ClassVar, cast
 from django.conf import settings
 
 from annotation.ledger.models import ReconciliationIssue
-from annotation.markets.base import (
+from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
     Control,
@@ -25,8 +25,8 @@ from annotation.markets.base import (
     WorkQueue,
     reward_lines,
 )
-from annotation.markets.errors import MarketAuthError, MarketConfigError, MarketRejectedError
-from annotation.markets.pages import task_url
+from annotation.market_interface.errors import MarketAuthError, MarketConfigError, MarketRejectedError
+from annotation.market_interface.pages import task_url
 from annotation.markets.prolific import account
 from annotation.markets.prolific.client import ProlificClient, prolific_client
 from annotation.markets.prolific.gateway import ProlificGateway

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.markets.errors import RejectionError
+from annotation.market_interface.errors import RejectionError
 
 MIN_REJECTION_MESSAGE = 100  # characters, per the submission transition endpoint
 REJECTION_CATEGORIES = frozenset(

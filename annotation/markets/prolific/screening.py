@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from annotation.markets.errors import MarketRejectedError
+from annotation.market_interface.errors import MarketRejectedError
 
 # Our names for the filters a lab sets most, and Prolific's filter ids for them.
 SELECT_FILTERS = {"languages": "fluent-languages", "countries": "current-country-of-residence"}

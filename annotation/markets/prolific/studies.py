@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotation.markets.errors import MarketRejectedError
+from annotation.market_interface.errors import MarketRejectedError
 from annotation.markets.prolific.screening import Screening
 
 COMPLETION_URL = "https://app.prolific.com/submissions/complete"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from annotation.markets.base import Listing, Provider, SyncReport, WorkQueue
+from annotation.market_interface.base import Listing, Provider, SyncReport, WorkQueue
 from annotation.models import Hit, Job
 from annotation.simulation import CrowdParams, make_crowd
 from annotation.task_types import get_task_type

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from annotation.markets.base import Control, MarketIds, Provider, ProviderNotAvailableError
+from annotation.market_interface.base import Control, MarketIds, Provider, ProviderNotAvailableError
 
 if TYPE_CHECKING:
     from annotation.models import Hit, Job, Worker

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.urls import reverse
 
-from annotation.markets.errors import MarketConfigError
+from annotation.market_interface.errors import MarketConfigError
 
 
 def task_url(job_id: int) -> str:
