@@ -238,8 +238,8 @@ class Provider(ABC):
         return None
 
     def fee(self, job: Job) -> Decimal:
-        """The market fee rate for this job: the job's `fee_rate` parameter, else the provider's."""
-        return Decimal(str(job.params.get("fee_rate", self.fee_rate)))
+        """The market fee rate for this job; by default the declared one (`declared_fee`)."""
+        return declared_fee(self, job)
 
     def check_publishable(self, job: Job) -> None:  # noqa: B027 - most markets take any job
         """Raise (a MarketRejectedError) when the market would refuse the job as set up; before any call."""
@@ -292,6 +292,11 @@ def booking_currency(provider: Provider, params: Mapping[str, Any]) -> str:
             raise ProviderError(f"the job asks for {asked}, but {provider.name} pays in {provider.currency}")
         return provider.currency
     return asked or "USD"
+
+
+def declared_fee(provider: Provider, job: Job) -> Decimal:
+    """The fee rate known without asking the market: the job's `fee_rate` parameter, else the provider's."""
+    return Decimal(str(job.params.get("fee_rate", provider.fee_rate)))
 
 
 def reward_lines(provider: Provider, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:

@@ -20,6 +20,7 @@ from annotation.market_interface.base import (
     ProviderError,
     SyncReport,
     booking_currency,
+    declared_fee,
     reward_lines,
 )
 from annotation.market_interface.errors import MarketError
@@ -252,14 +253,9 @@ def estimate_cost_locally(job: Job, *, extra: int = 0) -> CostEstimate:
     """The same worst case from our own records only, for a web page: no market call, so the fee is
     the declared rate (the job's `fee_rate`, else the provider's) and the balance is unknown (None)."""
     provider = get_provider(job.provider)
-    fee = declared_fee_rate(job, provider)
+    fee = declared_fee(provider, job)
     whole, spend = _worst_cases(job, provider, fee, extra)
     return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, None)
-
-
-def declared_fee_rate(job: Job, provider: Provider) -> Decimal:
-    """The fee rate the provider declares (its class attribute), or the job's own: never asks the market."""
-    return Decimal(str(job.params.get("fee_rate", provider.fee_rate)))
 
 
 def _bonus_cap(job: Job) -> Decimal:
