@@ -15,6 +15,9 @@ from django.db import transaction
 
 from tests.served_demo import copy_database, served_demo  # noqa: F401  (one `make run` per session)
 
+# Each xdist worker's own Redis database, the scheduling of files across workers.
+pytest_plugins = ("tests.parallel",)
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 PERSPECTRUM = SHARED / "perspectrum"
@@ -45,6 +48,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if reason:
             _skipped_services[reason] = _skipped_services.get(reason, 0) + 1
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On an xdist worker: the counts go back to the controller, which collects nothing itself."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["service_tests"] = {"ran": _service_tests[0], "skipped": dict(_skipped_services)}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: a worker's counts. Every worker collects the whole suite, so any
+    worker's are the suite's."""
+    counts = getattr(node, "workeroutput", {}).get("service_tests")
+    if counts:
+        _service_tests[0] = counts["ran"]
+        _skipped_services.clear()
+        _skipped_services.update(counts["skipped"])
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
