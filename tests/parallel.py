@@ -53,7 +53,7 @@ def redis_url_for_worker(url: str, index: int) -> str:
     database = int(parts.path.strip("/") or 0) + index
     if database >= REDIS_DATABASES:
         raise pytest.UsageError(
-            f"xdist worker {index} would need Redis database {database}: start from a lower REDIS_URL database"
+            f"xdist worker {index} would need Redis database {database}: give REDIS_URL a lower one"
         )
     return urlunsplit(parts._replace(path=f"/{database}"))
 
@@ -72,7 +72,7 @@ def _own_redis_database() -> None:
 
     own = redis_url_for_worker(url, index)
     if app.configured or settings.CACHES["default"].get("LOCATION") != url:
-        raise pytest.UsageError("Celery or the cache was set up before the worker's Redis database was chosen")
+        raise pytest.UsageError("Celery or the cache was set up before the worker chose its Redis database")
     os.environ["REDIS_URL"] = settings.REDIS_URL = own
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = own
     settings.CACHES["default"]["LOCATION"] = own

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -64,3 +65,19 @@ def test_every_file_using_the_served_demo_goes_to_one_worker() -> None:
     }
     assert users == set(parallel.SERVED_DEMO_FILES)
     assert {parallel.scope_of(f"{name}::test") for name in users} == {"served-demo"}
+
+
+def test_the_skip_summary_comes_back_from_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers collect, the controller writes the summary: a worker's counts reach it whole."""
+    from tests import conftest
+
+    monkeypatch.setattr(conftest, "_service_tests", [4])
+    monkeypatch.setattr(conftest, "_skipped_services", {"Redis tests need REDIS_URL": 3})
+    worker = SimpleNamespace(config=SimpleNamespace(workeroutput={}))
+    conftest.pytest_sessionfinish(worker)  # type: ignore[arg-type]
+    monkeypatch.setattr(conftest, "_service_tests", [0])
+    monkeypatch.setattr(conftest, "_skipped_services", {})
+    conftest.pytest_testnodedown(SimpleNamespace(workeroutput=worker.config.workeroutput), None)
+    lines: list[str] = []
+    conftest.pytest_terminal_summary(SimpleNamespace(write_line=lines.append))  # type: ignore[arg-type]
+    assert lines == ["service tests skipped: 3", "  3 skipped: Redis tests need REDIS_URL"]
