@@ -59,10 +59,10 @@ class SimulatedLabels:
         ceiling a label model's estimates can only approach (spammers' answers carry nothing)."""
         n_labels = int(self.labels.max()) + 1
         log_joint = np.zeros((len(self.truth), n_labels))
+        right, spammed = self.accuracy[self.workers], self.spammer[self.workers]
         for label in range(n_labels):
-            given = self.accuracy[self.workers]
-            answer = np.where(self.labels == label, given, (1 - given) / (n_labels - 1))
-            np.add.at(log_joint[:, label], self.items, np.log(np.where(self.spammer[self.workers], 1.0, answer)))
+            answer = np.where(self.labels == label, right, (1 - right) / (n_labels - 1))
+            np.add.at(log_joint[:, label], self.items, np.log(np.where(spammed, 1.0, answer)))
         return float(np.mean(log_joint.argmax(axis=1) == self.truth))
 
 
