@@ -248,7 +248,7 @@ CRAWLER_HEARTBEAT_LIMIT_SECONDS = env_int("CRAWLER_HEARTBEAT_LIMIT_SECONDS", 120
 CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")  # CDX API and snapshots
 
 # The crowd markets a job can name (annotation.market_interface.registry). A market added here works end to
-# end: its provider class supplies its gateway, reconciliation step and URL parameters.
+# end: its one class makes its paying calls and supplies its reconciliation step and URL parameters.
 ANNOTATION_PROVIDERS = {
     "inhouse": "annotation.markets.inhouse.provider.InhouseProvider",
     "simulated": "annotation.markets.simulated.provider.SimulatedProvider",

@@ -291,7 +291,7 @@ def publish_job(job_id: int) -> Job:
         return job
     provider = get_provider(job.provider)
     try:
-        provider.check_publishable(job)
+        provider.check(job)
     except MarketError as error:
         raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, provider)
