@@ -285,7 +285,7 @@ WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
 # Empty: the sites each installed market shows our worker pages in (its provider's `frame_ancestors`).
 WORKER_FRAME_ANCESTORS = env_list("WORKER_FRAME_ANCESTORS", [])
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
-CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.tasks"]
+CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.jobs"]
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
 # market about unclear ones; reconciliation compares every active market job with its market.
 CELERY_BEAT_SCHEDULE = {
