@@ -232,7 +232,7 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _task_page(request, visitor, assignment, items, form)
     try:
-        work.submit_assignment(assignment.pk, form.answers(), items)
+        work.submit_assignment(assignment.pk, form.answers(), items, read=assignment)
     except work.AssignmentStateError as error:
         return _message(request, job, "Not saved", str(error), status=409)
     return _after_submit(request, assignment, visitor, grant)
