@@ -65,7 +65,9 @@ def get_worker(
 
 
 def qualification(worker: Worker, task_type: str) -> Qualification | None:
-    return Qualification.objects.filter(worker=worker, task_type=task_type).first()
+    # One row at most (unique per worker and task type): unordered, as the model's ordering by worker
+    # would join the worker's row only to sort one row.
+    return Qualification.objects.filter(worker=worker, task_type=task_type).order_by().first()
 
 
 def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualification:
@@ -80,7 +82,10 @@ def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualific
     passed = score >= quiz_pass_mark(job)
     with transaction.atomic():
         existing = (
-            Qualification.objects.select_for_update().filter(worker=worker, task_type=job.task_type).first()
+            Qualification.objects.select_for_update()
+            .filter(worker=worker, task_type=job.task_type)
+            .order_by()  # no join to sort the one row (which would lock the worker's row too)
+            .first()
         )
         if existing is None:
             return Qualification.objects.create(
@@ -199,7 +204,10 @@ def _bound_and_open(
 ) -> tuple[Assignment | None, Assignment | None]:
     """In one query: the job's assignment the market's id names, and the worker's open one."""
     held = Q(worker=worker, state=AssignmentState.ACCEPTED)
-    found = list(job.assignments.filter(held | Q(external_id=external_id) if external_id else held)[:3])
+    # Unordered: at most two rows, picked below (the model's ordering joins the HIT and the job).
+    found = list(
+        job.assignments.filter(held | Q(external_id=external_id) if external_id else held).order_by()[:3]
+    )
     bound = next((a for a in found if external_id and a.external_id == external_id), None)
     open_one = next(
         (a for a in found if a.worker_id == worker.pk and a.state == AssignmentState.ACCEPTED), None
@@ -208,7 +216,7 @@ def _bound_and_open(
 
 
 def _open_assignment(job: Job, worker: Worker, hit: Hit | None, external_id: str) -> Assignment | None:
-    open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).first()
+    open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).order_by("pk").first()
     return _checked_open(open_one, hit, external_id)
 
 
@@ -355,8 +363,8 @@ def _insert_responses(
     values = [None if answer.value is None else json.dumps(answer.value) for answer in chosen]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {Response._meta.db_table} (job_id, item_id, worker_id, assignment_id, label, value, "
-            "is_gold, correct, simulated, created) "
+            f"INSERT INTO {Response._meta.db_table} (job_id, item_id, worker_id, assignment_id, label, "
+            "value, is_gold, correct, simulated, created) "
             "SELECT %s, item_id, %s, %s, label, value::jsonb, is_gold, correct, %s, %s "
             "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[]) "
             "WITH ORDINALITY AS answered(item_id, label, value, is_gold, correct, n) ORDER BY n",
@@ -375,6 +383,12 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 def items_of(assignment: Assignment) -> list[Item]:
     return assignment.hit.ordered_items(assignment.job)
+
+
+def item_ids_of(assignment: Assignment) -> list[int]:
+    """The ids of the assignment's items in their places (no item row read)."""
+    rows = HitItem.objects.filter(hit_id=assignment.hit_id).order_by("position")
+    return list(rows.values_list("item_id", flat=True))
 
 
 class ServiceQueue:
