@@ -266,7 +266,7 @@ MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 95)
 MTURK_QUIZ_QUALIFICATION_ID = env_str("MTURK_QUIZ_QUALIFICATION_ID")
 MTURK_SOFT_BLOCK_QUALIFICATION_ID = env_str("MTURK_SOFT_BLOCK_QUALIFICATION_ID")
 # Each market's client chosen by path, as Django chooses EMAIL_BACKEND: name=dotted.path of a function
-# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.approving_client,
+# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.fake_client,
 # prolific=annotation.markets.prolific.fake.fake_client. A market not named here uses its real client.
 MARKET_CLIENTS = env_pairs("MARKET_CLIENTS")
 # Empty: MTurk's own sites, which its folder names (annotation/markets/mturk/identity.py).

@@ -33,11 +33,10 @@ from annotation.market_interface.base import (
     external_identity,
 )
 from annotation.market_interface.registry import get_provider, market_ids, provider_names
-from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
+from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_services import answers_for, qualified
 
@@ -201,9 +200,9 @@ class TestMTurk(MarketContract):
     }
 
     @pytest.fixture(autouse=True)
-    def fake(self, market: None) -> Iterator[FakeMTurk]:
-        self.fake_market = FakeMTurk(Guard())
-        with market_clients(mturk=MTurkClient(client=self.fake_market.client, attempts=1)):
+    def fake(self, market: None) -> Iterator[GuardedMTurk]:
+        self.fake_market = GuardedMTurk(Guard())
+        with market_clients(mturk=self.fake_market.client(attempts=1)):
             yield self.fake_market
         assert self.fake_market.guard.violations == []
 
