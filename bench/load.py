@@ -1,6 +1,6 @@
 """Load on the worker pages: simulated Prolific participants (locust, headless, loopback only) go the
-whole path against gunicorn with 4 workers of 4 threads, DEBUG off, on PostgreSQL, with Redis and a Celery worker
-running, at 50 and 200 concurrent users. Prints p50/p95/p99, errors and throughput per level, the
+whole path against gunicorn with 4 workers of 4 threads, DEBUG off, on PostgreSQL, with Redis and a
+Celery worker running, at 50 and 200 concurrent users. Prints p50/p95/p99, errors and throughput per level, the
 gunicorn workers' CPU seconds per completed HIT and milliseconds per request (psutil; the figure does
 not depend on locust sharing the cores), then what the database holds: exactly one assignment per
 participant and HIT, one response per item per assignment, no HIT over-assigned, every submitted
