@@ -1,10 +1,11 @@
 """Load on the worker pages: simulated Prolific participants (locust, headless, loopback only) go the
 whole path against gunicorn with 4 workers of 4 threads, DEBUG off, on PostgreSQL, with Redis and a
-Celery worker running, at 50 and 200 concurrent users. Prints p50/p95/p99, errors and throughput per level, the
-gunicorn workers' CPU seconds per completed HIT and milliseconds per request (psutil; the figure does
-not depend on locust sharing the cores), then what the database holds: exactly one assignment per
-participant and HIT, one response per item per assignment, no HIT over-assigned, every submitted
-answer stored. Last, the CPU milliseconds and queries per page type, measured in one process.
+Celery worker running, at 50 and 200 concurrent users. Prints p50/p95/p99, errors (with their
+commonest reasons) and throughput per level, the gunicorn workers' CPU seconds per completed HIT and
+milliseconds per request (psutil; the figure does not depend on locust sharing the cores), then what
+the database holds: exactly one assignment per participant and HIT, one response per item per
+assignment, no HIT over-assigned, every submitted answer stored. Last, the CPU milliseconds and
+queries per page type, measured in one process.
 
 Goals: p95 ≤ 100 ms at 50 users and ≤ 300 ms at 200; 0 errors; the database check sound; CPU per
 HIT ≤ 0.06 s and per request ≤ 7 ms (issue 30's: half of its figures; BEFORE is printed beside them).
