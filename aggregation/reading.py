@@ -71,6 +71,9 @@ def _copied(rows: QuerySet[Response, tuple[int, int, str]], known: list[str]) ->
         # The join with the job's counted assignments spills to disk in the default 4 MB (for the rest
         # of the aggregation's transaction only; outside one, SET LOCAL changes nothing).
         cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
+        # Compiling the query's expressions cost 0.5–0.8 s of the server's CPU at 10M rows, more than
+        # the compiled code saved there.
+        cursor.execute("SET LOCAL jit = off")
     items, workers, codes = _copy_out(sql, params, known)
     if (codes < 0).any():
         with connection.cursor() as cursor:
@@ -99,5 +102,6 @@ def _copy_out(
     blocks = decoded_arrays(("int8", "int8", "int2"), data)
     if not blocks:
         return np.array([], np.int64), np.array([], np.int64), np.array([], np.intp)
-    items, workers, codes = (np.concatenate([block[n] for block in blocks]) for n in range(3))
-    return items.astype(np.int64), workers.astype(np.int64), codes.astype(np.intp)
+    # Joined and turned to native integers in one pass each.
+    items, workers = (np.concatenate([block[n] for block in blocks], dtype=np.int64) for n in range(2))
+    return items, workers, np.concatenate([block[2] for block in blocks], dtype=np.intp)
