@@ -1,6 +1,7 @@
-"""A Celery worker for bench.workers, whose MTurk is MTurk's fake (chosen in settings) recording every
-paid idempotency token in Redis too (so the bench counts market calls across worker processes). Run
-with the app's environment:
+"""A Celery worker for bench.workers, whose MTurk is MTurk's fake (chosen in settings, the one the tests
+use) holding the approved work bench._workers_site records, and recording every bonus call's
+idempotency token in Redis too (so the bench counts market calls across worker processes). Run with
+the app's environment:
 
     python -m bench._fake_market_worker NAME
 """
@@ -9,8 +10,8 @@ from __future__ import annotations
 
 import os
 import sys
-from decimal import Decimal
 from functools import cache
+from typing import Any
 
 import django
 import redis
@@ -23,18 +24,20 @@ PAYMENT_TASK = "annotation.execute_ledger_entry"
 
 @cache
 def recording_client() -> object:
-    """MTurk's fake, whose every paid token is also pushed to Redis (what MARKET_CLIENTS names here)."""
-    from annotation.markets.mturk.client import Outcome
-    from annotation.markets.mturk.fake import ApprovingMTurk
+    """MTurk's fake client, each bonus call it hears pushed to Redis too (what MARKET_CLIENTS names here)."""
+    from annotation.markets.mturk.fake import fake_client, fake_market
+    from bench._workers_site import MARKET_WORK
 
-    class RecordingMTurk(ApprovingMTurk):
-        redis = redis.Redis.from_url(os.environ["REDIS_URL"])
+    calls = redis.Redis.from_url(os.environ["REDIS_URL"])
 
-        def send_bonus(self, worker: str, ref: str, amount: Decimal, reason: str, token: str) -> Outcome:
-            self.redis.rpush(CALLS_KEY, token)
-            return super().send_bonus(worker, ref, amount, reason, token)
+    def record(operation: str, params: dict[str, Any]) -> None:
+        if operation == "SendBonus":
+            calls.rpush(CALLS_KEY, params["UniqueRequestToken"])
 
-    return RecordingMTurk()
+    market = fake_market()
+    market.submit(*MARKET_WORK, status="Approved")  # the work the site records, as MTurk holds it
+    market.on_paying = record
+    return fake_client()
 
 
 def main(name: str) -> None:

@@ -16,6 +16,9 @@ from typing import Any
 
 import django
 
+# The HIT, assignment and worker the ledger rows pay, as MTurk (its fake, in each worker) holds them.
+MARKET_WORK = ("H", "A", "W")
+
 
 def ledger(rows: int) -> dict[str, Any]:
     from django.utils import timezone
@@ -24,13 +27,14 @@ def ledger(rows: int) -> dict[str, Any]:
     from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
     from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
 
+    hit_id, assignment_id, worker_id = MARKET_WORK
     job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
     hit = Hit.objects.create(
-        job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id="H"
+        job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=hit_id
     )
-    worker = Worker.objects.create(provider="mturk", external_id="W")
+    worker = Worker.objects.create(provider="mturk", external_id=worker_id)
     assignment = Assignment.objects.create(
-        job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED, external_id="A",
+        job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED, external_id=assignment_id,
         accepted_at=timezone.now(),
     )  # fmt: skip
     # Recording an intent queues nothing (its caller does, once): here every row is queued twice, as

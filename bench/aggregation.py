@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -32,10 +33,43 @@ SEED = 2019
 
 
 def simulated_labels(
-    n_items: int, per_item: int, n_workers: int, n_labels: int, spam_share: float = 0.2
+    n_items: int, per_item: int, n_workers: int, n_labels: int, spam_share: float = 0.2, seed: int = SEED
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """items, workers, labels (long format) and the true label per item."""
-    rng = np.random.default_rng(SEED)
+    crowd = simulated_crowd(n_items, per_item, n_workers, n_labels, spam_share, seed)
+    return crowd.items, crowd.workers, crowd.labels, crowd.truth
+
+
+@dataclass(frozen=True)
+class SimulatedLabels:
+    """The bench's crowd: long-format labels, the truth, and each worker's true accuracy and kind.
+
+    Honest workers are right with their accuracy (uniform in 0.6–0.95) and otherwise give one of the
+    other labels at random; spammers always give label 0."""
+
+    items: npt.NDArray[np.int64]
+    workers: npt.NDArray[np.int64]
+    labels: npt.NDArray[np.int64]
+    truth: npt.NDArray[np.int64]
+    accuracy: npt.NDArray[np.float64]
+    spammer: npt.NDArray[np.bool_]
+
+    def true_parameter_accuracy(self) -> float:
+        """The accuracy of deciding with the workers' true parameters and the uniform class prior: the
+        ceiling a label model's estimates can only approach (spammers' answers carry nothing)."""
+        n_labels = int(self.labels.max()) + 1
+        log_joint = np.zeros((len(self.truth), n_labels))
+        right, spammed = self.accuracy[self.workers], self.spammer[self.workers]
+        for label in range(n_labels):
+            answer = np.where(self.labels == label, right, (1 - right) / (n_labels - 1))
+            np.add.at(log_joint[:, label], self.items, np.log(np.where(spammed, 1.0, answer)))
+        return float(np.mean(log_joint.argmax(axis=1) == self.truth))
+
+
+def simulated_crowd(
+    n_items: int, per_item: int, n_workers: int, n_labels: int, spam_share: float = 0.2, seed: int = SEED
+) -> SimulatedLabels:
+    rng = np.random.default_rng(seed)
     truth = rng.integers(0, n_labels, n_items)
     accuracy = rng.uniform(0.6, 0.95, n_workers)
     spammer = rng.random(n_workers) < spam_share
@@ -47,7 +81,7 @@ def simulated_labels(
     wrong = (truth[items] + rng.integers(1, n_labels, len(items))) % n_labels
     labels = np.where(rng.random(len(items)) < accuracy[workers], truth[items], wrong)
     labels = np.where(spammer[workers], 0, labels)
-    return items, workers, labels, truth
+    return SimulatedLabels(items, workers, labels, truth, accuracy, spammer)
 
 
 def best_of(runs: int, work: Callable[[], Any]) -> tuple[float, Any]:

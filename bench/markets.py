@@ -2,7 +2,8 @@
 
 The ledger runs on a throwaway file SQLite database (WAL, as deployed without PostgreSQL) in a
 child process; the concurrent figure delivers every payment task 10 times from 8 threads and
-counts the market calls, which must equal the number of rows.
+counts the SendBonus calls the fake MTurk received, which must equal the number of rows. The fake is
+the one the tests use: every call goes through the real client and boto3, checked against AWS's model.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ import time
 
 from bench._child import ChildError, run_child
 
-# The fake the demo and the tests' settings may choose too: every bonus paid at once and kept.
-FAKE_MTURK = "annotation.markets.mturk.fake.approving_client"
+# The fake the tests and the demo choose too (annotation/markets/mturk/fake.py).
+FAKE_MTURK = "annotation.markets.mturk.fake.fake_client"
 
 CHILD = """
 import threading, time, django
@@ -24,7 +25,7 @@ from django.utils import timezone
 call_command("migrate", verbosity=0)
 from annotation.ledger import engine, intents
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
-from annotation.markets.mturk.fake import approving_client
+from annotation.markets.mturk.fake import fake_market
 
 job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
 hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id="H")
@@ -35,15 +36,16 @@ asg = Assignment.objects.create(job=job, hit=hit, worker=worker, state=Assignmen
 def rows(n, tag):
     return [intents.bonus_intent(asg, Decimal("0.10"), "bench", f"{tag}:{i}").pk for i in range(n)]
 
-market = approving_client()
+market = fake_market()
+market.submit("H", "A", "W", status="Approved")  # the work above, as MTurk holds it
 t = time.perf_counter(); ids = rows(1000, "seq"); recorded = time.perf_counter() - t
 t = time.perf_counter()
 for pk in ids:
     engine.execute(pk)
 sequential = time.perf_counter() - t
-sequential_calls = len(market.bonus_tokens)
+sequential_calls = market.calls["SendBonus"]
 ids = rows(200, "conc")
-market.bonus_tokens.clear()
+market.calls.clear()
 def deliver(chunk):
     for pk in chunk:
         engine.execute(pk)
@@ -56,7 +58,8 @@ threads = [threading.Thread(target=deliver, args=(c,)) for c in chunks]
 concurrent = time.perf_counter() - t
 print(f"record_rows_per_s={1000 / recorded:.0f} execute_rows_per_s={1000 / sequential:.0f} "
       f"calls={sequential_calls}/1000 concurrent_deliveries_per_s={len(work) / concurrent:.0f} "
-      f"concurrent_calls={len(market.bonus_tokens)}/200 for {len(work)} deliveries")
+      f"concurrent_calls={market.calls['SendBonus']}/200 for {len(work)} deliveries "
+      f"bonuses_at_market={len(market.bonuses)}/1200")
 """
 
 

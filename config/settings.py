@@ -248,7 +248,7 @@ CRAWLER_HEARTBEAT_LIMIT_SECONDS = env_int("CRAWLER_HEARTBEAT_LIMIT_SECONDS", 120
 CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")  # CDX API and snapshots
 
 # The crowd markets a job can name (annotation.market_interface.registry). A market added here works end to
-# end: its provider class supplies its gateway, reconciliation step and URL parameters.
+# end: its one class makes its paying calls and supplies its reconciliation step and URL parameters.
 ANNOTATION_PROVIDERS = {
     "inhouse": "annotation.markets.inhouse.provider.InhouseProvider",
     "simulated": "annotation.markets.simulated.provider.SimulatedProvider",
@@ -266,7 +266,7 @@ MTURK_MIN_APPROVAL_RATE = env_int("MTURK_MIN_APPROVAL_RATE", 95)
 MTURK_QUIZ_QUALIFICATION_ID = env_str("MTURK_QUIZ_QUALIFICATION_ID")
 MTURK_SOFT_BLOCK_QUALIFICATION_ID = env_str("MTURK_SOFT_BLOCK_QUALIFICATION_ID")
 # Each market's client chosen by path, as Django chooses EMAIL_BACKEND: name=dotted.path of a function
-# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.approving_client,
+# returning the client, e.g. MARKET_CLIENTS=mturk=annotation.markets.mturk.fake.fake_client,
 # prolific=annotation.markets.prolific.fake.fake_client. A market not named here uses its real client.
 MARKET_CLIENTS = env_pairs("MARKET_CLIENTS")
 # Empty: MTurk's own sites, which its folder names (annotation/markets/mturk/identity.py).
@@ -285,7 +285,7 @@ WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
 # Empty: the sites each installed market shows our worker pages in (its provider's `frame_ancestors`).
 WORKER_FRAME_ANCESTORS = env_list("WORKER_FRAME_ANCESTORS", [])
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
-CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.tasks"]
+CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.jobs"]
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
 # market about unclear ones; reconciliation compares every active market job with its market.
 CELERY_BEAT_SCHEDULE = {

@@ -33,6 +33,9 @@ class Operation(models.Model):
     total = models.PositiveIntegerField(default=0)
     # One line per object acted on: what happened to it, or why it failed.
     log = models.TextField(blank=True)
+    # What each object came to, keyed by its id, for the operations whose outcome a page reads back
+    # (the market's cost per job): read by key, never by parsing the log.
+    results = models.JSONField(default=dict, blank=True)
     error = models.CharField(max_length=500, blank=True)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -13,6 +13,9 @@ from typing import Any, Protocol
 class Progress(Protocol):
     def step(self, line: str) -> None: ...
 
+    def result(self, key: str, outcome: str) -> None:
+        """Keep what the object `key` (its id) came to, for a page to read back by key."""
+
 
 Runner = Callable[..., None]
 

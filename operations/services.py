@@ -35,11 +35,17 @@ class RowProgress:
 
     def __init__(self, operation: Operation) -> None:
         self.pk = operation.pk
+        self.results = dict(operation.results)
 
     def step(self, line: str) -> None:
         Operation.objects.filter(pk=self.pk).update(
             done=F("done") + 1, log=Concat(F("log"), Value(line[:1000] + "\n"))
         )
+
+    def result(self, key: str, outcome: str) -> None:
+        """The operation runs in one worker, once: the row's results are these."""
+        self.results[key] = outcome[:1000]
+        Operation.objects.filter(pk=self.pk).update(results=self.results)
 
 
 def run_operation(operation_id: int) -> Operation:

@@ -19,26 +19,54 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.ledger.gateway import Finish, Gateway, precheck, resend_is_safe
 from annotation.ledger.models import LedgerEntry, LedgerState
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import Provider, ProviderError
 from annotation.market_interface.errors import (
     MarketConfigError,
     MarketError,
     MarketUnavailableError,
     PaymentOutcomeUnclearError,
 )
+from annotation.market_interface.money import Finish, Money, Row
 from annotation.market_interface.registry import get_provider
 
 log = logging.getLogger(__name__)
 
 
-def gateway_for(provider: str) -> Gateway:
-    """The market's gateway; refused before any row is claimed when the market has none."""
-    gateway = get_provider(provider).gateway
-    if gateway is None:
-        raise MarketConfigError(f"the {provider} provider makes no market calls (it has no gateway)")
-    return gateway
+def paying(name: str) -> tuple[Provider, Money]:
+    """The market and how its paying calls are made safe; refused before any row is claimed when the
+    market pays nobody (it declares no `money`)."""
+    market = get_provider(name)
+    if market.money is None:
+        raise MarketConfigError(f"the {name} provider makes no market calls (it declares no money)")
+    return market, market.money
+
+
+def precheck(market: Provider, money: Money, entry: LedgerEntry) -> Finish | None:
+    """Work already reviewed as asked is confirmed without a call; work in a state the market would
+    refuse the call in fails without one."""
+    if entry.kind not in money.payable:
+        return None
+    status = market.work_status(entry)
+    if entry.kind in money.reviewed and status == money.reviewed[entry.kind]:
+        return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at {money.market}")
+    if status not in money.payable[entry.kind]:
+        return Finish(LedgerState.FAILED, excerpt=f"{money.market} reports the {money.work_noun} as {status}")
+    return None
+
+
+def resend_is_safe(money: Money, entry: LedgerEntry, now: dt.datetime) -> bool:
+    """Whether a row sent but never finished may be sent again."""
+    if entry.kind in money.not_idempotent:
+        return False
+    if money.token_lifetime is not None and entry.kind in money.token_protected:
+        return entry.requested_at > now - money.token_lifetime
+    return True  # reviews are read before they are sent again
+
+
+def _entry(row: Row) -> LedgerEntry:
+    """A row a market handed back (its follow-ups), as the ledger's own."""
+    return row if isinstance(row, LedgerEntry) else LedgerEntry.objects.get(pk=row.pk)
 
 
 def _move(entry: LedgerEntry, source: Sequence[str], target: str, **fields: Any) -> bool:
@@ -65,7 +93,7 @@ def execute(entry_id: int) -> LedgerEntry:
     """Claim the row and make its market call. Any number of concurrent callers: one call at most."""
     now = timezone.now()
     entry = LedgerEntry.objects.get(pk=entry_id)
-    gateway = gateway_for(entry.provider)
+    market, money = paying(entry.provider)
     if not _move(
         entry, [LedgerState.REQUESTED], LedgerState.CLAIMED, claimed_at=now, attempts=F("attempts") + 1
     ):
@@ -75,7 +103,7 @@ def execute(entry_id: int) -> LedgerEntry:
     entry.refresh_from_db()
     state = LedgerState.CLAIMED
     try:
-        early = precheck(gateway, entry)
+        early = precheck(market, money, entry)
         if early is not None:
             return _finish(entry, early, [state])
         if not _move(entry, [state], LedgerState.SENT, sent_at=timezone.now()):
@@ -84,19 +112,19 @@ def execute(entry_id: int) -> LedgerEntry:
             entry.refresh_from_db()
             return entry
         state = LedgerState.SENT
-        finish = gateway.send(entry)
+        finish = market.send(entry)
     except PaymentOutcomeUnclearError as exc:
         log.warning("ledger %s: outcome unclear, to be resolved by reading: %s", entry.pk, exc)
         return _finish(entry, Finish(LedgerState.UNCLEAR, excerpt=exc.excerpt or str(exc)), [state])
     except MarketUnavailableError as exc:
-        return _back_off(entry, state, exc, gateway)
+        return _back_off(entry, state, exc, money)
     except MarketError as exc:
         return _finish(entry, Finish(LedgerState.FAILED, excerpt=f"{exc} {exc.excerpt}".strip()), [state])
     # A confirmed row and the rows it leads to (Prolific's pay row after a bonus set-up) commit
     # together: a worker dying between the two can no longer leave a bonus set up and never paid.
     with transaction.atomic():
         entry = _finish(entry, finish, [state])
-        follow_ups = gateway.follow_ups(entry) if entry.state == LedgerState.CONFIRMED else []
+        follow_ups = market.follow_ups(entry) if entry.state == LedgerState.CONFIRMED else []
     for row in follow_ups:
         execute(row.pk)
     return entry
@@ -123,14 +151,14 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
     """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
     confirmed too: `ProviderError` (or `InFlightError`) otherwise."""
     entry = confirmed(entry)
-    for row in gateway_for(entry.provider).follow_ups(entry):
-        confirmed(row)
+    for row in paying(entry.provider)[0].follow_ups(entry):
+        confirmed(_entry(row))
     return entry
 
 
-def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, gateway: Gateway) -> LedgerEntry:
+def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, money: Money) -> LedgerEntry:
     """A transient failure: back to requested when a resend is safe, else unclear."""
-    if entry.kind in gateway.not_idempotent and state == LedgerState.SENT:
+    if entry.kind in money.not_idempotent and state == LedgerState.SENT:
         target = LedgerState.UNCLEAR
     else:
         # Reviews are read before they are sent; token-protected calls reuse their token.
@@ -146,7 +174,7 @@ def resolve(entry_id: int) -> LedgerEntry:
     if entry.state != LedgerState.UNCLEAR:
         return entry
     try:
-        finish = gateway_for(entry.provider).resolve(entry)
+        finish = paying(entry.provider)[0].resolve(entry)
     except MarketError as exc:
         log.info("ledger %s: could not read the market yet: %s", entry.pk, exc)
         return entry
@@ -173,7 +201,7 @@ def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = 
             requeued.append(entry.pk)
     # Sent and never finished: the call may have gone out.
     for entry in LedgerEntry.objects.filter(state=LedgerState.SENT, sent_at__lt=cutoff):
-        if resend_is_safe(gateway_for(entry.provider), entry, now):
+        if resend_is_safe(paying(entry.provider)[1], entry, now):
             if _move(entry, [LedgerState.SENT], LedgerState.REQUESTED):
                 requeued.append(entry.pk)
         elif _move(entry, [LedgerState.SENT], LedgerState.UNCLEAR, error="stale after the call was sent"):

@@ -146,8 +146,8 @@ def _check_same(entry: LedgerEntry, fields: dict[str, Any]) -> None:
 
 def row_params(kind: str, assignment: Assignment) -> dict[str, Any]:
     """What the assignment's market needs in a review or bonus row beyond the assignment."""
-    gateway = get_provider(assignment.job.provider).gateway
-    return gateway.row_params(kind, assignment) if gateway is not None else {}
+    market = get_provider(assignment.job.provider)
+    return market.row_params(kind, assignment) if market.money is not None else {}
 
 
 def review_intent(assignment: Assignment, *, approve: bool, feedback: str) -> LedgerEntry:

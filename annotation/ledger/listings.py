@@ -1,7 +1,7 @@
 """Offering work at a market: each listing a market describes becomes one ledger row, sent once.
 
 `Provider.publish` describes the listings; here each becomes its CREATE_HIT row (EXTEND when more
-assignments are bought on published work), committed before the market's gateway makes the call,
+assignments are bought on published work), committed before the market's `send` makes the call,
 so a retry finds the same row and no HIT is created twice. A market that pays nobody names its
 listings itself: no row, no call. Call these with no transaction open.
 """

@@ -3,6 +3,8 @@
 A run reads the market through its paginated listings (assignments and bonus payments per HIT on
 MTurk; submissions per study on Prolific), replaces the job's unresolved issues with what it finds,
 and changes nothing else: deciding what to do about a mismatch is a person's job, in the admin.
+A market reports what it finds as `Discrepancy`s (the market interface's terms, built with the
+helpers here); this module alone stores them as `ReconciliationIssue` rows.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from annotation.ledger.models import (
     ReconciliationIssue,
     cents,
 )
+from annotation.market_interface.money import Discrepancy
 from annotation.market_interface.registry import get_provider, provider_names
 from annotation.models import Assignment, AssignmentState, Job, JobState
 
@@ -50,7 +53,7 @@ def reconcile_markets() -> list[ReconciliationIssue]:
     """What each market has that no job of ours owns (a study in our project nobody recorded)."""
     found: list[ReconciliationIssue] = []
     for name in reconciling_markets():
-        issues = list(get_provider(name).reconcile_market())
+        issues = [stored(None, name, each) for each in get_provider(name).reconcile(None)]
         with transaction.atomic():
             ReconciliationIssue.objects.filter(
                 job=None, provider=name, kind=IssueKind.UNOWNED, resolved=False
@@ -65,24 +68,27 @@ def reconcile_job(job_id: int) -> list[ReconciliationIssue]:
     provider = get_provider(job.provider)
     if not provider.capabilities.reconcile:
         return []
-    found = [*provider.reconcile(job), *open_entries(job)]
+    found = [stored(job, job.provider, each) for each in [*provider.reconcile(job), *open_entries(job)]]
     with transaction.atomic():
         ReconciliationIssue.objects.filter(job=job, resolved=False).delete()
         return ReconciliationIssue.objects.bulk_create(found)
 
 
-def issue(
-    job: Job, kind: str, ref: str, ours: object, theirs: object, entry: LedgerEntry | None = None
-) -> ReconciliationIssue:
+def stored(job: Job | None, provider: str, found: Discrepancy) -> ReconciliationIssue:
+    """A market's discrepancy as the issue row the admin shows."""
     return ReconciliationIssue(
         job=job,
-        provider=job.provider,
-        kind=kind,
-        ref=ref,
-        ours=str(ours)[:300],
-        theirs=str(theirs)[:300],
-        entry=entry,
+        provider=provider,
+        kind=found.kind,
+        ref=found.ref,
+        ours=found.ours[:300],
+        theirs=found.theirs[:300],
+        entry_id=found.row_pk,
     )
+
+
+def issue(kind: str, ref: str, ours: object, theirs: object, entry: LedgerEntry | None = None) -> Discrepancy:
+    return Discrepancy(kind, ref, str(ours), str(theirs), entry.pk if entry is not None else None)
 
 
 def confirmed_rows(job: Job, kind: str) -> dict[str, list[LedgerEntry]]:
@@ -97,7 +103,7 @@ def compare_assignments(
     market: dict[str, tuple[str, str]],
     states: Mapping[str, str],
     reviews: Mapping[str, str],
-) -> Iterable[ReconciliationIssue]:
+) -> Iterable[Discrepancy]:
     """Local states and reviews against the market's.
 
     market: assignment ref → (market status, worker); states: market status → our state;
@@ -109,37 +115,34 @@ def compare_assignments(
         ours = local.get(ref)
         expected = states.get(status)
         if ours is None and expected is not None and expected != "accepted":
-            yield issue(job, IssueKind.STATE, ref, "no such assignment", status)
+            yield issue(IssueKind.STATE, ref, "no such assignment", status)
         elif ours is not None and expected is not None and ours.state != expected:
-            yield issue(job, IssueKind.STATE, ref, ours.state, status)
+            yield issue(IssueKind.STATE, ref, ours.state, status)
         for kind, rows in ((LedgerKind.APPROVE, approved), (LedgerKind.REJECT, rejected)):
             if rows.get(ref) and status != reviews[kind]:
-                yield issue(job, IssueKind.APPROVAL, ref, f"{kind} confirmed", status, rows[ref][0])
+                yield issue(IssueKind.APPROVAL, ref, f"{kind} confirmed", status, rows[ref][0])
             if not rows.get(ref) and status == reviews[kind]:
-                yield issue(job, IssueKind.APPROVAL, ref, f"no {kind} in the ledger", status)
+                yield issue(IssueKind.APPROVAL, ref, f"no {kind} in the ledger", status)
     for ref, ours in sorted(local.items()):
         if ref not in market and ours.state in AssignmentState.done():
             # Submitted through our pages, unknown to the market: made-up ids, or work never sent.
             # It is not confirmed, so it counts for nothing; staff see it here.
-            yield issue(job, IssueKind.UNKNOWN, ref, f"{ours.state}, worker {ours.worker_id}", "unknown")
+            yield issue(IssueKind.UNKNOWN, ref, f"{ours.state}, worker {ours.worker_id}", "unknown")
     for ref in set(approved) | set(rejected):
         if ref not in market:
-            yield issue(job, IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
+            yield issue(IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
 
 
-def bonus_issues(
-    job: Job, ours: Mapping[str, Decimal], paid: Mapping[str, Decimal]
-) -> Iterable[ReconciliationIssue]:
+def bonus_issues(ours: Mapping[str, Decimal], paid: Mapping[str, Decimal]) -> Iterable[Discrepancy]:
     """Bonus money per assignment (MTurk) or submission (Prolific): ours against the market's, to the cent."""
     for ref in sorted(set(ours) | set(paid)):
         if cents(ours.get(ref, Decimal(0))) != cents(paid.get(ref, Decimal(0))):
-            yield issue(job, IssueKind.BONUS, ref, ours.get(ref, Decimal(0)), paid.get(ref, Decimal(0)))
+            yield issue(IssueKind.BONUS, ref, ours.get(ref, Decimal(0)), paid.get(ref, Decimal(0)))
 
 
-def open_entries(job: Job) -> list[ReconciliationIssue]:
+def open_entries(job: Job) -> list[Discrepancy]:
     return [
         issue(
-            job,
             IssueKind.OPEN_ENTRY,
             entry.market_ref or entry.token,
             f"{entry.kind} {entry.state}",

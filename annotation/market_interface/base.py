@@ -1,14 +1,17 @@
-"""The one interface every crowd market implements (SPEC §4).
+"""The one interface every crowd market implements (SPEC §4): one class per market, `Provider`.
 
 A market is where work is *advertised* and *paid*; the work itself is always done in our own task
 pages, whatever the market, so answers reach us through the worker pages (or, for the simulated
 crowd, through the same services the pages call: `WorkQueue`).
 
-A market is a `Provider` (the work side, this module) and, where it is paid, a `Gateway`
-(annotation.ledger.gateway, the money side). Nothing a provider does spends or commits money: it
-describes the work to offer (`Listing`) and the ledger records each listing, review and bonus as a
-row before its gateway makes the one call. The non-paying calls (pause, resume, expire, re-offer,
-block, unblock) are one method, `control`, taking the actions its `Capabilities` declare.
+A market does five things: publish (describe the listings to offer), sync (read the market's work),
+pay and review (make one ledger row's call: `send`, and `resolve` a lost reply by reading), and read the
+market's state of one piece of work (`work_status`). Whatever spends or commits money is a ledger row,
+recorded before the call; the ledger engine alone calls `send`, `resolve`, `work_status` and
+`follow_ups`, with rows it speaks of in this interface's own terms (`money.Row`). The non-paying calls
+(pause, resume, expire, re-offer, block, unblock) are one method, `control`. What a market can do is
+declared data: `Capabilities`, and `Money` for how its paying calls are made safe (None where nothing is
+paid, so a market without money implements no money hook).
 
 External identity: markets put the worker, HIT and assignment in URL parameters. Each provider
 names its parameters (`url_params`) and reads them (`market_ids`); `annotation.web.identity` is the
@@ -25,9 +28,9 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from annotation.market_interface.money import Discrepancy, Finish, Money, Row
+
 if TYPE_CHECKING:
-    from annotation.ledger.gateway import Gateway
-    from annotation.ledger.models import ReconciliationIssue
     from annotation.models import Assignment, Hit, Job, Worker
     from annotation.task_types.base import Answer
 
@@ -118,9 +121,9 @@ class Listing:
     """Work offered at a market under one market id, as `Provider.publish` describes it.
 
     A market that pays nobody names the work itself (`external_id`). Any other listing is one ledger
-    row (CREATE_HIT; EXTEND for more assignments on published work) that the market's gateway makes
+    row (CREATE_HIT; EXTEND for more assignments on published work) that the market's `send` makes
     into the call: `refs` (after the job) make the row's idempotency token, `amount` is what it
-    commits, `params` what the gateway needs.
+    commits, `params` what `send` needs.
     """
 
     hit_pks: tuple[int, ...]
@@ -195,27 +198,29 @@ def checked_id(name: str, value: str, pattern: re.Pattern[str]) -> str:
 class Provider(ABC):
     """Base for every market: inhouse, simulated, mturk, prolific, and any added in settings.
 
-    The work side of a market, with nothing that spends or commits money: `publish` describes the
-    listings the ledger records and the market's `gateway` sends, `sync` reads the market's work,
-    `control` takes the non-paying actions it declares. The rest is declared data, what the cost check
-    reads (`balance`, `fee`), what the market would refuse before any row (`check_publishable`,
-    `check_rejection`), its reconciliation and how it reads a worker at our pages.
+    Work: `publish` describes the listings the ledger records (and this market's `send` makes), `sync`
+    reads the market's work, `control` takes the non-paying actions it declares. Money, where the market
+    is paid (`money` declared): `work_status`, `send`, `resolve`, `follow_ups` and `row_params`, called
+    by the ledger only. The rest is what the cost check reads (`balance`, `fee`), what the market would
+    refuse before any row (`check`), its reconciliation and how it reads a worker at our pages.
     """
 
     name: ClassVar[str]
     simulated: ClassVar[bool] = False
     capabilities: ClassVar[Capabilities] = Capabilities()
+    # How the market's paying calls are made safe; None where nothing is paid through the market.
+    money: ClassVar[Money | None] = None
     # Market fee on top of rewards, for the worst-case cost check before publishing.
     fee_rate: ClassVar[Decimal] = Decimal("0")
     # The URL parameters the market appends to our task page.
     url_params: ClassVar[tuple[str, ...]] = ()
     # The market's sites that show our task page in a frame (CSP frame-ancestors).
     frame_ancestors: ClassVar[tuple[str, ...]] = ()
-    # How ledger rows become calls at this market; None where nothing is paid through a market.
-    gateway: ClassVar[Gateway | None] = None
     # The one currency the market pays in (MTurk: USD; Prolific: its workspace's, from settings);
     # None where a job names its own.
     currency: str | None = None
+
+    # -- work ---------------------------------------------------------------------------------------
 
     @abstractmethod
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterable[Listing]:
@@ -233,6 +238,36 @@ class Provider(ABC):
         returns why nothing was done, "" when done. Reached through `registry.control` only."""
         raise ProviderError(f"the {self.name} market takes no {action} action")
 
+    def check(self, job: Job, *, rejection: str | None = None) -> None:  # noqa: B027 - most take anything
+        """Raise when the market would refuse the job as set up (a MarketError), or, given a rejection's
+        message, that rejection (a RejectionError); called before any ledger row or market call."""
+
+    # -- money: called by the ledger engine only, on markets that declare `money` ---------------------
+
+    def work_status(self, row: Row) -> str:
+        """The market's state of the work a review or payment row acts on (`row.market_ref`)."""
+        raise NotImplementedError
+
+    def send(self, row: Row) -> Finish:
+        """Make the row's one call (publish, extend, review, pay) and say how it ended."""
+        raise NotImplementedError
+
+    def resolve(self, row: Row) -> Finish | None:
+        """Decide an unclear row from the market's state, never by repeating the call; None: not yet."""
+        return None
+
+    def follow_ups(self, row: Row) -> Sequence[Row]:
+        """The ledger rows a confirmed row leads to (Prolific's pay row after a bonus is set up),
+        recorded in the transaction that confirms it; the engine then executes them. None by default."""
+        return []
+
+    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
+        """What a review or bonus row of this kind needs beyond the assignment (Prolific: the study a
+        bonus is paid on, a rejection's category). Raising here refuses the row before it is written."""
+        return {}
+
+    # -- what the cost check, reconciliation and our pages read ---------------------------------------
+
     def balance(self) -> Decimal | None:
         """What the market account can still spend; None where nothing is paid through a market."""
         return None
@@ -241,12 +276,10 @@ class Provider(ABC):
         """The market fee rate for this job; by default the declared one (`declared_fee`)."""
         return declared_fee(self, job)
 
-    def check_publishable(self, job: Job) -> None:  # noqa: B027 - most markets take any job
-        """Raise (a MarketRejectedError) when the market would refuse the job as set up; before any call."""
-
-    def check_rejection(self, job: Job, message: str) -> None:  # noqa: B027 - most markets take any reason
-        """Raise RejectionError when the market would refuse this rejection message; called before any
-        ledger row is written."""
+    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+        """Every disagreement between our records and the market for one job; for no job (None), what
+        the market has that no job of ours recorded."""
+        return ()
 
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         """This market's ids in URL parameters; None when none of its parameters are present.
@@ -255,14 +288,6 @@ class Provider(ABC):
         when a return address is not the market's.
         """
         return None
-
-    def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
-        """Every disagreement between our records and the market for one job."""
-        return ()
-
-    def reconcile_market(self) -> Iterable[ReconciliationIssue]:
-        """What the market has that no job of ours recorded (issues with no job)."""
-        return ()
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         """Where the worker goes once we have saved their work; None: stay on our pages."""

@@ -1,8 +1,8 @@
 """The market registry: one setting, `ANNOTATION_PROVIDERS` (name → dotted path of a Provider class).
 
-A market added there works end to end: jobs pick it by name, the ledger engine asks it for its
-gateway, reconciliation for its reconcile step, background operations for its declared controls,
-and the worker pages for its URL parameters.
+A market added there works end to end: jobs pick it by name, the ledger engine has it make its
+rows' calls, reconciliation asks it what differs, background operations take its declared controls,
+and the worker pages read its URL parameters.
 """
 
 from __future__ import annotations

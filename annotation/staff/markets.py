@@ -254,7 +254,7 @@ class RejectForm(forms.Form):
         feedback = str(self.cleaned_data["feedback"])
         for job in self.jobs:
             try:
-                get_provider(job.provider).check_rejection(job, feedback)
+                get_provider(job.provider).check(job, rejection=feedback)
             except RejectionError as error:
                 raise forms.ValidationError(f"{job}: {error}") from error
         return feedback

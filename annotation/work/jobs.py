@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from celery import shared_task
 from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
@@ -43,7 +44,6 @@ from annotation.work import costs
 from annotation.work.assignments import ServiceQueue
 from annotation.work.bundling import Grouped, bundle, mix_gold
 from annotation.work.settling import settle_job
-from annotation.work.tasks import publish_job_task, sync_job_task
 from config.wording import listing
 
 BATCH = 2000
@@ -291,7 +291,7 @@ def publish_job(job_id: int) -> Job:
         return job
     provider = get_provider(job.provider)
     try:
-        provider.check_publishable(job)
+        provider.check(job)
     except MarketError as error:
         raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, provider)
@@ -429,3 +429,15 @@ def request_publish(job: Job) -> None:
 
 def request_sync(job: Job) -> None:
     sync_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
+
+
+# The job's Celery tasks live beside the services they call (thin, by id, safe to run twice), so
+# queueing one needs no import back into this module.
+@shared_task(name="annotation.publish_job")
+def publish_job_task(job_id: int) -> str:
+    return publish_job(job_id).state
+
+
+@shared_task(name="annotation.sync_job")
+def sync_job_task(job_id: int) -> str:
+    return sync_job(job_id).state

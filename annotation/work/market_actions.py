@@ -4,7 +4,6 @@ objects one by one in a Celery worker and reports every outcome, so no web reque
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -21,8 +20,6 @@ from operations.models import Operation
 from operations.registry import OperationFailedError, Progress, register
 
 SHOW_MARKET_COSTS = "annotation.show_market_costs"
-# A job's line in an operation's log starts with the job (`Job.__str__`: "job <pk> <task type> (<state>)").
-JOB_LINE = re.compile(r"job (\d+) [^:]*: ")
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
 ACTION_ERRORS = (work.JobError, work.JobStateError, work.ReviewError, ValueError, ProviderError, MarketError)
@@ -32,16 +29,22 @@ class ActionFailedError(OperationFailedError):
     """Some objects of a market action failed (each named in the log): the operation ends failed."""
 
 
-def _each(progress: Progress, objects: Iterable[Any], act: Callable[[Any], str]) -> None:
-    """Act on each object, logging its outcome; an unreachable or refusing market fails the operation
-    with the market's message once every object had its turn."""
+def _each(
+    progress: Progress, objects: Iterable[Any], act: Callable[[Any], str], *, keep: bool = False
+) -> None:
+    """Act on each object, logging its outcome (and, with `keep`, keeping it by the object's id for a
+    page to read back); an unreachable or refusing market fails the operation with the market's
+    message once every object had its turn."""
     failed: list[str] = []
     for obj in objects:
         try:
-            progress.step(f"{obj}: {act(obj)}")
+            outcome = act(obj)
         except ACTION_ERRORS as error:
-            progress.step(f"{obj}: failed: {error}")
+            outcome = f"failed: {error}"
             failed.append(f"{obj}: {error}")
+        progress.step(f"{obj}: {outcome}")
+        if keep:
+            progress.result(str(obj.pk), outcome)
     if failed:
         raise ActionFailedError(f"{len(failed)} failed; first: {failed[0]}")
 
@@ -157,10 +160,10 @@ def _cost_line(estimate: CostEstimate) -> str:
 @register(SHOW_MARKET_COSTS)
 def show_market_costs(progress: Progress, job_ids: list[int]) -> None:
     """Each job's worst case and the market's balance, read from the market by the worker."""
-    _each(progress, _jobs(job_ids), lambda job: _cost_line(work.estimate_cost(job)))
+    _each(progress, _jobs(job_ids), lambda job: _cost_line(work.estimate_cost(job)), keep=True)
 
 
-# How many of the latest cost reads are searched for a job's last line: older reads are stale anyway.
+# How many of the latest cost reads of the jobs asked about are searched: older ones are stale anyway.
 RECENT_READS = 50
 
 
@@ -169,18 +172,20 @@ class CostRead:
     """What the last `show_market_costs` operation to finish read from the market for one job."""
 
     operation: Operation
-    line: str  # the job's log line: its worst case, the balance and the verdict, or why it failed
+    line: str  # what the read came to for the job: worst case, balance and verdict, or why it failed
 
 
 def last_cost_reads(job_ids: Iterable[int]) -> dict[int, CostRead]:
-    """Per job, the market's cost and balance as last read by a background operation (one query);
-    a web page shows these instead of asking the market itself."""
-    wanted, found = set(job_ids), dict[int, CostRead]()
-    reads = Operation.objects.filter(kind=SHOW_MARKET_COSTS, finished_at__isnull=False)
+    """Per job, the market's cost and balance as last read by a background operation, found by the
+    job's key in the operation's results (one query); a web page shows these instead of asking the
+    market itself."""
+    wanted, found = {str(pk) for pk in job_ids}, dict[int, CostRead]()
+    if not wanted:
+        return found
+    reads = Operation.objects.filter(
+        kind=SHOW_MARKET_COSTS, finished_at__isnull=False, results__has_any_keys=sorted(wanted)
+    )
     for operation in reads.order_by("-finished_at", "-pk")[:RECENT_READS]:
-        for line in operation.log.splitlines():
-            match = JOB_LINE.match(line)
-            job_id = int(match.group(1)) if match else None
-            if job_id in wanted and job_id not in found:
-                found[job_id] = CostRead(operation, line.split(": ", 1)[1])
+        for key in sorted(wanted & operation.results.keys()):
+            found.setdefault(int(key), CostRead(operation, operation.results[key]))
     return found

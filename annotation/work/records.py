@@ -113,7 +113,7 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
     """Approve or reject submitted work, at the market and here. Reviewing twice changes nothing.
 
     At a market that reviews, the review is a ledger row, committed with no transaction open before
-    the market's gateway makes the call; only once it is confirmed is the new state saved here. A
+    the market's `send` makes the call; only once it is confirmed is the new state saved here. A
     rejection the market would refuse (Prolific: too short a message) writes nothing.
     """
     target = AssignmentState.APPROVED if approve else AssignmentState.REJECTED
@@ -125,7 +125,7 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
     provider = get_provider(assignment.job.provider)
     if provider.capabilities.review:
         if not approve:
-            provider.check_rejection(assignment.job, feedback)
+            provider.check(assignment.job, rejection=feedback)
         engine.confirmed(intents.review_intent(assignment, approve=approve, feedback=feedback))
     with transaction.atomic():
         assignment = Assignment.objects.select_for_update().select_related("job").get(pk=assignment_id)

@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 import pytest
 
 from annotation import work
-from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.listings import publish_hits
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
@@ -32,12 +31,12 @@ from annotation.market_interface.base import (
     WorkQueue,
     external_identity,
 )
+from annotation.market_interface.money import Finish, Money, Row
 from annotation.market_interface.registry import get_provider, market_ids, provider_names
-from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
+from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_services import answers_for, qualified
 
@@ -50,19 +49,17 @@ TOY_CALLS: list[tuple[str, str]] = []
 TOY_PARAMS = ("toy_worker", "toy_task", "toy_session")
 
 
-class ToyGateway(Gateway):
-    def send(self, entry: LedgerEntry) -> Finish:
-        TOY_CALLS.append((entry.kind, entry.token))
-        return Finish(LedgerState.CONFIRMED, entry.market_ref or f"toy-{len(TOY_CALLS)}")
-
-
 class ToyMarket(Provider):
     """Pays through the ledger like a real market; knows its workers from three URL parameters."""
 
     name = "toy"
     capabilities = Capabilities(review=True, bonus=True)
     url_params = TOY_PARAMS
-    gateway = ToyGateway()
+    money = Money("Toy")
+
+    def send(self, row: Row) -> Finish:
+        TOY_CALLS.append((row.kind, row.token))
+        return Finish(LedgerState.CONFIRMED, row.market_ref or f"toy-{len(TOY_CALLS)}")
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         for hit in hits:
@@ -160,9 +157,9 @@ class MarketContract:
                 work.bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
             assert not LedgerEntry.objects.filter(job=job).exists()
 
-    def test_a_market_that_pays_has_a_gateway_and_one_that_does_not_has_none(self) -> None:
+    def test_a_market_that_pays_declares_its_money_and_one_that_does_not_declares_none(self) -> None:
         caps = self.provider.capabilities
-        assert (self.provider.gateway is not None) == (caps.review or caps.bonus or caps.extend)
+        assert (self.provider.money is not None) == (caps.review or caps.bonus or caps.extend)
 
     def test_sync_reports_only_states_of_our_vocabulary(self) -> None:
         job = self.published()
@@ -201,9 +198,9 @@ class TestMTurk(MarketContract):
     }
 
     @pytest.fixture(autouse=True)
-    def fake(self, market: None) -> Iterator[FakeMTurk]:
-        self.fake_market = FakeMTurk(Guard())
-        with market_clients(mturk=MTurkClient(client=self.fake_market.client, attempts=1)):
+    def fake(self, market: None) -> Iterator[GuardedMTurk]:
+        self.fake_market = GuardedMTurk(Guard())
+        with market_clients(mturk=self.fake_market.client(attempts=1)):
             yield self.fake_market
         assert self.fake_market.guard.violations == []
 
@@ -250,7 +247,7 @@ class TestToyMarketAddedInSettings(MarketContract):
     name = "toy"
     example_params: ClassVar[dict[str, str]] = {"toy_worker": "w", "toy_task": "t", "toy_session": "s"}
 
-    def test_its_calls_reach_its_own_gateway(self) -> None:
+    def test_its_calls_reach_its_own_send(self) -> None:
         TOY_CALLS.clear()
         job = self.published()
         assignment = self.submitted(job)
@@ -261,7 +258,7 @@ class TestToyMarketAddedInSettings(MarketContract):
         assert {token for _, token in TOY_CALLS} == tokens
 
 
-def test_a_market_without_a_gateway_is_refused_before_its_ledger_row_is_claimed(settings: Any) -> None:
+def test_a_market_without_money_is_refused_before_its_ledger_row_is_claimed(settings: Any) -> None:
     from annotation.ledger import engine, intents
     from annotation.market_interface.errors import MarketConfigError
 

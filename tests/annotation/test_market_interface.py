@@ -1,18 +1,23 @@
-"""A market is a small interface (issue 25): a provider has no money method and writes no ledger row,
-and its non-paying controls are reached only from annotation.work's services, which run in
-background operations, never from a view, an admin action or the API.
+"""A market is a small interface (issue 25): one class per market, as narrow as counted here, with no
+money method of its own (paying calls are ledger rows it makes through `send`) and no ledger row
+written outside its calls; its non-paying controls are reached only from annotation.work's services,
+which run in background operations, never from a view, an admin action or the API.
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import fields
 from pathlib import Path
 
-from annotation.market_interface.base import Control, Provider
+from annotation.market_interface.base import Capabilities, Control, Provider
+from annotation.market_interface.money import Money
 from annotation.market_interface.registry import get_provider, provider_names
 from tests.annotation.test_market_folders import ROOT, project_files
 
 MONEY_METHODS = ("approve", "reject", "bonus", "pay", "extend", "send_bonus")
+# What the ledger engine alone calls on a market that declares `money`.
+MONEY_HOOKS = ("work_status", "send", "resolve", "follow_ups", "row_params")
 ROW_WRITERS = {"annotation.ledger.intents", "annotation.ledger.engine", "annotation.ledger.listings"}
 # The services of annotation.work (and aggregation's soft block) that take a market's controls.
 CONTROLLING_SERVICES = {
@@ -69,17 +74,79 @@ def test_no_market_has_a_money_method() -> None:
     assert not [method for method in MONEY_METHODS if hasattr(Provider, method)]
 
 
+def declared(cls: type) -> tuple[set[str], set[str]]:
+    """(methods, declared values) that a class itself defines, public ones only."""
+    own = {name: value for name, value in vars(cls).items() if not name.startswith("_")}
+    methods = {name for name, value in own.items() if callable(value)}
+    return methods, (set(own) | set(vars(cls).get("__annotations__", {}))) - methods
+
+
+def test_a_market_is_one_class_whose_surface_is_counted() -> None:
+    """What a market can implement or declare: `Provider`'s methods and values, and the fields of the
+    declared data it carries (`Capabilities`, `Money`). Before a market was one class it was 40, 16 of
+    them methods: `Provider` 11 methods and 8 values, `Capabilities` 9, and a separate `Gateway` of 5
+    methods and 7 values. Now `check` is both pre-checks and `reconcile(None)` the market-wide one."""
+    methods, values = declared(Provider)
+    assert sorted(methods) == sorted(
+        [
+            *("publish", "sync", "control", "check"),
+            *MONEY_HOOKS,
+            *("balance", "fee", "reconcile", "market_ids", "after_submit"),
+        ]
+    )
+    assert sorted(values) == sorted(
+        [
+            "name",
+            "simulated",
+            "capabilities",
+            "money",
+            "fee_rate",
+            "url_params",
+            "frame_ancestors",
+            "currency",
+        ]
+    )
+    surface = len(methods) + len(values) + len(fields(Capabilities)) + len(fields(Money))
+    assert (surface, len(methods)) == (38, 14)
+
+
+def test_a_paid_market_makes_its_own_calls_and_one_that_pays_nobody_implements_no_money_hook() -> None:
+    for name in provider_names():
+        market = type(get_provider(name))
+        if market.money is None:
+            own = {hook for cls in market.__mro__ if cls is not Provider for hook in vars(cls)}
+            assert own & set(MONEY_HOOKS) == set(), name
+        else:
+            assert market.send is not Provider.send, name
+
+
+def test_each_market_folder_holds_one_market_class() -> None:
+    """One `Provider` subclass per folder, its work and its money together."""
+    found: dict[str, list[str]] = {}
+    for folder in sorted(
+        p for p in (ROOT / "annotation" / "markets").iterdir() if (p / "__init__.py").exists()
+    ):
+        for path in folder.glob("*.py"):
+            classes = [
+                node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ClassDef)
+            ]
+            found.setdefault(folder.name, []).extend(
+                node.name for node in classes if any(ast.unparse(base) == "Provider" for base in node.bases)
+            )
+    assert found and all(len(classes) == 1 for classes in found.values()), found
+
+
 def test_every_declared_control_is_one_the_interface_names() -> None:
     for name in provider_names():
         assert get_provider(name).capabilities.controls <= set(Control), name
 
 
-def test_no_market_folder_writes_a_ledger_row_outside_its_gateway() -> None:
-    """A provider describes listings; the ledger and work record the rows. A gateway may record the
-    rows a confirmed row leads to (its follow-ups), as the engine asks it to."""
+def test_no_market_folder_writes_a_ledger_row_outside_its_calls() -> None:
+    """A provider describes listings; the ledger and work record the rows. A market's calls (calls.py)
+    may record the rows a confirmed row leads to (its follow-ups), as the engine asks it to."""
     writers = {}
     for path in (ROOT / "annotation" / "markets").rglob("*.py"):
-        if path.name == "gateway.py":
+        if path.name == "calls.py":
             continue
         found = imported_modules(ast.parse(path.read_text())) & ROW_WRITERS
         if found:

@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.market_interface.errors import MarketUnavailableError
-from annotation.markets.mturk.client import MTurkClient
-from tests.annotation.fake_markets import FakeMTurk, Guard
+from tests.annotation.fake_markets import Guard, GuardedMTurk
 
 pytestmark = pytest.mark.django_db  # the fake's guard reads the ledger
 
@@ -16,11 +15,11 @@ HIT, WORKER = "HIT000000000000000000000000001", "AWORKER1"
 
 @pytest.mark.parametrize(("review", "final"), [("approve", "Approved"), ("reject", "Rejected")])
 def test_a_lost_review_reply_is_read_back_and_never_sent_twice(review: str, final: str) -> None:
-    fake = FakeMTurk(Guard())
+    fake = GuardedMTurk(Guard())
     fake.submit(HIT, "ASG1", WORKER)
     operation = "ApproveAssignment" if review == "approve" else "RejectAssignment"
     fake.lost.add(operation)
-    client = MTurkClient(client=fake.client, attempts=3, sleep=lambda s: None)
+    client = fake.client(attempts=3, sleep=lambda s: None)
 
     outcome = getattr(client, review)("ASG1", "The gold answers were all missed in this HIT.")
 
@@ -31,10 +30,10 @@ def test_a_lost_review_reply_is_read_back_and_never_sent_twice(review: str, fina
 
 
 def test_a_lost_review_the_market_did_not_take_is_raised_for_the_ledger_to_decide_later() -> None:
-    fake = FakeMTurk(Guard())
+    fake = GuardedMTurk(Guard())
     fake.submit(HIT, "ASG1", WORKER)
-    client = MTurkClient(client=fake.client, attempts=3, sleep=lambda s: None)
-    fake.client.meta.events.register_first("before-call.mturk.ApproveAssignment", _unreachable)
+    client = fake.client(attempts=3, sleep=lambda s: None)
+    fake.boto.meta.events.register_first("before-call.mturk.ApproveAssignment", _unreachable)
 
     with pytest.raises(MarketUnavailableError):
         client.approve("ASG1")
@@ -54,9 +53,9 @@ def test_unblocking_an_mturk_worker_takes_the_soft_block_qualification_back(sett
     from tests.annotation.market_clients import market_clients
 
     settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID = "QUALSOFTBLOCK0000000000000001"  # type: ignore[attr-defined]
-    fake = FakeMTurk(Guard())
+    fake = GuardedMTurk(Guard())
     worker = Worker.objects.create(provider="mturk", external_id=WORKER, blocked=True, blocked_reason="spam")
-    with market_clients(mturk=MTurkClient(client=fake.client, attempts=1)):
+    with market_clients(mturk=fake.client(attempts=1)):
         unblocked = work.unblock_worker(worker.pk)
 
     assert not unblocked.blocked

@@ -24,11 +24,10 @@ from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
-from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
+from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
 
@@ -46,9 +45,9 @@ def guard(settings: Any) -> Guard:
 
 
 @pytest.fixture
-def mturk(guard: Guard) -> Iterator[FakeMTurk]:
-    market = FakeMTurk(guard)
-    with market_clients(mturk=MTurkClient(client=market.client, attempts=1)):
+def mturk(guard: Guard) -> Iterator[GuardedMTurk]:
+    market = GuardedMTurk(guard)
+    with market_clients(mturk=market.client(attempts=1)):
         yield market
 
 
@@ -92,7 +91,7 @@ def run_the_ledger_machinery(assignment: Assignment) -> None:
 
 
 def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
-    guard: Guard, mturk: FakeMTurk, staff: Client
+    guard: Guard, mturk: GuardedMTurk, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
     job = work.create_job("stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
@@ -128,7 +127,7 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     reconcile_job(job.pk)
 
     assert guard.violations == []
-    assert set(guard.paying) == {f"mturk {op}" for op in FakeMTurk.PAYING}
+    assert set(guard.paying) == {f"mturk {op}" for op in GuardedMTurk.PAYING}
     assert [a["AssignmentStatus"] for a in mturk.assignments.values()] == ["Approved", "Rejected"]
     assert sorted(b["BonusAmount"] for b in mturk.bonuses) == ["0.10", "0.10", "0.25", "0.50"]
     assert not LedgerEntry.objects.exclude(state=LedgerState.CONFIRMED).exists()
@@ -183,8 +182,8 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     assert not LedgerEntry.objects.exclude(state=LedgerState.CONFIRMED).exists()
 
 
-def test_the_guard_catches_a_paying_call_made_without_a_ledger_row(guard: Guard, mturk: FakeMTurk) -> None:
-    client = MTurkClient(client=mturk.client, attempts=1)
+def test_the_guard_catches_a_paying_call_made_without_a_ledger_row(guard: Guard, mturk: GuardedMTurk) -> None:
+    client = mturk.client(attempts=1)
     mturk.submit("HIT1", "ASG1", "AWORKER1")
 
     client.send_bonus("AWORKER1", "ASG1", Decimal("1.00"), "no row", "token-without-a-row")

@@ -1,4 +1,4 @@
-"""The Prolific provider and its gateway with the platform: project and workspace, pausing, stopping,
+"""The Prolific market class (work and money) with the platform: project and workspace, pausing, stopping,
 rejections checked before the ledger, blocking, submission statuses, and bonuses read back from the
 submission. Run against FakeProlific (schema-checked, ledger-guarded) or recorded responses."""
 

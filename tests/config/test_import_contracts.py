@@ -106,6 +106,20 @@ def test_the_market_interface_importing_a_market_breaks_annotations_layers(tree:
     assert "annotation.market_interface.errors -> annotation.markets.mturk.spec" in result.stdout
 
 
+def test_a_type_only_import_of_the_ledger_in_the_market_interface_breaks_annotations_layers(
+    tree: Path,
+) -> None:
+    """The interface names nothing of the ledger, not even in a type hint: type-only imports count."""
+    (tree / "annotation" / "market_interface" / "reaches_up.py").write_text(
+        "from typing import TYPE_CHECKING\n\n"
+        "if TYPE_CHECKING:\n    from annotation.ledger.models import LedgerEntry\n"
+    )
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "annotation.market_interface is not allowed to import annotation.ledger" in result.stdout
+    assert "annotation.market_interface.reaches_up -> annotation.ledger.models" in result.stdout
+
+
 # Folders that hold no code of the project's own.
 NOT_SOURCE = {"tests", "node_modules", "__pycache__"}
 # An import of `tests` at any depth: in the code, or in code a module hands a child interpreter.

@@ -19,7 +19,7 @@ from annotation.ledger.reconcile import reconcile_job
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk, Guard, GuardedProlific
+from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of, url
 
@@ -62,7 +62,7 @@ def do_the_hit(job: Job, params: dict[str, str], client: Client | None = None) -
     return client.post(task_url, {**answers_for(assignment), "page_token": token})
 
 
-def test_another_assignment_id_never_takes_over_an_open_assignment(fake_mturk: FakeMTurk) -> None:
+def test_another_assignment_id_never_takes_over_an_open_assignment(fake_mturk: GuardedMTurk) -> None:
     job = published("mturk")
     victim = mturk_params(job, 1)
     victim_client = Client()
@@ -81,7 +81,7 @@ def test_another_assignment_id_never_takes_over_an_open_assignment(fake_mturk: F
     assert done.status_code == 200 and Assignment.objects.get().state == AssignmentState.SUBMITTED
 
 
-def test_made_up_workers_neither_fill_a_hit_nor_complete_the_job(fake_mturk: FakeMTurk) -> None:
+def test_made_up_workers_neither_fill_a_hit_nor_complete_the_job(fake_mturk: GuardedMTurk) -> None:
     job = published("mturk")  # one HIT, three workers wanted
     for n in range(3):
         do_the_hit(job, mturk_params(job, n))
@@ -99,7 +99,7 @@ def test_made_up_workers_neither_fill_a_hit_nor_complete_the_job(fake_mturk: Fak
     assert Job.objects.get(pk=job.pk).state != JobState.COMPLETE
 
 
-def test_reconciliation_reports_work_the_market_does_not_know(fake_mturk: FakeMTurk) -> None:
+def test_reconciliation_reports_work_the_market_does_not_know(fake_mturk: GuardedMTurk) -> None:
     job = published("mturk")
     made_up = mturk_params(job, 1)
     do_the_hit(job, made_up)
@@ -146,7 +146,7 @@ def quiz_answers() -> dict[str, str]:
 @pytest.mark.parametrize("name", ["workerId", "assignmentId", "hitId"])
 @pytest.mark.parametrize("bad", ["A\x00B", "A" * 129, "a;DROP"])
 def test_nul_over_long_and_off_alphabet_mturk_ids_get_400_and_write_nothing(
-    fake_mturk: FakeMTurk, name: str, bad: str
+    fake_mturk: GuardedMTurk, name: str, bad: str
 ) -> None:
     job = published("mturk")
     params = {**mturk_params(job, 1), name: bad}

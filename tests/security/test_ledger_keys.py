@@ -13,7 +13,6 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine, intents
-from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.market_interface.base import (
     Capabilities,
@@ -22,6 +21,7 @@ from annotation.market_interface.base import (
     ProviderError,
     SyncReport,
 )
+from annotation.market_interface.money import Finish, Money, Row
 from annotation.models import AssignmentState, Hit, Job, JobState
 from tests.annotation.factories import make_corpus
 
@@ -29,20 +29,18 @@ pytestmark = pytest.mark.django_db
 sent_calls: list[str] = []
 
 
-class RefusesOnceGateway(Gateway):
+class FlakyMarket(Provider):
     """The market refuses the first call of every intent, then accepts."""
 
-    def send(self, entry: LedgerEntry) -> Finish:
-        sent_calls.append(entry.token)
+    name = "flaky"
+    capabilities = Capabilities(review=True, bonus=True)
+    money = Money("Flaky")
+
+    def send(self, row: Row) -> Finish:
+        sent_calls.append(row.token)
         if len(sent_calls) == 1:
             return Finish(LedgerState.FAILED, excerpt="refused: try later")
         return Finish(LedgerState.CONFIRMED, f"made-{len(sent_calls)}")
-
-
-class FlakyMarket(Provider):
-    name = "flaky"
-    capabilities = Capabilities(review=True, bonus=True)
-    gateway = RefusesOnceGateway()
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         for hit in hits:

@@ -20,7 +20,7 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import LedgerKind, LedgerState
-from annotation.markets.prolific import gateway
+from annotation.markets.prolific import calls
 from annotation.markets.prolific.fake import FakeProlific
 from bench.rigs.fault_rig import BONUS, make_bonuses
 from tests.annotation.market_clients import market_clients
@@ -42,7 +42,7 @@ def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_r
     market = FakeProlific()
     [bonus] = make_bonuses(1, market)
     with market_clients(prolific=market.client()):
-        monkeypatch.setattr(gateway.intents, "record", die_before_recording_the_pay_row)
+        monkeypatch.setattr(calls.intents, "record", die_before_recording_the_pay_row)
         with pytest.raises(OperationalError):
             engine.execute(bonus.pk)
         monkeypatch.undo()

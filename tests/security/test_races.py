@@ -9,7 +9,7 @@ from annotation.ledger.engine import InFlightError
 from annotation.models import Assignment, AssignmentState, Job
 from annotation.task_types import get_task_type
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import FakeMTurk
+from tests.annotation.fake_markets import GuardedMTurk
 from tests.races import race
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -32,7 +32,7 @@ def test_twenty_parallel_starts_give_one_open_assignment_every_round() -> None:
     assert open_counts == [1] * ROUNDS
 
 
-def test_concurrent_extends_add_each_increment_once_and_never_pass_the_cap(fake_mturk: FakeMTurk) -> None:
+def test_concurrent_extends_add_each_increment_once_and_never_pass_the_cap(fake_mturk: GuardedMTurk) -> None:
     make_corpus(claims=2, perspectives=2)
     job = work.publish_job(work.create_job("stance", {}, provider="mturk").pk)
     hit = job.hits.get()

@@ -1,4 +1,4 @@
-"""Amazon Mechanical Turk over boto3: the only module in the project that imports boto3 or botocore.
+"""Amazon Mechanical Turk over boto3: with its fake beside it (fake.py), the only module that imports boto3.
 
 Every call that accepts a UniqueRequestToken gets one (built by annotation.ledger.tokens from the
 ledger row); a reused token that MTurk reports as "already processed" counts as success only

@@ -1,5 +1,5 @@
-"""MTurk behind the provider interface: one listing per HIT; every HIT, review and bonus is a ledger row
-that the MTurk gateway sends (gateway.py)."""
+"""MTurk behind the market interface, one class: one listing per HIT; every HIT, review and bonus is a
+ledger row that `MTurkProvider.send` makes into MTurk's call (calls.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from typing import ClassVar, cast
 
 from django.conf import settings
 
-from annotation.ledger.models import ReconciliationIssue
 from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
@@ -23,9 +22,10 @@ from annotation.market_interface.base import (
     SyncReport,
     WorkQueue,
 )
+from annotation.market_interface.money import Discrepancy, Finish, Row
 from annotation.market_interface.pages import task_url
+from annotation.markets.mturk import calls
 from annotation.markets.mturk.client import mturk_client
-from annotation.markets.mturk.gateway import MTurkGateway
 from annotation.markets.mturk.identity import (
     MTURK,
     MTURK_PARAMS,
@@ -78,7 +78,7 @@ class MTurkProvider(Provider):
     fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
     url_params = MTURK_PARAMS
     frame_ancestors = WORKER_SITES
-    gateway = MTurkGateway()
+    money = calls.MONEY
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         """One listing per HIT: a new HIT of its reward's HIT type, or `more` assignments on it."""
@@ -171,8 +171,18 @@ class MTurkProvider(Provider):
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return mturk_ids(params)
 
-    def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
-        return reconcile_mturk_job(job)
+    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+        """Assignments and bonuses per HIT of a job; MTurk lists no HIT that none of ours recorded."""
+        return reconcile_mturk_job(job) if job is not None else ()
+
+    def work_status(self, row: Row) -> str:
+        return mturk_client().get_assignment(row.market_ref).status
+
+    def send(self, row: Row) -> Finish:
+        return calls.send(row)
+
+    def resolve(self, row: Row) -> Finish | None:
+        return calls.resolve(row)
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""

@@ -6,14 +6,15 @@ from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 
-from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState
 from annotation.ledger.reconcile import bonus_issues, compare_assignments, confirmed_rows, issue
+from annotation.market_interface.money import Discrepancy
 from annotation.markets.mturk.client import mturk_client
 from annotation.markets.mturk.states import ASSIGNMENT_STATES, REVIEWED
 from annotation.models import Job
 
 
-def reconcile_mturk_job(job: Job) -> Iterable[ReconciliationIssue]:
+def reconcile_mturk_job(job: Job) -> Iterable[Discrepancy]:
     client = mturk_client()
     market: dict[str, tuple[str, str]] = {}
     paid: dict[str, Decimal] = defaultdict(Decimal)
@@ -28,10 +29,8 @@ def reconcile_mturk_job(job: Job) -> Iterable[ReconciliationIssue]:
         ref: sum((row.amount for row in rows), Decimal(0))
         for ref, rows in confirmed_rows(job, LedgerKind.BONUS).items()
     }
-    yield from bonus_issues(job, ours, paid)
+    yield from bonus_issues(ours, paid)
     published = {hit.external_id for hit in hits}
     for entry in LedgerEntry.objects.filter(job=job, kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED):
         if entry.result_ref not in published:
-            yield issue(
-                job, IssueKind.HIT, entry.result_ref, "created in the ledger", "not on any HIT", entry
-            )
+            yield issue(IssueKind.HIT, entry.result_ref, "created in the ledger", "not on any HIT", entry)

@@ -10,8 +10,8 @@ are two calls: set up a bulk bonus payment (an unpaid one pays nobody), then pay
 be read back (Prolific documents no read of one), so a lost set-up reply is left to the ledger, whose
 row stays unclear. The pay call is NOT
 idempotent (Prolific pays twice if asked twice), so `pay_bonus_payment` makes exactly one attempt and
-reports an unclear outcome as `PaymentOutcomeUnclearError`; the gateway then reads the submission's
-bonuses, and the row stays unclear until they show or a person decides.
+reports an unclear outcome as `PaymentOutcomeUnclearError`; the market's `resolve` then reads the
+submission's bonuses, and the row stays unclear until they show or a person decides.
 Lists are read page by page with limit/offset until `meta.count`, as Prolific's own client does.
 """
 

@@ -1,16 +1,16 @@
-"""Prolific behind the provider interface: one study per published batch, each listing a ledger row
-that the Prolific gateway sends (gateway.py)."""
+"""Prolific behind the market interface, one class: one study per published batch, each listing a ledger
+row that `ProlificProvider.send` makes into Prolific's calls (calls.py)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 from django.conf import settings
 
-from annotation.ledger.models import ReconciliationIssue
+from annotation.ledger.models import LedgerKind
 from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
@@ -26,10 +26,10 @@ from annotation.market_interface.base import (
     reward_lines,
 )
 from annotation.market_interface.errors import MarketAuthError, MarketConfigError, MarketRejectedError
+from annotation.market_interface.money import Discrepancy, Finish, Row
 from annotation.market_interface.pages import task_url
-from annotation.markets.prolific import account
+from annotation.markets.prolific import account, calls
 from annotation.markets.prolific.client import ProlificClient, prolific_client
-from annotation.markets.prolific.gateway import ProlificGateway
 from annotation.markets.prolific.identity import PROLIFIC, PROLIFIC_PARAMS, prolific_ids
 from annotation.markets.prolific.reconcile import reconcile_prolific_job, unowned_studies
 from annotation.markets.prolific.rejections import check_rejection, rejection_category
@@ -63,7 +63,7 @@ class ProlificProvider(Provider):
     # Prolific's platform fee on rewards and bonuses (33.3%); a job may set params["fee_rate"].
     fee_rate: ClassVar[Decimal] = Decimal("0.3334")
     url_params = PROLIFIC_PARAMS
-    gateway = ProlificGateway()
+    money = calls.MONEY
 
     def __init__(self) -> None:
         # The workspace's currency; checked against the workspace itself before publishing.
@@ -118,9 +118,12 @@ class ProlificProvider(Provider):
             params={"places": places},
         )
 
-    def check_publishable(self, job: Job) -> None:
-        """The project and the job's screening as Prolific would take them: refused here, before any
-        row or call (the cost check that follows already asks Prolific)."""
+    def check(self, job: Job, *, rejection: str | None = None) -> None:
+        """A rejection's message and category; else, before publishing, the project and the job's
+        screening: refused here as Prolific would refuse them, before any row or call."""
+        if rejection is not None:
+            check_rejection(rejection, rejection_category(job.params))
+            return
         try:
             account.project_id()
         except MarketConfigError as error:
@@ -151,9 +154,6 @@ class ProlificProvider(Provider):
         return SyncReport(
             assignments=reports, notes=notes, market_status=status, market_note=note, market_paused=paused
         )
-
-    def check_rejection(self, job: Job, message: str) -> None:
-        check_rejection(message, rejection_category(job.params))
 
     def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
         """Study transitions for a job (PAUSE, START) and a HIT (STOP, and START again once extended);
@@ -200,11 +200,29 @@ class ProlificProvider(Provider):
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return prolific_ids(params)
 
-    def reconcile(self, job: Job) -> Iterable[ReconciliationIssue]:
-        return reconcile_prolific_job(job)
+    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+        """Submissions and bonuses per study of a job; for no job, the studies none of ours recorded."""
+        return reconcile_prolific_job(job) if job is not None else unowned_studies()
 
-    def reconcile_market(self) -> Iterable[ReconciliationIssue]:
-        return unowned_studies()
+    def work_status(self, row: Row) -> str:
+        return prolific_client().get_submission(row.market_ref).status
+
+    def send(self, row: Row) -> Finish:
+        return calls.send(row)
+
+    def resolve(self, row: Row) -> Finish | None:
+        return calls.resolve(row)
+
+    def follow_ups(self, row: Row) -> Sequence[Row]:
+        return [calls.pay_intent(row)] if row.kind == LedgerKind.BONUS else []
+
+    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
+        """A bonus is set up on the study; a rejection carries the job's rejection category."""
+        if kind == LedgerKind.BONUS:
+            return {"study_id": assignment.hit.external_id}
+        if kind == LedgerKind.REJECT:
+            return {"category": rejection_category(assignment.job.params)}
+        return {}
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         if identity is None:

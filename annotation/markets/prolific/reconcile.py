@@ -6,8 +6,9 @@ from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 
-from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, ReconciliationIssue
+from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind
 from annotation.ledger.reconcile import bonus_issues, compare_assignments, confirmed_rows, issue
+from annotation.market_interface.money import Discrepancy
 from annotation.markets.prolific import account
 from annotation.markets.prolific.client import prolific_client
 from annotation.markets.prolific.states import ASSIGNMENT_STATES, REVIEWED
@@ -16,7 +17,7 @@ from annotation.models import Hit, Job
 PROLIFIC = "prolific"
 
 
-def reconcile_prolific_job(job: Job) -> Iterable[ReconciliationIssue]:
+def reconcile_prolific_job(job: Job) -> Iterable[Discrepancy]:
     client = prolific_client()
     market: dict[str, tuple[str, str]] = {}
     recorded = set(job.hits.exclude(external_id="").values_list("external_id", flat=True))
@@ -24,7 +25,7 @@ def reconcile_prolific_job(job: Job) -> Iterable[ReconciliationIssue]:
     for study_id in sorted(set(created.values_list("result_ref", flat=True)) - recorded):
         # The ledger made a study the job's HITs never took (a publish whose reply was lost).
         status = client.get_study(study_id).status
-        yield issue(job, IssueKind.HIT, study_id, f"job {job.state}, no HIT names the study", status)
+        yield issue(IssueKind.HIT, study_id, f"job {job.state}, no HIT names the study", status)
     for study_id in sorted(recorded | set(created.values_list("result_ref", flat=True))):
         for sub in client.list_submissions(study_id):
             market[sub.submission_id] = (sub.status, sub.participant_id)
@@ -36,10 +37,10 @@ def reconcile_prolific_job(job: Job) -> Iterable[ReconciliationIssue]:
     for rows in confirmed_rows(job, LedgerKind.PAY).values():
         for row in rows:
             ours[str(row.params.get("submission_id", ""))] += row.amount
-    yield from bonus_issues(job, ours, paid)
+    yield from bonus_issues(ours, paid)
 
 
-def unowned_studies() -> Iterable[ReconciliationIssue]:
+def unowned_studies() -> Iterable[Discrepancy]:
     """Studies in our project that no HIT and no ledger row of ours names: made by a reply we lost
     before it was recorded, or by hand. Listed for a person; nothing is changed at Prolific."""
     ours = set(Hit.objects.exclude(external_id="").values_list("external_id", flat=True))
@@ -50,11 +51,6 @@ def unowned_studies() -> Iterable[ReconciliationIssue]:
     )
     for study in prolific_client().list_project_studies(account.project_id()):
         if study.study_id not in ours:
-            yield ReconciliationIssue(
-                job=None,
-                provider=PROLIFIC,
-                kind=IssueKind.UNOWNED,
-                ref=study.study_id,
-                ours="no job owns it",
-                theirs=f"{study.status}: {study.internal_name}"[:300],
+            yield Discrepancy(
+                IssueKind.UNOWNED, study.study_id, "no job owns it", f"{study.status}: {study.internal_name}"
             )

@@ -1,7 +1,7 @@
 """What Prolific accepts in a rejection: a message of 100+ characters and one of its 12 categories. Pure.
 
-Checked before any ledger row is written (work's review, the admin's reject form), so a
-rejection Prolific would refuse writes nothing and a corrected one goes through.
+Checked (`ProlificProvider.check`) before any ledger row is written (work's review, the admin's reject
+form), so a rejection Prolific would refuse writes nothing and a corrected one goes through.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""How Prolific ledger rows become calls. A bonus is two calls: set up (pays nobody), then pay.
+"""How Prolific ledger rows become calls (`ProlificProvider.send`, `resolve` and `follow_ups`). A bonus
+is two calls: set up (pays nobody), then pay.
 
 Every call is sent once and a lost reply is decided by reading (STYLE rule 22): a study created is
 looked for in the project by its internal name before any create, and a transition reads the study's
@@ -12,79 +13,64 @@ or a person with `annotation.spend_money` decides (annotation.ledger.decisions).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from annotation.ledger import intents
-from annotation.ledger.gateway import Finish, Gateway
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
 from annotation.market_interface.errors import MarketError, MarketUnavailableError
+from annotation.market_interface.money import Finish, Money, Row
 from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts
 from annotation.markets.prolific.client import ProlificClient, prolific_client
-from annotation.markets.prolific.rejections import rejection_category
 from annotation.markets.prolific.states import PAYABLE, REVIEWED
 from annotation.markets.prolific.studies import StudySpec
 
-if TYPE_CHECKING:
-    from annotation.models import Assignment
-
 PROLIFIC = "prolific"
 
-
-class ProlificGateway(Gateway):
+MONEY = Money(
+    market="Prolific",
+    work_noun="submission",
     # A set-up whose reply is lost cannot be read back (Prolific's bonus API is set up and pay, with
     # nothing to list a set-up by), so it is never sent again either: it stays UNCLEAR.
-    not_idempotent = frozenset({LedgerKind.BONUS, LedgerKind.PAY})
-    payable, reviewed, market, work_noun = PAYABLE, REVIEWED, "Prolific", "submission"
+    not_idempotent=frozenset({LedgerKind.BONUS, LedgerKind.PAY}),
+    payable=PAYABLE,
+    reviewed=REVIEWED,
+)
 
-    def work_status(self, entry: LedgerEntry) -> str:
-        return prolific_client().get_submission(entry.market_ref).status
 
-    def send(self, entry: LedgerEntry) -> Finish:
-        client, p = prolific_client(), entry.params
-        if entry.kind == LedgerKind.CREATE_HIT:
-            study_id = entry.result_ref or created_study(client, StudySpec.from_params(p["study"]))
-            # Kept at once: a retry publishes this draft instead of creating another.
-            LedgerEntry.objects.filter(pk=entry.pk).update(result_ref=study_id)
-            # Read first: a retry must not publish a study already publishing or published.
-            study = client.move_study(study_id, "PUBLISH")
-            return Finish(LedgerState.CONFIRMED, study.study_id, study.status)
-        if entry.kind == LedgerKind.EXTEND:
-            study = client.set_places(entry.market_ref, int(p["places"]))
-            return Finish(LedgerState.CONFIRMED, study.study_id, f"{study.places} places")
-        if entry.kind == LedgerKind.APPROVE:
-            return Finish(LedgerState.CONFIRMED, client.approve_submission(entry.market_ref).submission_id)
-        if entry.kind == LedgerKind.REJECT:
-            sub = client.reject_submission(entry.market_ref, p["feedback"], p["category"])
-            return Finish(LedgerState.CONFIRMED, sub.submission_id)
-        if entry.kind == LedgerKind.BONUS:
-            # Setting up pays nobody; the PAY row that follows moves the money.
-            bulk = client.create_bonus_payment(p["study_id"], [(entry.market_ref, entry.amount)])
-            return Finish(
-                LedgerState.CONFIRMED, bulk.bulk_id, f"total with fees {bulk.total} {entry.currency}"
-            )
-        if entry.kind == LedgerKind.PAY:
-            return Finish(LedgerState.CONFIRMED, entry.market_ref, client.pay_bonus_payment(entry.market_ref))
-        raise ValueError(f"Prolific has no {entry.kind} call")
+def send(entry: Row) -> Finish:
+    """The row's one call at Prolific: a study published or given places, a review, a bonus set up or paid."""
+    client, p = prolific_client(), entry.params
+    if entry.kind == LedgerKind.CREATE_HIT:
+        study_id = entry.result_ref or created_study(client, StudySpec.from_params(p["study"]))
+        # Kept at once: a retry publishes this draft instead of creating another.
+        LedgerEntry.objects.filter(pk=entry.pk).update(result_ref=study_id)
+        # Read first: a retry must not publish a study already publishing or published.
+        study = client.move_study(study_id, "PUBLISH")
+        return Finish(LedgerState.CONFIRMED, study.study_id, study.status)
+    if entry.kind == LedgerKind.EXTEND:
+        study = client.set_places(entry.market_ref, int(p["places"]))
+        return Finish(LedgerState.CONFIRMED, study.study_id, f"{study.places} places")
+    if entry.kind == LedgerKind.APPROVE:
+        return Finish(LedgerState.CONFIRMED, client.approve_submission(entry.market_ref).submission_id)
+    if entry.kind == LedgerKind.REJECT:
+        sub = client.reject_submission(entry.market_ref, p["feedback"], p["category"])
+        return Finish(LedgerState.CONFIRMED, sub.submission_id)
+    if entry.kind == LedgerKind.BONUS:
+        # Setting up pays nobody; the PAY row that follows moves the money.
+        bulk = client.create_bonus_payment(p["study_id"], [(entry.market_ref, entry.amount)])
+        return Finish(LedgerState.CONFIRMED, bulk.bulk_id, f"total with fees {bulk.total} {entry.currency}")
+    if entry.kind == LedgerKind.PAY:
+        return Finish(LedgerState.CONFIRMED, entry.market_ref, client.pay_bonus_payment(entry.market_ref))
+    raise ValueError(f"Prolific has no {entry.kind} call")
 
-    def resolve(self, entry: LedgerEntry) -> Finish | None:
-        if entry.kind == LedgerKind.PAY:
-            return resolve_pay(entry)
-        if entry.kind in REVIEWED:
-            status = prolific_client().get_submission(entry.market_ref).status
-            ok = status == REVIEWED[entry.kind]
-            return Finish(LedgerState.CONFIRMED if ok else LedgerState.FAILED, entry.market_ref, status)
-        return None
 
-    def follow_ups(self, entry: LedgerEntry) -> list[LedgerEntry]:
-        return [pay_intent(entry)] if entry.kind == LedgerKind.BONUS else []
-
-    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
-        """A bonus is set up on the study; a rejection carries the job's rejection category."""
-        if kind == LedgerKind.BONUS:
-            return {"study_id": assignment.hit.external_id}
-        if kind == LedgerKind.REJECT:
-            return {"category": rejection_category(assignment.job.params)}
-        return {}
+def resolve(entry: Row) -> Finish | None:
+    """An unclear pay row or review decided by reading the submission; None: not yet."""
+    if entry.kind == LedgerKind.PAY:
+        return resolve_pay(entry)
+    if entry.kind in REVIEWED:
+        status = prolific_client().get_submission(entry.market_ref).status
+        ok = status == REVIEWED[entry.kind]
+        return Finish(LedgerState.CONFIRMED if ok else LedgerState.FAILED, entry.market_ref, status)
+    return None
 
 
 def created_study(client: ProlificClient, spec: StudySpec) -> str:
@@ -105,7 +91,7 @@ def created_study(client: ProlificClient, spec: StudySpec) -> str:
         return found.study_id
 
 
-def resolve_pay(entry: LedgerEntry) -> Finish | None:
+def resolve_pay(entry: Row) -> Finish | None:
     """Paid when the submission's bonuses account for this row; otherwise still unclear (None)."""
     submission_id = str(entry.params["submission_id"])
     paid = prolific_client().bonuses_paid(submission_id)
@@ -123,7 +109,7 @@ def resolve_pay(entry: LedgerEntry) -> Finish | None:
     return None
 
 
-def pay_intent(entry: LedgerEntry) -> LedgerEntry:
+def pay_intent(entry: Row) -> LedgerEntry:
     """The PAY row of a set-up bonus. Its token comes from the setup row, so however often this
     runs there is one PAY row per attempt, and `engine.execute` claims each at most once."""
     if entry.state != LedgerState.CONFIRMED:
