@@ -144,3 +144,10 @@ def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job
     assert indexed == [("id",), ("item_id",), ("job_id",), ("job_id",)]
     # The job's is the item's; the run's is the writing transaction's (and the ORM's cascade).
     assert checked == ["annotation_item"]
+
+
+@pytest.mark.postgres
+def test_the_outcome_tables_pages_leave_room_to_rewrite_a_row_in_place(job: Any) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [ItemOutcome._meta.db_table])
+        assert cursor.fetchone()[0] == ["fillfactor=50"]
