@@ -97,14 +97,9 @@ class ItemOutcome(models.Model):
     # a million outcomes a fifth of its write. Deleting a job still deletes its outcomes (the ORM's
     # cascade, as for every key here: Django declares none in the database).
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="item_outcomes", db_constraint=False)
-    # The run that last wrote the row: always one the writing transaction created or found (storing.py),
-    # and deleted only through the ORM, whose cascade takes its outcomes first. Neither indexed (no
-    # query finds outcomes by run but a run's rare deletion, which scans the table once) nor checked
-    # in the database: its check, row by row, cost a first run or a Dawid–Skene rewrite of a million
-    # outcomes 2.5–3 s of the server's CPU, as much as the item's.
-    run = models.ForeignKey(
-        AggregationRun, on_delete=models.CASCADE, related_name="outcomes", db_index=False, db_constraint=False
-    )
+    # Not indexed: no query finds outcomes by run but a run's deletion (rare: with its job, or in the
+    # admin), which scans the table once; a million index entries cost every first run.
+    run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes", db_index=False)
     counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
     # Labels have no length cap: a multi-label outcome is its kept labels joined.
     label = models.CharField(blank=True, help_text="Majority over the rule's label set.")

@@ -122,8 +122,8 @@ def test_the_copy_path_writes_the_rows_the_orm_path_writes(job: Any, monkeypatch
 
 
 def test_deleting_a_job_deletes_its_outcomes_and_their_adjudications(job: Any) -> None:
-    # The outcome's job and run have no constraint in the database: the ORM's cascade must still take
-    # the outcomes, and the adjudications on them, with the job (and its runs).
+    # The outcome's job has no constraint in the database (the item's implies it): the ORM's cascade
+    # must still take the outcomes, and the adjudications on them, with the job.
     expert = get_user_model().objects.create_user("expert")
     adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[2]).pk, NV, user=expert)
     assert ItemOutcome.objects.filter(job=job).count() == 6
@@ -142,8 +142,7 @@ def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job
     checked = sorted(c["foreign_key"][0] for c in constraints.values() if c["foreign_key"])
     # The id, the item (one outcome each), the job's rows, and the job's waiting rows (the queue's).
     assert indexed == [("id",), ("item_id",), ("job_id",), ("job_id",)]
-    # The job's is the item's; the run's is the writing transaction's (and the ORM's cascade).
-    assert checked == ["annotation_item"]
+    assert checked == ["aggregation_aggregationrun", "annotation_item"]  # the job's is the item's
 
 
 @pytest.mark.postgres

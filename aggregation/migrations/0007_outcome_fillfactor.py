@@ -21,6 +21,6 @@ def filled(apps: Apps, schema_editor: BaseDatabaseSchemaEditor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [("aggregation", "0007_outcome_run_unchecked")]
+    dependencies = [("aggregation", "0006_outcome_keys_and_indexes")]
 
     operations = [migrations.RunPython(half_filled, filled)]
