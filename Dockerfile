@@ -18,4 +18,4 @@ COPY . .
 RUN useradd --create-home stancework && mkdir -p /data /backups && chown stancework /data /backups
 USER stancework
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000"]
+CMD ["gunicorn", "config.wsgi:application", "--config", "config/gunicorn.conf.py", "--bind", "0.0.0.0:8000"]

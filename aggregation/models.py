@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 from annotation.models import Item, Job, Worker
 from corpus.models import PerspectiveCluster
@@ -91,8 +92,14 @@ class ItemOutcome(models.Model):
     """An item's latest aggregate: counts, labels, ρ, the label model's view, and whether it is contested."""
 
     item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome")
-    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="item_outcomes")
-    run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes")
+    # The item's job, for the queries by job (indexed). No constraint of its own in the database: the
+    # item's implies it (an item belongs to one job), and checking it row by row cost a first run of
+    # a million outcomes a fifth of its write. Deleting a job still deletes its outcomes (the ORM's
+    # cascade, as for every key here: Django declares none in the database).
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="item_outcomes", db_constraint=False)
+    # Not indexed: no query finds outcomes by run but a run's deletion (rare: with its job, or in the
+    # admin), which scans the table once; a million index entries cost every first run.
+    run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes", db_index=False)
     counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
     # Labels have no length cap: a multi-label outcome is its kept labels joined.
     label = models.CharField(blank=True, help_text="Majority over the rule's label set.")
@@ -102,13 +109,21 @@ class ItemOutcome(models.Model):
     model_label = models.CharField(blank=True)
     model_confidence = models.FloatField(null=True, blank=True)
     reference_label = models.CharField(blank=True, help_text="The gold or crawled answer.")
-    contested = models.BooleanField(default=False, db_index=True)
+    contested = models.BooleanField(default=False)
     reasons = models.JSONField(default=list, blank=True)
     # Drawn for the random-sample accuracy check (crowd vs expert), whether contested or not.
-    sampled = models.BooleanField(default=False, db_index=True)
+    sampled = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["job", "item"]
+        # The adjudication queue's (and the admin's filters'): the contested or sampled outcomes of a
+        # job, a few of its rows. Indexing every row's flag cost each write a million entries. On
+        # PostgreSQL the pages are half filled (migration 0008), so a rewrite updates rows in place.
+        indexes = [
+            models.Index(
+                fields=["job"], condition=Q(contested=True) | Q(sampled=True), name="itemoutcome_waiting"
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.item.key}: {self.label or '-'}"

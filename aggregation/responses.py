@@ -42,8 +42,29 @@ def _encode(values: npt.ArrayLike) -> tuple[npt.NDArray[Any], npt.NDArray[np.int
     if array.dtype.kind == "O":
         # Mixed Python objects do not sort reliably; compare them as strings, which is what ids are.
         array = array.astype(str)
+    if _narrow_integers(array):
+        return _encode_by_table(array)
     uniques, inverse = np.unique(array, return_inverse=True)
     return uniques, inverse.astype(np.intp, copy=False)
+
+
+def _narrow_integers(array: npt.NDArray[Any]) -> bool:
+    """Integers spanning no wider a range than the rows (or 2^20): a job's item or worker ids."""
+    if not array.size or not (array.dtype.kind == "i" or (array.dtype.kind == "u" and array.itemsize < 8)):
+        return False
+    return int(array.max()) - int(array.min()) < max(len(array), 1 << 20)
+
+
+def _encode_by_table(array: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[np.intp]]:
+    """What ``np.unique(array, return_inverse=True)`` gives, in linear time: a table over the values'
+    range marks those present, and its running count numbers them. Ten million ids sorted took a
+    second or more each."""
+    low = int(array.min())
+    offsets = np.subtract(array, low, dtype=np.int64)
+    present = np.zeros(int(offsets.max()) + 1, dtype=bool)
+    present[offsets] = True
+    number = np.cumsum(present, dtype=np.intp) - 1
+    return (np.flatnonzero(present) + low).astype(array.dtype), number[offsets]
 
 
 def label_codes(labels: npt.ArrayLike, label_set: LabelSet) -> npt.NDArray[np.intp]:

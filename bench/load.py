@@ -1,10 +1,11 @@
 """Load on the worker pages: simulated Prolific participants (locust, headless, loopback only) go the
-whole path against gunicorn with 4 workers, DEBUG off, on PostgreSQL, with Redis and a Celery worker
-running, at 50 and 200 concurrent users. Prints p50/p95/p99, errors and throughput per level, the
-gunicorn workers' CPU seconds per completed HIT and milliseconds per request (psutil; the figure does
-not depend on locust sharing the cores), then what the database holds: exactly one assignment per
-participant and HIT, one response per item per assignment, no HIT over-assigned, every submitted
-answer stored. Last, the CPU milliseconds and queries per page type, measured in one process.
+whole path against gunicorn with 4 workers of 4 threads, DEBUG off, on PostgreSQL, with Redis and a
+Celery worker running, at 50 and 200 concurrent users. Prints p50/p95/p99, errors (with their
+commonest reasons) and throughput per level, the gunicorn workers' CPU seconds per completed HIT and
+milliseconds per request (psutil; the figure does not depend on locust sharing the cores), then what
+the database holds: exactly one assignment per participant and HIT, one response per item per
+assignment, no HIT over-assigned, every submitted answer stored. Last, the CPU milliseconds and
+queries per page type, measured in one process.
 
 Goals: p95 ≤ 100 ms at 50 users and ≤ 300 ms at 200; 0 errors; the database check sound; CPU per
 HIT ≤ 0.06 s and per request ≤ 7 ms (issue 30's: half of its figures; BEFORE is printed beside them).
@@ -64,6 +65,7 @@ class LevelResult:
     submits: int  # locust's successful answer POSTs
     check: dict[str, int]
     cpu_seconds: float = 0.0  # the gunicorn workers' user + system CPU over the level
+    failures: str = ""  # the commonest reasons of the errors, with their counts
 
     @property
     def cpu_per_hit(self) -> float:
@@ -116,7 +118,8 @@ def app_environment(tmp: Path, database_url: str, redis_url: str) -> dict[str, s
 def served_stack(
     tmp: Path, database_url: str, redis_url: str
 ) -> Iterator[tuple[ProcessGroup, dict[str, str], str]]:
-    """gunicorn (4 workers) and a Celery worker over a migrated scratch database: (group, env, base URL)."""
+    """gunicorn (4 workers of 4 threads, config/gunicorn.conf.py) and a Celery worker over a migrated
+    scratch database: (group, env, base URL)."""
     group = ProcessGroup(tmp, Path(settings.BASE_DIR))
     with scratch_database("load", database_url) as scratch:
         env = app_environment(tmp, scratch, redis_url)
@@ -125,8 +128,8 @@ def served_stack(
         try:
             group.start(
                 "gunicorn",
-                [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                 "--workers", "4", "--timeout", "60", "--backlog", "2048"],
+                [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--config", "config/gunicorn.conf.py",
+                 "--bind", f"127.0.0.1:{port}", "--workers", "4", "--timeout", "60", "--backlog", "2048"],
                 env,
             )  # fmt: skip
             group.start(
@@ -196,6 +199,11 @@ def _result(users: int, prefix: Path, check: dict[str, int], cpu_seconds: float 
         rows = {row["Name"]: row for row in csv.DictReader(stats)}
     with Path(f"{prefix}_exceptions.csv").open() as raised:
         exceptions = sum(int(row["Count"]) for row in csv.DictReader(raised))
+    with Path(f"{prefix}_failures.csv").open() as failed:
+        reasons = [
+            (int(row["Occurrences"]), f"{row['Name']}: {row['Error'][:120]}")
+            for row in csv.DictReader(failed)
+        ]
     total, answers = rows["Aggregated"], rows["task answers"]
     return LevelResult(
         users=users,
@@ -208,6 +216,7 @@ def _result(users: int, prefix: Path, check: dict[str, int], cpu_seconds: float 
         submits=int(answers["Request Count"]) - int(answers["Failure Count"]),
         check=check,
         cpu_seconds=cpu_seconds,
+        failures="; ".join(f"{n}× {reason}" for n, reason in sorted(reasons, reverse=True)[:3]),
     )
 
 
@@ -225,7 +234,7 @@ def report(result: LevelResult) -> str:
             "workers served on 2 cores shared with locust, PostgreSQL and Celery"
         )
     if result.errors:
-        missed.append(f"{result.errors} errors")
+        missed.append(f"{result.errors} errors: {result.failures or 'no reason recorded'}")
     if not result.sound:
         missed.append(f"database check {result.check} vs {result.submits} submits")
     goals = f"p95 <= {goal:g} ms, " if goal is not None else ""

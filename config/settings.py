@@ -116,7 +116,16 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'stancework.sqlite3'}")
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+# Connections persist across requests (each gunicorn thread keeps its own for DB_CONN_MAX_AGE seconds),
+# and one that died meanwhile (a PostgreSQL restart or failover) is found by a SELECT 1 on its first
+# use in a request and replaced, instead of failing that request.
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=env_int("DB_CONN_MAX_AGE", 60),
+        conn_health_checks=env_bool("DB_CONN_HEALTH_CHECKS", default=True),
+    )
+}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # WAL + IMMEDIATE: readers never block the writer, and writers queue instead of failing.

@@ -8,8 +8,10 @@ import hashlib
 import inspect
 import sys
 
+from django.core.cache import cache
 from django.template.loader import get_template
 from django.utils import translation
+from redis import RedisError
 
 from annotation.models import Job
 from annotation.task_types import get_task_type
@@ -26,6 +28,16 @@ def items_key(job: Job, hit_id: int) -> str:
     version = _code_version(task_type.slug)
     language = translation.get_language()
     return f"task-items:{job.pk}:{job.created.timestamp()}:{hit_id}:{language}:{version}"
+
+
+def is_stored(key: str) -> bool:
+    """Whether the part named `key` is stored for sharing (False for no key, or a cache out of reach)."""
+    if not key:
+        return False
+    try:
+        return bool(cache.has_key(key))
+    except RedisError:
+        return False
 
 
 @functools.lru_cache(maxsize=64)

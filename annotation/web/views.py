@@ -25,7 +25,7 @@ from accounts import invitations
 from annotation import work
 from annotation.market_interface.base import WorkerIdentityError
 from annotation.market_interface.registry import get_provider, provider_names
-from annotation.models import Assignment, AssignmentState, Item, Job, JobState, Worker
+from annotation.models import Assignment, AssignmentState, Job, JobState, Worker
 from annotation.task_types import get_task_type
 from annotation.web import fragments
 from annotation.web.forms import HitForm, QuizForm
@@ -221,42 +221,47 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
         return _after_submit(request, assignment, visitor, None)
     if assignment.state != AssignmentState.ACCEPTED:
         return _message(request, job, "Closed", f"This assignment was {assignment.state}.", status=409)
-    items = work.items_of(assignment)
     if request.method == "GET":
-        return _task_page(request, visitor, assignment, items, None)
+        return _task_page(request, visitor, assignment, None)
+    items = work.items_of(assignment)
     item_ids = [item.pk for item in items]
     form = HitForm(get_task_type(job.task_type), items, request.POST)
     grant = _checked(request, visitor, job, item_ids)
     if isinstance(grant, HttpResponse):
         return grant
     if not form.is_valid():
-        return _task_page(request, visitor, assignment, items, form)
+        return _task_page(request, visitor, assignment, form)
     try:
-        work.submit_assignment(assignment.pk, form.answers(), items)
+        work.submit_assignment(assignment.pk, form.answers(), items, read=assignment)
     except work.AssignmentStateError as error:
         return _message(request, job, "Not saved", str(error), status=409)
     return _after_submit(request, assignment, visitor, grant)
 
 
 def _task_page(
-    request: HttpRequest,
-    visitor: Visitor,
-    assignment: Assignment,
-    items: list[Item],
-    answered: HitForm | None,
+    request: HttpRequest, visitor: Visitor, assignment: Assignment, answered: HitForm | None
 ) -> HttpResponse:
-    """The HIT's items to answer: fresh (their markup shared by every worker of the HIT, the form built
-    only if they are rendered), or as `answered` with what is missing marked."""
+    """The HIT's items to answer: fresh (their markup shared by every worker of the HIT: once it is
+    stored, only the items' ids are read, for the page token), or as `answered` with what is missing
+    marked."""
     job = assignment.job
-    form: Any = answered or SimpleLazyObject(lambda: HitForm(get_task_type(job.task_type), items))
+    key = "" if answered is not None else fragments.items_key(job, assignment.hit_id)
+    form: Any = answered
+    if form is None and fragments.is_stored(key):
+        # Built only if the stored markup is gone by the time the page renders.
+        form = SimpleLazyObject(lambda: HitForm(get_task_type(job.task_type), work.items_of(assignment)))
+        item_ids = work.item_ids_of(assignment)
+    else:
+        form = form or HitForm(get_task_type(job.task_type), work.items_of(assignment))
+        item_ids = [item.pk for item in form.items]
     context = {
         "visitor": visitor,
         "assignment": assignment,
         "form": form,
         "errors": answered.errors if answered is not None else None,
         "rows": lambda: form.rows(),
-        "items_key": "" if answered is not None else fragments.items_key(job, assignment.hit_id),
-        "page_token": page_token(visitor, job, [item.pk for item in items]),
+        "items_key": key,
+        "page_token": page_token(visitor, job, item_ids),
     }
     return _page(request, job, "task", context)
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from aggregation import reading
 from aggregation.labels import LabelSet
 from aggregation.reading import _copied, _fetched, counted_rows, job_responses
 from aggregation.responses import ResponsesError
-from annotation.models import Assignment, AssignmentState, Response
+from annotation.models import Assignment, AssignmentState, Response, Worker
 from annotation.work import long_format
 from tests.aggregation.jobdata import answer, keys, stance_job, worker
 from tests.annotation.factories import make_corpus
@@ -16,7 +17,11 @@ pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
 S, U, NV = "SUPPORT", "UNDERMINE", "NOT_VALID"
 
 
-def test_copy_and_the_orm_give_the_same_columns_and_responses() -> None:
+@pytest.mark.parametrize("packed", [True, False], ids=["packed", "three columns"])
+def test_copy_and_the_orm_give_the_same_columns_and_responses(
+    packed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reading, "_packable", lambda code_bits: packed)
     job = stance_job(make_corpus(claims=2, perspectives=3))
     answer(job, dict(zip(keys(job), [[S, S, U], [U, NV, U], [S, S, S]] * 2, strict=True)))
     rows = long_format(job, include_gold=True)
@@ -62,3 +67,13 @@ def test_the_rows_read_are_long_formats_rejected_and_unconfirmed_work_and_droppe
 
     assert read == sorted(long_format(job, include_gold=True, exclude_workers=dropped))
     assert len(read) == 4 and {w for _, w, _ in read} == {worker("w0").pk}
+
+
+def test_rows_are_packed_only_while_every_id_fits_its_bits() -> None:
+    job = stance_job(make_corpus(claims=1, perspectives=1))
+    answer(job, {keys(job)[0]: [S, U]})
+    assert reading._packable(code_bits=3)
+    # A worker id of 2^29 leaves no room for three bits of label code below bit 32.
+    Worker.objects.create(pk=1 << 29, provider="inhouse", external_id="late")
+
+    assert reading._packable(code_bits=2) and not reading._packable(code_bits=3)

@@ -1,6 +1,9 @@
+from typing import Any
+
 import numpy as np
 import pytest
 
+from aggregation import responses as coding
 from aggregation.responses import (
     ColumnLengthError,
     NoItemsError,
@@ -56,3 +59,20 @@ def test_a_worker_answering_twice_counts_twice():
     responses = Responses.from_codes(np.array([1, 1, 1]), np.array([5, 5, 6]), np.array([0, 0, 1]), STANCE_3)
     assert responses.counts().tolist() == [[2, 1, 0]]
     assert responses.responses_per_worker().tolist() == [2, 1]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [3, -2, 7, 3, 0, -2],  # narrow, negative too: by the table
+        np.array([2**40 + 5, 2**40, 2**40 + 5], dtype=np.int64),  # narrow, far from 0
+        np.array([9, 1, 9], dtype=np.uint16),
+        [1, 2**40, 1],  # wider than the rows and 2^20: sorted instead
+        np.random.default_rng(3).integers(1, 5000, 100_000).astype(np.int32),
+    ],
+)
+def test_integer_ids_are_coded_as_sorting_codes_them(values: Any) -> None:
+    uniques, inverse = coding._encode(values)
+    expected_uniques, expected_inverse = np.unique(np.asarray(values), return_inverse=True)
+    assert uniques.dtype == expected_uniques.dtype and inverse.dtype == np.intp
+    assert uniques.tolist() == expected_uniques.tolist() and inverse.tolist() == expected_inverse.tolist()

@@ -119,3 +119,34 @@ def test_the_copy_path_writes_the_rows_the_orm_path_writes(job: Any, monkeypatch
         job.items.filter(key__in=keys(job)[::4] + keys(job)[5:]).values_list("pk", flat=True)
     )
     assert by_copy[1] == 1 and any(row[10] and row[11] for row in by_copy[0])  # contested, with reasons
+
+
+def test_deleting_a_job_deletes_its_outcomes_and_their_adjudications(job: Any) -> None:
+    # The outcome's job has no constraint in the database (the item's implies it): the ORM's cascade
+    # must still take the outcomes, and the adjudications on them, with the job.
+    expert = get_user_model().objects.create_user("expert")
+    adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[2]).pk, NV, user=expert)
+    assert ItemOutcome.objects.filter(job=job).count() == 6
+
+    job.delete()
+
+    assert not ItemOutcome.objects.exists() and not Adjudication.objects.exists()
+
+
+@pytest.mark.postgres
+def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job: Any) -> None:
+    table = ItemOutcome._meta.db_table
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    indexed = sorted(tuple(c["columns"]) for c in constraints.values() if c["index"] or c["unique"])
+    checked = sorted(c["foreign_key"][0] for c in constraints.values() if c["foreign_key"])
+    # The id, the item (one outcome each), the job's rows, and the job's waiting rows (the queue's).
+    assert indexed == [("id",), ("item_id",), ("job_id",), ("job_id",)]
+    assert checked == ["aggregation_aggregationrun", "annotation_item"]  # the job's is the item's
+
+
+@pytest.mark.postgres
+def test_the_outcome_tables_pages_leave_room_to_rewrite_a_row_in_place(job: Any) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [ItemOutcome._meta.db_table])
+        assert cursor.fetchone()[0] == ["fillfactor=50"]

@@ -9,16 +9,19 @@ from unittest import mock
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from redis import RedisError
 
-from annotation.models import Assignment, Job
+from annotation.models import Assignment, Job, Response
 from annotation.web import fragments
 from tests.annotation.test_market_pages import PROLIFIC, market_job, reach_the_task, token_of
 
 pytestmark = pytest.mark.django_db
 
 ITEMS = re.compile(rb'<fieldset class="item".*</fieldset>', re.DOTALL)
+CHOICE = re.compile(r'type="radio" name="(item-\d+)" value="([^"]*)"')
 
 
 def participant() -> dict[str, str]:
@@ -72,8 +75,33 @@ def test_a_cache_out_of_reach_costs_the_page_its_rendering_only() -> None:
     job = market_job("prolific", PROLIFIC["STUDY_ID"])
     client, task_url = task_of(job)
     with (
+        mock.patch.object(cache, "has_key", side_effect=RedisError("down")),
         mock.patch.object(cache, "get", side_effect=RedisError("down")),
         mock.patch.object(cache, "set", side_effect=RedisError("down")),
     ):
         page = client.get(task_url)
     assert page.status_code == 200 and b'type="radio"' in page.content
+
+
+def test_a_page_whose_items_are_stored_reads_only_their_ids_and_its_token_takes_the_answers() -> None:
+    job = market_job("prolific", PROLIFIC["STUDY_ID"])
+    (first, first_url), (second, second_url) = task_of(job), task_of(job)
+    first.get(first_url)  # renders the HIT's items and stores them
+    with CaptureQueriesContext(connection) as queries:
+        page = second.get(second_url)
+    assert not [q for q in queries.captured_queries if '"annotation_item"' in q["sql"]]
+    answers = dict(reversed(CHOICE.findall(page.content.decode())))
+    assert len(answers) == Assignment.objects.get(pk=second_url.split("/")[3]).hit.items.count()
+    done = second.post(second_url, {**answers, "page_token": token_of(page)})
+    assert done.status_code == 302
+    assert Response.objects.filter(assignment_id=second_url.split("/")[3]).count() == len(answers)
+
+
+def test_items_stored_when_asked_but_gone_when_the_page_renders_are_rendered_for_it() -> None:
+    job = market_job("prolific", PROLIFIC["STUDY_ID"])
+    client, task_url = task_of(job)
+    shown = client.get(task_url)
+    with mock.patch.object(cache, "get", return_value=None):
+        again = client.get(task_url)
+    assert items_markup(again.content) == items_markup(shown.content)
+    assert token_of(again)

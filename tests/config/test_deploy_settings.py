@@ -21,6 +21,8 @@ DEPLOY_VARIABLES = (
     "SECURE_HSTS_SECONDS",
     "BACKUP_KEEP",
     "BACKUP_INTERVAL_SECONDS",
+    "DB_CONN_MAX_AGE",
+    "DB_CONN_HEALTH_CHECKS",
 )
 
 
@@ -92,3 +94,10 @@ def test_the_request_size_limit_comes_from_the_variable_the_proxy_reads(load_set
 def test_keeping_no_backups_stops_start_up(load_settings: Any) -> None:
     with pytest.raises(ConfigError, match="BACKUP_KEEP='0' is below the minimum of 1"):
         load_settings(**PRODUCTION, BACKUP_KEEP="0")
+
+
+def test_database_connections_persist_and_a_dead_one_is_replaced_before_use(load_settings: Any) -> None:
+    database = load_settings(**PRODUCTION, DATABASE_URL="postgres://app@db:5432/stancework")["DATABASES"]
+    assert database["default"]["CONN_MAX_AGE"] == 60 and database["default"]["CONN_HEALTH_CHECKS"] is True
+    off = load_settings(**PRODUCTION, DB_CONN_HEALTH_CHECKS="false", DB_CONN_MAX_AGE="0")["DATABASES"]
+    assert off["default"]["CONN_MAX_AGE"] == 0 and off["default"]["CONN_HEALTH_CHECKS"] is False

@@ -132,6 +132,9 @@ def test_the_image_pg_dump_matches_the_postgres_server(compose: dict) -> None:
 
 def test_compose_web_runs_gunicorn_and_redis_never_evicts_tasks(compose: dict) -> None:
     assert "gunicorn config.wsgi:application" in compose["services"]["web"]["command"]
+    # One settings file for every place that serves the app (threaded workers, kept-alive connections).
+    for command in (compose["services"]["web"]["command"], (ROOT / "Dockerfile").read_text()):
+        assert re.search(r'--config"?,? "?config/gunicorn\.conf\.py', command), command
     redis = compose["services"]["redis"]["command"]
     assert "--maxmemory-policy noeviction" in redis and "--appendonly yes" in redis
     es = compose["services"]["elasticsearch"]

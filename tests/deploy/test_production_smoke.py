@@ -129,8 +129,8 @@ def start_services(
     celery = [PYTHON, "-m", "celery", "-A", "config"]
     group.start(
         "gunicorn",
-        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{ports['web']}",
-         "--workers", "2", "--timeout", "60"],
+        [PYTHON, "-m", "gunicorn", "config.wsgi:application", "--config", "config/gunicorn.conf.py",
+         "--bind", f"127.0.0.1:{ports['web']}", "--workers", "2", "--timeout", "60"],
         env,
     )  # fmt: skip
     group.start(
