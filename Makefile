@@ -35,8 +35,10 @@ data: migrate
 run: data
 	$(PYTHON) manage.py run_platform --host $(HOST) --port $(PORT)
 
+# Two pytest-xdist workers, a test file at a time (tests/parallel.py); PYTEST_WORKERS=0 runs in one process.
+PYTEST_WORKERS ?= 2
 test: install-dev
-	$(PYTHON) -m pytest $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import subprocess
@@ -14,6 +15,9 @@ import pytest
 from django.db import transaction
 
 from tests.served_demo import copy_database, served_demo  # noqa: F401  (one `make run` per session)
+
+# Each xdist worker's own Redis database, the scheduling of files across workers.
+pytest_plugins = ("tests.parallel",)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
@@ -47,6 +51,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=reason))
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On an xdist worker: the counts go back to the controller, which collects nothing itself."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["service_tests"] = {"ran": _service_tests[0], "skipped": dict(_skipped_services)}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: a worker's counts. Every worker collects the whole suite, so any
+    worker's are the suite's."""
+    counts = getattr(node, "workeroutput", {}).get("service_tests")
+    if counts:
+        _service_tests[0] = counts["ran"]
+        _skipped_services.clear()
+        _skipped_services.update(counts["skipped"])
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not _skipped_services:
         terminalreporter.write_line(f"service tests: {_service_tests[0]} ran against real PostgreSQL/Redis")
@@ -55,6 +77,35 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(f"service tests skipped: {total}")
     for reason, count in sorted(_skipped_services.items()):
         terminalreporter.write_line(f"  {count} skipped: {reason}")
+
+
+def _flushes(item: pytest.Item) -> bool:
+    """Whether the test runs as a TransactionTestCase, which empties every table when it ends."""
+    from pytest_django.fixtures import validate_django_db
+
+    marker = item.get_closest_marker("django_db")
+    if marker:
+        transaction, reset_sequences, *_ = validate_django_db(marker)
+        if transaction or reset_sequences:
+            return True
+    return "transactional_db" in getattr(item, "fixturenames", ())  # live_server asks for it too
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """After a transactional test's flush, the topics corpus's data migration seeds are seeded again.
+    In one process pytest-django runs transactional tests last; an xdist worker runs a file at a
+    time, so a file's transactional tests are followed by other files' tests that need the topics."""
+    try:
+        return (yield)
+    finally:
+        if _flushes(item):
+            from django.apps import apps
+            from pytest_django.plugin import blocking_manager_key
+
+            seed_topics = importlib.import_module("corpus.migrations.0002_seed_topics").seed_topics
+            with item.config.stash[blocking_manager_key].unblock():
+                seed_topics(apps, None)
 
 
 @pytest.fixture(autouse=True, scope="session")

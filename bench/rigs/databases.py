@@ -28,12 +28,18 @@ def _drop(server: psycopg.Connection, name: str) -> None:
     server.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
 
 
+def scratch_name(base: str, suffix: str) -> str:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return f"{database_of(base)}_{suffix}" + (f"_{worker}" if worker else "")
+
+
 @contextmanager
 def scratch_database(suffix: str, base: str = "") -> Iterator[str]:
     """A new empty database `<name>_<suffix>` beside `base` (default: the configured one; a stale one
-    is dropped first); its URL."""
+    is dropped first); its URL. In a pytest-xdist worker the name ends with the worker's id
+    (`<name>_<suffix>_gw1`), so tests running side by side never create or drop each other's."""
     base = base or configured_url()
-    name = f"{database_of(base)}_{suffix}"
+    name = scratch_name(base, suffix)
     # libpq takes both postgres:// and postgresql:// URLs; "postgres" is the maintenance database.
     with psycopg.connect(with_database(base, "postgres"), autocommit=True) as server:
         _drop(server, name)

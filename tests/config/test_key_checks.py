@@ -21,7 +21,10 @@ def test_the_keys_secrets_makes_hold_32_bytes(maker: object) -> None:
 
 
 @pytest.mark.parametrize(
-    "weak", ["x", "k" * 64, secrets.token_hex(16), "django-insecure-" + "a1b2c3d4e5f6g7h8" * 4]
+    "weak",
+    ["x", "k" * 64, secrets.token_hex(16), "django-insecure-" + "a1b2c3d4e5f6g7h8" * 4],
+    # Named, not shown: xdist's workers must collect the same ids, and the third is new each time.
+    ids=["one-character", "one-repeated-character", "16-random-bytes", "djangos-insecure-prefix"],
 )
 def test_check_deploy_refuses_a_weak_pseudonym_key_and_says_how_to_make_one(weak: str) -> None:
     with (

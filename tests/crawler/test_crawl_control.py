@@ -10,11 +10,13 @@ containers would.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from bench.rigs.processes import free_port
 from crawler.local_site import LocalSite
@@ -140,9 +142,13 @@ def test_a_killed_crawl_is_failed_by_beats_sweep_once_its_heartbeat_is_older_tha
 
 
 def test_the_demos_saved_pages_crawl_resumes_and_its_limit_counts_the_whole_crawl(
-    crawl_env: dict[str, str],
+    crawl_env: dict[str, str], tmp_path: Path
 ) -> None:
-    args = [sys.executable, "manage.py", "crawl", "idebate", "--serve-saved-pages", str(IDEBATE_PAGES)]
+    # The saved pages in a folder of this test's own: the port a folder's crawl prefers (and resumes
+    # on) is then not the one every other crawl of the shared pages on this machine wants at the same
+    # moment (the served demo on another xdist worker, another checkout's suite).
+    pages = shutil.copytree(IDEBATE_PAGES, tmp_path / "pages")
+    args = [sys.executable, "manage.py", "crawl", "idebate", "--serve-saved-pages", str(pages)]
     slow = {**crawl_env, "CRAWLER_DOWNLOAD_DELAY_MS": "300"}
     crawl = start([*args, "--limit", "20"], slow)
     try:

@@ -37,6 +37,7 @@ def pg_dump_waiting(url: str) -> bool:
         row = watcher.execute(
             "SELECT count(*) FROM pg_stat_activity"
             " WHERE application_name = 'pg_dump' AND wait_event_type = 'Lock'"
+            " AND datname = current_database()"  # not another test's dump (xdist, the same server)
         ).fetchone()
     return bool(row and row[0])
 
