@@ -75,10 +75,14 @@ class DebateSpider(scrapy.Spider):
                     cb_kwargs={"pattern": pattern.url, "original": pattern.original},
                 )
             return
+        # A fresh crawl fetches its start URLs even if an earlier crawl saw them. A shared crawl's go
+        # through the shared dupefilter, so only one process fetches them; a resumed crawl's through
+        # its saved one, so a listing fetched before the stop is not fetched again (its links are in
+        # the saved queue).
+        dont_filter = not self.shared and self.resumed_from is None
         for url in self.start_urls:
-            # Shared: the start URLs go through the shared dupefilter, so only one process fetches them.
             yield scrapy.Request(
-                url, callback=self.parse_start, errback=self.request_failed, dont_filter=not self.shared
+                url, callback=self.parse_start, errback=self.request_failed, dont_filter=dont_filter
             )
 
     @property
