@@ -75,15 +75,12 @@ class DebateSpider(scrapy.Spider):
                     cb_kwargs={"pattern": pattern.url, "original": pattern.original},
                 )
             return
-        # A fresh crawl fetches its start URLs even if an earlier crawl saw them. A shared crawl's go
-        # through the shared dupefilter, so only one process fetches them; a resumed crawl's through
-        # its saved one, so a listing fetched before the stop is not fetched again (its links are in
-        # the saved queue).
-        dont_filter = not self.shared and self.resumed_from is None
+        # The start URLs go through the dupefilter, unlike Scrapy's default: a shared crawl's is shared,
+        # so only one process fetches them; a resumed crawl's is the one its stopped run saved, so a
+        # listing fetched before the stop is not fetched again (its links are in the saved queue). A
+        # fresh crawl's is empty (crawling.prepare_job_dir), so it fetches them.
         for url in self.start_urls:
-            yield scrapy.Request(
-                url, callback=self.parse_start, errback=self.request_failed, dont_filter=dont_filter
-            )
+            yield scrapy.Request(url, callback=self.parse_start, errback=self.request_failed)
 
     @property
     def wayback(self) -> str:
