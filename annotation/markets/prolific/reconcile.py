@@ -11,10 +11,9 @@ from annotation.ledger.reconcile import bonus_issues, compare_assignments, confi
 from annotation.market_interface.money import Discrepancy
 from annotation.markets.prolific import account
 from annotation.markets.prolific.client import prolific_client
+from annotation.markets.prolific.identity import PROLIFIC
 from annotation.markets.prolific.states import ASSIGNMENT_STATES, REVIEWED
 from annotation.models import Hit, Job
-
-PROLIFIC = "prolific"
 
 
 def reconcile_prolific_job(job: Job) -> Iterable[Discrepancy]:
