@@ -21,11 +21,12 @@ def reconcile_prolific_job(job: Job) -> Iterable[Discrepancy]:
     market: dict[str, tuple[str, str]] = {}
     recorded = set(job.hits.exclude(external_id="").values_list("external_id", flat=True))
     created = LedgerEntry.objects.filter(job=job, kind=LedgerKind.CREATE_HIT).exclude(result_ref="")
-    for study_id in sorted(set(created.values_list("result_ref", flat=True)) - recorded):
+    made = set(created.values_list("result_ref", flat=True))
+    for study_id in sorted(made - recorded):
         # The ledger made a study the job's HITs never took (a publish whose reply was lost).
         status = client.get_study(study_id).status
         yield issue(IssueKind.HIT, study_id, f"job {job.state}, no HIT names the study", status)
-    for study_id in sorted(recorded | set(created.values_list("result_ref", flat=True))):
+    for study_id in sorted(recorded | made):
         for sub in client.list_submissions(study_id):
             market[sub.submission_id] = (sub.status, sub.participant_id)
     yield from compare_assignments(job, market, ASSIGNMENT_STATES, REVIEWED)
