@@ -195,10 +195,9 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
         if survey.matched < existing:
             _delete_vanished(cursor, job)
         cursor.execute(f"DROP TABLE {STAGE}")
-        # The rows' foreign keys are checked now rather than at commit: the same checks in the same
-        # transaction, timed with the write that caused them.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    # The rows' foreign keys are checked now rather than at commit: the same checks in the same
+    # transaction, timed with the write that caused them.
+    connection.check_constraints()
     return survey.changed
 
 
