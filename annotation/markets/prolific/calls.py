@@ -19,10 +19,9 @@ from annotation.market_interface.errors import MarketError, MarketUnavailableErr
 from annotation.market_interface.money import Finish, Money, Row
 from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts
 from annotation.markets.prolific.client import ProlificClient, prolific_client
+from annotation.markets.prolific.identity import PROLIFIC
 from annotation.markets.prolific.states import PAYABLE, REVIEWED
 from annotation.markets.prolific.studies import StudySpec
-
-PROLIFIC = "prolific"
 
 MONEY = Money(
     market="Prolific",

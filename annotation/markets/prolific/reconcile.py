@@ -11,10 +11,9 @@ from annotation.ledger.reconcile import bonus_issues, compare_assignments, confi
 from annotation.market_interface.money import Discrepancy
 from annotation.markets.prolific import account
 from annotation.markets.prolific.client import prolific_client
+from annotation.markets.prolific.identity import PROLIFIC
 from annotation.markets.prolific.states import ASSIGNMENT_STATES, REVIEWED
 from annotation.models import Hit, Job
-
-PROLIFIC = "prolific"
 
 
 def reconcile_prolific_job(job: Job) -> Iterable[Discrepancy]:
@@ -22,11 +21,12 @@ def reconcile_prolific_job(job: Job) -> Iterable[Discrepancy]:
     market: dict[str, tuple[str, str]] = {}
     recorded = set(job.hits.exclude(external_id="").values_list("external_id", flat=True))
     created = LedgerEntry.objects.filter(job=job, kind=LedgerKind.CREATE_HIT).exclude(result_ref="")
-    for study_id in sorted(set(created.values_list("result_ref", flat=True)) - recorded):
+    made = set(created.values_list("result_ref", flat=True))
+    for study_id in sorted(made - recorded):
         # The ledger made a study the job's HITs never took (a publish whose reply was lost).
         status = client.get_study(study_id).status
         yield issue(IssueKind.HIT, study_id, f"job {job.state}, no HIT names the study", status)
-    for study_id in sorted(recorded | set(created.values_list("result_ref", flat=True))):
+    for study_id in sorted(recorded | made):
         for sub in client.list_submissions(study_id):
             market[sub.submission_id] = (sub.status, sub.participant_id)
     yield from compare_assignments(job, market, ASSIGNMENT_STATES, REVIEWED)
