@@ -45,6 +45,8 @@ def test_a_scratch_database_carries_the_worker_id(monkeypatch: pytest.MonkeyPatc
 @pytest.mark.redis
 def test_broker_results_cache_and_subprocesses_name_one_redis_database() -> None:
     url = os.environ["REDIS_URL"]
+    # A worker's database is its own: the given one moved up by its index (gw0 and one process: not moved).
+    assert url == parallel.redis_url_for_worker(parallel.GIVEN_REDIS_URL, parallel.worker_index() or 0)
     database = url.rsplit("/", 1)[1]
     assert settings.REDIS_URL == settings.CACHES["default"]["LOCATION"] == url
     with app.connection_for_write() as connection:
