@@ -69,6 +69,21 @@ def test_every_file_using_the_served_demo_goes_to_one_worker() -> None:
     assert {parallel.scope_of(f"{name}::test") for name in users} == {"served-demo"}
 
 
+def test_the_scheduler_of_make_test_hands_out_the_demos_files_as_one_unit_in_collection_order() -> None:
+    """What `--dist loadfile` makes of the hook: xdist's own file scheduler, the demo's files one unit."""
+    config = SimpleNamespace(
+        getoption={"dist": "loadfile"}.__getitem__,
+        getvalue={"tx": ["2*popen"]}.__getitem__,
+        option=SimpleNamespace(loadscopereorder=True),
+    )
+    scheduler = parallel.pytest_xdist_make_scheduler(config, None)  # type: ignore[arg-type]
+    units = {scheduler._split_scope(f"{name}::test") for name in parallel.SERVED_DEMO_FILES}
+    assert units == {"served-demo"}
+    other = "tests/crawler/test_resume_start.py"
+    assert scheduler._split_scope(f"{other}::test") == other
+    assert config.option.loadscopereorder is False  # the long files stay first
+
+
 def test_the_skip_summary_comes_back_from_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:
     """Workers collect, the controller writes the summary: a worker's counts reach it whole."""
     from tests import conftest
