@@ -118,7 +118,7 @@ class ItemOutcome(models.Model):
         ordering = ["job", "item"]
         # The adjudication queue's (and the admin's filters'): the contested or sampled outcomes of a
         # job, a few of its rows. Indexing every row's flag cost each write a million entries. On
-        # PostgreSQL the pages are half filled (migration 0008), so a rewrite updates rows in place.
+        # PostgreSQL the pages are half filled (migration 0007), so a rewrite updates rows in place.
         indexes = [
             models.Index(
                 fields=["job"], condition=Q(contested=True) | Q(sampled=True), name="itemoutcome_waiting"

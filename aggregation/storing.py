@@ -187,7 +187,7 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
     with connection.cursor() as cursor:
         existing = _outcomes_of(cursor, job)
         _stage(cursor, columns, analyzed=bool(existing))
-        survey = _survey(cursor, job, written, existing) if existing else Survey(0, 0, 0, 0)
+        survey = _survey(cursor, job, written) if existing else Survey(0, 0, 0)
         if survey.differing:
             _update_differing(cursor, job, run, written)
         if survey.matched < len(columns):
@@ -195,18 +195,16 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
         if survey.matched < existing:
             _delete_vanished(cursor, job)
         cursor.execute(f"DROP TABLE {STAGE}")
-        # The rows' foreign keys are checked now rather than at commit: the same checks in the same
-        # transaction, timed with the write that caused them.
-        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+    # The rows' foreign keys are checked now rather than at commit: the same checks in the same
+    # transaction, timed with the write that caused them.
+    connection.check_constraints()
     return survey.changed
 
 
 @dataclass(frozen=True)
 class Survey:
-    """The staged outcomes beside the job's stored ones (``existing`` rows of them)."""
+    """The staged outcomes beside the job's stored ones."""
 
-    existing: int
     matched: int  # staged items that have a stored outcome
     differing: int  # of those, the ones whose stored values differ from the staged ones
     changed: int  # of those, the ones whose label or status differ
@@ -240,11 +238,10 @@ class _Written:
     def names(self) -> str:
         return ", ".join(self.sql)
 
-    def values(self, *names: str) -> tuple[str, list[Any]]:
-        """The staged values of these columns (none named: all), comma-separated, and their parameters."""
-        chosen = names or tuple(self.sql)
-        return ", ".join(self.sql[name][0] for name in chosen), [
-            p for name in chosen for p in self.sql[name][1]
+    def values(self) -> tuple[str, list[Any]]:
+        """The staged values of every column, comma-separated, and their parameters."""
+        return ", ".join(sql for sql, _ in self.sql.values()), [
+            p for _, params in self.sql.values() for p in params
         ]
 
     def differ(self, *names: str) -> tuple[str, list[Any]]:
@@ -291,7 +288,7 @@ def _stage(cursor: Any, columns: OutcomeColumns, *, analyzed: bool) -> None:
         cursor.execute(f"ANALYZE {STAGE}")
 
 
-def _survey(cursor: Any, job: Job, written: _Written, existing: int) -> Survey:
+def _survey(cursor: Any, job: Job, written: _Written) -> Survey:
     """One join of the staged and the stored outcomes, counted."""
     differing, differing_params = written.differ()
     changed, changed_params = written.differ("label", "status")
@@ -300,7 +297,7 @@ def _survey(cursor: Any, job: Job, written: _Written, existing: int) -> Survey:
         f"FROM {STAGE} s JOIN {OUTCOMES} o ON o.item_id = s.item_id WHERE o.job_id = %s",
         [*differing_params, *changed_params, job.pk],
     )
-    return Survey(existing, *(int(value) for value in cursor.fetchone()))
+    return Survey(*(int(value) for value in cursor.fetchone()))
 
 
 def _update_differing(cursor: Any, job: Job, run: Any, written: _Written) -> None:

@@ -117,3 +117,22 @@ def test_staff_soft_block_workers_from_the_quality_list(
     assert Worker.objects.get(external_id="w2").blocked_reason.startswith(
         f"job {job.pk}: staff decision by admin"
     )
+
+
+def test_an_older_run_cannot_be_deleted_with_the_adjudicated_outcomes_it_last_wrote(
+    admin_client, admin_user, job
+):
+    # A re-run rewrites only the outcomes that differ: the rest keep the run that last wrote them, so
+    # deleting a superseded run would cascade to those outcomes and the experts' adjudications on them.
+    # The admin refuses it because outcomes cannot be deleted there (ItemOutcomeAdmin).
+    first_run = outcome_of(job, keys(job)[2]).run
+    adjudicate(outcome_of(job, keys(job)[2]).pk, NV, user=admin_user)
+    services.aggregate_job(job.pk)
+    assert outcome_of(job, keys(job)[2]).run == first_run  # unchanged, so not rewritten
+
+    page = admin_client.post(
+        reverse("admin:aggregation_aggregationrun_delete", args=[first_run.pk]), {"post": "yes"}
+    )
+
+    assert page.status_code == 403
+    assert Adjudication.objects.filter(outcome__item__key=keys(job)[2]).count() == 1

@@ -180,3 +180,4 @@ def test_the_list_with_no_release_yet_says_so_instead_of_a_500(staff: Client) ->
 
     assert response.status_code == 200
     assert not Release.objects.exists()
+    assert "<p>No release yet.</p>" in response.content.decode()
