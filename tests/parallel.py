@@ -24,6 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 REDIS_DATABASES = 16  # redis-server's default `databases`
+GIVEN_REDIS_URL = os.environ.get("REDIS_URL", "")  # before a worker moves to its own database
 # The files that take the longest (`--durations`, serial, a loaded machine: the served demo's three
 # files ~200 s together, the load check ~90 s, the lifecycle and the API schema ~55 s each): started
 # first, longest first. A hint only: a file missing from here is merely scheduled in its turn.
@@ -72,7 +73,7 @@ def _own_redis_database() -> None:
     nothing has connected to Redis yet: the settings that name it, and the environment the test's
     subprocesses inherit, change before anything does. Celery and the cache read them on first use."""
     index = worker_index()
-    url = os.environ.get("REDIS_URL", "")
+    url = GIVEN_REDIS_URL
     if index is None or not url.startswith(("redis://", "rediss://")):
         return
     from django.conf import settings

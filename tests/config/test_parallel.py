@@ -45,6 +45,8 @@ def test_a_scratch_database_carries_the_worker_id(monkeypatch: pytest.MonkeyPatc
 @pytest.mark.redis
 def test_broker_results_cache_and_subprocesses_name_one_redis_database() -> None:
     url = os.environ["REDIS_URL"]
+    # A worker's database is its own: the given one moved up by its index (gw0 and one process: not moved).
+    assert url == parallel.redis_url_for_worker(parallel.GIVEN_REDIS_URL, parallel.worker_index() or 0)
     database = url.rsplit("/", 1)[1]
     assert settings.REDIS_URL == settings.CACHES["default"]["LOCATION"] == url
     with app.connection_for_write() as connection:
@@ -65,6 +67,21 @@ def test_every_file_using_the_served_demo_goes_to_one_worker() -> None:
     }
     assert users == set(parallel.SERVED_DEMO_FILES)
     assert {parallel.scope_of(f"{name}::test") for name in users} == {"served-demo"}
+
+
+def test_the_scheduler_of_make_test_hands_out_the_demos_files_as_one_unit_in_collection_order() -> None:
+    """What `--dist loadfile` makes of the hook: xdist's own file scheduler, the demo's files one unit."""
+    config = SimpleNamespace(
+        getoption={"dist": "loadfile"}.__getitem__,
+        getvalue={"tx": ["2*popen"]}.__getitem__,
+        option=SimpleNamespace(loadscopereorder=True),
+    )
+    scheduler = parallel.pytest_xdist_make_scheduler(config, None)  # type: ignore[arg-type]
+    units = {scheduler._split_scope(f"{name}::test") for name in parallel.SERVED_DEMO_FILES}
+    assert units == {"served-demo"}
+    other = "tests/crawler/test_resume_start.py"
+    assert scheduler._split_scope(f"{other}::test") == other
+    assert config.option.loadscopereorder is False  # the long files stay first
 
 
 def test_the_skip_summary_comes_back_from_a_worker(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,8 +20,6 @@ from backups.layout import DATABASE_DUMP, complete_backups
 from backups.postgres import count_tables
 from backups.tasks import create_backup as create_backup_task
 from bench.rigs.databases import configured_url, scratch_database, with_database
-from corpus.models import Topic
-from corpus.topics import TOPICS
 from export.models import Release
 from export.services import build_release
 from export.verify import verify_release
@@ -33,14 +31,6 @@ pytestmark = pytest.mark.postgres
 def no_index_sync(settings: Any) -> None:
     # Committed saves would each sync the search index (seconds in all); backups do not include it.
     settings.SEARCH_SYNC = False
-
-
-@pytest.fixture
-def seeded_topics(transactional_db: None) -> None:
-    """The topics corpus's data migration seeds, which the flush after an earlier transactional test
-    removed (pytest-django runs those last, so only they need this)."""
-    for slug, name in TOPICS.items():
-        Topic.objects.get_or_create(slug=slug, defaults={"name": name})
 
 
 def add_ledger(job: Job) -> None:
@@ -74,7 +64,7 @@ def ledger_total_in(url: str) -> Decimal:
 # pg_dump runs in another process: the data must be committed.
 @pytest.mark.django_db(transaction=True)
 def test_a_backup_restores_into_a_fresh_database_and_releases_dir_and_again_with_replace(
-    seeded_topics: None, simulated_job: Job, releases_dir: Path, tmp_path: Path, capsys: Any
+    simulated_job: Job, releases_dir: Path, tmp_path: Path, capsys: Any
 ) -> None:
     release = build_release("0.1")
     add_ledger(simulated_job)

@@ -22,7 +22,7 @@ from backups.postgres import count_tables
 from bench.rigs.databases import scratch_database
 from corpus.models import Topic
 from export.services import build_release
-from tests.deploy.test_backup_restore import count_in, seeded_topics  # noqa: F401
+from tests.deploy.test_backup_restore import count_in
 
 pytestmark = pytest.mark.postgres
 
@@ -122,7 +122,7 @@ def state_of(url: str, releases: Path) -> dict[str, Any]:
 
 
 @pytest.fixture
-def backup(seeded_topics: None, simulated_job: Job, releases_dir: Path, tmp_path: Path) -> Path:  # noqa: F811
+def backup(simulated_job: Job, releases_dir: Path, tmp_path: Path) -> Path:
     """A whole backup of the database (a simulated job's work) and a release built from it."""
     build_release("0.1")
     call_command("backup", "--dir", str(tmp_path / "backups"))
