@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 import shutil
 import subprocess
@@ -77,35 +76,6 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.write_line(f"service tests skipped: {total}")
     for reason, count in sorted(_skipped_services.items()):
         terminalreporter.write_line(f"  {count} skipped: {reason}")
-
-
-def _flushes(item: pytest.Item) -> bool:
-    """Whether the test runs as a TransactionTestCase, which empties every table when it ends."""
-    from pytest_django.fixtures import validate_django_db
-
-    marker = item.get_closest_marker("django_db")
-    if marker:
-        transaction, reset_sequences, *_ = validate_django_db(marker)
-        if transaction or reset_sequences:
-            return True
-    return "transactional_db" in getattr(item, "fixturenames", ())  # live_server asks for it too
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
-    """After a transactional test's flush, the topics corpus's data migration seeds are seeded again.
-    In one process pytest-django runs transactional tests last; an xdist worker runs a file at a
-    time, so a file's transactional tests are followed by other files' tests that need the topics."""
-    try:
-        return (yield)
-    finally:
-        if _flushes(item):
-            from django.apps import apps
-            from pytest_django.plugin import blocking_manager_key
-
-            seed_topics = importlib.import_module("corpus.migrations.0002_seed_topics").seed_topics
-            with item.config.stash[blocking_manager_key].unblock():
-                seed_topics(apps, None)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -46,11 +46,9 @@ from corpus.models import (
     Perspective,
     PerspectiveCluster,
     Status,
-    Topic,
 )
 from corpus.perspectrum import CLAIMS, POOL, SPLIT, TOPIC, file_names
 from corpus.services import import_perspectrum
-from corpus.topics import TOPICS
 from crawler.local_site import LocalSite
 from crawler.parsing import parse_debate
 from export.models import Release
@@ -116,8 +114,6 @@ def lab_env(db: None, release_slice: Path, monkeypatch: pytest.MonkeyPatch, sett
     key = "lifecycle-tests-pseudonym-key-0123456789"
     settings.WORKER_PSEUDONYM_KEY = key
     settings.PERSPECTRUM_DIR = release_slice
-    for slug, name in TOPICS.items():  # seeded by a migration, gone after an earlier test's flush
-        Topic.objects.get_or_create(slug=slug, defaults={"name": name})
     for name, value in {
         "DATABASE_URL": url,  # the crawl process inherits the pipeline's environment
         "REDIS_URL": "",  # `make run` and the crawl as a lab runs them (workers get Redis back)
