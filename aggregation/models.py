@@ -91,15 +91,21 @@ class AggregationRun(models.Model):
 class ItemOutcome(models.Model):
     """An item's latest aggregate: counts, labels, ρ, the label model's view, and whether it is contested."""
 
-    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome")
-    # The item's job, for the queries by job (indexed). No constraint of its own in the database: the
-    # item's implies it (an item belongs to one job), and checking it row by row cost a first run of
-    # a million outcomes a fifth of its write. Deleting a job still deletes its outcomes (the ORM's
-    # cascade, as for every key here: Django declares none in the database).
+    # None of the outcome's keys is checked by the database: checking a first run's million rows one
+    # by one (each check locks its item row) cost more than half of its write. They hold because of
+    # how outcomes are written (aggregation/storing.py): a run writes only items it finds in the item
+    # table, of its own job, under its job's lock, and names only itself, a row created in the same
+    # transaction (no one else can delete what no one else can see). Deleting an item, a job or a run
+    # still deletes its outcomes, and their adjudications with them: the ORM's cascade, as for every
+    # key here (Django declares none in the database).
+    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome", db_constraint=False)
+    # The item's job, for the queries by job (indexed).
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="item_outcomes", db_constraint=False)
     # Not indexed: no query finds outcomes by run but a run's deletion (rare: with its job, or in the
     # admin), which scans the table once; a million index entries cost every first run.
-    run = models.ForeignKey(AggregationRun, on_delete=models.CASCADE, related_name="outcomes", db_index=False)
+    run = models.ForeignKey(
+        AggregationRun, on_delete=models.CASCADE, related_name="outcomes", db_index=False, db_constraint=False
+    )
     counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
     # Labels have no length cap: a multi-label outcome is its kept labels joined.
     label = models.CharField(blank=True, help_text="Majority over the rule's label set.")
