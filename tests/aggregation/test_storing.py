@@ -144,6 +144,11 @@ def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job
     # The id, the item (one outcome each), the job's rows, and the job's waiting rows (the queue's).
     assert indexed == [("id",), ("item_id",), ("job_id",), ("job_id",)]
     assert checked == []  # what the writer joins and the ORM cascades instead: the tests below
+    # The job's rows by block ranges, summarized as they fill.
+    assert constraints["itemoutcome_job"]["type"] == "brin"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'itemoutcome_job'")
+        assert cursor.fetchone()[0] == ["autosummarize=on"]
 
 
 def captured_columns(job: Any, monkeypatch: pytest.MonkeyPatch) -> storing.OutcomeColumns:
