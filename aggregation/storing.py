@@ -4,7 +4,8 @@ The outcome of every item is a set of columns (:class:`OutcomeColumns`). On Post
 temporary table by binary COPY; one join then counts how the staged rows differ from the stored ones,
 and only what differs is written: an UPDATE of the rows whose values changed (adjudicated ones too,
 the crowd's new figures beside the expert's decision), an INSERT … SELECT of the new items' rows (on a
-first run, every item's, without a join) and a DELETE of the vanished items' (unless adjudicated).
+first run, every item's, joined only with the job's items: the database checks no outcome's key) and
+a DELETE of the vanished items' (unless adjudicated).
 The server spells the labels, counts and reasons, so a million items never become a million Python
 objects, and a re-run that changes nothing writes nothing: a row keeps the run that last wrote it.
 Elsewhere (SQLite, whose jobs are small) the same rows are written through the ORM. Either way an
