@@ -10,11 +10,13 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models.signals import pre_delete
 from django.test.utils import CaptureQueriesContext
 
 from aggregation import services, storing
 from aggregation.adjudication import adjudicate
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome
+from annotation.models import Job
 from corpus.models import PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -132,6 +134,25 @@ def test_deleting_a_job_deletes_its_outcomes_and_their_adjudications(job: Any) -
     job.delete()
 
     assert not ItemOutcome.objects.exists() and not Adjudication.objects.exists()
+
+
+def test_outcomes_written_while_their_job_is_deleted_go_with_it(job: Any) -> None:
+    # What a concurrent aggregation leaves: outcomes committed after the cascade gathered the job's.
+    def late_outcomes(sender: Any, instance: Any, **kwargs: Any) -> None:
+        ItemOutcome.objects.all().delete()
+        ItemOutcome.objects.bulk_create(
+            ItemOutcome(item_id=pk, job_id=instance.pk, run=run)
+            for pk in instance.items.values_list("pk", flat=True)
+        )
+
+    run = AggregationRun.objects.get(pk=ItemOutcome.objects.filter(job=job).values_list("run", flat=True)[0])
+    pre_delete.connect(late_outcomes, sender=Job, dispatch_uid="test.late_outcomes")
+    try:
+        job.delete()
+    finally:
+        pre_delete.disconnect(sender=Job, dispatch_uid="test.late_outcomes")
+
+    assert not ItemOutcome.objects.exists()
 
 
 @pytest.mark.postgres
