@@ -99,6 +99,7 @@ class MACE:
     prevalence: str | tuple[float, ...] = PREVALENCE_ESTIMATED
     prevalence_prior: float = 1.0
     restarts: int = 1
+    variational: bool = False
     seed: int = 0
     name: str = "mace"
 
@@ -200,25 +201,33 @@ class MACE:
     def _maximise(
         self, incidence: Incidence, answered: FloatArray, posteriors: FloatArray, knowing_share: FloatArray
     ) -> Fit:
-        """Variational M-step from the expected knowing and spamming counts.
+        """M-step from the expected knowing and spamming counts.
 
         A response with label l is known with expectation T[i, l]·share[w, l]; summed per cell that is
-        share[w, l] times the cell's total posterior mass on l. Each weight is exp(E[log p]) under the
-        Beta/Dirichlet posterior: exp(ψ(count + prior) − ψ(total + priors)).
+        share[w, l] times the cell's total posterior mass on l. Each weight is the Beta/Dirichlet
+        posterior's mean, (count + prior) / (total + priors), or with ``variational`` the reference's
+        exp(ψ(count + prior) − ψ(total + priors)).
         """
         k = incidence.n_labels
         on_given = incidence.per_cell(posteriors)[:, np.arange(k), np.arange(k)]
         known = knowing_share * on_given
         spammed = np.maximum(answered - known, 0.0)
         known_total, spammed_total = known.sum(axis=1), spammed.sum(axis=1)
-        norm = digamma(known_total + spammed_total + self.alpha + self.beta)
-        know = np.exp(digamma(known_total + self.alpha) - norm)
-        spam = np.exp(digamma(spammed_total + self.beta) - norm)
-        strategy = np.exp(
-            digamma(spammed + self.strategy_prior) - digamma(spammed_total + k * self.strategy_prior)[:, None]
+        total = known_total + spammed_total + self.alpha + self.beta
+        know = self._plugged(known_total + self.alpha, total)
+        spam = self._plugged(spammed_total + self.beta, total)
+        strategy = self._plugged(
+            spammed + self.strategy_prior, (spammed_total + k * self.strategy_prior)[:, None]
         )
         log_prevalence = self._log_prevalence(posteriors)
         return Fit(know, spam, strategy, log_prevalence, posteriors, float("-inf"), 0, False)
+
+    def _plugged(self, counts: FloatArray, total: FloatArray) -> FloatArray:
+        """What the E-step uses for a share whose posterior is Dirichlet(``counts``) summing to
+        ``total``: its mean, or with ``variational`` exp(E[log share])."""
+        if self.variational:
+            return np.asarray(np.exp(digamma(counts) - digamma(total)), dtype=np.float64)
+        return np.asarray(counts / total, dtype=np.float64)
 
     def _log_prevalence(self, posteriors: FloatArray) -> FloatArray:
         """E[log π] under the Dirichlet posterior of the prevalence, or the fixed prior's logs."""
