@@ -19,7 +19,7 @@ says so and only the other goals are judged. Its figures are cached (``CACHE``) 
 same ten seeds as ours (5–10 s per crowd on a quiet machine, a minute on a busy one): its ECE and
 which items it got right, so that it is compared item by item like majority. With only its
 accuracy on three seeds, the unpaired standard error (2 SE 0.023–0.028 on 1,500 items) left every
-gap under 0.01 "within noise"; paired on 5,000 items, 2 SE is 0.004–0.006 in the 3-worker 50/50
+gap under 0.01 "within noise"; paired on 5,000 items, 2 SE is 0.004–0.007 in the 3-worker 50/50
 cells. It is fitted only with ``--fit-crowdkit``, else judged on the seeds it has figures for, and
 each line says which.
 """
