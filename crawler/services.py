@@ -26,6 +26,7 @@ from accounts.models import AuditEvent
 from crawler import processes
 from crawler.models import CrawlHelper, CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
+from operations.queueing import registered_task
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +34,8 @@ PROCESS_GONE = "its crawl process is gone (killed, crashed, or its machine lost)
 STOPPED_BEFORE_START = "stopped before a crawl process took it up"
 # A queued run no process took up in this long was never launched (a lost task, a stopped worker).
 QUEUED_TIMEOUT = timedelta(minutes=15)
+# The task that starts a run's crawl process (crawler/tasks.py registers it under this name).
+LAUNCH_CRAWL_TASK = "crawler.tasks.launch_crawl_task"
 
 
 class CrawlRequestError(ValueError):
@@ -123,8 +126,6 @@ def request_crawl(
     site: str, archive: str = "", limit: int | None = None, user_id: int | None = None, shared: bool = False
 ) -> CrawlRun:
     """Create a run and start its crawl process through Celery once the run is committed."""
-    from crawler.tasks import launch_crawl_task
-
     with transaction.atomic():
         if shared and not settings.REDIS_URL:
             raise CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
@@ -134,7 +135,7 @@ def request_crawl(
             actor, AuditEvent.Action.CRAWL, f"crawl {run.pk} of {site}", archive=archive, limit=limit
         )
         # Enqueue after commit: the worker must find the run. (celery-types lacks delay_on_commit.)
-        launch_crawl_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]
+        registered_task(LAUNCH_CRAWL_TASK).delay_on_commit(run.pk)  # type: ignore[attr-defined]
     return run
 
 

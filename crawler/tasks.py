@@ -8,7 +8,7 @@ from celery import shared_task
 from crawler import services
 
 
-@shared_task(acks_late=False, time_limit=60)
+@shared_task(name=services.LAUNCH_CRAWL_TASK, acks_late=False, time_limit=60)
 def launch_crawl_task(run_id: int) -> int:
     """Start `manage.py crawl --run <run_id>`; returns its pid."""
     return services.launch_crawl(run_id)

@@ -10,6 +10,10 @@ from django.utils import timezone
 
 from operations import registry
 from operations.models import Operation, OperationState
+from operations.queueing import registered_task
+
+# The task that runs an operation (operations/tasks.py registers it under this name).
+RUN_OPERATION_TASK = "operations.run_operation"
 
 
 def start_operation(
@@ -24,9 +28,7 @@ def start_operation(
         total=total,
         requested_by=user if getattr(user, "pk", None) else None,
     )
-    from operations.tasks import run_operation_task
-
-    run_operation_task.delay_on_commit(operation.pk)  # type: ignore[attr-defined]
+    registered_task(RUN_OPERATION_TASK).delay_on_commit(operation.pk)  # type: ignore[attr-defined]
     return operation
 
 

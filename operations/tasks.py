@@ -7,6 +7,6 @@ from celery import shared_task
 from operations import services
 
 
-@shared_task(name="operations.run_operation")
+@shared_task(name=services.RUN_OPERATION_TASK)
 def run_operation_task(operation_id: int) -> str:
     return str(services.run_operation(operation_id).state)

@@ -5,6 +5,7 @@ class SearchConfig(AppConfig):
     name = "search"
 
     def ready(self) -> None:
-        from search import signals
+        # Register the task in every process: services start it by name (operations/queueing.py).
+        from search import signals, tasks  # noqa: F401
 
         signals.connect()

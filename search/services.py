@@ -17,6 +17,7 @@ from django.conf import settings
 from config.progress import QUIET, Progress
 from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Split, Status
 from corpus.services import cluster_contents
+from operations.queueing import registered_task
 from search import candidates, dense, finetune
 from search.base import Doc, Kind, SearchBackend
 from search.embeddings import CachedEncoder
@@ -26,6 +27,9 @@ from search.ranking import HybridParams
 from search.websources import BraveSearchSource, FileWebSource, WebSearchSource
 
 logger = logging.getLogger(__name__)
+
+# The task that syncs an index (search/tasks.py registers it under this name).
+SYNC_INDEX_TASK = "search.tasks.sync_index_task"
 
 # "best": the MiniLM fine-tuned here (`manage.py train_ranker`) if trained, else the packaged MiniLM,
 # else BM25 alone when the dense extra is not installed. "hybrid": the packaged MiniLM always.
@@ -196,12 +200,10 @@ def schedule_sync(kind: Kind, public_id: int) -> None:
 
 
 def _flush_pending() -> None:
-    from search.tasks import sync_index_task
-
     queued: dict[Kind, set[int]] = getattr(_pending, "ids", None) or {}
     _pending.ids = {}
     for kind, ids in queued.items():
-        sync_index_task.delay(str(kind), sorted(ids))
+        registered_task(SYNC_INDEX_TASK).delay(str(kind), sorted(ids))
 
 
 def _released_perspectives() -> dict[int, str]:

@@ -1,12 +1,16 @@
-"""Keys of the parts of worker pages that are the same for every worker, rendered once and shared
-(`{% shared_fragment %}`, annotation.templatetags.shared_fragments)."""
+"""The parts of worker pages that are the same for every worker, rendered once and shared
+(`{% shared_fragment %}`, annotation.templatetags.shared_fragments): their keys, and their reading
+and storing in Django's cache (Redis when REDIS_URL is set, shared by the web processes, as JSON).
+A cache that cannot be reached costs the page its rendering, never the page."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
 import sys
+from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.template.loader import get_template
@@ -30,14 +34,32 @@ def items_key(job: Job, hit_id: int) -> str:
     return f"task-items:{job.pk}:{job.created.timestamp()}:{hit_id}:{language}:{version}"
 
 
-def is_stored(key: str) -> bool:
-    """Whether the part named `key` is stored for sharing (False for no key, or a cache out of reach)."""
+FRAGMENT_SECONDS = 10 * 60  # a HIT's workers start within minutes of each other
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A shared part as the view read it, once, for the page to use: its key ("" when the part is not
+    shared, or the cache is out of reach) and what the cache held under it (None: nothing yet)."""
+
+    key: str
+    markup: str | None = None
+
+
+def read(key: str) -> Shared:
+    """The part named `key`, read from the cache in one call."""
     if not key:
-        return False
+        return Shared("")
     try:
-        return bool(cache.has_key(key))
-    except RedisError:
-        return False
+        return Shared(key, cache.get(key))
+    except (RedisError, ValueError):  # out of reach, or not a value we wrote (config.json_cache)
+        return Shared("")
+
+
+def store(part: Shared, markup: str) -> None:
+    """Keep the part as rendered for the next worker's page; a cache out of reach keeps nothing."""
+    with contextlib.suppress(RedisError):
+        cache.set(part.key, markup, FRAGMENT_SECONDS)
 
 
 @functools.lru_cache(maxsize=64)

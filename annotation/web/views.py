@@ -245,10 +245,10 @@ def _task_page(
     stored, only the items' ids are read, for the page token), or as `answered` with what is missing
     marked."""
     job = assignment.job
-    key = "" if answered is not None else fragments.items_key(job, assignment.hit_id)
+    shared = fragments.read("" if answered is not None else fragments.items_key(job, assignment.hit_id))
     form: Any = answered
-    if form is None and fragments.is_stored(key):
-        # Built only if the stored markup is gone by the time the page renders.
+    if form is None and shared.markup is not None:
+        # The stored markup stands in for the items: built only if the page asks for more of them.
         form = SimpleLazyObject(lambda: HitForm(get_task_type(job.task_type), work.items_of(assignment)))
         item_ids = work.item_ids_of(assignment)
     else:
@@ -260,7 +260,7 @@ def _task_page(
         "form": form,
         "errors": answered.errors if answered is not None else None,
         "rows": lambda: form.rows(),
-        "items_key": key,
+        "shared_items": shared,
         "page_token": page_token(visitor, job, item_ids),
     }
     return _page(request, job, "task", context)

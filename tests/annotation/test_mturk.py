@@ -431,3 +431,22 @@ def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> 
         {"assignmentId": "ASG1"},
     )
     assert external_identity(provider, {"PROLIFIC_PID": "p", "STUDY_ID": "s", "SESSION_ID": "x"}) is None
+
+
+def test_a_previewed_hit_is_never_handed_back_to_mturk_even_with_a_return_address() -> None:
+    """The identity's ids are read as the page read them: a preview stays a preview, and MTurk
+    takes no assignment ASSIGNMENT_ID_NOT_AVAILABLE."""
+    from annotation.market_interface.base import WorkerIdentityError, external_identity
+    from annotation.market_interface.registry import get_provider
+
+    provider = get_provider("mturk")
+    params = {
+        "assignmentId": "ASSIGNMENT_ID_NOT_AVAILABLE",
+        "hitId": HIT_ID,
+        "turkSubmitTo": "https://www.mturk.com",
+    }
+    preview = external_identity(provider, params)
+    assert preview is not None and preview.preview
+
+    with pytest.raises(WorkerIdentityError, match="only an accepted MTurk assignment"):
+        provider.after_submit(None, preview)  # type: ignore[arg-type]

@@ -3,6 +3,7 @@ answers to mark, a layout of the researcher's, or a cache out of reach is render
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 from unittest import mock
@@ -97,7 +98,32 @@ def test_a_page_whose_items_are_stored_reads_only_their_ids_and_its_token_takes_
     assert Response.objects.filter(assignment_id=second_url.split("/")[3]).count() == len(answers)
 
 
-def test_items_stored_when_asked_but_gone_when_the_page_renders_are_rendered_for_it() -> None:
+def calls_for(key: str, client: Client, url: str) -> dict[str, int]:
+    """How many times the page's request asked the cache about `key`, per cache method."""
+    methods = ("get", "has_key", "get_many", "set", "add")
+    with contextlib.ExitStack() as stack:
+        spies = {
+            name: stack.enter_context(mock.patch.object(cache, name, wraps=getattr(cache, name)))
+            for name in methods
+        }
+        assert client.get(url).status_code == 200
+    counts = {
+        name: sum(key in (c.args[0] if c.args else ()) for c in spy.call_args_list)
+        for name, spy in spies.items()
+    }
+    return {name: count for name, count in counts.items() if count}
+
+
+def test_a_task_page_asks_the_cache_for_its_shared_items_once_stored_or_not() -> None:
+    job = market_job("prolific", PROLIFIC["STUDY_ID"])
+    (first, first_url), (second, second_url) = task_of(job), task_of(job)
+    key = fragments.items_key(job, Assignment.objects.get(pk=first_url.split("/")[3]).hit_id)
+
+    assert calls_for(key, first, first_url) == {"get": 1, "set": 1}  # not there yet: rendered, stored
+    assert calls_for(key, second, second_url) == {"get": 1}
+
+
+def test_items_read_as_missing_are_rendered_for_the_page() -> None:
     job = market_job("prolific", PROLIFIC["STUDY_ID"])
     client, task_url = task_of(job)
     shown = client.get(task_url)

@@ -160,3 +160,14 @@ def test_an_import_of_tests_outside_tests_is_found(tmp_path: Path) -> None:
         "bench/site.py:3 tests.deploy",
         "bench/site.py:5 tests.security.fault_rig",
     ]
+
+
+def test_a_service_importing_its_apps_tasks_inside_a_function_breaks_tasks_over_services(tree: Path) -> None:
+    """The circle services <-> tasks, even through an import hidden in a function body."""
+    services = tree / "search" / "services.py"
+    services.write_text(
+        services.read_text() + "\n\ndef _queue() -> None:\n    from search.tasks import sync_index_task\n"
+    )
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "search.services is not allowed to import search.tasks" in result.stdout

@@ -61,8 +61,8 @@ def submit_origin(url: str) -> str:
     return origin
 
 
-def external_submit_url(ids: MarketIds) -> str:
-    """Where the saved assignment is posted back to MTurk."""
-    if ids.market != MTURK or ids.preview:
+def external_submit_url(ids: MarketIds | None) -> str:
+    """Where the saved assignment is posted back to MTurk (None: no MTurk ids at all)."""
+    if ids is None or ids.market != MTURK or ids.preview:
         raise WorkerIdentityError("only an accepted MTurk assignment is submitted to MTurk")
     return f"{submit_origin(ids.submit_to)}/mturk/externalSubmit"

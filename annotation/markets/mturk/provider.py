@@ -188,11 +188,7 @@ class MTurkProvider(Provider):
         """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""
         if identity is None:
             return None
-        ids = MarketIds(
-            MTURK,
-            identity.worker_id,
-            identity.hit_id,
-            identity.assignment_id,
-            identity.extra.get("turkSubmitTo", ""),
-        )
+        # The identity carries MTurk's parameters as they came (turkSubmitTo as the page token bound
+        # it): read them as the page did, so a preview stays one and is refused here.
+        ids = mturk_ids(identity.extra)
         return Handoff(external_submit_url(ids), {"assignmentId": identity.assignment_id})
