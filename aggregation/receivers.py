@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models.signals import post_delete
 from django.dispatch import receiver
 
+from aggregation.models import ItemOutcome
 from aggregation.tasks import request_aggregation, request_next_round
 from annotation.models import Job
 from annotation.redundancy import adaptive_policy
@@ -21,3 +23,11 @@ def aggregate_completed_job(sender: Any, job_id: int, **kwargs: Any) -> None:
         request_next_round(job_id)
         return
     request_aggregation(job_id)
+
+
+@receiver(post_delete, sender=Job, dispatch_uid="aggregation.delete_late_outcomes")
+def delete_late_outcomes(sender: Any, instance: Job, **kwargs: Any) -> None:
+    """The outcomes an aggregation of the job committed while the job was being deleted: the ORM's
+    cascade gathered the job's outcomes before its DELETE of the job row waited for that aggregation's
+    lock, and the database checks no outcome's key, so nothing else would refuse them."""
+    ItemOutcome.objects.filter(job_id=instance.pk).delete()

@@ -244,8 +244,11 @@ def _aggregate_multilabel(
     columns = list(zip(*tags, strict=True))
     kept = assign_topics(columns[0], columns[1], columns[2], topic_label_set(slugs), rule, raters=raters)
     claims = dict(Item.objects.filter(job=job, pk__in=list(kept)).values_list("pk", "claim_id"))
+    # Only the job's items get an outcome: the database checks no outcome's item (see ItemOutcome).
     decisions = [
-        _multilabel_decision(declared, item, chosen, claims.get(item)) for item, chosen in kept.items()
+        _multilabel_decision(declared, item, chosen, claims[item])
+        for item, chosen in kept.items()
+        if item in claims
     ]
     _store_multilabel_outcomes(job, run, decisions)
     write_back(job, run, task_type, decisions, rule.describe())

@@ -4,7 +4,8 @@ The outcome of every item is a set of columns (:class:`OutcomeColumns`). On Post
 temporary table by binary COPY; one join then counts how the staged rows differ from the stored ones,
 and only what differs is written: an UPDATE of the rows whose values changed (adjudicated ones too,
 the crowd's new figures beside the expert's decision), an INSERT … SELECT of the new items' rows (on a
-first run, every item's, without a join) and a DELETE of the vanished items' (unless adjudicated).
+first run, every item's, joined only with the job's items: the database checks no outcome's key) and
+a DELETE of the vanished items' (unless adjudicated).
 The server spells the labels, counts and reasons, so a million items never become a million Python
 objects, and a re-run that changes nothing writes nothing: a row keeps the run that last wrote it.
 Elsewhere (SQLite, whose jobs are small) the same rows are written through the ORM. Either way an
@@ -35,7 +36,7 @@ from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule
 
 STAGE = "aggregation_outcome_stage"
-OUTCOMES, ADJUDICATIONS = ItemOutcome._meta.db_table, Adjudication._meta.db_table
+OUTCOMES, ADJUDICATIONS, ITEMS = ItemOutcome._meta.db_table, Adjudication._meta.db_table, Item._meta.db_table
 # A label model's posterior summed over the responses in another order (the server returns them in
 # no set order) differs in the last bits: not a change worth rewriting a row for.
 POSTERIOR_TOLERANCE = 1e-9
@@ -195,9 +196,6 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
         if survey.matched < existing:
             _delete_vanished(cursor, job)
         cursor.execute(f"DROP TABLE {STAGE}")
-    # The rows' foreign keys are checked now rather than at commit: the same checks in the same
-    # transaction, timed with the write that caused them.
-    connection.check_constraints()
     return survey.changed
 
 
@@ -313,13 +311,16 @@ def _update_differing(cursor: Any, job: Job, run: Any, written: _Written) -> Non
 
 
 def _insert_new(cursor: Any, job: Job, run: Any, written: _Written, *, anti_join: bool) -> None:
-    """The outcomes of items that have none, in one INSERT … SELECT (a first run: every item)."""
-    new = f"WHERE NOT EXISTS (SELECT 1 FROM {OUTCOMES} o WHERE o.item_id = s.item_id)" if anti_join else ""
+    """The outcomes of items that have none, in one INSERT … SELECT (a first run: every item). Only
+    items the item table holds for this job get one: the database checks no outcome's key (see
+    ItemOutcome), so this join is what keeps an outcome from naming a missing item, or another job's."""
+    new = f"AND NOT EXISTS (SELECT 1 FROM {OUTCOMES} o WHERE o.item_id = s.item_id)" if anti_join else ""
     staged, params = written.values()
     cursor.execute(
         f"INSERT INTO {OUTCOMES} (item_id, job_id, run_id, sampled, {written.names}) "
-        f"SELECT s.item_id, %s, %s, false, {staged} FROM {STAGE} s {new}",
-        [job.pk, run.pk, *params],
+        f"SELECT s.item_id, %s, %s, false, {staged} FROM {STAGE} s "
+        f"JOIN {ITEMS} i ON i.id = s.item_id WHERE i.job_id = %s {new}",
+        [job.pk, run.pk, *params, job.pk],
     )
 
 
@@ -337,9 +338,12 @@ def _store_by_orm(job: Job, run: Any, columns: OutcomeColumns, adjudicated: set[
     """As ``_store_by_copy`` does, one object per item: rewrite what differs, add what is new, and
     delete the outcomes of vanished items that no expert adjudicated."""
     existing = {o.item_id: o for o in ItemOutcome.objects.filter(job=job)}
+    items = set(Item.objects.filter(job=job).values_list("pk", flat=True))
     changed, rewritten, fresh = 0, [], []
     for pk, values in zip(columns.items.tolist(), _row_values(columns), strict=True):
         record = existing.pop(pk, None)
+        if record is None and pk not in items:
+            continue  # as the COPY path's join: no outcome for an item the job does not hold
         if record is None:
             fresh.append(_assigned(ItemOutcome(item_id=pk, job=job, sampled=False), run, values))
         elif _differs(record, values):

@@ -23,12 +23,11 @@ import numpy as np
 import pandas as pd
 import psycopg
 from django.conf import settings
-from psycopg import sql
 
 from bench import load
 from bench._labels_db import PER_ITEM as DB_PER_ITEM
 from bench._labels_db import job_name
-from bench.rigs.databases import database_of, with_database
+from bench.rigs.databases import database_of, recreate_database, with_database
 from bench.rigs.processes import ProcessGroup
 
 ITEMS, PER_ITEM, WORKERS = 1_000_000, 10, 2000
@@ -124,7 +123,7 @@ def _seeded_job(group: ProcessGroup, env: dict[str, str], kept: str, items: int,
     seeded the first time, when its seed is of another version, or with --reseed."""
     started = time.perf_counter()
     if reseed or not _has_seed(kept, items):
-        _recreate(kept)
+        recreate_database(kept)
     group.run("migrate", [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=300)
     job, how = group.run("seed", [sys.executable, "-m", "bench._labels_db", str(items)], env, 3600).split()
     print(
@@ -142,13 +141,6 @@ def _has_seed(url: str, items: int) -> bool:
             return found.fetchone() is not None
     except psycopg.Error:  # no such database yet, or no tables
         return False
-
-
-def _recreate(url: str) -> None:
-    name = sql.Identifier(database_of(url))
-    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as server:
-        server.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-        server.execute(sql.SQL("CREATE DATABASE {}").format(name))
 
 
 def aggregate_job_figure(job: str, model: str, env: dict[str, str], items: int, meets: str) -> str:

@@ -24,8 +24,24 @@ def database_of(url: str) -> str:
     return urlsplit(url).path.lstrip("/")
 
 
-def _drop(server: psycopg.Connection, name: str) -> None:
-    server.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+def _maintenance(url: str) -> psycopg.Connection:
+    # libpq takes both postgres:// and postgresql:// URLs; "postgres" is the maintenance database.
+    return psycopg.connect(with_database(url, "postgres"), autocommit=True)
+
+
+def drop_database(url: str) -> None:
+    """Drop the database ``url`` names, if it exists, whoever is connected to it."""
+    with _maintenance(url) as server:
+        server.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database_of(url)))
+        )
+
+
+def recreate_database(url: str) -> None:
+    """The database ``url`` names, dropped if it exists and created empty."""
+    drop_database(url)
+    with _maintenance(url) as server:
+        server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(database_of(url))))
 
 
 def scratch_name(base: str, suffix: str) -> str:
@@ -39,12 +55,9 @@ def scratch_database(suffix: str, base: str = "") -> Iterator[str]:
     is dropped first); its URL. In a pytest-xdist worker the name ends with the worker's id
     (`<name>_<suffix>_gw1`), so tests running side by side never create or drop each other's."""
     base = base or configured_url()
-    name = scratch_name(base, suffix)
-    # libpq takes both postgres:// and postgresql:// URLs; "postgres" is the maintenance database.
-    with psycopg.connect(with_database(base, "postgres"), autocommit=True) as server:
-        _drop(server, name)
-        server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        try:
-            yield with_database(base, name)
-        finally:
-            _drop(server, name)
+    url = with_database(base, scratch_name(base, suffix))
+    recreate_database(url)
+    try:
+        yield url
+    finally:
+        drop_database(url)

@@ -6,7 +6,7 @@ import pytest
 
 from aggregation import reading
 from aggregation.labels import LabelSet
-from aggregation.reading import _copied, _fetched, counted_rows, job_responses
+from aggregation.reading import _copied, _fetched, job_responses
 from aggregation.responses import ResponsesError
 from annotation.models import Assignment, AssignmentState, Response, Worker
 from annotation.work import long_format
@@ -56,17 +56,21 @@ def test_a_job_without_responses_is_refused_by_copy_too() -> None:
         job_responses(job, [], str, LabelSet("stance", (S, U, NV)))
 
 
-def test_the_rows_read_are_long_formats_rejected_and_unconfirmed_work_and_dropped_workers_left_out() -> None:
+def test_the_rows_read_leave_out_rejected_and_unconfirmed_work_and_dropped_workers() -> None:
     job = stance_job(make_corpus(claims=2, perspectives=2))
-    answer(job, dict(zip(keys(job), [[S, S, U, NV], [U, NV, U, S]] * 2, strict=True)))
+    answer(job, dict(zip(keys(job), [[S, S, U, NV, U], [U, NV, U, S, S]] * 2, strict=True)))
     Assignment.objects.filter(job=job, worker=worker("w1")).update(state=AssignmentState.REJECTED)
     Assignment.objects.filter(job=job, worker=worker("w2")).update(confirmed=False)
     dropped = [worker("w3").pk]
 
-    read = sorted(counted_rows(job, dropped))
+    read = job_responses(job, dropped, str, LabelSet("stance", (S, U, NV)))
 
-    assert read == sorted(long_format(job, include_gold=True, exclude_workers=dropped))
-    assert len(read) == 4 and {w for _, w, _ in read} == {worker("w0").pk}
+    triples = zip(
+        read.items[read.item_index].tolist(), read.workers[read.worker_index].tolist(),
+        read.label_set.names_of(read.label), strict=True,
+    )  # fmt: skip
+    assert sorted(triples) == sorted(long_format(job, include_gold=True, exclude_workers=dropped))
+    assert len(read) == 8 and set(read.workers.tolist()) == {worker("w0").pk, worker("w4").pk}
 
 
 def test_rows_are_packed_only_while_every_id_fits_its_bits() -> None:

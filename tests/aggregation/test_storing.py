@@ -4,16 +4,19 @@ path writes exactly the rows the ORM path writes."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models.signals import pre_delete
 from django.test.utils import CaptureQueriesContext
 
 from aggregation import services, storing
 from aggregation.adjudication import adjudicate
-from aggregation.models import Adjudication, ItemOutcome
+from aggregation.models import Adjudication, AggregationRun, ItemOutcome
+from annotation.models import Job
 from corpus.models import PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -133,6 +136,25 @@ def test_deleting_a_job_deletes_its_outcomes_and_their_adjudications(job: Any) -
     assert not ItemOutcome.objects.exists() and not Adjudication.objects.exists()
 
 
+def test_outcomes_written_while_their_job_is_deleted_go_with_it(job: Any) -> None:
+    # What a concurrent aggregation leaves: outcomes committed after the cascade gathered the job's.
+    def late_outcomes(sender: Any, instance: Any, **kwargs: Any) -> None:
+        ItemOutcome.objects.all().delete()
+        ItemOutcome.objects.bulk_create(
+            ItemOutcome(item_id=pk, job_id=instance.pk, run=run)
+            for pk in instance.items.values_list("pk", flat=True)
+        )
+
+    run = AggregationRun.objects.get(pk=ItemOutcome.objects.filter(job=job).values_list("run", flat=True)[0])
+    pre_delete.connect(late_outcomes, sender=Job, dispatch_uid="test.late_outcomes")
+    try:
+        job.delete()
+    finally:
+        pre_delete.disconnect(sender=Job, dispatch_uid="test.late_outcomes")
+
+    assert not ItemOutcome.objects.exists()
+
+
 @pytest.mark.postgres
 def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job: Any) -> None:
     table = ItemOutcome._meta.db_table
@@ -142,11 +164,76 @@ def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job
     checked = sorted(c["foreign_key"][0] for c in constraints.values() if c["foreign_key"])
     # The id, the item (one outcome each), the job's rows, and the job's waiting rows (the queue's).
     assert indexed == [("id",), ("item_id",), ("job_id",), ("job_id",)]
-    assert checked == ["aggregation_aggregationrun", "annotation_item"]  # the job's is the item's
-
-
-@pytest.mark.postgres
-def test_the_outcome_tables_pages_leave_room_to_rewrite_a_row_in_place(job: Any) -> None:
+    assert checked == []  # what the writer joins and the ORM cascades instead: the tests below
+    # The job's rows by block ranges, summarized as they fill.
+    assert constraints["itemoutcome_job"]["type"] == "brin"
     with connection.cursor() as cursor:
-        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [ItemOutcome._meta.db_table])
-        assert cursor.fetchone()[0] == ["fillfactor=50"]
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'itemoutcome_job'")
+        assert cursor.fetchone()[0] == ["autosummarize=on"]
+
+
+def captured_columns(job: Any, monkeypatch: pytest.MonkeyPatch) -> storing.OutcomeColumns:
+    """The columns a run of the job stores (the run itself undone)."""
+    captured = []
+
+    def capture(job: Any, run: Any, columns: storing.OutcomeColumns) -> storing.Stored:
+        captured.append(columns)
+        return storing.store_outcomes(job, run, columns)
+
+    monkeypatch.setattr(services, "store_outcomes", capture)
+    with transaction.atomic():
+        services.aggregate_job(job.pk)
+        transaction.set_rollback(True)
+    monkeypatch.undo()
+    return captured[0]
+
+
+@pytest.mark.parametrize("first_run", [True, False], ids=["first run", "re-run"])
+def test_no_outcome_is_written_for_a_missing_item_or_another_jobs(
+    job: Any, monkeypatch: pytest.MonkeyPatch, first_run: bool
+) -> None:
+    other = stance_job(make_corpus(claims=1, perspectives=1))
+    columns = captured_columns(job, monkeypatch)
+    theirs = other.items.order_by("pk").values_list("pk", flat=True)[0]
+    missing = theirs + 1000
+    # The job's last two items swapped for another job's item and an id no item has (still ascending).
+    items = columns.items.copy()
+    items[-2:] = [theirs, missing]
+    ours = set(items[:-2].tolist())
+    ItemOutcome.objects.filter(job=job, item_id__in=columns.items[-2:].tolist()).delete()
+    if first_run:
+        ItemOutcome.objects.filter(job=job).delete()
+    run = AggregationRun.objects.create(job=job, task_type="stance")
+
+    storing.store_outcomes(job, run, replace(columns, items=items))
+
+    assert set(ItemOutcome.objects.values_list("item_id", flat=True)) == ours
+    assert set(ItemOutcome.objects.values_list("job_id", flat=True)) == {job.pk}
+
+
+def test_deleting_an_item_deletes_its_outcome_and_its_adjudications(job: Any) -> None:
+    expert = get_user_model().objects.create_user("expert")
+    outcome = ItemOutcome.objects.get(job=job, item__key=keys(job)[2])
+    adjudicate(outcome.pk, NV, user=expert)
+
+    outcome.item.delete()
+
+    assert not ItemOutcome.objects.filter(pk=outcome.pk).exists() and not Adjudication.objects.exists()
+    assert ItemOutcome.objects.filter(job=job).count() == 5
+
+
+def test_deleting_a_run_deletes_the_outcomes_it_wrote_last_and_their_adjudications(job: Any) -> None:
+    expert = get_user_model().objects.create_user("expert")
+    adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[2]).pk, NV, user=expert)
+    first = AggregationRun.objects.get(pk=ItemOutcome.objects.get(job=job, item__key=keys(job)[0]).run_id)
+    second = AggregationRun.objects.get(pk=services.aggregate_job(job.pk).run_id)
+    # As if the second run had rewritten the first two items' outcomes (it rewrote none: nothing changed).
+    ItemOutcome.objects.filter(job=job, item__key__in=keys(job)[:2]).update(run=second)
+
+    first.delete()
+
+    remaining = ItemOutcome.objects.order_by("item_id").values_list("item__key", "run_id")
+    assert list(remaining) == [(key, second.pk) for key in keys(job)[:2]]
+    assert not Adjudication.objects.exists()
+    second.delete()
+    assert not ItemOutcome.objects.exists()

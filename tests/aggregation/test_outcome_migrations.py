@@ -1,0 +1,61 @@
+"""Migrations 0008–0009 (the outcome's keys unchecked, its job indexed by block ranges) keep every
+outcome and adjudication, on SQLite (which rebuilds the table) as on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.db.migrations.state import StateApps
+from django.utils import timezone
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE, AFTER = (
+    ("aggregation", "0007_outcome_fillfactor"),
+    ("aggregation", "0009_outcome_job_block_range_index"),
+)
+
+
+def migrated(target: tuple[str, str]) -> StateApps:
+    executor = MigrationExecutor(connection)
+    executor.migrate([target])
+    return executor.loader.project_state([target]).apps
+
+
+@pytest.fixture
+def at_0007() -> Iterator[StateApps]:
+    yield migrated(BEFORE)
+    migrated(MigrationExecutor(connection).loader.graph.leaf_nodes("aggregation")[0])
+
+
+def test_the_outcomes_and_their_adjudications_survive_the_migrations(at_0007: StateApps) -> None:
+    job = at_0007.get_model("annotation", "Job").objects.create(name="j", task_type="stance")
+    items = [at_0007.get_model("annotation", "Item").objects.create(job=job, key=str(n)) for n in range(3)]
+    run = at_0007.get_model("aggregation", "AggregationRun").objects.create(job=job, task_type="stance")
+    Outcome = at_0007.get_model("aggregation", "ItemOutcome")
+    outcomes = [
+        Outcome.objects.create(item=item, job=job, run=run, label=f"L{n}", counts=[n, 1], contested=n == 1)
+        for n, item in enumerate(items)
+    ]
+    at_0007.get_model("aggregation", "Adjudication").objects.create(
+        outcome=outcomes[1], job=job, new_label="L9", new_status="kept", decided_at=timezone.now()
+    )
+    before = list(
+        Outcome.objects.order_by("pk").values_list("pk", "item_id", "job_id", "run_id", "label", "counts")
+    )
+
+    after = migrated(AFTER)
+
+    Outcome = after.get_model("aggregation", "ItemOutcome")
+    kept = list(
+        Outcome.objects.order_by("pk").values_list("pk", "item_id", "job_id", "run_id", "label", "counts")
+    )
+    assert kept == before
+    adjudication = after.get_model("aggregation", "Adjudication").objects.get()
+    assert (adjudication.outcome_id, adjudication.new_label) == (outcomes[1].pk, "L9")
+    assert list(Outcome.objects.filter(job_id=job.pk, contested=True).values_list("pk", flat=True)) == [
+        outcomes[1].pk
+    ]
