@@ -108,9 +108,15 @@ class ItemOutcome(models.Model):
         Job, on_delete=models.CASCADE, related_name="item_outcomes", db_constraint=False, db_index=False
     )
     # Not indexed: no query finds outcomes by run but a run's deletion (rare: with its job, or in the
-    # admin), which scans the table once; a million index entries cost every first run.
+    # admin), which scans the table once; a million index entries cost every first run. Restricted: a
+    # run that last wrote an outcome cannot be deleted on its own, since the outcome and the experts'
+    # adjudications on it are not the run's to take (deleting the job still takes them all).
     run = models.ForeignKey(
-        AggregationRun, on_delete=models.CASCADE, related_name="outcomes", db_index=False, db_constraint=False
+        AggregationRun,
+        on_delete=models.RESTRICT,
+        related_name="outcomes",
+        db_index=False,
+        db_constraint=False,
     )
     counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
     # Labels have no length cap: a multi-label outcome is its kept labels joined.

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
+from django.db.models import RestrictedError
 from django.db.models.signals import pre_delete
 from django.test.utils import CaptureQueriesContext
 
@@ -222,18 +223,19 @@ def test_deleting_an_item_deletes_its_outcome_and_its_adjudications(job: Any) ->
     assert ItemOutcome.objects.filter(job=job).count() == 5
 
 
-def test_deleting_a_run_deletes_the_outcomes_it_wrote_last_and_their_adjudications(job: Any) -> None:
+def test_a_run_that_last_wrote_outcomes_cannot_be_deleted_and_takes_no_expert_decision(job: Any) -> None:
+    # A run is history; the outcomes it last wrote, and the experts' adjudications on them, are not
+    # its to take. Only deleting the job (or the item) takes them.
     expert = get_user_model().objects.create_user("expert")
     adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[2]).pk, NV, user=expert)
     first = AggregationRun.objects.get(pk=ItemOutcome.objects.get(job=job, item__key=keys(job)[0]).run_id)
     second = AggregationRun.objects.get(pk=services.aggregate_job(job.pk).run_id)
-    # As if the second run had rewritten the first two items' outcomes (it rewrote none: nothing changed).
-    ItemOutcome.objects.filter(job=job, item__key__in=keys(job)[:2]).update(run=second)
 
-    first.delete()
+    with pytest.raises(RestrictedError):
+        first.delete()
+    assert ItemOutcome.objects.filter(job=job).count() == 6 and Adjudication.objects.count() == 1
 
-    remaining = ItemOutcome.objects.order_by("item_id").values_list("item__key", "run_id")
-    assert list(remaining) == [(key, second.pk) for key in keys(job)[:2]]
-    assert not Adjudication.objects.exists()
-    second.delete()
-    assert not ItemOutcome.objects.exists()
+    second.delete()  # it wrote nothing (nothing had changed): it goes alone
+    assert ItemOutcome.objects.filter(job=job).count() == 6 and Adjudication.objects.count() == 1
+    job.delete()
+    assert not AggregationRun.objects.exists() and not ItemOutcome.objects.exists()
