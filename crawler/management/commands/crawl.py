@@ -69,9 +69,13 @@ class Command(BaseCommand):
                 )
         except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
             raise CommandError(str(error)) from None
-        with serving(options["serve_saved_pages"], run):
+        with serving(options["serve_saved_pages"], run) as routes:
             outcome = run_spider(
-                run, resume=not options["no_resume"], progress=shown_on(self.stderr), helper=helper
+                run,
+                resume=not options["no_resume"],
+                progress=shown_on(self.stderr),
+                helper=helper,
+                routes=routes,
             )
         run.refresh_from_db()
         if helper is not None:
