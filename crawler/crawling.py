@@ -22,7 +22,7 @@ from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 
 from config.progress import QUIET, Progress
-from crawler import services
+from crawler import reporting, services
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def _crawler_process(run: CrawlRun, jobdir: Path, routes: dict[str, str] | None)
 
 def _remaining_limit(run: CrawlRun, resumed_from: int | None) -> int | None:
     """`--limit` counts the whole crawl: the debates the runs it resumes ingested count too."""
-    limit = run.limit and max(run.limit - services.ingested_before(resumed_from), 1)
+    limit = run.limit and max(run.limit - reporting.ingested_before(resumed_from), 1)
     if limit != run.limit:
         log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
     return limit
@@ -201,7 +201,7 @@ def _crawl_to_the_end(
             process.start()
     except Exception as error:
         # The crawl process is ending anyway: record why on the run before the traceback surfaces.
-        services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
+        reporting.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
         raise
 
 
