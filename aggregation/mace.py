@@ -1,9 +1,10 @@
 """MACE (Hovy et al., NAACL 2013): each worker either knows the true label (with probability θ_w)
 or spams from a personal label distribution ξ_w. Integer-coded long format, vectorised.
 
-Trained as the reference implementation trains it, variational Bayes with a Beta(α, β) prior on
-knowing vs spamming and a symmetric Dirichlet prior on each worker's spam strategy, but by default
-from one start, the soft majority vote: the model then only moves away from majority where the
+Trained as the reference implementation trains it, with a Beta(α, β) prior on knowing vs spamming
+and a symmetric Dirichlet prior on each worker's spam strategy, except that the E-step uses those
+posteriors' means (the reference, variational Bayes, uses exp(E[log]); ``variational``), and by
+default from one start, the soft majority vote: the model then only moves away from majority where the
 likelihood of the data pulls it. Seeded random starts (``restarts``) are kept, the best by
 log-likelihood, so fitting is still a pure function of the data and the seed: re-aggregating a job
 reproduces it exactly. Written here for the same reason as ``dawid_skene.py``.
@@ -78,6 +79,14 @@ class MACE:
     likelihood find points where the rare class explains what the spammers say: 95/5, 3 workers per
     item, 30% spammers, 0.905 against always answering the frequent class's 0.949; from the vote
     alone 0.948, and 0.951 with ``alpha`` 1; the grid's mean 0.9255 → 0.9285.
+    ``variational`` False: the E-step weighs a worker's answers with the posterior means of their
+    knowing share and spam strategy, as EM for the posterior mode under priors one higher would. The
+    reference's exp(E[log]) shrinks a share with few counts far below its mean (exp ψ(0.5) ≈ 0.14),
+    so an answer of a worker with five answers, none yet taken for spam, weighs 4.7 nats, more than
+    twice one of a steady worker who knows 160 of 200 (2.2); with means 3.2. With means: the bench's
+    4,000-item crowd 0.91975 → 0.9205, over 21 seeds against crowd-kit −0.00063 → −0.00035;
+    PERSPECTRUM-shaped crowd 0.9146 → 0.9153; the crowd grid's mean 0.9283 → 0.9290, its mean ECE
+    0.026 → 0.023.
     Each start runs ``burn_in`` iterations (the reference's 50); the one with the best
     log-likelihood then runs on to convergence (its log-likelihood changes by at most ``tol``,
     relatively), within ``max_iter`` in all. Whether it converged is reported on the result.
@@ -99,6 +108,7 @@ class MACE:
     prevalence: str | tuple[float, ...] = PREVALENCE_ESTIMATED
     prevalence_prior: float = 1.0
     restarts: int = 1
+    variational: bool = False
     seed: int = 0
     name: str = "mace"
 
@@ -200,25 +210,33 @@ class MACE:
     def _maximise(
         self, incidence: Incidence, answered: FloatArray, posteriors: FloatArray, knowing_share: FloatArray
     ) -> Fit:
-        """Variational M-step from the expected knowing and spamming counts.
+        """M-step from the expected knowing and spamming counts.
 
         A response with label l is known with expectation T[i, l]·share[w, l]; summed per cell that is
-        share[w, l] times the cell's total posterior mass on l. Each weight is exp(E[log p]) under the
-        Beta/Dirichlet posterior: exp(ψ(count + prior) − ψ(total + priors)).
+        share[w, l] times the cell's total posterior mass on l. Each weight is the Beta/Dirichlet
+        posterior's mean, (count + prior) / (total + priors), or with ``variational`` the reference's
+        exp(ψ(count + prior) − ψ(total + priors)).
         """
         k = incidence.n_labels
         on_given = incidence.per_cell(posteriors)[:, np.arange(k), np.arange(k)]
         known = knowing_share * on_given
         spammed = np.maximum(answered - known, 0.0)
         known_total, spammed_total = known.sum(axis=1), spammed.sum(axis=1)
-        norm = digamma(known_total + spammed_total + self.alpha + self.beta)
-        know = np.exp(digamma(known_total + self.alpha) - norm)
-        spam = np.exp(digamma(spammed_total + self.beta) - norm)
-        strategy = np.exp(
-            digamma(spammed + self.strategy_prior) - digamma(spammed_total + k * self.strategy_prior)[:, None]
+        total = known_total + spammed_total + self.alpha + self.beta
+        know = self._plugged(known_total + self.alpha, total)
+        spam = self._plugged(spammed_total + self.beta, total)
+        strategy = self._plugged(
+            spammed + self.strategy_prior, (spammed_total + k * self.strategy_prior)[:, None]
         )
         log_prevalence = self._log_prevalence(posteriors)
         return Fit(know, spam, strategy, log_prevalence, posteriors, float("-inf"), 0, False)
+
+    def _plugged(self, counts: FloatArray, total: FloatArray) -> FloatArray:
+        """What the E-step uses for a share whose posterior is Dirichlet(``counts``) summing to
+        ``total``: its mean, or with ``variational`` exp(E[log share])."""
+        if self.variational:
+            return np.asarray(np.exp(digamma(counts) - digamma(total)), dtype=np.float64)
+        return np.asarray(counts / total, dtype=np.float64)
 
     def _log_prevalence(self, posteriors: FloatArray) -> FloatArray:
         """E[log π] under the Dirichlet posterior of the prevalence, or the fixed prior's logs."""

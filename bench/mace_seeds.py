@@ -1,7 +1,7 @@
 """MACE against crowd-kit's on the bench's 4,000-item crowd over many seeds of its generator.
 
 The crowd-kit test (tests/aggregation/test_label_models.py) compares the two MACEs on one seed
-(``bench.aggregation.SEED``); there crowd-kit's is ahead by 17 items in 4,000. This says whether that
+(``bench.aggregation.SEED``); there crowd-kit's is ahead by 14 items in 4,000. This says whether that
 is the model or the seed: per seed, ours, crowd-kit 1.4.1's MACE fed rows sorted by worker and label,
 and the accuracy of deciding with the crowd's true parameters (the ceiling), then the paired mean
 difference and its standard error. Goal: ours ≥ crowd-kit's on average over the seeds (within two

@@ -168,3 +168,15 @@ def test_the_true_parameters_decide_at_least_as_well_as_majority_on_average():
         majority = accuracy(MajorityVote().fit(responses).labels, crowd.truth)
         gains.append(accuracy(posteriors.argmax(axis=1), crowd.truth) - majority)
     assert np.mean(gains) > 0
+
+
+def test_mace_with_posterior_means_decides_at_least_as_well_as_with_the_references_weights():
+    # The reference's exp(E[log]) weights trust a worker with a handful of answers more than one with
+    # hundreds; posterior means do not. Here: 0.9153 against 0.9146 (seeds 0–3).
+    scores = []
+    for seed in range(4):
+        truth, responses = strong_few_and_biased_many(seed)
+        models = (MACE(), MACE(variational=True))
+        scores.append([accuracy(model.fit(responses).labels, truth) for model in models])
+    default, variational = np.mean(scores, axis=0)
+    assert default > variational
