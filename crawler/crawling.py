@@ -22,7 +22,7 @@ from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 
 from config.progress import QUIET, Progress
-from crawler import services
+from crawler import reporting, services
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -89,14 +89,19 @@ def _mark_clean_stop(jobdir: Path, run_id: int) -> Callable[..., None]:
     return closed
 
 
-def scrapy_settings(jobdir: Path | None, shared_run: int | None = None) -> Settings:
+def scrapy_settings(
+    jobdir: Path | None, shared_run: int | None = None, routes: dict[str, str] | None = None
+) -> Settings:
     """The crawl's settings: resumable state in ``jobdir``; or, for a shared run, the request queue
     and dupefilter in Redis (scrapy-redis), kept while any process of the run works, and one
-    politeness delay per site across all of them."""
+    politeness delay per site across all of them. ``routes``: where a local copy is served
+    (`serving`)."""
     values = Settings()
     values.setmodule("crawler.scrapy_settings", priority="project")
     if jobdir is not None:
         values.set("JOBDIR", str(jobdir), priority="cmdline")
+    if routes:
+        values.set("STANCEWORK_LOCAL_ROUTES", routes, priority="cmdline")
     if settings.CRAWLER_DOWNLOAD_DELAY_MS >= 0:
         values.set("DOWNLOAD_DELAY", settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000, priority="cmdline")
     if shared_run is not None:
@@ -131,16 +136,20 @@ def shared_keys(run_id: int) -> tuple[str, str]:
 
 
 def run_spider(
-    run: CrawlRun, resume: bool = True, progress: Progress = QUIET, helper: CrawlHelper | None = None
+    run: CrawlRun,
+    resume: bool = True,
+    progress: Progress = QUIET,
+    helper: CrawlHelper | None = None,
+    routes: dict[str, str] | None = None,
 ) -> str:
     """Crawl to the end (or the limit); the RunProgress extension keeps the run row current, and
     `progress` counts the pages fetched as they come. A shared run keeps its queue in Redis instead
-    of a JOBDIR; ``helper``: this process joined the shared run."""
+    of a JOBDIR; ``helper``: this process joined the shared run; ``routes``: see `serving`."""
     jobdir = job_dir(run)
     note, resumed_from = ("", None) if run.shared else prepare_job_dir(jobdir, resume)
     if note:
         log.info("%s", note)
-    process = _crawler_process(run, jobdir)
+    process = _crawler_process(run, jobdir, routes)
     # Spiders are named after their site; Scrapy's spider loader finds them in SPIDER_MODULES.
     crawler = process.create_crawler(run.site)
     # Kept referenced here: signal handlers are held weakly.
@@ -162,11 +171,11 @@ def run_spider(
     return note
 
 
-def _crawler_process(run: CrawlRun, jobdir: Path) -> CrawlerProcess:
+def _crawler_process(run: CrawlRun, jobdir: Path, routes: dict[str, str] | None) -> CrawlerProcess:
     """A Scrapy process with the run's settings: a JOBDIR, or for a shared run the queue in Redis."""
     shared_run = run.pk if run.shared else None
     process = CrawlerProcess(
-        scrapy_settings(None if run.shared else jobdir, shared_run), install_root_handler=False
+        scrapy_settings(None if run.shared else jobdir, shared_run, routes), install_root_handler=False
     )
     # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
@@ -175,7 +184,7 @@ def _crawler_process(run: CrawlRun, jobdir: Path) -> CrawlerProcess:
 
 def _remaining_limit(run: CrawlRun, resumed_from: int | None) -> int | None:
     """`--limit` counts the whole crawl: the debates the runs it resumes ingested count too."""
-    limit = run.limit and max(run.limit - services.ingested_before(resumed_from), 1)
+    limit = run.limit and max(run.limit - reporting.ingested_before(resumed_from), 1)
     if limit != run.limit:
         log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
     return limit
@@ -192,7 +201,7 @@ def _crawl_to_the_end(
             process.start()
     except Exception as error:
         # The crawl process is ending anyway: record why on the run before the traceback surfaces.
-        services.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
+        reporting.finish_run(run.pk, RunStatus.FAILED, message=f"{type(error).__name__}: {error}")
         raise
 
 
@@ -216,19 +225,25 @@ def _count_pages(advance: Callable[[int], None]) -> Callable[..., None]:
 
 
 @contextmanager
-def serving(pages: str, run: CrawlRun) -> Iterator[None]:
+def serving(pages: str, run: CrawlRun) -> Iterator[dict[str, str]]:
     """With a folder of saved idebate pages: serve them on 127.0.0.1 and point the run at them.
+    Yields the routes for `run_spider`: the pages' address → where they are served now.
 
     The server lives in the crawl's own process, so a caller that only starts the crawl (the
     pipeline's step) need not stay to serve it."""
     if not pages:
-        yield
+        yield {}
         return
     from crawler.local_site import LocalSite, preferred_port
 
-    # On the same port each time when it is free: the crawl's saved state is keyed by its base URL,
-    # so a stopped crawl of the saved pages resumes.
-    with LocalSite.idebate(Path(pages)).serve(port=preferred_port(Path(pages))) as site:
-        run.start_urls = [f"{site.url}/debatabase/all"]
+    # One address per folder, whatever port serves it (another when the folder's own is taken):
+    # the crawl's saved state, its cache and the page store hold URLs, so a stopped crawl of the
+    # saved pages resumes, and no page is stored twice under two ports.
+    folder = Path(pages)
+    address = f"http://127.0.0.1:{preferred_port(folder)}"
+    with LocalSite.idebate(folder).serve(port=preferred_port(folder)) as site:
+        if site.url != address:
+            log.info("%s is taken: the saved pages are served at %s under their own URLs", address, site.url)
+        run.start_urls = [f"{address}/debatabase/all"]
         CrawlRun.objects.filter(pk=run.pk).update(start_urls=run.start_urls)
-        yield
+        yield {address: site.url}

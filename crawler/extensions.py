@@ -16,7 +16,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
-from crawler import services
+from crawler import reporting
 
 
 class RunProgress:
@@ -40,14 +40,14 @@ class RunProgress:
     def spider_opened(self, spider: Spider) -> None:
         run_id, helper_id = getattr(spider, "run_id", None), getattr(spider, "helper_id", None)
         if helper_id is not None:
-            self._every(lambda: services.save_helper_progress(helper_id, self._stats()))
+            self._every(lambda: reporting.save_helper_progress(helper_id, self._stats()))
         elif run_id is not None:
             resumed_from = getattr(spider, "resumed_from", None)
-            if not services.start_run(run_id, os.getpid(), resumed_from=resumed_from):
+            if not reporting.start_run(run_id, os.getpid(), resumed_from=resumed_from):
                 # Stopped before it started: close at the first beat (the engine is not running yet).
                 self._every(lambda: False)
                 return
-            self._every(lambda: services.save_progress(run_id, self._stats()))
+            self._every(lambda: reporting.save_progress(run_id, self._stats()))
 
     def _every(self, report: Callable[[], bool]) -> None:
         """Report every interval (the heartbeat); a report that says not to go on stops the crawl."""
@@ -69,7 +69,7 @@ class RunProgress:
         """The run's own process waits for its helpers, polling the shared queue meanwhile."""
         run_id = getattr(spider, "run_id", None)
         shared = getattr(spider, "shared", False) and getattr(spider, "helper_id", None) is None
-        if run_id is not None and shared and services.helpers_at_work(run_id):
+        if run_id is not None and shared and reporting.helpers_at_work(run_id):
             raise DontCloseSpider
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
@@ -77,9 +77,9 @@ class RunProgress:
         if self.loop is not None and self.loop.running:
             self.loop.stop()
         if helper_id is not None:
-            services.save_helper_progress(helper_id, self._stats(), finished=True)
+            reporting.save_helper_progress(helper_id, self._stats(), finished=True)
         elif run_id is not None:
             # "finished" and the CLOSESPIDER_* reasons are ends; "shutdown" is a stop request.
             stats = self._stats()
-            status, message = services.ending_of(reason, stats)
-            services.finish_run(run_id, status, stats, message=message)
+            status, message = reporting.ending_of(reason, stats)
+            reporting.finish_run(run_id, status, stats, message=message)

@@ -84,7 +84,11 @@ class LocalSite:
         return cls(routes)
 
     def answer(self, path: str) -> tuple[int, str, bytes]:
-        """Record a GET of `path` and answer it: (status, content type, body)."""
+        """Record a GET of `path` and answer it: (status, content type, body). `path` may be a whole
+        URL, as a client sends it to a proxy (crawler.middlewares.LocalRoutes): its own path counts."""
+        if path.startswith(("http://", "https://")):
+            whole = urlsplit(path)
+            path = whole.path + (f"?{whole.query}" if whole.query else "")
         self.requested.append(path)
         self.arrived.append(time.monotonic())
         parts = urlsplit(path)

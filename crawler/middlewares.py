@@ -1,16 +1,18 @@
-"""Downloader middlewares: refuse vote, login and comment links whatever produced them; and in a
-shared crawl, keep one politeness delay per site across every process of the crawl."""
+"""Downloader middlewares: refuse vote, login and comment links whatever produced them; send the
+requests for a local copy of saved pages to wherever it listens; and in a shared crawl, keep one
+politeness delay per site across every process of the crawl."""
 
 from __future__ import annotations
 
 import logging
 import time
 from typing import cast
+from urllib.parse import urlsplit
 
 import redis
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.statscollectors import StatsCollector
 from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import deferLater
@@ -38,6 +40,39 @@ class ForbiddenLinksMiddleware:
             self.stats.inc_value("stancework/forbidden_links")
             log.info("not following %s: %s", request.url, reason)
             raise IgnoreRequest(reason)
+
+
+class LocalRoutes:
+    """Requests for a local copy's address (``STANCEWORK_LOCAL_ROUTES``: origin → where it listens now)
+    go to where it listens, as through an HTTP proxy, under their own URL.
+
+    The saved pages are served on a port derived from their folder, and on another when that one is
+    taken. Their URLs keep the derived port whatever the server got: the saved queue and seen-requests
+    of a stopped crawl, the HTTP cache and the page store all hold those URLs, so a resume finds its
+    state and stores nothing twice. The local server answers a proxy's absolute-URI request line."""
+
+    def __init__(self, routes: dict[str, str]) -> None:
+        self.routes = routes
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> LocalRoutes:
+        routes = crawler.settings.getdict("STANCEWORK_LOCAL_ROUTES")
+        if not routes:
+            raise NotConfigured("no local copy of saved pages is served")
+        return cls({str(k): str(v) for k, v in routes.items()})
+
+    def process_request(self, request: Request, spider: Spider) -> None:
+        target = self.routes.get(origin(request.url))
+        if target:
+            # Set on every attempt: a retried or redirected request carries the meta of its
+            # first, which a resumed crawl's saved queue may hold from a server since gone.
+            request.meta["proxy"] = target
+
+
+def origin(url: str) -> str:
+    """`http://127.0.0.1:8123/debatabase/all?page=1` → `http://127.0.0.1:8123`."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 class SharedPoliteness:

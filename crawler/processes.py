@@ -14,9 +14,11 @@ run's only while pid, start time and command line all still match. No Django her
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -48,6 +50,18 @@ def describe(pid: int) -> CrawlProcess | None:
         return CrawlProcess(pid, psutil.Process(pid).create_time())
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
         return None
+
+
+def run_identity(pid: int) -> dict[str, Any]:
+    """Who crawls a run, as this process sees it, in the run's fields: pid, start time, pid namespace
+    and host name."""
+    described = describe(pid)
+    return {
+        "pid": pid,
+        "pid_started": described.started if described else None,
+        "pid_namespace": pid_namespace(),
+        "host": socket.gethostname()[:255],
+    }
 
 
 def is_crawl_of(pid: int, started: float | None, run_id: int) -> bool:

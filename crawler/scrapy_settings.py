@@ -51,7 +51,11 @@ REDIRECT_MAX_TIMES = 5
 # which Django refuses. The default Twisted reactor keeps them plain synchronous code.
 TWISTED_REACTOR = "twisted.internet.epollreactor.EPollReactor"
 
-DOWNLOADER_MIDDLEWARES = {"crawler.middlewares.ForbiddenLinksMiddleware": 50}
+DOWNLOADER_MIDDLEWARES = {
+    "crawler.middlewares.ForbiddenLinksMiddleware": 50,
+    # Before Scrapy's HttpProxyMiddleware (750), which reads the route it sets.
+    "crawler.middlewares.LocalRoutes": 60,
+}
 ITEM_PIPELINES = {
     "crawler.pipelines.StorePagePipeline": 100,
     "crawler.pipelines.CleanPipeline": 200,

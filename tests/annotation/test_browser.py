@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from django.db import connections
 
 from annotation import work
 from annotation.models import Assignment, Item, Response
@@ -42,6 +43,10 @@ def page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             yield browser.new_page()
         finally:
             browser.close()
+            # While Playwright's sync API runs, this thread is in a contextvars context of its own,
+            # and Django keeps its connections per context: the test's are not the ones the test
+            # database's teardown closes. Left open, they keep that database from being dropped.
+            connections.close_all()
 
 
 def log_in_to(page: Any, live_server: Any, job: Any) -> None:

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from crawler import services
+from crawler import reporting, services
 from crawler.models import CrawlRun
 
 pytestmark = pytest.mark.django_db
@@ -54,8 +54,8 @@ def test_a_bad_archive_range_is_refused_by_the_form(staff_client: Client) -> Non
 
 def test_the_run_list_shows_progress(staff_client: Client) -> None:
     run = services.create_run("idebate")
-    services.start_run(run.pk, pid=os.getpid())  # as its crawl does on opening
-    services.save_progress(run.pk, {"response_received_count": 31, "stancework/ingested": 9})
+    reporting.start_run(run.pk, pid=os.getpid())  # as its crawl does on opening
+    reporting.save_progress(run.pk, {"response_received_count": 31, "stancework/ingested": 9})
     page = staff_client.get(reverse("admin:crawler_crawlrun_changelist")).content.decode()
     assert "Start a crawl" in page
     assert ">31<" in page and ">9<" in page

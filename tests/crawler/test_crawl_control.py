@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.rigs.processes import free_port
-from crawler.local_site import LocalSite
+from crawler.local_site import LocalSite, preferred_port
 from tests.crawler.conftest import IDEBATE_PAGES, REPO
 from tests.crawler.test_crawl_end_to_end import DEBATES, count, crawl_args, query
 
@@ -141,16 +142,18 @@ def test_a_killed_crawl_is_failed_by_beats_sweep_once_its_heartbeat_is_older_tha
     )
 
 
-def test_the_demos_saved_pages_crawl_resumes_and_its_limit_counts_the_whole_crawl(
-    crawl_env: dict[str, str], tmp_path: Path
-) -> None:
-    # The saved pages in a folder of this test's own: the port a folder's crawl prefers (and resumes
-    # on) is then not the one every other crawl of the shared pages on this machine wants at the same
-    # moment (the served demo on another xdist worker, another checkout's suite).
+def saved_pages_crawl(tmp_path: Path, *extra: str) -> tuple[Path, list[str]]:
+    """The demo's crawl of the saved pages, in a folder of this test's own: the port a folder's crawl
+    prefers is then not the one every other crawl of the shared pages on this machine wants at the
+    same moment (the served demo on another xdist worker, another checkout's suite)."""
     pages = shutil.copytree(IDEBATE_PAGES, tmp_path / "pages")
-    args = [sys.executable, "manage.py", "crawl", "idebate", "--serve-saved-pages", str(pages)]
-    slow = {**crawl_env, "CRAWLER_DOWNLOAD_DELAY_MS": "300"}
-    crawl = start([*args, "--limit", "20"], slow)
+    return pages, [sys.executable, "manage.py", "crawl", "idebate", "--serve-saved-pages", str(pages), *extra]
+
+
+def stopped_midway(args: list[str], env: dict[str, str]) -> int:
+    """Start the crawl slowly, stop it once three debates are in; the stopped run's id."""
+    slow = {**env, "CRAWLER_DOWNLOAD_DELAY_MS": "300"}
+    crawl = start(args, slow)
     try:
         wait_for(lambda: count(slow, "crawler_debate") >= 3, "three debates ingested", crawl)
         run = running_run(slow)
@@ -160,27 +163,64 @@ def test_the_demos_saved_pages_crawl_resumes_and_its_limit_counts_the_whole_craw
         if crawl.poll() is None:
             os.killpg(crawl.pid, signal.SIGKILL)
             crawl.wait()
-    first = count(crawl_env, "crawler_debate")
+    assert run is not None
+    return run
 
-    done = subprocess.run(
-        [*args, "--limit", "20"], cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=300
-    )
 
+def assert_resumed_without_refetching(
+    env: dict[str, str], run: int, done: subprocess.CompletedProcess
+) -> None:
+    """The second run continued the stopped one, and fetched nothing the stopped one had fetched."""
     assert done.returncode == 0, done.stderr[-3000:]
-    runs = query(crawl_env, "SELECT status, resumed_from_id, items, errors FROM crawler_crawlrun ORDER BY id")
-    assert runs[0][0] == "stopped" and runs[1][:2] == ("finished", run)
-    assert runs[1][2] == 20 - first and runs[1][3] == 0  # no dead port in its saved queue
-    assert count(crawl_env, "corpus_claim") == 20
-    # Nothing fetched before the stop (listings included) was fetched again.
-    fetched_before = f"SELECT COUNT(*) FROM crawler_pageversion WHERE first_run_id = {run}"
-    assert query(crawl_env, fetched_before)[0][0] >= first + 1
+    runs = query(env, "SELECT status, resumed_from_id FROM crawler_crawlrun ORDER BY id")
+    assert runs == [("stopped", None), ("finished", run)], done.stdout[-3000:]
+    assert "resuming from" in done.stdout
     refetched = query(
-        crawl_env,
+        env,
         "SELECT p.canonical_url FROM crawler_pageversion v JOIN crawler_page p ON p.id = v.page_id"
         f" WHERE v.first_run_id = {run} AND v.last_run_id != {run}",
     )
     assert refetched == [], done.stdout[-3000:]
-    assert "resuming from" in done.stdout
+
+
+def test_the_demos_saved_pages_crawl_resumes_and_its_limit_counts_the_whole_crawl(
+    crawl_env: dict[str, str], tmp_path: Path
+) -> None:
+    _, args = saved_pages_crawl(tmp_path, "--limit", "20")
+    run = stopped_midway(args, crawl_env)
+    first = count(crawl_env, "crawler_debate")
+
+    done = subprocess.run(args, cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=300)
+
+    assert_resumed_without_refetching(crawl_env, run, done)
+    runs = query(crawl_env, "SELECT items, errors FROM crawler_crawlrun ORDER BY id")
+    assert runs[1] == (20 - first, 0)  # no dead port in its saved queue
+    assert count(crawl_env, "corpus_claim") == 20
+    # Nothing fetched before the stop (listings included) was fetched again.
+    fetched_before = f"SELECT COUNT(*) FROM crawler_pageversion WHERE first_run_id = {run}"
+    assert query(crawl_env, fetched_before)[0][0] >= first + 1
+
+
+def test_the_saved_pages_crawl_resumes_when_its_port_is_taken_meanwhile(
+    crawl_env: dict[str, str], tmp_path: Path
+) -> None:
+    pages, args = saved_pages_crawl(tmp_path)
+    run = stopped_midway(args, crawl_env)
+
+    with socket.socket() as taken:
+        # Another program now listens on the port the stopped crawl's URLs name.
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("127.0.0.1", preferred_port(pages)))
+        taken.listen()
+        done = subprocess.run(args, cwd=REPO, env=crawl_env, capture_output=True, text=True, timeout=300)
+
+    assert_resumed_without_refetching(crawl_env, run, done)
+    assert count(crawl_env, "crawler_debate") == DEBATES
+    # Every page once, under the address the crawl started with: 48 debates (one saved twice), 3 listings.
+    pages_stored = query(crawl_env, "SELECT COUNT(*), COUNT(DISTINCT canonical_url) FROM crawler_page")[0]
+    assert pages_stored == (51, 51), done.stdout[-3000:]
+    (errors,) = query(crawl_env, f"SELECT errors FROM crawler_crawlrun WHERE resumed_from_id = {run}")[0]
+    assert errors == 0
 
 
 def test_a_crawl_whose_requests_cannot_connect_ends_finished_with_errors_and_says_how_many(

@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from crawler import processes, services
+from crawler import processes, reporting, services
 from crawler.models import CrawlRun, RunStatus
 from crawler.tasks import fail_silent_runs
 
@@ -50,7 +50,7 @@ def fake_crawl(run_id: int) -> subprocess.Popen[bytes]:
 def running(run: CrawlRun, silent_for: timedelta = timedelta(0)) -> CrawlRun:
     """The run as a crawl process leaves it on opening (this process stands in for it: alive, so
     only the heartbeat decides), its last heartbeat `silent_for` ago."""
-    assert services.start_run(run.pk, pid=1)
+    assert reporting.start_run(run.pk, pid=1)
     CrawlRun.objects.filter(pk=run.pk).update(pid_namespace="", pid=None)
     CrawlRun.objects.filter(pk=run.pk).update(heartbeat=timezone.now() - silent_for)
     run.refresh_from_db()
@@ -97,14 +97,14 @@ def test_a_crawl_that_reports_stays_alive_and_learns_of_a_stop_request_at_its_ne
     settings.CRAWLER_HEARTBEAT_LIMIT_SECONDS = 60
     run = running(services.create_run("idebate"), silent_for=timedelta(seconds=50))
 
-    assert services.save_progress(run.pk, {"response_received_count": 3}) is True
+    assert reporting.save_progress(run.pk, {"response_received_count": 3}) is True
     assert services.fail_dead_runs() == []  # the report was its heartbeat
     assert services.stop_crawl(run.pk) is True
-    assert services.save_progress(run.pk, {"response_received_count": 4}) is False
+    assert reporting.save_progress(run.pk, {"response_received_count": 4}) is False
     run.refresh_from_db()
     assert run.pages == 4 and run.stop_requested is not None and run.status == RunStatus.RUNNING
-    status, message = services.ending_of("shutdown", {})
-    services.finish_run(run.pk, status, message=message)
+    status, message = reporting.ending_of("shutdown", {})
+    reporting.finish_run(run.pk, status, message=message)
     assert CrawlRun.objects.get(pk=run.pk).status == RunStatus.STOPPED
 
 
@@ -114,7 +114,7 @@ def test_a_run_stopped_before_a_process_took_it_up_stops_at_once_and_its_crawl_d
     assert services.stop_crawl(run.pk) is True
     run.refresh_from_db()
     assert run.status == RunStatus.STOPPED and "before a crawl process took it up" in run.message
-    assert services.start_run(run.pk, pid=1) is False
+    assert reporting.start_run(run.pk, pid=1) is False
 
 
 def test_a_run_failed_for_silence_keeps_its_ending_when_its_stalled_process_reports_again(
@@ -124,8 +124,8 @@ def test_a_run_failed_for_silence_keeps_its_ending_when_its_stalled_process_repo
     run = running(services.create_run("idebate"), silent_for=timedelta(seconds=120))
     services.fail_dead_runs()
 
-    assert services.save_progress(run.pk, {"response_received_count": 9}) is False  # it stops itself
-    services.finish_run(run.pk, RunStatus.FINISHED, {})
+    assert reporting.save_progress(run.pk, {"response_received_count": 9}) is False  # it stops itself
+    reporting.finish_run(run.pk, RunStatus.FINISHED, {})
     assert CrawlRun.objects.get(pk=run.pk).status == RunStatus.FAILED
 
 
@@ -174,14 +174,14 @@ def test_a_crawl_with_requests_given_up_on_ends_finished_with_errors_and_counts_
         "stancework/failed_request/TimeoutError": 2,
     }
 
-    status, message = services.ending_of("finished", stats)
+    status, message = reporting.ending_of("finished", stats)
 
     assert status == RunStatus.FINISHED_WITH_ERRORS
     assert (
         message
         == "closed: finished; 206 requests failed for good (204 ConnectionRefusedError, 2 TimeoutError)"
     )
-    assert services.ending_of("finished", {"downloader/response_count": 5}) == (
+    assert reporting.ending_of("finished", {"downloader/response_count": 5}) == (
         RunStatus.FINISHED,
         "closed: finished",
     )
@@ -193,8 +193,8 @@ def test_the_debates_of_every_resumed_run_count_toward_the_limit() -> None:
     second = services.create_run("idebate")
     CrawlRun.objects.filter(pk=second.pk).update(status=RunStatus.STOPPED, items=3, resumed_from=first)
 
-    assert services.ingested_before(second.pk) == 7
-    assert services.ingested_before(None) == 0
+    assert reporting.ingested_before(second.pk) == 7
+    assert reporting.ingested_before(None) == 0
 
 
 @pytest.mark.postgres
@@ -228,14 +228,14 @@ def test_a_shared_run_waits_for_helpers_that_still_report_on_any_machine() -> No
     from crawler.models import CrawlHelper
 
     run = running(services.create_run("idebate", shared=True))
-    assert not services.helpers_at_work(run.pk)
+    assert not reporting.helpers_at_work(run.pk)
     helper = CrawlHelper.objects.create(run=run, pid=999_999)  # a pid of another machine: never checked
-    assert services.helpers_at_work(run.pk)
+    assert reporting.helpers_at_work(run.pk)
     CrawlHelper.objects.filter(pk=helper.pk).update(reported=timezone.now() - timedelta(minutes=5))
-    assert not services.helpers_at_work(run.pk)  # silent: gone
-    services.save_helper_progress(helper.pk, {"response_received_count": 7})
-    assert services.helpers_at_work(run.pk) and CrawlHelper.objects.get().pages == 7
-    services.save_helper_progress(helper.pk, {"response_received_count": 9}, finished=True)
-    assert not services.helpers_at_work(run.pk)
-    services.save_progress(run.pk, {"response_received_count": 4})
+    assert not reporting.helpers_at_work(run.pk)  # silent: gone
+    reporting.save_helper_progress(helper.pk, {"response_received_count": 7})
+    assert reporting.helpers_at_work(run.pk) and CrawlHelper.objects.get().pages == 7
+    reporting.save_helper_progress(helper.pk, {"response_received_count": 9}, finished=True)
+    assert not reporting.helpers_at_work(run.pk)
+    reporting.save_progress(run.pk, {"response_received_count": 4})
     assert CrawlRun.objects.get(pk=run.pk).pages == 4 + 9  # the run counts its helper's pages

@@ -9,7 +9,7 @@ import time
 import pytest
 from django.test import override_settings
 
-from crawler import services
+from crawler import reporting, services
 from crawler.models import CrawlRun, Page, PageVersion, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +46,7 @@ def test_a_run_checks_its_arguments() -> None:
 
 def test_progress_counts_pages_items_drops_and_errors() -> None:
     run = services.create_run("idebate")
-    services.start_run(run.pk, pid=os.getpid())  # as its crawl does on opening
+    reporting.start_run(run.pk, pid=os.getpid())  # as its crawl does on opening
     stats = {
         "response_received_count": 12,
         "stancework/ingested": 7,
@@ -55,7 +55,7 @@ def test_progress_counts_pages_items_drops_and_errors() -> None:
         "log_count/ERROR": 1,
         "spider_exceptions/ValueError": 1,
     }
-    services.save_progress(run.pk, stats)
+    reporting.save_progress(run.pk, stats)
     run.refresh_from_db()
     assert (run.pages, run.items, run.drops, run.errors) == (12, 7, 3, 2)
     assert run.stats["stancework/drop/no_points"] == 2

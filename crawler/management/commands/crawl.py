@@ -11,7 +11,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.progress import shown_on
-from crawler import services
+from crawler import reporting, services
 from crawler.crawling import run_spider, serving
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
 from crawler.parsing import SITES
@@ -69,9 +69,13 @@ class Command(BaseCommand):
                 )
         except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
             raise CommandError(str(error)) from None
-        with serving(options["serve_saved_pages"], run):
+        with serving(options["serve_saved_pages"], run) as routes:
             outcome = run_spider(
-                run, resume=not options["no_resume"], progress=shown_on(self.stderr), helper=helper
+                run,
+                resume=not options["no_resume"],
+                progress=shown_on(self.stderr),
+                helper=helper,
+                routes=routes,
             )
         run.refresh_from_db()
         if helper is not None:
@@ -90,7 +94,7 @@ class Command(BaseCommand):
     def _join(self, site: str, wait: bool) -> CrawlHelper:
         while True:
             try:
-                return services.join_run(site, os.getpid())
+                return reporting.join_run(site, os.getpid())
             except services.CrawlRequestError:
                 if not wait:
                     raise
