@@ -71,15 +71,29 @@ class Crowd:
         """(items × classes): each item's posterior under the crowd's true confusion matrices and
         prevalence, from the answers given in long format. Deciding by it is the best any label model
         can do on average: the ceiling a model's estimated parameters can only approach."""
-        log_joint = np.tile(np.log(self.prevalence), (len(self.truth), 1))
-        np.add.at(log_joint, items, np.log(self.confusion[workers, :, labels]))
-        weights = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
-        return np.asarray(weights / weights.sum(axis=1, keepdims=True), dtype=np.float64)
+        return true_posteriors(self.prevalence, self.confusion, items, workers, labels, len(self.truth))
 
     @property
     def majority_class_accuracy(self) -> float:
         """Accuracy of answering the most frequent true class every time."""
         return float(np.bincount(self.truth).max() / len(self.truth))
+
+
+def true_posteriors(
+    prevalence: FloatArray,
+    confusion: FloatArray,
+    items: IntArray,
+    workers: IntArray,
+    labels: IntArray,
+    n_items: int,
+) -> FloatArray:
+    """(items × classes): the posterior of each item's class under these true parameters (the
+    prevalence, and per worker P(given | true) as ``confusion[worker, true, given]``), from answers in
+    long format."""
+    log_joint = np.tile(np.log(prevalence), (n_items, 1))
+    np.add.at(log_joint, items, np.log(confusion[workers, :, labels]))
+    weights = np.exp(log_joint - log_joint.max(axis=1, keepdims=True))
+    return np.asarray(weights / weights.sum(axis=1, keepdims=True), dtype=np.float64)
 
 
 def simulate_crowd(spec: CrowdSpec) -> Crowd:

@@ -24,6 +24,7 @@ from aggregation.labels import LabelSet
 from aggregation.mace import MACE
 from aggregation.responses import Responses
 from aggregation.rules import AgreementRule, apply_rule
+from aggregation.simulated_crowds import true_posteriors
 from annotation.task_types.builtin_rules import STANCE_RULE
 
 STANCE = AgreementRule.declared(STANCE_RULE)
@@ -57,13 +58,14 @@ class SimulatedLabels:
     def true_parameter_accuracy(self) -> float:
         """The accuracy of deciding with the workers' true parameters and the uniform class prior: the
         ceiling a label model's estimates can only approach (spammers' answers carry nothing)."""
-        n_labels = int(self.labels.max()) + 1
-        log_joint = np.zeros((len(self.truth), n_labels))
-        right, spammed = self.accuracy[self.workers], self.spammer[self.workers]
-        for label in range(n_labels):
-            answer = np.where(self.labels == label, right, (1 - right) / (n_labels - 1))
-            np.add.at(log_joint[:, label], self.items, np.log(np.where(spammed, 1.0, answer)))
-        return float(np.mean(log_joint.argmax(axis=1) == self.truth))
+        k = int(self.labels.max()) + 1
+        wrong = (1 - self.accuracy[:, None, None]) / (k - 1)
+        confusion = np.where(np.eye(k, dtype=bool), self.accuracy[:, None, None], wrong)
+        confusion[self.spammer] = np.eye(k)[0]  # whatever the truth, label 0
+        posteriors = true_posteriors(
+            np.full(k, 1 / k), confusion, self.items, self.workers, self.labels, len(self.truth)
+        )
+        return float(np.mean(posteriors.argmax(axis=1) == self.truth))
 
 
 def simulated_crowd(
