@@ -81,6 +81,9 @@ class Walk:
             if not link.is_visible():
                 continue
             link.click()
+            # Wait for the click's page, not the one still shown: on a loaded machine the load state
+            # was that of this page, the walk recorded it again and clicked the same link, ever deeper.
+            page.wait_for_url(lambda url, here=here: url != here)
             page.wait_for_load_state()
             self.visit(page, [*trail, link_text(href, page)])
             page.go_back()
