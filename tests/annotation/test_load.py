@@ -53,6 +53,8 @@ def test_cpu_is_given_as_a_share_of_the_before_codes_measured_in_the_same_run() 
     assert "cpu_s_per_hit=0.060 (45% of 0.133 before (327a8d8), goal <= 50%: met;" in line
     assert "cpu_ms_per_request=6.000 (30% of 20.000 before (327a8d8), goal <= 50%: met;" in line
     assert "MISSED" in load.cpu_report(_level(30.0, 3000, 300), before, "327a8d8")
+    against_main = load.cpu_report(after, before, "main")  # another commit: a ratio, no goal
+    assert "cpu_s_per_hit=0.060 (45% of 0.133 before (main); issue's" in against_main
 
 
 def test_without_a_before_measured_in_the_run_no_ratio_is_printed() -> None:
