@@ -4,10 +4,11 @@ or spams from a personal label distribution ξ_w. Integer-coded long format, vec
 Trained as the reference implementation trains it, with a Beta(α, β) prior on knowing vs spamming
 and a symmetric Dirichlet prior on each worker's spam strategy, except that the E-step uses those
 posteriors' means (the reference, variational Bayes, uses exp(E[log]); ``variational``), and by
-default from one start, the soft majority vote: the model then only moves away from majority where the
-likelihood of the data pulls it. Seeded random starts (``restarts``) are kept, the best by
-log-likelihood, so fitting is still a pure function of the data and the seed: re-aggregating a job
-reproduces it exactly. Written here for the same reason as ``dawid_skene.py``.
+default from one start, the soft majority vote (each worker's agreeing answers taken as known up to
+the information their answers can carry, ``information_bound``): the model then only moves away
+from majority where the likelihood of the data pulls it. Seeded random starts (``restarts``) are
+kept, the best by log-likelihood, so fitting is still a pure function of the data and the seed:
+re-aggregating a job reproduces it exactly. Written here for the same reason as ``dawid_skene.py``.
 """
 
 from __future__ import annotations
