@@ -206,11 +206,11 @@ def test_a_busy_spammer_of_one_label_does_not_collapse_mace_to_it(skew, per_item
 
 
 def test_the_start_bounds_a_worker_by_the_information_their_answers_can_carry():
-    # Worker 0 always answers "not supported", worker 1 half the time (more varied than the classes),
-    # worker 2 on 7 of 8 items (less varied than the classes, about 0.79 "not supported" by the vote).
-    rows = [(item, 0, "not_supported") for item in range(8)]
-    rows += [(item, 1, "not_supported" if item < 4 else "supported") for item in range(8)]
-    rows += [(item, 2, "not_supported" if item < 7 else "supported") for item in range(8)]
+    # Over 40 items, worker 0 always answers "not supported", worker 1 half the time (more varied than
+    # the classes, about 0.79 "not supported" by the vote), worker 2 on 35 of 40.
+    rows = [(item, 0, "not_supported") for item in range(40)]
+    rows += [(item, 1, "not_supported" if item < 20 else "supported") for item in range(40)]
+    rows += [(item, 2, "not_supported" if item < 35 else "supported") for item in range(40)]
     responses = Responses.from_rows(rows, BINARY)
-    bound = information_bound(responses, vote_shares(responses))
-    assert bound[0] == 0.0 and bound[1] == 1.0 and 0.0 < bound[2] < 1.0
+    constant, varied, between = information_bound(responses, vote_shares(responses))
+    assert constant == 0.0 and 0.5 < between < 1.0 and varied == 1.0
