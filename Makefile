@@ -36,9 +36,10 @@ run: data
 	$(PYTHON) manage.py run_platform --host $(HOST) --port $(PORT)
 
 # Two pytest-xdist workers, a test file at a time (tests/parallel.py); PYTEST_WORKERS=0 runs in one process.
+# The 20 slowest tests are listed, to keep the whole run within its 15 minutes.
 PYTEST_WORKERS ?= 2
 test: install-dev
-	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 $(PYTEST_ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check .

@@ -21,7 +21,8 @@ which items it got right, so that it is compared item by item like majority. Wit
 accuracy on three seeds, the unpaired standard error (2 SE 0.023–0.028 on 1,500 items) left every
 gap under 0.01 "within noise"; paired on 5,000 items, 2 SE is 0.004–0.007 in the 3-worker 50/50
 cells. It is fitted only with ``--fit-crowdkit``, else judged on the seeds it has figures for, and
-each line says which.
+each line says which. ``--seeds=FIRST-LAST`` judges other seeds of the same generator (crowd-kit's
+figures are cached for 10–19 too): a change made while looking at the grid's ten must hold there.
 """
 
 from __future__ import annotations
@@ -48,8 +49,7 @@ from bench.aggregation import crowdkit_frame
 SKEWS = (0.5, 0.8, 0.95)
 WORKERS_PER_ITEM = (3, 5, 8)
 SPAM_SHARES = (0.0, 0.15, 0.3)
-SEEDS = 10
-CROWDKIT_SEEDS = SEEDS
+SEEDS = range(10)  # the grid's own; ``--seeds=FIRST-LAST`` judges others, held out from any tuning
 ITEMS = 500
 BINARY = LabelSet("bench-binary", ("frequent", "rare"))
 # crowd-kit's figures on each crowd, keyed by its version and a digest of the crowd's labels: its
@@ -93,13 +93,14 @@ def score_cell(
     crowdkit: dict[str, Fitter] | None,
     cache: dict[str, Any],
     fit_crowdkit: bool = False,
+    seeds: range = SEEDS,
 ) -> dict[str, Any]:
     """Per model, per seed: which items it got right (1, ½ for an undecided item, 0) and its ECE;
     crowd-kit's the same, per seed it has in the cache (or fits it, with ``fit_crowdkit``)."""
     right: dict[str, list[FloatArray]] = {"always_majority": [], "true_parameters": []}
     ece: dict[str, list[float]] = {}
     theirs: dict[str, dict[int, Scored]] = {}
-    for seed in range(SEEDS):
+    for position, seed in enumerate(seeds):
         crowd = simulate_crowd(
             CrowdSpec(spec.majority_share, spec.per_item, spec.spam_share, items=ITEMS, seed=seed)
         )
@@ -115,11 +116,11 @@ def score_cell(
             ece.setdefault(model.name, []).append(
                 expected_calibration_error(fitted.probabilities, fitted.labels, truth)
             )
-        if crowdkit is not None and seed < CROWDKIT_SEEDS:
+        if crowdkit is not None:
             cell = f"{spec.describe()} seed={seed}"
             for name, scored in _crowdkit_scores(crowdkit, cache, cell, crowd, fit_crowdkit).items():
-                theirs.setdefault(f"crowdkit_{name}", {})[seed] = scored
-    return {"right": right, "ece": ece, "crowdkit": theirs}
+                theirs.setdefault(f"crowdkit_{name}", {})[position] = scored
+    return {"right": right, "ece": ece, "crowdkit": theirs, "seeds": list(seeds)}
 
 
 def _right(decided: IntArray, truth: IntArray) -> FloatArray:
@@ -206,10 +207,11 @@ def cell_line(spec: CrowdSpec, cell: dict[str, Any]) -> tuple[str, str]:
     for name, scored in cell["crowdkit"].items():
         ours = name.removeprefix("crowdkit_")
         theirs = np.mean([value[0].mean() for value in scored.values()])
-        same = np.mean([cell["right"][ours][seed].mean() for seed in scored])
+        same = np.mean([cell["right"][ours][position].mean() for position in scored])
         figures += f" {name}={theirs:.3f}"
-        if len(scored) < SEEDS:  # seeds beyond CROWDKIT_SEEDS, or not yet fitted
-            figures += f" (seeds {','.join(map(str, scored))}; {ours} there {same:.3f})"
+        if len(scored) < len(cell["seeds"]):  # not yet fitted on every seed
+            fitted = ",".join(str(cell["seeds"][position]) for position in scored)
+            figures += f" (seeds {fitted}; {ours} there {same:.3f})"
     missed, noise = cell_goals(spec, cell)
     if missed:
         verdict, text = "missed", "MISSED (" + "; ".join(missed + noise) + ")"
@@ -220,9 +222,22 @@ def cell_line(spec: CrowdSpec, cell: dict[str, Any]) -> tuple[str, str]:
     return f"crowd grid {spec.describe()} {figures} goal: {text}", verdict
 
 
+def seeds_option(options: list[str]) -> range:
+    """The seeds of ``--seeds=FIRST-LAST`` (both included), else the grid's own."""
+    for option in options:
+        if option.startswith("--seeds="):
+            first, _, last = option.removeprefix("--seeds=").partition("-")
+            if not (first.isdigit() and last.isdigit() and int(first) <= int(last)):
+                raise SystemExit(f"--seeds takes FIRST-LAST, e.g. --seeds=10-19, not {option!r}")
+            return range(int(first), int(last) + 1)
+    return SEEDS
+
+
 def main(options: list[str] | None = None) -> None:
-    """``--fit-crowdkit``: fit crowd-kit on the crowds it has no cached figures for, and cache them."""
+    """``--fit-crowdkit``: fit crowd-kit on the crowds it has no cached figures for, and cache them;
+    ``--seeds=FIRST-LAST``: judge those seeds instead of the grid's own."""
     fit_crowdkit = "--fit-crowdkit" in (options or [])
+    seeds = seeds_option(options or [])
     models: list[LabelModel] = [MajorityVote(), DawidSkene(), MACE()]
     crowdkit = crowdkit_fitters()
     if crowdkit is None:
@@ -233,12 +248,16 @@ def main(options: list[str] | None = None) -> None:
     ece: dict[str, list[float]] = {}
     verdicts: dict[str, int] = {"met": 0, "noise": 0, "missed": 0}
     started = time.perf_counter()
-    print(f"crowd grid: {SEEDS} seeds × {ITEMS} items per cell; mean accuracy per model", flush=True)
+    print(
+        f"crowd grid: {len(seeds)} seeds ({seeds.start}–{seeds.stop - 1}) × {ITEMS} items per cell; "
+        "mean accuracy per model",
+        flush=True,
+    )
     for skew in SKEWS:
         for per_item in WORKERS_PER_ITEM:
             for spam in SPAM_SHARES:
                 spec = CrowdSpec(skew, per_item, spam)
-                cell = score_cell(spec, models, crowdkit, cache, fit_crowdkit)
+                cell = score_cell(spec, models, crowdkit, cache, fit_crowdkit, seeds)
                 for name, values in cell["ece"].items():
                     ece.setdefault(name, []).extend(values)
                 for name, scored in cell["crowdkit"].items():

@@ -37,6 +37,7 @@ HTTPCACHE_ENABLED = django_settings.CRAWLER_HTTPCACHE
 HTTPCACHE_DIR = str(django_settings.CRAWLER_DIR / "httpcache")
 HTTPCACHE_EXPIRATION_SECS = 7 * 24 * 3600
 HTTPCACHE_IGNORE_HTTP_CODES = [429, 500, 502, 503, 504]
+HTTPCACHE_STORAGE = "crawler.httpcache.CrashSafeCacheStorage"
 
 # Give up on a site that keeps failing rather than hammering it.
 CLOSESPIDER_ERRORCOUNT = 50

@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import sys
 import time
@@ -25,6 +26,7 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 django.setup()
 
+from django.conf import settings  # noqa: E402
 from django.db import connections  # noqa: E402
 
 import crawler.crawling  # noqa: E402,F401 - imported once here, before the forks
@@ -98,7 +100,9 @@ def cycle(start_url: str, rng: random.Random) -> dict[str, object]:
 
 
 def forget_everything() -> None:
-    """What a cycle's crawls wrote: runs, pages, debates and their claims."""
+    """What a cycle's crawls wrote: runs, pages, debates and their claims, and the HTTP cache (the
+    crawls run with it, as in production, so a kill can land while it writes an entry)."""
+    shutil.rmtree(settings.CRAWLER_DIR / "httpcache", ignore_errors=True)
     Point.objects.all().delete()
     Debate.objects.all().delete()
     PageVersion.objects.all().delete()

@@ -61,7 +61,7 @@ def test_crawls_killed_at_random_points_always_finish_when_run_again(
         shutil.copy(path, pages / path.name)
     site = LocalSite.idebate(pages, per_listing=3)
     site.delay = 0.05
-    env = {**crawl_env, "CRAWLER_HTTPCACHE": "0", "CRAWLER_PROGRESS_SECONDS": "1"}
+    env = {**crawl_env, "CRAWLER_PROGRESS_SECONDS": "1"}
     with site.serve():
         done = subprocess.run(
             [

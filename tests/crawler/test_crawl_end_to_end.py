@@ -127,7 +127,8 @@ def test_a_crawl_killed_midway_and_run_again_finishes_without_duplicates(crawl_e
     assert done.returncode == 0, done.stderr[-3000:]
     assert count(crawl_env, "crawler_debate") == DEBATES
     assert count(crawl_env, "corpus_claim") == DEBATES
-    assert query(crawl_env, "SELECT COUNT(*), COUNT(DISTINCT canonical_url) FROM crawler_page")[0] == (51, 51)
+    pages = query(crawl_env, "SELECT COUNT(*), COUNT(DISTINCT canonical_url) FROM crawler_page")[0]
+    assert pages == (51, 51), done.stderr[-3000:]
     assert count(crawl_env, "crawler_pageversion") == 52
     assert query(crawl_env, "SELECT COUNT(*) - COUNT(DISTINCT text) FROM corpus_claim")[0][0] == 0
 
