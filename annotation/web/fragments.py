@@ -1,7 +1,8 @@
 """The parts of worker pages that are the same for every worker, rendered once and shared
-(`{% shared_fragment %}`, annotation.templatetags.shared_fragments): their keys, and their reading
-and storing in Django's cache (Redis when REDIS_URL is set, shared by the web processes, as JSON).
-A cache that cannot be reached costs the page its rendering, never the page."""
+(`{% shared_fragment %}`, annotation.templatetags.shared_fragments): a HIT's items, and a task type's
+quiz questions. Their keys, and their reading and storing in Django's cache (Redis when REDIS_URL is
+set, shared by the web processes, as JSON). A cache that cannot be reached costs the page its
+rendering, never the page."""
 
 from __future__ import annotations
 
@@ -29,9 +30,18 @@ def items_key(job: Job, hit_id: int) -> str:
     task_type = get_task_type(job.task_type)
     if not task_type.items_shown_alike:
         return ""
-    version = _code_version(task_type.slug)
+    version = _code_version(task_type.slug, task_type.template)
     language = translation.get_language()
     return f"task-items:{job.pk}:{job.created.timestamp()}:{hit_id}:{language}:{version}"
+
+
+QUIZ_TEMPLATE = "annotation/quiz.html"
+
+
+def quiz_key(slug: str) -> str:
+    """The key of a task type's quiz questions as its quiz page shows them before any answer. They are
+    the task type's own (its code's), the same in every job."""
+    return f"quiz:{slug}:{translation.get_language()}:{_code_version(slug, QUIZ_TEMPLATE)}"
 
 
 FRAGMENT_SECONDS = 10 * 60  # a HIT's workers start within minutes of each other
@@ -63,13 +73,13 @@ def store(part: Shared, markup: str) -> None:
 
 
 @functools.lru_cache(maxsize=64)
-def _code_version(slug: str) -> str:
-    """What the items' markup is made from, hashed: the task type's template, the modules of its
-    classes (its fields and labels), the form and the radio widget."""
+def _code_version(slug: str, template: str) -> str:
+    """What a part's markup is made from, hashed: the page's template, the modules of the task type's
+    classes (its fields, labels and quiz), the forms and the radio widget."""
     task_type = get_task_type(slug)
     modules = {sys.modules[cls.__module__] for cls in type(task_type).__mro__ if cls is not object}
     sources = [
-        get_template(task_type.template).template.source,  # type: ignore[attr-defined]
+        get_template(template).template.source,  # type: ignore[attr-defined]
         *sorted(inspect.getsource(module) for module in [*modules, forms, widgets]),
     ]
     return hashlib.sha256("\0".join(sources).encode()).hexdigest()[:16]

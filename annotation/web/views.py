@@ -25,7 +25,7 @@ from accounts import invitations
 from annotation import work
 from annotation.market_interface.base import WorkerIdentityError
 from annotation.market_interface.registry import get_provider, provider_names
-from annotation.models import Assignment, AssignmentState, Job, JobState, Worker
+from annotation.models import Assignment, AssignmentState, Job, JobState, Qualification, Worker
 from annotation.task_types import get_task_type
 from annotation.web import fragments
 from annotation.web.forms import HitForm, QuizForm
@@ -149,28 +149,34 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
     if visitor.worker is None:
         return _message(request, job, "Preview", "Accept the task to take the qualification quiz.")
     task_type = get_task_type(job.task_type)
-    if not work.can_retry_quiz(visitor.worker, job):
-        return HttpResponseRedirect(_url("job", job.pk, visitor))
     form = QuizForm(task_type.quiz, request.POST if request.method == "POST" else None)
     if request.method == "POST":
         grant = _checked(request, visitor, job)
         if isinstance(grant, HttpResponse):
             return grant
-    if request.method == "POST" and form.is_valid():
-        result = work.grade_quiz(visitor.worker, job, form.answers())
-        if result.passed:
-            return HttpResponseRedirect(_url("job", job.pk, visitor))
-        return _message(
-            request,
-            job,
-            "Qualification not passed",
-            f"You answered {result.score:.0%} of the worked examples correctly; "
-            f"this task needs {work.quiz_pass_mark(job):.0%}. "
-            "We cannot offer you this work. Thank you for your time.",
-            status=403,
-        )
-    context = {"job": job, "task_type": task_type, "form": form, "visitor": visitor}
+        if form.is_valid():  # graded under the qualification's lock, which also refuses a retry
+            return _graded(request, job, visitor, work.grade_quiz(visitor.worker, job, form.answers()))
+    if not work.can_retry_quiz(visitor.worker, job):
+        return HttpResponseRedirect(_url("job", job.pk, visitor))
+    # The questions before any answer are the task type's, the same on every worker's page.
+    shared = fragments.read(fragments.quiz_key(task_type.slug) if not form.is_bound else "")
+    context = {"job": job, "task_type": task_type, "form": form, "visitor": visitor, "shared_quiz": shared}
     return render(request, "annotation/quiz.html", {**context, "page_token": page_token(visitor, job)})
+
+
+def _graded(request: HttpRequest, job: Job, visitor: Visitor, result: Qualification) -> HttpResponse:
+    """On to the job page with a pass; else the refusal, with the worker's score."""
+    if result.passed:
+        return HttpResponseRedirect(_url("job", job.pk, visitor))
+    return _message(
+        request,
+        job,
+        "Qualification not passed",
+        f"You answered {result.score:.0%} of the worked examples correctly; "
+        f"this task needs {work.quiz_pass_mark(job):.0%}. "
+        "We cannot offer you this work. Thank you for your time.",
+        status=403,
+    )
 
 
 @worker_page

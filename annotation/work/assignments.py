@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import F, Q
 from django.utils import timezone
 
 from annotation.market_interface.registry import get_provider
@@ -158,11 +158,8 @@ def next_assignment(
     open_one = _checked_open(held, hit, external_id)
     if open_one is not None:
         return open_one
-    candidates = _hits_for(job, worker)
-    if hit is not None:
-        candidates = candidates.filter(pk=hit.pk)
     confirmed = not get_provider(job.provider).capabilities.confirms_work
-    for pk in list(candidates.values_list("pk", flat=True)[:CANDIDATE_HITS]):
+    for pk in _open_hits(job, worker, hit, CANDIDATE_HITS):
         try:
             assignment = _take(job, worker, pk, external_id, confirmed=confirmed)
         except _AlreadyOpenError:
@@ -177,16 +174,28 @@ def next_assignment(
     raise NoWorkError("There is no more work for you in this job. Thank you!")
 
 
-def _hits_for(job: Job, worker: Worker) -> QuerySet[Hit]:
-    """The job's HITs with a free slot and none of the items the worker has seen, in order."""
-    seen = WorkerItem.objects.filter(worker=worker, item__job=job).values("item_id")
-    return (
-        job.hits.filter(expired=False)
-        .exclude(hit_items__item__in=seen)
-        .annotate(taken=Count("assignments", filter=_holding("assignments__")))
-        .filter(taken__lt=F("assignments_wanted"))
-        .order_by("position")
+def _open_hits(job: Job, worker: Worker, hit: Hit | None, limit: int) -> list[int]:
+    """The ids of the job's HITs (only `hit`, when given) with a free slot and none of the items the
+    worker has seen, in order; at most `limit`.
+
+    Written out: the ORM spent about 2 ms of CPU building and compiling this query (an exclusion by
+    subquery and a filtered count) on every start, as much as the start's other queries together; run,
+    it costs 0.3 ms. The HITs the worker has seen an item of are read once (a hashed subplan), and the
+    HITs walked in order only until `limit` have a free slot."""
+    holding, params = _holding_sql("a")
+    sql = (
+        f"SELECT h.id FROM {Hit._meta.db_table} h WHERE h.job_id = %(job)s AND h.expired = %(no)s"
+        + (" AND h.id = %(hit)s" if hit is not None else "")
+        + f" AND h.id NOT IN (SELECT hi.hit_id FROM {HitItem._meta.db_table} hi"
+        f" JOIN {WorkerItem._meta.db_table} wi ON wi.item_id = hi.item_id JOIN {Item._meta.db_table} i"
+        " ON i.id = wi.item_id WHERE wi.worker_id = %(worker)s AND i.job_id = %(job)s)"
+        f" AND (SELECT COUNT(*) FROM {Assignment._meta.db_table} a WHERE a.hit_id = h.id AND {holding})"
+        " < h.assignments_wanted ORDER BY h.position LIMIT %(limit)s"
     )
+    params.update(job=job.pk, no=False, hit=hit.pk if hit else None, worker=worker.pk, limit=limit)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [pk for (pk,) in cursor.fetchall()]
 
 
 def has_work_left(job: Job, worker: Worker) -> bool:
@@ -196,7 +205,7 @@ def has_work_left(job: Job, worker: Worker) -> bool:
     except NoWorkError:
         return False
     open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).exists()
-    return open_one or _hits_for(job, worker).exists()
+    return open_one or bool(_open_hits(job, worker, None, limit=1))
 
 
 def _bound_and_open(
@@ -232,12 +241,15 @@ def _checked_open(open_one: Assignment | None, hit: Hit | None, external_id: str
     return open_one
 
 
-def _holding(prefix: str = "") -> Q:
-    """Assignments that hold a HIT's slot: open ones, and finished work unless the market disowns it
-    (market work submitted but not confirmed holds no slot, so made-up ids cannot fill a HIT)."""
-    return Q(**{f"{prefix}state": AssignmentState.ACCEPTED}) | Q(
-        **{f"{prefix}state__in": AssignmentState.holding(), f"{prefix}confirmed": True}
-    )
+def _holding_sql(alias: str) -> tuple[str, dict[str, int | str | None]]:
+    """Assignments (rows named `alias`) that hold a HIT's slot: open ones, and finished work unless the
+    market disowns it (market work submitted but not confirmed holds no slot, so made-up ids cannot
+    fill a HIT). SQL, and its named parameters."""
+    holding = AssignmentState.holding()
+    states = ", ".join(f"%(holding{n})s" for n in range(len(holding)))
+    params: dict[str, int | str | None] = {f"holding{n}": state for n, state in enumerate(holding)}
+    params["open"] = AssignmentState.ACCEPTED
+    return f"({alias}.state = %(open)s OR ({alias}.confirmed AND {alias}.state IN ({states})))", params
 
 
 class _AlreadyOpenError(Exception):
@@ -245,14 +257,28 @@ class _AlreadyOpenError(Exception):
 
 
 def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed: bool) -> Assignment | None:
+    """A new assignment of the worker on the HIT, when it has a free slot; None when it has none, or when
+    another request gave the worker the HIT or one of its items first. Each lock is taken by a statement
+    of its own, so the next one reads what the lock's last holder committed. The two reads of
+    assignments are written out: the ORM took 1 ms of CPU to build them, which run in 0.2 ms."""
+    holding, params = _holding_sql("a")
+    assignments = Assignment._meta.db_table
     try:
-        with transaction.atomic():
+        with transaction.atomic(), connection.cursor() as cursor:
             # One start at a time per worker: the lock orders them, the constraint would refuse a second.
             Worker.objects.select_for_update().filter(pk=worker.pk).exists()
-            if job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).exists():
+            cursor.execute(
+                f"SELECT 1 FROM {assignments} WHERE job_id = %s AND worker_id = %s AND state = %s LIMIT 1",
+                [job.pk, worker.pk, AssignmentState.ACCEPTED],
+            )
+            if cursor.fetchone() is not None:
                 raise _AlreadyOpenError
             hit = Hit.objects.select_for_update().get(pk=hit_pk)
-            if hit.assignments.filter(_holding()).count() >= hit.assignments_wanted:
+            cursor.execute(
+                f"SELECT COUNT(*) FROM {assignments} a WHERE a.hit_id = %(hit)s AND {holding}",
+                {**params, "hit": hit.pk},
+            )
+            if cursor.fetchone()[0] >= hit.assignments_wanted:
                 return None
             assignment = Assignment.objects.create(
                 job=job,

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 BUDGET = {
     "job page, first visit": 7,
     "quiz page": 3,
-    "quiz answers": 7,
+    "quiz answers": 6,
     "job page": 3,
     "start": 18,
     "task page": 2,

@@ -12,6 +12,7 @@ from annotation.models import (
     Assignment,
     AssignmentState,
     Authorship,
+    Hit,
     HitItem,
     JobState,
     Response,
@@ -141,6 +142,23 @@ def test_a_hit_gets_no_more_workers_than_it_wants() -> None:
 
     with pytest.raises(work.NoWorkError):
         work.next_assignment(job, qualified(job, "c"))
+
+
+def test_the_next_hit_is_the_first_not_expired_whose_slots_are_not_all_held() -> None:
+    make_corpus(claims=3)
+    job = work.create_job("stance", {}, params={"groups_per_hit": 1, "workers_per_item": 1})
+    work.publish_job(job.pk)
+    first, second, third = job.hits.order_by("position")
+    Hit.objects.filter(pk=first.pk).update(expired=True)
+
+    taken = work.next_assignment(job, qualified(job, "a"))
+    assert taken.hit == second
+    # Work submitted but not confirmed by its market holds no slot: the HIT is offered again.
+    Assignment.objects.filter(pk=taken.pk).update(state=AssignmentState.SUBMITTED, confirmed=False)
+    assert work.next_assignment(job, qualified(job, "b")).hit == second
+    assert work.has_work_left(job, qualified(job, "c"))
+    assert work.next_assignment(job, qualified(job, "c")).hit == third
+    assert not work.has_work_left(job, qualified(job, "d"))
 
 
 def test_double_submit_stores_one_response_per_item() -> None:

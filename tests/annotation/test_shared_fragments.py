@@ -1,5 +1,6 @@
-"""A HIT's unanswered items are rendered once and shared by its workers' task pages; a page with
-answers to mark, a layout of the researcher's, or a cache out of reach is rendered as it is."""
+"""A HIT's unanswered items are rendered once and shared by its workers' task pages, and so are a task
+type's quiz questions; a page with answers to mark, a layout of the researcher's, or a cache out of
+reach is rendered as it is."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from redis import RedisError
 
 from annotation.models import Assignment, Job, Response
 from annotation.web import fragments
-from tests.annotation.test_market_pages import PROLIFIC, market_job, reach_the_task, token_of
+from tests.annotation.test_market_pages import PROLIFIC, market_job, reach_the_task, token_of, url
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +132,30 @@ def test_items_read_as_missing_are_rendered_for_the_page() -> None:
         again = client.get(task_url)
     assert items_markup(again.content) == items_markup(shown.content)
     assert token_of(again)
+
+
+QUESTIONS = re.compile(rb'<fieldset class="item" data-question=.*</fieldset>', re.DOTALL)
+
+
+def test_the_quiz_questions_are_rendered_once_for_every_worker_of_every_job() -> None:
+    job = market_job("prolific", PROLIFIC["STUDY_ID"])
+    first, second = Client(), Client()
+    shown = first.get(url("quiz", job.pk, participant()))
+    key = fragments.quiz_key(job.task_type)
+    assert cache.get(key).strip() == QUESTIONS.search(shown.content).group(0).decode()  # type: ignore[union-attr]
+    try:
+        cache.set(key, '<fieldset class="item" data-question="q1">shared</fieldset>')
+        again = second.get(url("quiz", job.pk, participant()))
+    finally:
+        cache.delete(key)  # the key is every job's, in whatever cache the tests share
+    shared = QUESTIONS.search(again.content).group(0)  # type: ignore[union-attr]
+    assert shared == b'<fieldset class="item" data-question="q1">shared</fieldset>'
+    assert token_of(again) != token_of(shown)  # each worker's own page token, outside the shared part
+
+
+def test_quiz_answers_with_one_missing_are_marked_instead_of_showing_the_shared_questions() -> None:
+    job = market_job("prolific", PROLIFIC["STUDY_ID"])
+    client, params = Client(), participant()
+    page = client.get(url("quiz", job.pk, params))
+    answered = client.post(url("quiz", job.pk, params), {"page_token": token_of(page)})
+    assert answered.status_code == 200 and b'class="error"' in answered.content

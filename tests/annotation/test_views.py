@@ -67,6 +67,16 @@ def test_failing_the_quiz_shows_a_clear_message_and_no_work(annotator: Client, j
     assert not Assignment.objects.exists()
 
 
+def test_the_quiz_answered_again_after_the_last_attempt_changes_nothing(annotator: Client, job) -> None:
+    annotator.post(reverse("annotation:quiz", args=[job.pk]), quiz_answers(right=False))
+    again = annotator.post(reverse("annotation:quiz", args=[job.pk]), quiz_answers())
+    page = annotator.get(reverse("annotation:quiz", args=[job.pk]))
+
+    assert again.status_code == 403 and b"cannot offer you this work" in again.content
+    assert Qualification.objects.values_list("passed", "attempts").get() == (False, 1)
+    assert page.status_code == 302 and page["Location"] == reverse("annotation:job", args=[job.pk])
+
+
 def test_submitting_twice_stores_one_response_per_item(annotator: Client, job) -> None:
     annotator.post(reverse("annotation:quiz", args=[job.pk]), quiz_answers())
     url = annotator.post(reverse("annotation:start", args=[job.pk]))["Location"]
