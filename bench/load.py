@@ -322,7 +322,7 @@ def checkout(revision: str, into: Path) -> Path:
     """The tree of `revision` written under `into` (git archive: no worktree to register or remove)."""
     try:
         archive = subprocess.run(
-            ["git", "archive", "--format=tar", revision],
+            ["git", "archive", "--format=tar", "--end-of-options", revision],  # a revision, never an option
             cwd=settings.BASE_DIR, capture_output=True, check=True, timeout=120,
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as error:
