@@ -238,21 +238,36 @@ def main(options: list[str] | None = None) -> None:
     ``--seeds=FIRST-LAST``: judge those seeds instead of the grid's own."""
     fit_crowdkit = "--fit-crowdkit" in (options or [])
     seeds = seeds_option(options or [])
-    models: list[LabelModel] = [MajorityVote(), DawidSkene(), MACE()]
     crowdkit = crowdkit_fitters()
     if crowdkit is None:
         print(
             "crowd grid crowd-kit: not installed (pip install -r requirements-dev.txt); majority goals only"
         )
-    cache = load_cache()
-    ece: dict[str, list[float]] = {}
-    verdicts: dict[str, int] = {"met": 0, "noise": 0, "missed": 0}
     started = time.perf_counter()
     print(
         f"crowd grid: {len(seeds)} seeds ({seeds.start}–{seeds.stop - 1}) × {ITEMS} items per cell; "
         "mean accuracy per model",
         flush=True,
     )
+    ece, verdicts = judge_grid(crowdkit, fit_crowdkit, seeds)
+    for name, values in ece.items():
+        print(f"crowd grid calibration {name}: mean ECE={np.mean(values):.3f}", flush=True)
+    cells = len(SKEWS) * len(WORKERS_PER_ITEM) * len(SPAM_SHARES)
+    print(
+        f"crowd grid: {verdicts['met']}/{cells} cells meet every goal, {verdicts['noise']} more within "
+        f"two standard errors, {verdicts['missed']} missed ({time.perf_counter() - started:.0f} s)",
+        flush=True,
+    )
+
+
+def judge_grid(
+    crowdkit: dict[str, Fitter] | None, fit_crowdkit: bool, seeds: range
+) -> tuple[dict[str, list[float]], dict[str, int]]:
+    """Every cell scored and printed as it is judged: (each model's ECE values, the verdicts' counts)."""
+    models: list[LabelModel] = [MajorityVote(), DawidSkene(), MACE()]
+    cache = load_cache()
+    ece: dict[str, list[float]] = {}
+    verdicts: dict[str, int] = {"met": 0, "noise": 0, "missed": 0}
     for skew in SKEWS:
         for per_item in WORKERS_PER_ITEM:
             for spam in SPAM_SHARES:
@@ -267,14 +282,7 @@ def main(options: list[str] | None = None) -> None:
                 print(line, flush=True)
         if crowdkit is not None and fit_crowdkit:
             save_cache(cache)  # after each skew: an interrupted run keeps what it fitted
-    for name, values in ece.items():
-        print(f"crowd grid calibration {name}: mean ECE={np.mean(values):.3f}", flush=True)
-    cells = len(SKEWS) * len(WORKERS_PER_ITEM) * len(SPAM_SHARES)
-    print(
-        f"crowd grid: {verdicts['met']}/{cells} cells meet every goal, {verdicts['noise']} more within "
-        f"two standard errors, {verdicts['missed']} missed ({time.perf_counter() - started:.0f} s)",
-        flush=True,
-    )
+    return ece, verdicts
 
 
 if __name__ == "__main__":
