@@ -204,8 +204,19 @@ def has_work_left(job: Job, worker: Worker) -> bool:
         check_can_work(job, worker)
     except NoWorkError:
         return False
-    open_one = job.assignments.filter(worker=worker, state=AssignmentState.ACCEPTED).exists()
-    return open_one or bool(_open_hits(job, worker, None, limit=1))
+    return _holds_open(job, worker) or bool(_open_hits(job, worker, None, limit=1))
+
+
+def _holds_open(job: Job, worker: Worker) -> bool:
+    """Whether the worker holds an open assignment in the job. Written out: the ORM took more CPU to
+    build this read than it takes to run."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT 1 FROM {Assignment._meta.db_table} WHERE job_id = %s AND worker_id = %s AND state = %s"
+            " LIMIT 1",
+            [job.pk, worker.pk, AssignmentState.ACCEPTED],
+        )
+        return cursor.fetchone() is not None
 
 
 def _bound_and_open(
@@ -262,20 +273,15 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
     of its own, so the next one reads what the lock's last holder committed. The two reads of
     assignments are written out: the ORM took 1 ms of CPU to build them, which run in 0.2 ms."""
     holding, params = _holding_sql("a")
-    assignments = Assignment._meta.db_table
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             # One start at a time per worker: the lock orders them, the constraint would refuse a second.
             Worker.objects.select_for_update().filter(pk=worker.pk).exists()
-            cursor.execute(
-                f"SELECT 1 FROM {assignments} WHERE job_id = %s AND worker_id = %s AND state = %s LIMIT 1",
-                [job.pk, worker.pk, AssignmentState.ACCEPTED],
-            )
-            if cursor.fetchone() is not None:
+            if _holds_open(job, worker):
                 raise _AlreadyOpenError
             hit = Hit.objects.select_for_update().get(pk=hit_pk)
             cursor.execute(
-                f"SELECT COUNT(*) FROM {assignments} a WHERE a.hit_id = %(hit)s AND {holding}",
+                f"SELECT COUNT(*) FROM {Assignment._meta.db_table} a WHERE a.hit_id = %(hit)s AND {holding}",
                 {**params, "hit": hit.pk},
             )
             if cursor.fetchone()[0] >= hit.assignments_wanted:
