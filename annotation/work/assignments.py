@@ -27,6 +27,7 @@ from annotation.models import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work import rows
 from annotation.work.settling import settle_job
 
 # How many open HITs to try, in order, before telling a worker there is nothing for them.
@@ -54,13 +55,25 @@ class AssignmentStateError(RuntimeError):
 
 
 def get_worker(
-    provider: str, external_id: str, *, simulated: bool = False, model: Any = None, user: Any = None
+    provider: str,
+    external_id: str,
+    *,
+    simulated: bool = False,
+    model: Any = None,
+    user: Any = None,
+    unseen: bool = False,
 ) -> Worker:
-    worker, _ = Worker.objects.get_or_create(
-        provider=provider,
-        external_id=external_id,
-        defaults={"simulated": simulated, "model": dict(model or {}), "user": user},
-    )
+    """The worker's row, created on first sight. `unseen`: the caller has just found no row, so the
+    row is created first and read only when a parallel request created it (the constraint refuses
+    a second)."""
+    defaults = {"simulated": simulated, "model": dict(model or {}), "user": user}
+    if unseen:
+        try:
+            with transaction.atomic():
+                return Worker.objects.create(provider=provider, external_id=external_id, **defaults)
+        except IntegrityError:
+            pass
+    worker, _ = Worker.objects.get_or_create(provider=provider, external_id=external_id, defaults=defaults)
     return worker
 
 
@@ -114,10 +127,17 @@ def can_retry_quiz(
     return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
 
 
-def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
+def check_can_work(
+    job: Job,
+    worker: Worker,
+    *,
+    fresh: bool = False,
+    found: Qualification | None | Literal["unread"] = "unread",
+) -> None:
     """Raise NoWorkError with a reason the worker can read, or return when they may work.
 
-    `fresh`: the caller read both rows in this very request (a page), so they are not read again."""
+    `fresh`: the caller read both rows in this very request (a page), so they are not read again;
+    `found`: the worker's qualification for the job's task type, when read with them (None: none)."""
     if not fresh:
         worker.refresh_from_db(fields=["blocked"])
     if worker.blocked:
@@ -129,7 +149,8 @@ def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
         raise NoWorkError("This job is not taking work at the moment.")
     if not get_task_type(job.task_type).quiz:
         return  # nothing to qualify on (an imported MTurk template)
-    found = qualification(worker, job.task_type)
+    if found == "unread":
+        found = qualification(worker, job.task_type)
     if found is None:
         raise NotQualifiedError("Please take the qualification quiz first.")
     if not found.passed:
@@ -140,21 +161,28 @@ def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
 
 
 def next_assignment(
-    job: Job, worker: Worker, *, hit: Hit | None = None, external_id: str = "", fresh: bool = False
+    job: Job,
+    worker: Worker,
+    *,
+    hit: Hit | None = None,
+    external_id: str = "",
+    fresh: bool = False,
+    found: Qualification | None | Literal["unread"] = "unread",
 ) -> Assignment:
     """The worker's open assignment in the job, or a new one on a HIT with none of the items they saw.
 
     The database decides: an assignment holds a row per item in `WorkerItem` (unique per item and
     worker), a worker holds at most one open assignment per job, a market's assignment id names one
     assignment, bound to its worker on first sight, and a HIT's slots are counted under a row lock.
-    `fresh`: the job and the worker were read in this request (see `check_can_work`).
+    `fresh`: the job and the worker were read in this request, `found` their qualification with them
+    (see `check_can_work`).
     """
     bound, held = _bound_and_open(job, worker, external_id)
     if bound is not None and bound.worker_id != worker.pk:
         raise IdentityConflictError("This assignment belongs to somebody else.")
     if bound is not None:
         return bound  # the worker reloaded the page, or came back
-    check_can_work(job, worker, fresh=fresh)
+    check_can_work(job, worker, fresh=fresh, found=found)
     open_one = _checked_open(held, hit, external_id)
     if open_one is not None:
         return open_one
@@ -414,13 +442,13 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 
 def items_of(assignment: Assignment) -> list[Item]:
-    return assignment.hit.ordered_items(assignment.job)
+    """The assignment's items in their places, each with the assignment's job."""
+    return rows.hit_items(assignment.hit_id, assignment.job)
 
 
 def item_ids_of(assignment: Assignment) -> list[int]:
     """The ids of the assignment's items in their places (no item row read)."""
-    rows = HitItem.objects.filter(hit_id=assignment.hit_id).order_by("position")
-    return list(rows.values_list("item_id", flat=True))
+    return rows.hit_item_ids(assignment.hit_id)
 
 
 class ServiceQueue:
