@@ -33,7 +33,7 @@ from annotation.web.page_tokens import (
     issue_token,
     verify_token,
 )
-from annotation.work import get_worker, rows
+from annotation.work import get_worker, new_worker, rows
 from annotation.work.people import is_open_to
 
 Unread = Literal["unread"]
@@ -106,8 +106,10 @@ def _worker(
     read = rows.worker_and_qualification(job.provider, external_id, job.task_type)
     if read is not None:
         return read
-    # None: a first visit (or a row created since, which get_worker then reads).
-    return get_worker(job.provider, external_id, user=user, unseen=True), "unread"
+    created = new_worker(job.provider, external_id, user=user)  # a first visit: no qualification yet
+    if created is not None:
+        return created, None
+    return get_worker(job.provider, external_id, user=user), "unread"  # created by a parallel request
 
 
 # (job pk, job created, market HIT id) seen to name one of the job's HITs. A published HIT keeps its

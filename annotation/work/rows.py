@@ -141,3 +141,30 @@ def hit_item_ids(hit_id: int) -> list[int]:
         f"SELECT item_id FROM {HitItem._meta.db_table} WHERE hit_id = %s ORDER BY position", [hit_id]
     )
     return [pk for (pk,) in rows]
+
+
+def select(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False) -> list[M]:
+    """The rows of `model` (named `t` in `where`) that `where` picks, as objects; `lock`: locked for
+    this transaction where the database locks rows (PostgreSQL; SQLite locks the whole database)."""
+    cols = _columns(model, "t")
+    locked = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
+    found = _fetch(f"SELECT {cols.sql} FROM {model._meta.db_table} t WHERE {where}{locked}", params)
+    return [cols.build(row) for row in found]
+
+
+def lock(model: type[Model], pk: int) -> bool:
+    """Lock the row of `model` with this id for this transaction; whether there is one."""
+    locked = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return bool(_fetch(f"SELECT 1 FROM {model._meta.db_table} WHERE id = %s{locked}", [pk]))
+
+
+def update(instance: Model, fields: Sequence[str]) -> None:
+    """Write `fields` of `instance` to its row, each value prepared as its field's `save` would."""
+    meta = instance._meta
+    written = [meta.get_field(name) for name in fields]
+    columns = [field for field in meta.concrete_fields if field in written]
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(field.column)} = %s" for field in columns)
+    values = [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in columns]
+    with connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {meta.db_table} SET {assignments} WHERE id = %s", [*values, instance.pk])
