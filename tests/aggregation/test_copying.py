@@ -8,7 +8,17 @@ import struct
 import numpy as np
 import pytest
 
-from aggregation.copying import HEADER, TRAILER, CopyFormatError, decoded, decoded_arrays, encoded
+from aggregation.copying import (
+    HEADER,
+    TRAILER,
+    CopyFormatError,
+    choices,
+    decoded,
+    decoded_arrays,
+    encoded,
+    encoded_rows,
+    fixed_records,
+)
 
 COLUMNS = (("item", "int8"), ("label", "int2"), ("share", "float8"), ("kept", "bool"))
 
@@ -65,3 +75,34 @@ def test_an_array_of_another_type_or_a_null_is_refused() -> None:
         decoded_arrays(("int2",), HEADER + struct.pack(">hi", 1, len(array)) + array + TRAILER)
     with pytest.raises(CopyFormatError, match="NULL"):
         decoded_arrays(("int8",), HEADER + struct.pack(">hi", 1, -1) + TRAILER)
+
+
+def fields_of(stream: bytes) -> list[list[bytes | None]]:
+    """Each row's fields as bytes (None: NULL), read by the format's definition, field by field."""
+    assert stream.startswith(HEADER) and stream.endswith(TRAILER)
+    position, rows = len(HEADER), []
+    while position < len(stream) - len(TRAILER):
+        (count,), position = struct.unpack_from(">h", stream, position), position + 2
+        row: list[bytes | None] = []
+        for _ in range(count):
+            (size,), position = struct.unpack_from(">i", stream, position), position + 4
+            row.append(None if size < 0 else stream[position : position + size])
+            position += max(size, 0)
+        rows.append(row)
+    assert position == len(stream) - len(TRAILER)
+    return rows
+
+
+def test_rows_of_fixed_columns_arrays_and_chosen_texts_hold_each_rows_values() -> None:
+    columns = (("item", "int8"), ("counts", "int4[]"), ("share", "float8"))
+    values = {"item": np.array([5, 6, 7]), "counts": np.array([[1, 2], [0, 3], [4, 0]]), "share": 0.5}
+    fixed = fixed_records(columns, values, 5)
+    tails, combination = choices([([b"yes", b"no"], [1, 0, 1]), ([None, b"\x01[]"], [0, 1, 0])])
+    rows = fields_of(HEADER + b"".join(encoded_rows(fixed, tails, combination)) + TRAILER)
+
+    assert len(tails) == 2 and sorted(struct.unpack(">q", row[0])[0] for row in rows) == [5, 6, 7]
+    by_item = {struct.unpack(">q", row[0])[0]: row[1:] for row in rows}
+    array = struct.pack(">iiiiiiiii", 1, 0, 23, 2, 1, 4, 0, 4, 3)  # one dimension of int4: 0, 3
+    assert by_item[6] == [array, struct.pack(">d", 0.5), b"yes", b"\x01[]"]
+    assert by_item[5][2:] == by_item[7][2:] == [b"no", None]
+    assert by_item[7][0][-8:] == struct.pack(">ii", 4, 0)
