@@ -112,9 +112,10 @@ def _array(field: memoryview, kind: str) -> np.ndarray:
 
 
 # Rows with text or JSON columns, whose width varies: each such column holds one of a few values (a
-# label, a list of reasons), so the rows fall into a few combinations of them. Rows are written grouped
-# by combination, each group one fixed-width block (its fixed columns, then the combination's bytes),
-# so a million rows make no Python object, nor a pass over every byte to cut out padding.
+# label, a list of reasons), so a row's varying part is one of a few combinations of them. A JSON
+# column's text may end in spaces (jsonb stores no whitespace), so every combination is padded there to
+# one width: every row then has the same width, and a million rows are one numpy record array, in
+# the order given (an index fills in key order: rows out of order cost PostgreSQL twice as much).
 
 
 def fixed_records(
@@ -146,10 +147,11 @@ def fixed_records(
 
 
 def choices(
-    columns: Sequence[tuple[Sequence[bytes | None], npt.ArrayLike]],
+    columns: Sequence[tuple[Sequence[bytes | None], npt.ArrayLike]], padded: int
 ) -> tuple[list[bytes], npt.NDArray[np.intp]]:
     """Columns each given as (its values in binary form, None for NULL; each row's index among them):
-    the combinations the rows hold, each as its fields' bytes, and each row's combination."""
+    the combinations the rows hold, each as its fields' bytes, all of one width (the ``padded``
+    column is jsonb: its text ends in as many spaces as that takes), and each row's combination."""
     key = np.zeros(len(np.asarray(columns[0][1])), dtype=np.int64)
     for vocabulary, codes in columns:
         key = key * len(vocabulary) + np.asarray(codes, dtype=np.int64)
@@ -160,37 +162,47 @@ def choices(
         combinations, rows = present, number[key]
     else:
         combinations, rows = np.unique(key, return_inverse=True)
-    tails = []
+    chosen = []
     for combination in combinations.tolist():
-        fields = []
+        values = []
         for vocabulary, _ in reversed(columns):
             combination, code = divmod(combination, len(vocabulary))
-            value = vocabulary[code]
-            fields.append(struct.pack(">i", -1) if value is None else struct.pack(">i", len(value)) + value)
-        tails.append(b"".join(reversed(fields)))
-    return tails, rows.astype(np.intp)
+            values.append(vocabulary[code])
+        chosen.append(values[::-1])
+    return _padded(chosen, padded), rows.astype(np.intp)
 
 
-def encoded_rows(records: np.ndarray, tails: Sequence[bytes], combination: npt.ArrayLike) -> Iterator[bytes]:
-    """The rows of the binary format (no header or trailer), a block at a time: each record (see
-    fixed_records), then its row's ``combination`` of ``tails`` (see choices). Grouped by combination:
-    rows leave in another order than given."""
-    codes = np.asarray(combination)
-    # A radix sort where the codes fit 16 bits: a few milliseconds for a million rows.
-    order = np.argsort(codes.astype(np.int16 if len(tails) < 1 << 15 else np.intp), kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=len(tails)))])
+def _padded(chosen: list[list[bytes | None]], padded: int) -> list[bytes]:
+    if any(values[padded] is None or not values[padded].startswith(b"\x01") for values in chosen):  # type: ignore[union-attr]
+        raise CopyFormatError("only a jsonb column without NULLs can be padded")
+    width = max((sum(len(value or b"") for value in values) for values in chosen), default=0)
+    tails = []
+    for values in chosen:
+        values[padded] = values[padded] + b" " * (width - sum(len(value or b"") for value in values))  # type: ignore[operator]
+        tails.append(b"".join(_field(value) for value in values))
+    return tails
+
+
+def _field(value: bytes | None) -> bytes:
+    return struct.pack(">i", -1) if value is None else struct.pack(">i", len(value)) + value
+
+
+def encoded_rows(
+    records: np.ndarray, tails: Sequence[bytes], combination: npt.ArrayLike, rows: int = 1 << 16
+) -> Iterator[bytes]:
+    """The rows of the binary format (no header or trailer), ``rows`` at a time: each record (see
+    fixed_records), then its row's ``combination`` of ``tails`` (see choices: all of one width)."""
+    width = len(tails[0]) if tails else 0
+    if any(len(tail) != width for tail in tails):
+        raise CopyFormatError("combinations of different widths")
     fixed = records.view(f"V{records.dtype.itemsize}")
-    for code, tail in enumerate(tails):
-        rows = order[bounds[code] : bounds[code + 1]]
-        if not len(rows):
-            continue
-        block = np.empty(len(rows), dtype=[("fixed", fixed.dtype), ("tail", f"V{max(len(tail), 1)}")])
-        block["fixed"] = fixed[rows]
-        if tail:
-            block["tail"] = np.void(tail)
-            yield block.tobytes()
-        else:
-            yield block["fixed"].tobytes()
+    table = np.array(tails, dtype=f"V{max(width, 1)}")
+    codes, kind = np.asarray(combination, dtype=np.intp), [("fixed", fixed.dtype), ("tail", table.dtype)]
+    for start in range(0, len(records), rows):
+        block = np.empty(min(rows, len(records) - start), dtype=kind)
+        block["fixed"] = fixed[start : start + rows]
+        block["tail"] = table[codes[start : start + rows]]
+        yield block.tobytes() if width else block["fixed"].tobytes()
 
 
 def text(value: str) -> bytes:

@@ -237,7 +237,7 @@ FIRST_RUN_FIXED = (
     ("item_id", "int8"), ("job_id", "int8"), ("run_id", "int8"), ("sampled", "bool"),
     ("contested", "bool"), ("counts", "int4[]"), ("agreement", "float8"), ("model_confidence", "float8"),
 )  # fmt: skip
-FIRST_RUN_CHOSEN = ("label", "fine_label", "status", "model_label", "reference_label", "reasons")
+FIRST_RUN_CHOSEN = ("reasons", "label", "fine_label", "status", "model_label", "reference_label")
 
 
 def _job_items(cursor: Any, job: Job) -> npt.NDArray[np.int64]:
@@ -268,14 +268,15 @@ def _first_run_rows(
     }, len(FIRST_RUN_FIXED) + len(FIRST_RUN_CHOSEN))  # fmt: skip
     names = [text(name) for name in (NO_MAJORITY_LABEL, *rule.label_set.labels)]  # by code + 1
     answers = [text(name) for name in (NO_MAJORITY_LABEL, *rule.answer_set.labels)]
+    # The reasons (jsonb) first: padded there, every row has the same width (see choices).
     tails, combination = choices([
+        ([b"\x01" + text(json.dumps(reasons_of(mask))) for mask in range(2 ** len(REASONS))], reasons),
         (names, columns.labels[ours] + 1),
         (answers, columns.fine_labels[ours] + 1),
         ([text(REJECTED), text(KEPT)], columns.kept[ours]),
         (names, columns.model_labels[ours] + 1),
         ([text(name) for name in ("", *rule.label_set.labels)], columns.reference[ours] + 1),
-        ([b"\x01" + text(json.dumps(reasons_of(mask))) for mask in range(2 ** len(REASONS))], reasons),
-    ])  # fmt: skip
+    ], padded=0)  # fmt: skip
     return records, tails, combination
 
 

@@ -93,16 +93,22 @@ def fields_of(stream: bytes) -> list[list[bytes | None]]:
     return rows
 
 
-def test_rows_of_fixed_columns_arrays_and_chosen_texts_hold_each_rows_values() -> None:
+def test_rows_of_fixed_columns_arrays_and_chosen_texts_hold_each_rows_values_in_order() -> None:
     columns = (("item", "int8"), ("counts", "int4[]"), ("share", "float8"))
     values = {"item": np.array([5, 6, 7]), "counts": np.array([[1, 2], [0, 3], [4, 0]]), "share": 0.5}
     fixed = fixed_records(columns, values, 5)
-    tails, combination = choices([([b"yes", b"no"], [1, 0, 1]), ([None, b"\x01[]"], [0, 1, 0])])
-    rows = fields_of(HEADER + b"".join(encoded_rows(fixed, tails, combination)) + TRAILER)
+    jsons = [b"\x01[]", b'\x01["gold"]']
+    tails, combination = choices([(jsons, [0, 1, 0]), ([b"yes", b"no", None], [1, 0, 2])], padded=0)
+    rows = fields_of(HEADER + b"".join(encoded_rows(fixed, tails, combination, rows=2)) + TRAILER)
 
-    assert len(tails) == 2 and sorted(struct.unpack(">q", row[0])[0] for row in rows) == [5, 6, 7]
-    by_item = {struct.unpack(">q", row[0])[0]: row[1:] for row in rows}
+    assert [struct.unpack(">q", row[0])[0] for row in rows] == [5, 6, 7]
     array = struct.pack(">iiiiiiiii", 1, 0, 23, 2, 1, 4, 0, 4, 3)  # one dimension of int4: 0, 3
-    assert by_item[6] == [array, struct.pack(">d", 0.5), b"yes", b"\x01[]"]
-    assert by_item[5][2:] == by_item[7][2:] == [b"no", None]
-    assert by_item[7][0][-8:] == struct.pack(">ii", 4, 0)
+    assert rows[1][1:] == [array, struct.pack(">d", 0.5), b'\x01["gold"]', b"yes"]
+    # Every row of one width: the JSON text padded with spaces (which jsonb drops).
+    assert [row[3:] for row in rows[::2]] == [[b"\x01[]" + b" " * 7, b"no"], [b"\x01[]" + b" " * 9, None]]
+    assert len({len(tail) for tail in tails}) == 1
+
+
+def test_only_a_json_column_is_padded() -> None:
+    with pytest.raises(CopyFormatError, match="jsonb"):
+        choices([([b"yes", b"no"], [0, 1])], padded=0)
