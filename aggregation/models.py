@@ -125,13 +125,13 @@ class ItemOutcome(models.Model):
     # None of the outcome's keys is checked by the database: checking a first run's million rows one
     # by one (each check locks its item row) cost more than half of its write. They hold because of
     # how outcomes are written (aggregation/storing.py): a run writes only items it finds in the item
-    # table, of its own job, under its job's lock, and names only itself, a row created in the same
-    # transaction (no one else can delete what no one else can see). Deleting an item, a job or a run
+    # table (a first run: among the job's items it read), of its own job, under its job's lock, and
+    # names only itself, a row created in the same transaction (no one else can delete what no one
+    # else can see). Deleting an item, a job or a run
     # still deletes its outcomes, and their adjudications with them: the ORM's cascade, as for every
     # key here (Django declares none in the database); a job's deletion also takes the outcomes a run
-    # committed while it waited for the job's lock (aggregation.receivers). One gap is left: an item
-    # deleted on its own while its job is being aggregated can leave its outcome behind, until the
-    # job's next run deletes it with the other vanished items' outcomes.
+    # committed while it waited for the job's lock, and an item deleted on its own waits for that lock,
+    # then takes the outcome a run committed meanwhile (aggregation.receivers).
     item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome", db_constraint=False)
     # The item's job, for the queries by job (indexed by page ranges: see Meta).
     job = models.ForeignKey(

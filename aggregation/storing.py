@@ -1,13 +1,15 @@
 """A categorical aggregation's item outcomes, written set-wise, and the decisions the corpus is told.
 
-The outcome of every item is a set of columns (:class:`OutcomeColumns`). On PostgreSQL they reach a
-temporary table by binary COPY; one join then counts how the staged rows differ from the stored ones,
-and only what differs is written: an UPDATE of the rows whose values changed (adjudicated ones too,
-the crowd's new figures beside the expert's decision), an INSERT … SELECT of the new items' rows (on a
-first run, every item's, joined only with the job's items: the database checks no outcome's key) and
-a DELETE of the vanished items' (unless adjudicated).
-The server spells the labels, counts and reasons, so a million items never become a million Python
-objects, and a re-run that changes nothing writes nothing: a row keeps the run that last wrote it.
+The outcome of every item is a set of columns (:class:`OutcomeColumns`). On PostgreSQL a first run
+(the job has no outcomes) sends them by binary COPY straight into the outcome table, for the job's
+own items only (the database checks no outcome's key), every row of one width and in item order. A
+re-run stages them in a temporary table by binary COPY; one join then counts how the staged rows
+differ from the stored ones, and only what differs is written: an UPDATE of the rows whose values
+changed (adjudicated ones too, the crowd's new figures beside the expert's decision), an INSERT …
+SELECT of the new items' rows, joined only with the job's items, and a DELETE of the vanished items'
+(unless adjudicated). Labels, counts and reasons are codes in numpy until the server has them, so a
+million items never become a million Python objects, and a re-run that changes nothing writes
+nothing: a row keeps the run that last wrote it.
 Elsewhere (SQLite, whose jobs are small) the same rows are written through the ORM. Either way an
 outcome an expert adjudicated is never deleted, the random-sample marks stay, and an adjudicated
 item's corpus row is left as the expert set it."""
