@@ -69,6 +69,13 @@ class LabelCounts(ArrayField):  # type: ignore[type-arg]
     def db_type(self, connection: Any) -> Any:
         return super().db_type(connection) if connection.vendor == "postgresql" else "text"
 
+    def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:
+        return (
+            super().get_placeholder(value, compiler, connection)
+            if connection.vendor == "postgresql"
+            else "%s"
+        )
+
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         if connection.vendor == "postgresql" or value is None:
             return super().get_db_prep_value(value, connection, prepared)
