@@ -117,12 +117,27 @@ def worker_agreement_with_majority(responses: Responses, *, exclude_self: bool =
 def _majority_of_the_others(counts: npt.NDArray[np.int64]) -> IntArray:
     """(items × labels): the majority on the item of the raters other than one who gave that label.
     It depends on the item and the label only, so it is found once per pair rather than once per
-    response (ten times fewer rows with ten raters an item). A pair no rater gave is never looked up."""
-    others = np.empty(counts.shape, dtype=np.intp)
-    for label in range(counts.shape[1]):
-        less = counts.copy()
-        less[:, label] -= 1
-        others[:, label] = majority(less)
+    response (ten times fewer rows with ten raters an item). A pair no rater gave is never looked up.
+    In one pass over the counts, from the item's top count, its labels there and the runner-up's:
+    one vote fewer for a label below the top changes nothing; for the only top label, it stays the
+    majority while still ahead of the runner-up; for one of two tied top labels, it elects the other."""
+    items, labels = counts.shape
+    others = np.full(counts.shape, NO_MAJORITY, dtype=np.intp)
+    if labels == 0:
+        return others
+    top = row_max(counts)
+    winners = row_sum(counts == top[:, None])
+    first = row_argmax(counts)
+    last = labels - 1 - row_argmax(counts[:, ::-1])
+    rest = counts.copy()
+    rest[np.arange(items), first] = -1
+    runner_up = np.maximum(row_max(rest), 0)
+    alone = np.flatnonzero(winners == 1)
+    others[alone] = first[alone, None]
+    still_ahead = runner_up[alone] < top[alone] - 1
+    others[alone, first[alone]] = np.where(still_ahead, first[alone], NO_MAJORITY)
+    tied = np.flatnonzero(winners == 2)
+    others[tied, first[tied]], others[tied, last[tied]] = last[tied], first[tied]
     return others
 
 

@@ -67,16 +67,16 @@ class MajorityVote:
 
     def fit(self, responses: Responses) -> Aggregate:
         counts = responses.counts()
-        totals = row_sum(counts)[:, None]
+        totals, decided = row_sum(counts)[:, None], majority(counts)
         return Aggregate(
             model=self.name,
             items=responses.items,
             workers=responses.workers,
             label_set=responses.label_set,
-            labels=majority(counts),
+            labels=decided,
             probabilities=counts / np.maximum(totals, 1),
             worker_reliability=worker_agreement_with_majority(responses),
-            worker_confusion=confusion_against(responses, majority(counts)),
+            worker_confusion=confusion_against(responses, decided),
         )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import digamma
+from scipy.special import digamma, expit, gammaln, logsumexp
 
 from aggregation.label_models import (
     Aggregate,
@@ -98,6 +98,9 @@ class MACE:
     majority's 78%). "estimated" (the default) learns it from the data under a symmetric Dirichlet
     ``prevalence_prior``, as Dawid–Skene does; "uniform" is the reference's; a tuple of shares is taken
     as given. Which one was used is recorded on the result (``Aggregate.prevalence``).
+    The estimate's prior is a mixture (``balanced``): with probability ``balanced`` the classes are
+    balanced by design, within ``balanced_spread`` in log-ratio, else anything (see
+    ``toward_balance``); 0 estimates under the Dirichlet alone.
     """
 
     max_iter: int = 500
@@ -108,6 +111,8 @@ class MACE:
     strategy_prior: float = 1.0
     prevalence: str | tuple[float, ...] = PREVALENCE_ESTIMATED
     prevalence_prior: float = 1.0
+    balanced: float = 0.5
+    balanced_spread: float = 0.1
     restarts: int = 1
     variational: bool = False
     seed: int = 0
@@ -249,10 +254,53 @@ class MACE:
         if self.prevalence != PREVALENCE_ESTIMATED:
             return np.log(np.asarray(self.prevalence, dtype=np.float64))
         counts = posteriors.sum(axis=0)
-        return np.asarray(
+        estimated = np.asarray(
             digamma(counts + self.prevalence_prior) - digamma(counts.sum() + k * self.prevalence_prior),
             dtype=np.float64,
         )
+        if self.balanced <= 0 or k < 2:
+            return estimated
+        return toward_balance(estimated, float(counts.sum()), self.balanced, self.balanced_spread)
+
+
+def toward_balance(log_weights: FloatArray, n_items: float, balanced: float, spread: float) -> FloatArray:
+    """The prevalence estimated from ``n_items`` items' posteriors (``log_weights``) under a mixture
+    prior: with probability ``balanced`` the classes are balanced by design, their log-ratios to the
+    last class normal around 0 with standard deviation ``spread``; else Dirichlet(1), anything.
+
+    Why: on balanced items MACE's estimate strays (500 items, 5 workers each, 15% spammers: up to
+    0.05 from the items' share), trading off against the workers' estimated biases along a flat
+    likelihood, and that stray costs the decisions (the crowd grid's 50/50 cells with the uniform
+    prevalence, which is the truth there: +0.005 on the cell that missed crowd-kit's). A Dirichlet
+    pulls every crowd, and pulls skewed ones hardest (95/5: 3 pseudo-items per class already cost
+    0.008); this prior's balanced part weighs nothing where the estimate is far from balance, so a
+    skewed crowd keeps its estimate exactly. Each part's posterior is taken in the Laplace
+    approximation of the items' multinomial at the estimate (log-ratios v, precision F), so the
+    balanced part's share is its evidence against the Dirichlet's, N(v; 0, F⁻¹ + spread²) against the
+    Dirichlet(1) density, and its posterior is v shrunk to (F + I/spread²)⁻¹ F v; the result is the
+    mixture's posterior mean. The shrinking fades as the items grow (F with them): 4,000 balanced
+    items keep most of their estimate. Crowd grid: that cell 0.893 → 0.898 (crowd-kit 0.898), seeds
+    0–9 20/6/1 → 23/4/0, held out 20/7/0 → 21/6/0, the bench's 4,000-item crowd 0.9205 → 0.92075;
+    80/20 and 95/5 crowds unchanged. The cost: a 60/40 crowd whose estimate strays toward balance
+    is drawn the rest of the way (55/45 to 70/30 crowds −0.0008 on average).
+    """
+    k = len(log_weights)
+    log_shares = log_weights - logsumexp(log_weights)
+    shares = np.exp(log_shares[:-1])
+    ratios = log_shares[:-1] - log_shares[-1]
+    precision = n_items * (np.diag(shares) - np.outer(shares, shares))
+    spread_out = np.linalg.inv(precision) + spread**2 * np.eye(k - 1)
+    _, log_det = np.linalg.slogdet(spread_out)
+    log_balanced = -0.5 * (
+        ratios @ np.linalg.solve(spread_out, ratios) + log_det + (k - 1) * np.log(2 * np.pi)
+    )
+    log_anything = float(gammaln(k)) + float(log_shares.sum())
+    share = (
+        float(expit(np.log(balanced / (1 - balanced)) + log_balanced - log_anything)) if balanced < 1 else 1.0
+    )
+    shrunk = np.linalg.solve(precision + np.eye(k - 1) / spread**2, precision @ ratios)
+    mean = np.append((1 - share) * ratios + share * shrunk, 0.0)
+    return np.asarray(mean - logsumexp(mean), dtype=np.float64)
 
 
 def information_bound(responses: Responses, shares: FloatArray) -> FloatArray:

@@ -8,7 +8,11 @@ crowd and when. Worker blocks use annotation's own ``Worker.blocked`` (a soft bl
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
@@ -46,6 +50,39 @@ class WorkerFlagReason(models.TextChoices):
     LOW_AGREEMENT = "low_agreement"
     LOW_RELIABILITY = "low_reliability"
     LOW_GOLD_ACCURACY = "low_gold_accuracy"
+
+
+class LabelCounts(ArrayField):  # type: ignore[type-arg]
+    """Responses per label: an ``integer[]`` on PostgreSQL, whose binary COPY is fixed-width (a first
+    run writes a million of them straight into the table: aggregation/storing.py), and JSON text
+    elsewhere (SQLite, whose column migration 0011 leaves as it was). It deconstructs as the plain
+    ArrayField, so migrations name no project code."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("base_field", models.IntegerField())
+        super().__init__(**kwargs)
+
+    def deconstruct(self) -> Any:
+        name, _, args, kwargs = super().deconstruct()
+        return name, "django.contrib.postgres.fields.ArrayField", args, kwargs
+
+    def db_type(self, connection: Any) -> Any:
+        return super().db_type(connection) if connection.vendor == "postgresql" else "text"
+
+    def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:
+        return (
+            super().get_placeholder(value, compiler, connection)
+            if connection.vendor == "postgresql"
+            else "%s"
+        )
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        if connection.vendor == "postgresql" or value is None:
+            return super().get_db_prep_value(value, connection, prepared)
+        return json.dumps([int(count) for count in value])
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return json.loads(value) if isinstance(value, str) else value
 
 
 class AggregationRun(models.Model):
@@ -95,13 +132,13 @@ class ItemOutcome(models.Model):
     # None of the outcome's keys is checked by the database: checking a first run's million rows one
     # by one (each check locks its item row) cost more than half of its write. They hold because of
     # how outcomes are written (aggregation/storing.py): a run writes only items it finds in the item
-    # table, of its own job, under its job's lock, and names only itself, a row created in the same
-    # transaction (no one else can delete what no one else can see). Deleting an item, a job or a run
+    # table (a first run: among the job's items it read), of its own job, under its job's lock, and
+    # names only itself, a row created in the same transaction (no one else can delete what no one
+    # else can see). Deleting an item, a job or a run
     # still deletes its outcomes, and their adjudications with them: the ORM's cascade, as for every
     # key here (Django declares none in the database); a job's deletion also takes the outcomes a run
-    # committed while it waited for the job's lock (aggregation.receivers). One gap is left: an item
-    # deleted on its own while its job is being aggregated can leave its outcome behind, until the
-    # job's next run deletes it with the other vanished items' outcomes.
+    # committed while it waited for the job's lock, and an item deleted on its own waits for that lock,
+    # then takes the outcome a run committed meanwhile (aggregation.receivers).
     item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome", db_constraint=False)
     # The item's job, for the queries by job (indexed by page ranges: see Meta).
     job = models.ForeignKey(
@@ -118,7 +155,7 @@ class ItemOutcome(models.Model):
         db_index=False,
         db_constraint=False,
     )
-    counts = models.JSONField(default=list, help_text="Responses per label, in the task's label order.")
+    counts = LabelCounts(default=list, help_text="Responses per label, in the task's label order.")
     # Labels have no length cap: a multi-label outcome is its kept labels joined.
     label = models.CharField(blank=True, help_text="Majority over the rule's label set.")
     fine_label = models.CharField(blank=True, help_text="Majority over the answer labels.")

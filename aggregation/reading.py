@@ -1,8 +1,8 @@
 """A job's responses as the aggregators' integer codes, streamed from PostgreSQL.
 
 On PostgreSQL the rows leave the server through ``COPY (…) TO STDOUT`` in the binary format, as
-arrays of items, workers and label codes (the code computed by the server), one row of three arrays
-per block of items, read straight into numpy: ten million responses take a few hundred megabytes and
+arrays of items and workers, one row per block of items and label (whose code the server computes
+once a row of arrays), read straight into numpy: ten million responses take a few hundred megabytes and
 never a Python object per row.
 Other databases (SQLite, the embedded default, whose jobs are small) read the rows through the ORM.
 """
@@ -76,40 +76,36 @@ def _copied(rows: QuerySet[Response, tuple[int, int, str]], known: list[str]) ->
 def _copy_out(
     sql: str, params: tuple[object, ...], raw_labels: list[str]
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp]]:
-    """The rows' items, workers and label codes (−1: not among ``raw_labels``), packed one integer a
-    row when the ids allow it, else as three columns."""
-    code_bits = len(raw_labels).bit_length()  # code + 1: 0 (not among them) to len(raw_labels)
-    if _packable(code_bits):
-        # Item, worker and code in one int8 a row: a third of the elements to send (the server's
-        # array output costs more than its scan and grouping: 10M rows, 2.4–2.8 s against 3.3–3.7 s).
-        packed = f"item_id * {1 << ITEM_SHIFT} + worker_id * {1 << code_bits} + code"
-        blocks = _blocks(sql, params, raw_labels, [packed], ("int8",))
+    """The rows' items, workers and label codes (−1: not among ``raw_labels``), item and worker packed
+    in one integer a row when the ids allow it, else as two columns."""
+    if _packable(0):
+        # Item and worker in one int8 a row: half the elements to send (the server's array output
+        # costs more than its scan and grouping).
+        blocks = _blocks(sql, params, raw_labels, [f"item_id * {1 << ITEM_SHIFT} + worker_id"], ("int8",))
         if not blocks:
             return _no_rows()
-        rows = np.concatenate([block[0] for block in blocks], dtype=np.int64)
-        workers = (rows & ((1 << ITEM_SHIFT) - 1)) >> code_bits
-        codes = (rows & ((1 << code_bits) - 1)).astype(np.intp) - 1
-        return rows >> ITEM_SHIFT, workers, codes
-    blocks = _blocks(
-        sql,
-        params,
-        raw_labels,
-        ["item_id::int8", "worker_id::int8", "(code - 1)::int2"],
-        ("int8", "int8", "int2"),
-    )
+        rows = np.concatenate([block[1] for block in blocks], dtype=np.int64)
+        return rows >> ITEM_SHIFT, rows & ((1 << ITEM_SHIFT) - 1), _codes(blocks)
+    blocks = _blocks(sql, params, raw_labels, ["item_id::int8", "worker_id::int8"], ("int8", "int8"))
     if not blocks:
         return _no_rows()
     # Joined and turned to native integers in one pass each.
-    items, workers = (np.concatenate([block[n] for block in blocks], dtype=np.int64) for n in range(2))
-    return items, workers, np.concatenate([block[2] for block in blocks], dtype=np.intp)
+    items, workers = (np.concatenate([block[n] for block in blocks], dtype=np.int64) for n in (1, 2))
+    return items, workers, _codes(blocks)
 
 
-ITEM_SHIFT = 32  # a packed row: the item's id above bit 32, the worker's and the label code below
+def _codes(blocks: list[list[npt.NDArray[np.generic]]]) -> npt.NDArray[np.intp]:
+    """Each row's label code: its block's (code + 1, one element), repeated for the block's rows."""
+    codes = np.array([int(block[0][0]) - 1 for block in blocks], dtype=np.intp)
+    return np.repeat(codes, [len(block[1]) for block in blocks])
+
+
+ITEM_SHIFT = 32  # a packed row: the item's id above bit 32, the worker's below
 
 
 def _packable(code_bits: int) -> bool:
-    """Whether every item id fits 31 bits and every worker id, shifted past the code, 32: the largest
-    ids by the tables' keys (two index look-ups), not by scanning the job's rows."""
+    """Whether every item id fits 31 bits and every worker id, shifted past ``code_bits``, 32: the
+    largest ids by the tables' keys (two index look-ups), not by scanning the job's rows."""
     item = Item.objects.aggregate(largest=Max("pk"))["largest"] or 0
     worker = Worker.objects.aggregate(largest=Max("pk"))["largest"] or 0
     return item < 1 << (63 - ITEM_SHIFT) and worker < 1 << (ITEM_SHIFT - code_bits)
@@ -118,20 +114,20 @@ def _packable(code_bits: int) -> bool:
 def _blocks(
     sql: str, params: tuple[object, ...], raw_labels: list[str], columns: list[str], kinds: tuple[str, ...]
 ) -> list[list[npt.NDArray[np.generic]]]:
-    """These expressions of the rows (``code``: the label's index in ``raw_labels`` + 1, 0 if none),
-    each as an array per block of items: COPY sends a message per row, and ten million messages
-    cost Python more than the rest of the read."""
+    """These expressions of the rows, as an array per block of items and label, each headed by the
+    label's code (its index in ``raw_labels`` + 1, 0 if none) as an array of one: COPY sends a
+    message per row, and ten million messages cost Python more than the rest of the read; grouped
+    by label, the server codes each label once a block rather than once a row."""
     aggregated = ", ".join(f"array_agg({column})" for column in columns)
     copy_out = (
-        f"COPY (SELECT {aggregated} FROM ("
-        f"SELECT item_id, worker_id, coalesce(array_position(%s::text[], label), 0)::int2 AS code "
-        f"FROM ({sql}) AS rows) AS coded GROUP BY item_id / {ITEMS_PER_BLOCK}) TO STDOUT (FORMAT binary)"
+        f"COPY (SELECT ARRAY[coalesce(array_position(%s::text[], label), 0)]::int2[], {aggregated} "
+        f"FROM ({sql}) AS rows GROUP BY item_id / {ITEMS_PER_BLOCK}, label) TO STDOUT (FORMAT binary)"
     )
     data = bytearray()
     with connection.cursor() as cursor, cursor.cursor.copy(copy_out, [raw_labels, *params]) as copy:
         for block in copy:
             data += block
-    return decoded_arrays(kinds, data)
+    return decoded_arrays(("int2", *kinds), data)
 
 
 def _no_rows() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.intp]]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.signals import post_delete
+from django.db import connection
+from django.db.models.signals import post_delete, pre_delete
 from django.dispatch import receiver
 
 from aggregation.models import ItemOutcome
 from aggregation.tasks import request_aggregation, request_next_round
-from annotation.models import Job
+from annotation.models import Item, Job
 from annotation.redundancy import adaptive_policy
 from annotation.signals import job_completed
 
@@ -31,3 +32,19 @@ def delete_late_outcomes(sender: Any, instance: Job, **kwargs: Any) -> None:
     cascade gathered the job's outcomes before its DELETE of the job row waited for that aggregation's
     lock, and the database checks no outcome's key, so nothing else would refuse them."""
     ItemOutcome.objects.filter(job_id=instance.pk).delete()
+
+
+@receiver(pre_delete, sender=Item, dispatch_uid="aggregation.wait_for_the_jobs_aggregation")
+def wait_for_the_jobs_aggregation(sender: Any, instance: Item, origin: Any = None, **kwargs: Any) -> None:
+    """An item deleted on its own (not with its job) waits for its job's aggregation, then takes the
+    outcome that aggregation committed meanwhile: the ORM's cascade gathered the item's outcomes
+    before, and the database checks no outcome's key. Holding the lock until the deletion commits, it
+    also keeps a run from starting on the item: a run reads the job's items under the job's lock and
+    writes an outcome for each (aggregation/storing.py). FOR KEY SHARE waits only for the job's
+    FOR UPDATE (the aggregation's lock, or the job's deletion), not for other changes to its row."""
+    with_its_job = isinstance(origin, Job) or getattr(origin, "model", None) is Job  # a job or a job query
+    if with_its_job or connection.vendor != "postgresql":
+        return  # the job's deletion takes its outcomes itself (delete_late_outcomes); SQLite: one writer
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {Job._meta.db_table} WHERE id = %s FOR KEY SHARE", [instance.job_id])
+    ItemOutcome.objects.filter(item_id=instance.pk).delete()

@@ -1,13 +1,15 @@
 """A categorical aggregation's item outcomes, written set-wise, and the decisions the corpus is told.
 
-The outcome of every item is a set of columns (:class:`OutcomeColumns`). On PostgreSQL they reach a
-temporary table by binary COPY; one join then counts how the staged rows differ from the stored ones,
-and only what differs is written: an UPDATE of the rows whose values changed (adjudicated ones too,
-the crowd's new figures beside the expert's decision), an INSERT … SELECT of the new items' rows (on a
-first run, every item's, joined only with the job's items: the database checks no outcome's key) and
-a DELETE of the vanished items' (unless adjudicated).
-The server spells the labels, counts and reasons, so a million items never become a million Python
-objects, and a re-run that changes nothing writes nothing: a row keeps the run that last wrote it.
+The outcome of every item is a set of columns (:class:`OutcomeColumns`). On PostgreSQL a first run
+(the job has no outcomes) sends them by binary COPY straight into the outcome table, for the job's
+own items only (the database checks no outcome's key), every row of one width and in item order. A
+re-run stages them in a temporary table by binary COPY; one join then counts how the staged rows
+differ from the stored ones, and only what differs is written: an UPDATE of the rows whose values
+changed (adjudicated ones too, the crowd's new figures beside the expert's decision), an INSERT …
+SELECT of the new items' rows, joined only with the job's items, and a DELETE of the vanished items'
+(unless adjudicated). Labels, counts and reasons are codes in numpy until the server has them, so a
+million items never become a million Python objects, and a re-run that changes nothing writes
+nothing: a row keeps the run that last wrote it.
 Elsewhere (SQLite, whose jobs are small) the same rows are written through the ORM. Either way an
 outcome an expert adjudicated is never deleted, the random-sample marks stay, and an adjudicated
 item's corpus row is left as the expert set it."""
@@ -24,7 +26,16 @@ import numpy.typing as npt
 from django.db import connection
 from django.db.models import Q
 
-from aggregation.copying import encoded
+from aggregation.copying import (
+    HEADER,
+    TRAILER,
+    choices,
+    decoded_arrays,
+    encoded,
+    encoded_rows,
+    fixed_records,
+    text,
+)
 from aggregation.label_models import Aggregate
 from aggregation.labels import NO_MAJORITY_LABEL
 from aggregation.models import Adjudication, ItemOutcome
@@ -183,20 +194,92 @@ def _stage_columns(columns: OutcomeColumns) -> tuple[list[tuple[str, str]], dict
 
 
 def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
-    """Stage the columns, survey the job's outcomes, and write only what differs from them."""
+    """A first run's outcomes straight into the table; else stage the columns, survey the job's
+    outcomes, and write only what differs from them."""
     written = _Written.of(columns.rule, columns.counts.shape[1])
     with connection.cursor() as cursor:
         existing = _outcomes_of(cursor, job)
-        _stage(cursor, columns, analyzed=bool(existing))
-        survey = _survey(cursor, job, written) if existing else Survey(0, 0, 0)
+        if not existing:
+            _copy_first_run(cursor, job, run, columns)
+            return 0
+        _stage(cursor, columns)
+        survey = _survey(cursor, job, written)
         if survey.differing:
             _update_differing(cursor, job, run, written)
         if survey.matched < len(columns):
-            _insert_new(cursor, job, run, written, anti_join=bool(existing))
+            _insert_new(cursor, job, run, written)
         if survey.matched < existing:
             _delete_vanished(cursor, job)
         cursor.execute(f"DROP TABLE {STAGE}")
     return survey.changed
+
+
+def _copy_first_run(cursor: Any, job: Job, run: Any, columns: OutcomeColumns) -> None:
+    """Every outcome of a job that has none, by binary COPY straight into the table (no stage, no
+    INSERT … SELECT). Only the job's items get one, as the re-run's join with the item table ensures:
+    the database checks no outcome's key (see ItemOutcome), so the ids are matched here against the
+    job's own items, read in this transaction under the job's lock. None of them can be gone, or
+    another job's, before this commits: an item is deleted only under its job's lock too
+    (aggregation.receivers), and no item changes job."""
+    ours = _of_the_job(columns.items, _job_items(cursor, job))
+    fields = ", ".join(name for name, _ in FIRST_RUN_FIXED) + ", " + ", ".join(FIRST_RUN_CHOSEN)
+    records, tails, combination = _first_run_rows(job, run, columns, ours)
+    with cursor.cursor.copy(f"COPY {OUTCOMES} ({fields}) FROM STDIN (FORMAT binary)") as copy:
+        copy.write(HEADER)
+        for block in encoded_rows(records, tails, combination):
+            copy.write(block)
+        copy.write(TRAILER)
+    if np.isnan(columns.agreement[ours]).any():  # ρ of an item with one rating: written NaN, kept NULL
+        cursor.execute(
+            f"UPDATE {OUTCOMES} SET agreement = NULL WHERE job_id = %s AND agreement = 'NaN'", [job.pk]
+        )
+
+
+FIRST_RUN_FIXED = (
+    ("item_id", "int8"), ("job_id", "int8"), ("run_id", "int8"), ("sampled", "bool"),
+    ("contested", "bool"), ("counts", "int4[]"), ("agreement", "float8"), ("model_confidence", "float8"),
+)  # fmt: skip
+FIRST_RUN_CHOSEN = ("reasons", "label", "fine_label", "status", "model_label", "reference_label")
+
+
+def _job_items(cursor: Any, job: Job) -> npt.NDArray[np.int64]:
+    """The ids of the job's items, ascending, in one array (one COPY row)."""
+    data = bytearray()
+    query = f"SELECT coalesce(array_agg(id::int8), '{{}}') FROM {ITEMS} WHERE job_id = %s"
+    with cursor.cursor.copy(f"COPY ({query}) TO STDOUT (FORMAT binary)", [job.pk]) as copy:
+        for block in copy:
+            data += block
+    return np.sort(decoded_arrays(("int8",), data)[0][0].astype(np.int64))
+
+
+def _of_the_job(items: npt.NDArray[np.int64], job_items: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    """Which of ``items`` are among ``job_items`` (both ascending)."""
+    position = np.minimum(np.searchsorted(job_items, items), max(len(job_items) - 1, 0))
+    return job_items[position] == items if len(job_items) else np.zeros(len(items), dtype=np.bool_)
+
+
+def _first_run_rows(
+    job: Job, run: Any, columns: OutcomeColumns, ours: npt.NDArray[np.bool_]
+) -> tuple[np.ndarray, list[bytes], npt.NDArray[np.intp]]:
+    """The rows of ``ours`` as fixed_records, and the combinations of their text and JSON columns."""
+    rule, reasons = columns.rule, columns.reasons[ours]
+    records = fixed_records(FIRST_RUN_FIXED, {
+        "item_id": columns.items[ours], "job_id": job.pk, "run_id": run.pk, "sampled": False,
+        "contested": reasons != 0, "counts": columns.counts[ours], "agreement": columns.agreement[ours],
+        "model_confidence": columns.confidence[ours],
+    }, len(FIRST_RUN_FIXED) + len(FIRST_RUN_CHOSEN))  # fmt: skip
+    names = [text(name) for name in (NO_MAJORITY_LABEL, *rule.label_set.labels)]  # by code + 1
+    answers = [text(name) for name in (NO_MAJORITY_LABEL, *rule.answer_set.labels)]
+    # The reasons (jsonb) first: padded there, every row has the same width (see choices).
+    tails, combination = choices([
+        ([b"\x01" + text(json.dumps(reasons_of(mask))) for mask in range(2 ** len(REASONS))], reasons),
+        (names, columns.labels[ours] + 1),
+        (answers, columns.fine_labels[ours] + 1),
+        ([text(REJECTED), text(KEPT)], columns.kept[ours]),
+        (names, columns.model_labels[ours] + 1),
+        ([text(name) for name in ("", *rule.label_set.labels)], columns.reference[ours] + 1),
+    ], padded=0)  # fmt: skip
+    return records, tails, combination
 
 
 @dataclass(frozen=True)
@@ -220,7 +303,7 @@ class _Written:
         names = [NO_MAJORITY_LABEL, *rule.label_set.labels]  # indexed by code + 2 (SQL arrays start at 1)
         reasons = [json.dumps(reasons_of(mask)) for mask in range(2 ** len(REASONS))]
         return cls({
-            "counts": ("jsonb_build_array(" + ", ".join(f"s.c{n}" for n in range(width)) + ")", []),
+            "counts": ("ARRAY[" + ", ".join(f"s.c{n}" for n in range(width)) + "]::int4[]", []),
             "label": ("(%s::text[])[s.label + 2]", [names]),
             "fine_label": ("(%s::text[])[s.fine_label + 2]", [[NO_MAJORITY_LABEL, *rule.answer_set.labels]]),
             "agreement": ("NULLIF(s.agreement, 'NaN'::float8)", []),
@@ -247,16 +330,11 @@ class _Written:
         the posterior only by more than ``POSTERIOR_TOLERANCE``."""
         stored, staged, params = [], [], []
         for name in names or tuple(self.sql):
-            if name == "counts":  # element-wise: building JSON to compare costs the server more
-                stored += [
-                    "jsonb_array_length(o.counts)",
-                    *(f"(o.counts->>{n})::int" for n in range(self.width)),
-                ]
-                staged += [str(self.width), *(f"s.c{n}" for n in range(self.width))]
-            elif name != "model_confidence":
-                stored.append(f"o.{name}")
-                staged.append(self.sql[name][0])
-                params += self.sql[name][1]
+            if name == "model_confidence":
+                continue
+            stored.append(f"o.{name}")
+            staged.append(self.sql[name][0])
+            params += self.sql[name][1]
         differ = f"({', '.join(stored)}) IS DISTINCT FROM ({', '.join(staged)})"
         if not names or "model_confidence" in names:
             posterior = self.sql["model_confidence"][0]
@@ -273,8 +351,8 @@ def _outcomes_of(cursor: Any, job: Job) -> int:
     return int(cursor.fetchone()[0])
 
 
-def _stage(cursor: Any, columns: OutcomeColumns, *, analyzed: bool) -> None:
-    """The columns in a temporary table, by binary COPY; analyzed when joins will read it."""
+def _stage(cursor: Any, columns: OutcomeColumns) -> None:
+    """The columns in a temporary table, by binary COPY, analyzed for the joins that read it."""
     kinds, values = _stage_columns(columns)
     definitions = ", ".join(f"{name} {kind} NOT NULL" for name, kind in kinds)
     cursor.execute(f"DROP TABLE IF EXISTS {STAGE}")
@@ -282,8 +360,7 @@ def _stage(cursor: Any, columns: OutcomeColumns, *, analyzed: bool) -> None:
     names = ", ".join(name for name, _ in kinds)
     with cursor.cursor.copy(f"COPY {STAGE} ({names}) FROM STDIN (FORMAT binary)") as copy:
         copy.write(encoded(kinds, values))
-    if analyzed:
-        cursor.execute(f"ANALYZE {STAGE}")
+    cursor.execute(f"ANALYZE {STAGE}")
 
 
 def _survey(cursor: Any, job: Job, written: _Written) -> Survey:
@@ -310,11 +387,11 @@ def _update_differing(cursor: Any, job: Job, run: Any, written: _Written) -> Non
     )
 
 
-def _insert_new(cursor: Any, job: Job, run: Any, written: _Written, *, anti_join: bool) -> None:
-    """The outcomes of items that have none, in one INSERT … SELECT (a first run: every item). Only
-    items the item table holds for this job get one: the database checks no outcome's key (see
-    ItemOutcome), so this join is what keeps an outcome from naming a missing item, or another job's."""
-    new = f"AND NOT EXISTS (SELECT 1 FROM {OUTCOMES} o WHERE o.item_id = s.item_id)" if anti_join else ""
+def _insert_new(cursor: Any, job: Job, run: Any, written: _Written) -> None:
+    """The outcomes of a re-run's new items, in one INSERT … SELECT. Only items the item table holds
+    for this job get one: the database checks no outcome's key (see ItemOutcome), so this join is what
+    keeps an outcome from naming a missing item, or another job's."""
+    new = f"AND NOT EXISTS (SELECT 1 FROM {OUTCOMES} o WHERE o.item_id = s.item_id)"
     staged, params = written.values()
     cursor.execute(
         f"INSERT INTO {OUTCOMES} (item_id, job_id, run_id, sampled, {written.names}) "

@@ -132,6 +132,14 @@ def nearest_neighbours(doc_vectors: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def best_first(scores: np.ndarray, n: int) -> np.ndarray:
+    """The indices of the n highest scores, highest first: a partition, then a sort of those n only."""
+    if n >= len(scores):
+        return np.argsort(-scores)
+    top = np.argpartition(-scores, n)[:n]
+    return top[np.argsort(-scores[top])]
+
+
 def normalise_by_max(scores: np.ndarray) -> np.ndarray:
     top = float(scores.max()) if scores.size else 0.0
     return scores / top if top > 0 else scores
@@ -151,7 +159,7 @@ def _greedy(
 ) -> list[int]:
     """Pick k of the `pool` most relevant documents one by one by `score(relevance, closest)`,
     where `closest` is each candidate's highest cosine to the documents already picked."""
-    candidates = np.argsort(-relevance)[: max(pool, k)]
+    candidates = best_first(relevance, max(pool, k))
     sims = doc_vectors[candidates] @ doc_vectors[candidates].T
     rel = relevance[candidates]
     closest = np.full(len(candidates), -1.0, dtype=np.float32)
@@ -219,14 +227,21 @@ class HybridIndex:
         return self.vectors @ query_vector
 
     def scores(
-        self, query_vector: np.ndarray, bm25: dict[int, float], exclude_reference: int | None = None
+        self,
+        query_vector: np.ndarray,
+        bm25: dict[int, float],
+        exclude_reference: int | None = None,
+        cosines: np.ndarray | None = None,
     ) -> np.ndarray:
         """Fused relevance of every document: hub-corrected, smoothed dense plus weighted BM25.
 
         `exclude_reference` is the row of the query among the reference vectors, if it is one.
+        `cosines` is the query's `dense_scores`, when already computed: it is most of a ranking's time
+        (a pass over every vector), and tuning ranks one query under many settings.
         """
         p = self.params
-        dense = self.dense_scores(query_vector) - p.hub_weight * self.hub.values(exclude_reference)
+        cosines = self.dense_scores(query_vector) if cosines is None else cosines
+        dense = cosines - p.hub_weight * self.hub.values(exclude_reference)
         if p.smoothing and self.neighbours.shape[1]:
             dense = dense + p.smoothing * dense[self.neighbours].mean(axis=1)
         if not p.bm25_weight:
@@ -246,12 +261,13 @@ class HybridIndex:
         k: int,
         diverse: bool = True,
         exclude_reference: int | None = None,
+        cosines: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
         """(id, fused relevance) of the top k documents for a query, in the order picked."""
-        relevance = self.scores(query_vector, bm25, exclude_reference)
+        relevance = self.scores(query_vector, bm25, exclude_reference, cosines)
         p = self.params
         if not diverse or p.diversity == "none":
-            order = [int(i) for i in np.argsort(-relevance)[:k]]
+            order = [int(i) for i in best_first(relevance, k)]
         elif p.diversity == "mmr":
             order = mmr(relevance, self.vectors, k, p.mmr_lambda, p.pool)
         else:
@@ -267,6 +283,8 @@ class HybridIndex:
         k: int,
         diverse: bool = True,
         exclude_reference: int | None = None,
+        cosines: np.ndarray | None = None,
     ) -> list[int]:
         """The ids of the top k documents for a query."""
-        return [doc_id for doc_id, _ in self.rank_scored(query_vector, bm25, k, diverse, exclude_reference)]
+        scored = self.rank_scored(query_vector, bm25, k, diverse, exclude_reference, cosines)
+        return [doc_id for doc_id, _ in scored]

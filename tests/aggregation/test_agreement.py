@@ -1,3 +1,4 @@
+import itertools
 from fractions import Fraction
 
 import krippendorff
@@ -5,6 +6,7 @@ import numpy as np
 import pytest
 
 from aggregation.agreement import (
+    _majority_of_the_others,
     dataset_agreement,
     fleiss_kappa,
     krippendorff_alpha,
@@ -112,3 +114,16 @@ def test_dataset_agreement_reports_kappa_alpha_and_mean_rho_over_rated_items():
     assert report.fleiss_kappa == pytest.approx(fleiss_kappa(FLEISS_1971))
     assert report.krippendorff_alpha == pytest.approx(krippendorff_alpha(FLEISS_1971))
     assert report.mean_rho == pytest.approx(float(np.mean(rho(FLEISS_1971))))
+
+
+def test_the_majority_of_the_others_is_each_labels_majority_with_one_vote_fewer() -> None:
+    # Every count matrix of up to four labels and counts 0–3 (ties, empty rows, a lone label), against
+    # the definition: the majority of the counts with one vote fewer for that label.
+    for labels in range(1, 5):
+        counts = np.array(list(itertools.product(range(4), repeat=labels)), dtype=np.int64)
+        others = _majority_of_the_others(counts)
+        for label in range(labels):
+            less = counts.copy()
+            less[:, label] -= 1
+            given = counts[:, label] > 0  # only a label someone gave is looked up
+            assert (others[given, label] == majority(less)[given]).all(), (labels, label)

@@ -8,7 +8,17 @@ import struct
 import numpy as np
 import pytest
 
-from aggregation.copying import HEADER, TRAILER, CopyFormatError, decoded, decoded_arrays, encoded
+from aggregation.copying import (
+    HEADER,
+    TRAILER,
+    CopyFormatError,
+    choices,
+    decoded,
+    decoded_arrays,
+    encoded,
+    encoded_rows,
+    fixed_records,
+)
 
 COLUMNS = (("item", "int8"), ("label", "int2"), ("share", "float8"), ("kept", "bool"))
 
@@ -65,3 +75,40 @@ def test_an_array_of_another_type_or_a_null_is_refused() -> None:
         decoded_arrays(("int2",), HEADER + struct.pack(">hi", 1, len(array)) + array + TRAILER)
     with pytest.raises(CopyFormatError, match="NULL"):
         decoded_arrays(("int8",), HEADER + struct.pack(">hi", 1, -1) + TRAILER)
+
+
+def fields_of(stream: bytes) -> list[list[bytes | None]]:
+    """Each row's fields as bytes (None: NULL), read by the format's definition, field by field."""
+    assert stream.startswith(HEADER) and stream.endswith(TRAILER)
+    position, rows = len(HEADER), []
+    while position < len(stream) - len(TRAILER):
+        (count,), position = struct.unpack_from(">h", stream, position), position + 2
+        row: list[bytes | None] = []
+        for _ in range(count):
+            (size,), position = struct.unpack_from(">i", stream, position), position + 4
+            row.append(None if size < 0 else stream[position : position + size])
+            position += max(size, 0)
+        rows.append(row)
+    assert position == len(stream) - len(TRAILER)
+    return rows
+
+
+def test_rows_of_fixed_columns_arrays_and_chosen_texts_hold_each_rows_values_in_order() -> None:
+    columns = (("item", "int8"), ("counts", "int4[]"), ("share", "float8"))
+    values = {"item": np.array([5, 6, 7]), "counts": np.array([[1, 2], [0, 3], [4, 0]]), "share": 0.5}
+    fixed = fixed_records(columns, values, 5)
+    jsons = [b"\x01[]", b'\x01["gold"]']
+    tails, combination = choices([(jsons, [0, 1, 0]), ([b"yes", b"no", None], [1, 0, 2])], padded=0)
+    rows = fields_of(HEADER + b"".join(encoded_rows(fixed, tails, combination, rows=2)) + TRAILER)
+
+    assert [struct.unpack(">q", row[0])[0] for row in rows] == [5, 6, 7]
+    array = struct.pack(">iiiiiiiii", 1, 0, 23, 2, 1, 4, 0, 4, 3)  # one dimension of int4: 0, 3
+    assert rows[1][1:] == [array, struct.pack(">d", 0.5), b'\x01["gold"]', b"yes"]
+    # Every row of one width: the JSON text padded with spaces (which jsonb drops).
+    assert [row[3:] for row in rows[::2]] == [[b"\x01[]" + b" " * 7, b"no"], [b"\x01[]" + b" " * 9, None]]
+    assert len({len(tail) for tail in tails}) == 1
+
+
+def test_only_a_json_column_is_padded() -> None:
+    with pytest.raises(CopyFormatError, match="jsonb"):
+        choices([([b"yes", b"no"], [0, 1])], padded=0)

@@ -1,5 +1,6 @@
 """Migrations 0008–0009 (the outcome's keys unchecked, its job indexed by block ranges) keep every
-outcome and adjudication, on SQLite (which rebuilds the table) as on PostgreSQL."""
+outcome and adjudication, on SQLite (which rebuilds the table) as on PostgreSQL; 0011 (counts as an
+integer array on PostgreSQL) keeps every count, both ways."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.state import StateApps
 from django.utils import timezone
+
+from aggregation.models import ItemOutcome  # its field reads the counts as JSON or as an array
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,3 +62,37 @@ def test_the_outcomes_and_their_adjudications_survive_the_migrations(at_0007: St
     assert list(Outcome.objects.filter(job_id=job.pk, contested=True).values_list("pk", flat=True)) == [
         outcomes[1].pk
     ]
+
+
+@pytest.fixture
+def at_0010() -> Iterator[StateApps]:
+    yield migrated(("aggregation", "0010_outcome_run_restricted"))
+    migrated(MigrationExecutor(connection).loader.graph.leaf_nodes("aggregation")[0])
+
+
+def test_the_counts_become_integer_arrays_and_back_with_every_value_kept(at_0010: StateApps) -> None:
+    job = at_0010.get_model("annotation", "Job").objects.create(name="j", task_type="stance")
+    run = at_0010.get_model("aggregation", "AggregationRun").objects.create(job=job, task_type="stance")
+    Outcome = at_0010.get_model("aggregation", "ItemOutcome")
+    for n, counts in enumerate([[3, 0, 1], [], [0, 12]]):
+        item = at_0010.get_model("annotation", "Item").objects.create(job=job, key=str(n))
+        Outcome.objects.create(item=item, job=job, run=run, counts=counts)
+
+    migrated(("aggregation", "0011_outcome_counts_integer_array"))
+
+    counts = list(ItemOutcome.objects.order_by("item_id").values_list("counts", flat=True))
+    assert counts == [[3, 0, 1], [], [0, 12]]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT data_type FROM information_schema.columns "
+                "WHERE table_name = 'aggregation_itemoutcome' AND column_name = 'counts'"
+            )
+            assert cursor.fetchone()[0] == "ARRAY"
+        back = migrated(("aggregation", "0010_outcome_run_restricted"))
+        counts = list(
+            back.get_model("aggregation", "ItemOutcome")
+            .objects.order_by("item_id")
+            .values_list("counts", flat=True)
+        )
+        assert counts == [[3, 0, 1], [], [0, 12]]

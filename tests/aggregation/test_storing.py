@@ -239,3 +239,27 @@ def test_a_run_that_last_wrote_outcomes_cannot_be_deleted_and_takes_no_expert_de
     assert ItemOutcome.objects.filter(job=job).count() == 6 and Adjudication.objects.count() == 1
     job.delete()
     assert not AggregationRun.objects.exists() and not ItemOutcome.objects.exists()
+
+
+@pytest.mark.postgres
+def test_a_first_run_copies_the_rows_the_orm_path_writes(job: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Straight into the table by binary COPY: labels, reasons, counts and the NULL ρ of an item with
+    # one rating (written NaN, then NULL) as the ORM writes them.
+    first = job.items.get(key=keys(job)[0])
+    for response in first.responses.order_by("pk")[1:]:
+        response.delete()
+    ItemOutcome.objects.filter(job=job).delete()
+
+    by_copy = written_then_undone(job)
+    monkeypatch.setattr(storing, "_store_by_copy", written_by_the_orm)
+    by_orm = written_then_undone(job)
+
+    assert by_copy == by_orm and len(by_copy[0]) == 6
+    assert [row[5] for row in by_copy[0] if row[0] == first.pk] == [None]  # agreement
+    assert any(row[10] and row[11] for row in by_copy[0])  # contested, with reasons
+    assert all(row[1] for row in by_copy[0])  # every row this run's
+
+
+def test_a_first_run_writes_counts_as_integers(job: Any) -> None:
+    counts = dict(ItemOutcome.objects.filter(job=job).values_list("item__key", "counts"))
+    assert counts[keys(job)[0]] == [3, 0, 0, 0, 0] and counts[keys(job)[5]] == [0, 0, 0, 1, 2]

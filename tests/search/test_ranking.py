@@ -8,6 +8,7 @@ from search.ranking import (
     Hubness,
     HybridIndex,
     HybridParams,
+    best_first,
     hubness,
     mmr,
     nearest_neighbours,
@@ -94,3 +95,29 @@ def test_rank_scored_returns_the_fused_relevance_of_each_pick() -> None:
     ranked = index.rank_scored(unit([1, 0])[0], {}, 2)
     assert [doc_id for doc_id, _ in ranked] == [10, 20]
     assert np.isclose(ranked[0][1], 1.0) and np.isclose(ranked[1][1], 0.0, atol=1e-6)
+
+
+def test_best_first_is_the_head_of_a_full_sort() -> None:
+    scores = np.random.default_rng(7).normal(size=500).astype(np.float32)
+    full = np.argsort(-scores)
+    for n in (1, 15, 150, 499, 500, 900):
+        assert best_first(scores, n).tolist() == full[:n].tolist()
+
+
+def test_a_ranking_given_its_cosines_is_the_ranking_that_computes_them() -> None:
+    rng = np.random.default_rng(3)
+    docs, claims = unit(*rng.normal(size=(300, 8)).tolist()), unit(*rng.normal(size=(20, 8)).tolist())
+    index = HybridIndex(list(range(1000, 1300)), docs, claims, HybridParams(hub_k=1, neighbours=5))
+    bm25 = {1003: 4.0, 1010: 2.5, 1200: 1.0}
+    for params in (
+        HybridParams(),
+        HybridParams(diversity="none", smoothing=0.0),
+        HybridParams(bm25_weight=0.2),
+    ):
+        setting = index.with_params(params)
+        for i in (0, 7):
+            plain = setting.rank(claims[i], bm25, 15, exclude_reference=i)
+            given = setting.rank(claims[i], bm25, 15, exclude_reference=i, cosines=docs @ claims[i])
+            assert given == plain and len(plain) == 15
+    wrong = index.rank(claims[0], {}, 15, cosines=docs @ claims[1])
+    assert wrong == index.rank(claims[1], {}, 15)  # the cosines given are the ones used
