@@ -182,7 +182,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
 # with REDIS_URL, so every web process finds what another rendered, stored as JSON (never pickle);
 # else in each process's memory.
 SHARED_CACHE = {
-    "BACKEND": "django.core.cache.backends.redis.RedisCache",
+    "BACKEND": "config.json_cache.RedisCache",  # Django's, one client per connection pool
     "LOCATION": REDIS_URL,
     "KEY_PREFIX": "pages",
     "OPTIONS": {"serializer": "config.json_cache.JSONSerializer"},

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from django.http import HttpRequest
 
@@ -25,7 +25,7 @@ from annotation.market_interface.base import (
     external_identity,
 )
 from annotation.market_interface.registry import get_provider
-from annotation.models import Job, Worker
+from annotation.models import Job, Qualification, Worker
 from annotation.web.page_tokens import (
     TOKEN_FIELD,
     Grant,
@@ -33,8 +33,10 @@ from annotation.web.page_tokens import (
     issue_token,
     verify_token,
 )
-from annotation.work import get_worker
+from annotation.work import get_worker, new_worker, rows
 from annotation.work.people import is_open_to
+
+Unread = Literal["unread"]
 
 
 class NotThisJobError(WorkerIdentityError):
@@ -52,6 +54,9 @@ class Visitor:
     external: ExternalIdentity | None = None
     ids: MarketIds | None = None  # the market's ids, checked (turkSubmitTo against the allowlist)
     carried: dict[str, str] = field(default_factory=dict)
+    # The worker's qualification for the job's task type, read with their row in this request (None:
+    # they have none), or "unread" (the pages that need it read it).
+    qualification: Qualification | None | Unread = "unread"
 
 
 def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None) -> Visitor:
@@ -78,8 +83,8 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
             carried = dict(external.extra)
             if external.preview:
                 return Visitor(worker=None, preview=True, external=external, ids=ids, carried=carried)
-            worker = _worker(job.provider, external.worker_id, known)
-            return Visitor(worker=worker, external=external, ids=ids, carried=carried)
+            worker, found = _worker(job, external.worker_id, known)
+            return Visitor(worker=worker, external=external, ids=ids, carried=carried, qualification=found)
     if not request.user.is_authenticated:
         raise LoginRequiredError("log in to work on in-house jobs")
     if not provider.capabilities.logged_in_workers:
@@ -87,13 +92,24 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
         return Visitor(worker=None, preview=True, carried={"preview": "1"})
     if not is_open_to(job, request.user):
         raise NotThisJobError("this job is for other teams")
-    return Visitor(worker=_worker(job.provider, f"user-{request.user.pk}", known, user=request.user))
+    worker, found = _worker(job, f"user-{request.user.pk}", known, user=request.user)
+    return Visitor(worker=worker, qualification=found)
 
 
-def _worker(provider: str, external_id: str, known: Worker | None, user: Any = None) -> Worker:
-    if known is not None and (known.provider, known.external_id) == (provider, external_id):
-        return known
-    return get_worker(provider, external_id, user=user)
+def _worker(
+    job: Job, external_id: str, known: Worker | None, user: Any = None
+) -> tuple[Worker, Qualification | None | Unread]:
+    """The visitor's worker row (created on a first visit) and, when read with it, their
+    qualification for the job's task type."""
+    if known is not None and (known.provider, known.external_id) == (job.provider, external_id):
+        return known, "unread"
+    read = rows.worker_and_qualification(job.provider, external_id, job.task_type)
+    if read is not None:
+        return read
+    created = new_worker(job.provider, external_id, user=user)  # a first visit: no qualification yet
+    if created is not None:
+        return created, None
+    return get_worker(job.provider, external_id, user=user), "unread"  # created by a parallel request
 
 
 # (job pk, job created, market HIT id) seen to name one of the job's HITs. A published HIT keeps its

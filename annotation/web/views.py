@@ -16,7 +16,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_http_methods, require_POST
@@ -40,8 +40,23 @@ from annotation.web.identity import (
     resolve_visitor,
 )
 from annotation.web.page_tokens import ExpiredTokenError, Grant
-from annotation.work import people
+from annotation.work import people, rows
 from annotation.work.people import visible_jobs
+
+
+def _job(pk: int) -> Job:
+    """The job's row, read afresh (its state decides what its pages offer), or a 404."""
+    found = rows.job(pk)
+    if found is None:
+        raise Http404("no such job")
+    return found
+
+
+def _qualification(visitor: Visitor, worker: Worker, job: Job) -> Qualification | None:
+    """The worker's qualification for the job's task type: as read with their row, else read now."""
+    if visitor.qualification == "unread":
+        return work.qualification(worker, job.task_type)
+    return visitor.qualification
 
 
 def _url(name: str, pk: int, visitor: Visitor) -> str:
@@ -112,13 +127,13 @@ def my_work(request: HttpRequest) -> HttpResponse:
 @worker_page
 def job_home(request: HttpRequest, pk: int) -> HttpResponse:
     """Instructions, and what the visitor can do next: preview, take the quiz, or start work."""
-    job = get_object_or_404(Job, pk=pk)
+    job = _job(pk)
     visitor = _visitor(request, job)
     if isinstance(visitor, HttpResponse):
         return visitor
     if visitor.preview or visitor.worker is None:
         return preview(request, job, visitor)
-    found = work.qualification(visitor.worker, job.task_type)
+    found = _qualification(visitor, visitor.worker, job)
     context = {
         "visitor": visitor,
         "qualification": found,
@@ -142,7 +157,7 @@ def preview(request: HttpRequest, job: Job, visitor: Visitor) -> HttpResponse:
 @worker_page
 @require_http_methods(["GET", "POST"])
 def quiz(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(Job, pk=pk)
+    job = _job(pk)
     visitor = _visitor(request, job)
     if isinstance(visitor, HttpResponse):
         return visitor
@@ -156,7 +171,7 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
             return grant
         if form.is_valid():  # graded under the qualification's lock, which also refuses a retry
             return _graded(request, job, visitor, work.grade_quiz(visitor.worker, job, form.answers()))
-    if not work.can_retry_quiz(visitor.worker, job):
+    if not work.can_retry_quiz(visitor.worker, job, _qualification(visitor, visitor.worker, job)):
         return HttpResponseRedirect(_url("job", job.pk, visitor))
     # The questions before any answer are the task type's, the same on every worker's page.
     shared = fragments.read(fragments.quiz_key(task_type.slug) if not form.is_bound else "")
@@ -183,7 +198,7 @@ def _graded(request: HttpRequest, job: Job, visitor: Visitor, result: Qualificat
 @require_POST
 def start(request: HttpRequest, pk: int) -> HttpResponse:
     """Hand the worker their next HIT (or their open one) and send them to it."""
-    job = get_object_or_404(Job, pk=pk)
+    job = _job(pk)
     visitor = _visitor(request, job)
     if isinstance(visitor, HttpResponse):
         return visitor
@@ -201,8 +216,9 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
             return _message(request, job, "No such HIT", "This HIT is not part of this job.", status=404)
     try:
         assignment = work.next_assignment(
-            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else "", fresh=True
-        )
+            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else "", fresh=True,
+            found=visitor.qualification,
+        )  # fmt: skip
     except work.NoWorkError as error:
         refused = (work.NotQualifiedError, work.IdentityConflictError)
         status = 403 if isinstance(error, refused) else 200
@@ -214,7 +230,9 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     """The HIT's items; on POST, save them all in one transaction (a second POST stores nothing new)."""
-    assignment = get_object_or_404(Assignment.objects.select_related("job", "hit", "worker"), pk=pk)
+    assignment = rows.assignment(pk)  # with its job, HIT and worker
+    if assignment is None:
+        raise Http404("no such assignment")
     job = assignment.job
     visitor = _visitor(request, job, known=assignment.worker)
     if isinstance(visitor, HttpResponse):

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.market_interface.registry import get_provider
@@ -27,6 +27,7 @@ from annotation.models import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work import rows
 from annotation.work.settling import settle_job
 
 # How many open HITs to try, in order, before telling a worker there is nothing for them.
@@ -64,6 +65,16 @@ def get_worker(
     return worker
 
 
+def new_worker(provider: str, external_id: str, *, user: Any = None) -> Worker | None:
+    """The worker's row created, for a caller that has just found none (no second read); None when a
+    parallel request created it first (the constraint refuses a second row)."""
+    try:
+        with transaction.atomic():
+            return Worker.objects.create(provider=provider, external_id=external_id, user=user)
+    except IntegrityError:
+        return None
+
+
 def qualification(worker: Worker, task_type: str) -> Qualification | None:
     # One row at most (unique per worker and task type): unordered, as the model's ordering by worker
     # would join the worker's row only to sort one row.
@@ -81,12 +92,11 @@ def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualific
     score = right / len(questions) if questions else 1.0
     passed = score >= quiz_pass_mark(job)
     with transaction.atomic():
-        existing = (
-            Qualification.objects.select_for_update()
-            .filter(worker=worker, task_type=job.task_type)
-            .order_by()  # no join to sort the one row (which would lock the worker's row too)
-            .first()
+        # Written out, locked, with no join (the model's ordering would lock the worker's row too).
+        found = rows.select(
+            Qualification, "t.worker_id = %s AND t.task_type = %s", [worker.pk, job.task_type], lock=True
         )
+        existing = found[0] if found else None
         if existing is None:
             return Qualification.objects.create(
                 worker=worker, task_type=job.task_type, passed=passed, score=score, answers=dict(answers)
@@ -114,10 +124,17 @@ def can_retry_quiz(
     return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
 
 
-def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
+def check_can_work(
+    job: Job,
+    worker: Worker,
+    *,
+    fresh: bool = False,
+    found: Qualification | None | Literal["unread"] = "unread",
+) -> None:
     """Raise NoWorkError with a reason the worker can read, or return when they may work.
 
-    `fresh`: the caller read both rows in this very request (a page), so they are not read again."""
+    `fresh`: the caller read both rows in this very request (a page), so they are not read again;
+    `found`: the worker's qualification for the job's task type, when read with them (None: none)."""
     if not fresh:
         worker.refresh_from_db(fields=["blocked"])
     if worker.blocked:
@@ -129,7 +146,8 @@ def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
         raise NoWorkError("This job is not taking work at the moment.")
     if not get_task_type(job.task_type).quiz:
         return  # nothing to qualify on (an imported MTurk template)
-    found = qualification(worker, job.task_type)
+    if found == "unread":
+        found = qualification(worker, job.task_type)
     if found is None:
         raise NotQualifiedError("Please take the qualification quiz first.")
     if not found.passed:
@@ -140,21 +158,28 @@ def check_can_work(job: Job, worker: Worker, *, fresh: bool = False) -> None:
 
 
 def next_assignment(
-    job: Job, worker: Worker, *, hit: Hit | None = None, external_id: str = "", fresh: bool = False
+    job: Job,
+    worker: Worker,
+    *,
+    hit: Hit | None = None,
+    external_id: str = "",
+    fresh: bool = False,
+    found: Qualification | None | Literal["unread"] = "unread",
 ) -> Assignment:
     """The worker's open assignment in the job, or a new one on a HIT with none of the items they saw.
 
     The database decides: an assignment holds a row per item in `WorkerItem` (unique per item and
     worker), a worker holds at most one open assignment per job, a market's assignment id names one
     assignment, bound to its worker on first sight, and a HIT's slots are counted under a row lock.
-    `fresh`: the job and the worker were read in this request (see `check_can_work`).
+    `fresh`: the job and the worker were read in this request, `found` their qualification with them
+    (see `check_can_work`).
     """
     bound, held = _bound_and_open(job, worker, external_id)
     if bound is not None and bound.worker_id != worker.pk:
         raise IdentityConflictError("This assignment belongs to somebody else.")
     if bound is not None:
         return bound  # the worker reloaded the page, or came back
-    check_can_work(job, worker, fresh=fresh)
+    check_can_work(job, worker, fresh=fresh, found=found)
     open_one = _checked_open(held, hit, external_id)
     if open_one is not None:
         return open_one
@@ -223,11 +248,14 @@ def _bound_and_open(
     job: Job, worker: Worker, external_id: str
 ) -> tuple[Assignment | None, Assignment | None]:
     """In one query: the job's assignment the market's id names, and the worker's open one."""
-    held = Q(worker=worker, state=AssignmentState.ACCEPTED)
-    # Unordered: at most two rows, picked below (the model's ordering joins the HIT and the job).
-    found = list(
-        job.assignments.filter(held | Q(external_id=external_id) if external_id else held).order_by()[:3]
-    )
+    # Unordered: at most two rows, picked below. Written out (rows.select): the ORM took more CPU to
+    # build this read than it takes to run.
+    where = "t.job_id = %s AND ((t.worker_id = %s AND t.state = %s)"
+    params: list[Any] = [job.pk, worker.pk, AssignmentState.ACCEPTED]
+    if external_id:
+        where += " OR t.external_id = %s"
+        params.append(external_id)
+    found = rows.select(Assignment, where + ") LIMIT 3", params)
     bound = next((a for a in found if external_id and a.external_id == external_id), None)
     open_one = next(
         (a for a in found if a.worker_id == worker.pk and a.state == AssignmentState.ACCEPTED), None
@@ -276,10 +304,10 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
     try:
         with transaction.atomic(), connection.cursor() as cursor:
             # One start at a time per worker: the lock orders them, the constraint would refuse a second.
-            Worker.objects.select_for_update().filter(pk=worker.pk).exists()
+            rows.lock(Worker, worker.pk)
             if _holds_open(job, worker):
                 raise _AlreadyOpenError
-            hit = Hit.objects.select_for_update().get(pk=hit_pk)
+            (hit,) = rows.select(Hit, "t.id = %s", [hit_pk], lock=True)
             cursor.execute(
                 f"SELECT COUNT(*) FROM {Assignment._meta.db_table} a WHERE a.hit_id = %(hit)s AND {holding}",
                 {**params, "hit": hit.pk},
@@ -344,7 +372,7 @@ def submit_assignment(
         now = timezone.now()
         assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
         assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
-        assignment.save(update_fields=["state", "submitted_at", "work_seconds"])
+        rows.update(assignment, ["state", "submitted_at", "work_seconds"])  # no save(): 0.5 ms of ORM CPU
     if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
         settle_job(assignment.job_id)
     return assignment
@@ -352,10 +380,10 @@ def submit_assignment(
 
 def _locked(assignment_id: int, read: Assignment | None) -> Assignment:
     """The assignment's row locked for this transaction: read whole, or `read` brought up to date."""
-    rows = Assignment.objects.select_for_update()
     if read is None or read.pk != assignment_id:
-        return rows.select_related("job", "worker").get(pk=assignment_id)
-    read.state, read.confirmed = rows.filter(pk=assignment_id).values_list("state", "confirmed").get()
+        return Assignment.objects.select_for_update().select_related("job", "worker").get(pk=assignment_id)
+    (locked,) = rows.select(Assignment, "t.id = %s", [assignment_id], lock=True)
+    read.state, read.confirmed = locked.state, locked.confirmed
     return read
 
 
@@ -414,13 +442,13 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 
 def items_of(assignment: Assignment) -> list[Item]:
-    return assignment.hit.ordered_items(assignment.job)
+    """The assignment's items in their places, each with the assignment's job."""
+    return rows.hit_items(assignment.hit_id, assignment.job)
 
 
 def item_ids_of(assignment: Assignment) -> list[int]:
     """The ids of the assignment's items in their places (no item row read)."""
-    rows = HitItem.objects.filter(hit_id=assignment.hit_id).order_by("position")
-    return list(rows.values_list("item_id", flat=True))
+    return rows.hit_item_ids(assignment.hit_id)
 
 
 class ServiceQueue:

@@ -18,11 +18,11 @@ pytestmark = pytest.mark.django_db
 # What each page costs today inside a test's transaction, on PostgreSQL and SQLite alike: more is a
 # regression to look at, fewer a budget to lower.
 BUDGET = {
-    "job page, first visit": 7,
-    "quiz page": 3,
+    "job page, first visit": 6,
+    "quiz page": 2,
     "quiz answers": 6,
-    "job page": 3,
-    "start": 18,
+    "job page": 2,
+    "start": 17,
     "task page": 2,
     "task answers": 7,
 }
