@@ -3,6 +3,9 @@
 Each participant goes the whole path a real one does, with the page token of each page:
 job page → quiz → quiz answers → job page → start → task page → answers → back to Prolific.
 They think between pages (LOAD_THINK_SECONDS, low,high). A path that stops short is a failure.
+Their client is locust's FastHttpUser (geventhttpclient), not HttpUser (requests): on these 2 cores the
+crowd shares the cores with the server it measures, and requests' client costs several times the CPU
+per request, which the server's latency then pays for.
 The job, study and quiz answers come from the environment (bench._load_site seed prints them).
 """
 
@@ -14,7 +17,7 @@ import re
 import secrets
 from typing import Any
 
-from locust import HttpUser, between, task
+from locust import FastHttpUser, between, task
 
 SEED = json.loads(os.environ["LOAD_SEED"])
 THINK = tuple(float(part) for part in os.environ.get("LOAD_THINK_SECONDS", "1,3").split(","))
@@ -28,7 +31,7 @@ class PathError(AssertionError):
     """A page that did not lead where a participant's next step goes."""
 
 
-class Participant(HttpUser):
+class Participant(FastHttpUser):
     wait_time = between(*THINK)
 
     @task

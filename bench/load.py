@@ -26,6 +26,7 @@ import io
 import json
 import math
 import os
+import resource
 import secrets
 import subprocess
 import sys
@@ -33,7 +34,7 @@ import tarfile
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -78,6 +79,7 @@ class LevelResult:
     cpu_seconds: float = 0.0  # the gunicorn workers' user + system CPU over the level
     failures: str = ""  # the commonest reasons of the errors, with their counts
     load_average: float = 0.0  # the machine's, over the last minute of the level (other work shows here)
+    crowd_cpu_seconds: float = 0.0  # locust's CPU over the level: the load generator shares the cores
 
     @property
     def cpu_per_hit(self) -> float:
@@ -182,7 +184,7 @@ def run_level(
     seeded = last_json(group.run("seed", [PYTHON, "-m", "bench._load_site", "seed", str(claims),
                                            str(WORKERS_PER_ITEM)], env, timeout=600))  # fmt: skip
     prefix = group.log_dir / f"locust-{users}"
-    cpu_before = web_cpu_seconds(group)
+    cpu_before, crowd_before = web_cpu_seconds(group), children_cpu_seconds()
     crowd_env = {**env, "LOAD_SEED": json.dumps(seeded), "LOAD_THINK_SECONDS": ",".join(map(str, think))}
     group.run(
         f"locust-{users}",
@@ -194,11 +196,20 @@ def run_level(
         timeout=seconds + 120,
     )  # fmt: skip
     cpu_seconds = web_cpu_seconds(group) - cpu_before
+    crowd_cpu_seconds = children_cpu_seconds() - crowd_before  # locust is the only child ended meanwhile
     load_average = os.getloadavg()[0]
     check = last_json(
         group.run("check", [PYTHON, "-m", "bench._load_site", "check", str(seeded["job"])], env, 120)
     )
-    return _result(users, prefix, check, cpu_seconds, load_average)
+    return replace(
+        _result(users, prefix, check, cpu_seconds, load_average), crowd_cpu_seconds=crowd_cpu_seconds
+    )
+
+
+def children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's children that have ended and been waited for."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def web_cpu_seconds(group: ProcessGroup) -> float:
@@ -274,7 +285,7 @@ def figures(result: LevelResult) -> str:
         f"errors={result.errors} submitted={result.check['submitted']} open={result.check['open']} "
         f"sound={result.sound} web_cpu_s={result.cpu_seconds:.1f} "
         + " ".join(f"{name}={value:.3f}" for name, value in result.cpu_figures().items())
-        + f" load_average={result.load_average:.1f}"
+        + f" load_average={result.load_average:.1f} crowd_cpu_s={result.crowd_cpu_seconds:.1f}"
     )
 
 
