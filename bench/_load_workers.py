@@ -5,7 +5,7 @@ job page → quiz → quiz answers → job page → start → task page → answ
 They think between pages (LOAD_THINK_SECONDS, low,high). A path that stops short is a failure.
 Their client is locust's FastHttpUser (geventhttpclient), not HttpUser (requests): on these 2 cores the
 crowd shares the cores with the server it measures, and requests' client costs several times the CPU
-per request, which the server's latency then pays for.
+per request (locust's documentation), which the server's latency then pays for.
 The job, study and quiz answers come from the environment (bench._load_site seed prints them).
 """
 
