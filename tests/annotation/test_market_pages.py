@@ -221,5 +221,6 @@ def test_in_house_annotators_keep_the_csrf_check_and_are_never_framed() -> None:
     forged = client.post(reverse("annotation:quiz", args=[job.pk]), quiz_answers())
 
     assert page["X-Frame-Options"] == "DENY"
+    assert b"csrfmiddlewaretoken" in page.content and b'name="page_token"' not in page.content
     assert forged.status_code == 403
     assert not Qualification.objects.exists()

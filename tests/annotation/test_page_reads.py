@@ -1,7 +1,7 @@
 """The worker pages' written-out reads (annotation/work/rows.py) give the objects the ORM gives, and
 nothing they read is kept between requests: a job paused, a worker blocked or a quiz failed after one
-page is seen on the next. Market pages carry a page token instead of a CSRF token; in-house pages keep
-theirs."""
+page is seen on the next. Market pages carry a page token instead of a CSRF token (in-house pages keep
+theirs: tests/annotation/test_market_pages.py)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,13 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
 from django.db import models, transaction
 from django.test import Client
-from django.urls import reverse
 from django.utils import timezone
 
 from annotation import work
 from annotation.models import Assignment, Hit, Item, Job, JobState, Qualification, Worker
 from annotation.work import rows
-from tests.annotation.factories import make_corpus
 from tests.annotation.test_market_pages import (
     PROLIFIC,
     answers_for,
@@ -133,14 +130,3 @@ def test_a_market_page_carries_its_page_token_and_no_csrf_token_or_cookie(client
         assert b"csrfmiddlewaretoken" not in page.content and "csrftoken" not in page.cookies
     done = client.post(task_url, {**answers_for(Assignment.objects.get()), "page_token": token_of(pages[1])})
     assert done.status_code == 302
-
-
-def test_an_in_house_page_keeps_its_csrf_token() -> None:
-    make_corpus(claims=1, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}).pk)
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(User.objects.create_user("ann", password="pw-for-tests-1"))
-
-    page = client.get(reverse("annotation:quiz", args=[job.pk]))
-
-    assert b"csrfmiddlewaretoken" in page.content and b'name="page_token"' not in page.content
