@@ -258,7 +258,7 @@ class MACE:
             digamma(counts + self.prevalence_prior) - digamma(counts.sum() + k * self.prevalence_prior),
             dtype=np.float64,
         )
-        if self.balanced <= 0 or k < 2:
+        if self.balanced <= 0 or k < 2 or counts.sum() <= 0:  # no item: nothing to weigh
             return estimated
         return toward_balance(estimated, float(counts.sum()), self.balanced, self.balanced_spread)
 
