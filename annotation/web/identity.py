@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from django.http import HttpRequest
 
@@ -36,8 +36,6 @@ from annotation.web.page_tokens import (
 from annotation.work import get_worker, new_worker, rows
 from annotation.work.people import is_open_to
 
-Unread = Literal["unread"]
-
 
 class NotThisJobError(WorkerIdentityError):
     """Market ids of another study or HIT than this job's (a link taken from elsewhere)."""
@@ -56,7 +54,7 @@ class Visitor:
     carried: dict[str, str] = field(default_factory=dict)
     # The worker's qualification for the job's task type, read with their row in this request (None:
     # they have none), or "unread" (the pages that need it read it).
-    qualification: Qualification | None | Unread = "unread"
+    qualification: Qualification | None | rows.Unread = "unread"
 
 
 def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None) -> Visitor:
@@ -98,7 +96,7 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
 
 def _worker(
     job: Job, external_id: str, known: Worker | None, user: Any = None
-) -> tuple[Worker, Qualification | None | Unread]:
+) -> tuple[Worker, Qualification | None | rows.Unread]:
     """The visitor's worker row (created on a first visit) and, when read with it, their
     qualification for the job's task type."""
     if known is not None and (known.provider, known.external_id) == (job.provider, external_id):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
@@ -115,9 +115,7 @@ def quiz_pass_mark(job: Job) -> float:
     return float(job.params.get("quiz_pass_mark", 0.75))
 
 
-def can_retry_quiz(
-    worker: Worker, job: Job, found: Qualification | None | Literal["unread"] = "unread"
-) -> bool:
+def can_retry_quiz(worker: Worker, job: Job, found: Qualification | None | rows.Unread = "unread") -> bool:
     """Whether the worker may take the quiz (again); `found`: their qualification, when already read."""
     if found == "unread":
         found = qualification(worker, job.task_type)
@@ -129,7 +127,7 @@ def check_can_work(
     worker: Worker,
     *,
     fresh: bool = False,
-    found: Qualification | None | Literal["unread"] = "unread",
+    found: Qualification | None | rows.Unread = "unread",
 ) -> None:
     """Raise NoWorkError with a reason the worker can read, or return when they may work.
 
@@ -164,7 +162,7 @@ def next_assignment(
     hit: Hit | None = None,
     external_id: str = "",
     fresh: bool = False,
-    found: Qualification | None | Literal["unread"] = "unread",
+    found: Qualification | None | rows.Unread = "unread",
 ) -> Assignment:
     """The worker's open assignment in the job, or a new one on a HIT with none of the items they saw.
 

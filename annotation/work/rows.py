@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from django.db import connection
 from django.db.models import Model
@@ -21,6 +21,8 @@ from django.db.models import Model
 from annotation.models import Assignment, Hit, HitItem, Item, Job, Qualification, Worker
 
 M = TypeVar("M", bound=Model)
+# A qualification not read with its worker's row (None: read, and there is none).
+Unread = Literal["unread"]
 Converter = Callable[[Any, Any, Any], Any]
 
 
