@@ -11,7 +11,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
@@ -171,7 +171,12 @@ def _aggregate_categorical(
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
     with progress.stage("read the responses", unit="responses") as done:
-        answers = job_responses(job, dropped_workers(job, policy), declared.spell, rule.answer_set)
+        # Begun by aggregate_job, the transaction holds nothing but the job's lock and the run, so
+        # other connections on its snapshot read the responses as it would.
+        shared = len(connection.atomic_blocks) == 1
+        answers = job_responses(
+            job, dropped_workers(job, policy), declared.spell, rule.answer_set, shared=shared
+        )
         done(len(answers))
     decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
