@@ -114,7 +114,8 @@ def test_in_its_own_transaction_the_read_is_shared_by_connections_each_over_thei
         Job.objects.select_for_update().get(pk=job.pk)  # as the aggregation locks it
         items, workers, codes, names = _copied(rows, [S, U, NV], shared=True)
 
-    assert len(parts) == reading.READERS and all(parts) and sum(parts) == len(items) == rows.count() == 159
+    # However the rows lie in the pages (rolled-back tests leave some), each is read once.
+    assert len(parts) == reading.READERS and sum(parts) == len(items) == rows.count() == 159
     read = sorted(zip(items.tolist(), workers.tolist(), [names[c] for c in codes], strict=True))
     assert read == sorted(rows)
 
