@@ -171,14 +171,7 @@ def _aggregate_categorical(
     progress: Progress,
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
-    with progress.stage("read the responses", unit="responses") as done:
-        # Begun by aggregate_job, the transaction holds nothing but the job's lock and the run, so
-        # other connections on its snapshot read the responses as it would.
-        shared = len(connection.atomic_blocks) == 1
-        answers = job_responses(
-            job, dropped_workers(job, policy), declared.spell, rule.answer_set, shared=shared
-        )
-        done(len(answers))
+    answers = _read(job, policy, declared, rule, progress)
     decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
         outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)
@@ -208,6 +201,20 @@ def _aggregate_categorical(
     run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
     run.adjudicated = len(adjudicated)
     run.save()
+
+
+def _read(
+    job: Job, policy: AggregationPolicy, declared: CategoricalRule, rule: AgreementRule, progress: Progress
+) -> Responses:
+    with progress.stage("read the responses", unit="responses") as done:
+        # Begun by aggregate_job, the transaction holds nothing but the job's lock and the run, so
+        # other connections on its snapshot read the responses as it would.
+        shared = len(connection.atomic_blocks) == 1
+        answers = job_responses(
+            job, dropped_workers(job, policy), declared.spell, rule.answer_set, shared=shared
+        )
+        done(len(answers))
+    return answers
 
 
 @dataclass(frozen=True)
