@@ -134,7 +134,13 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
     "DB_PREPARED_STATEMENTS", default=True
 ):
-    DATABASES["default"]["OPTIONS"] = {"server_side_binding": True, "prepare_threshold": 2}
+    from config.postgres_binding import BindingCursor
+
+    DATABASES["default"]["OPTIONS"] = {
+        "server_side_binding": True,
+        "cursor_factory": BindingCursor,  # a statement with more values than the protocol carries: quoted
+        "prepare_threshold": 2,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # WAL + IMMEDIATE: readers never block the writer, and writers queue instead of failing.

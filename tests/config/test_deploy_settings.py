@@ -107,6 +107,6 @@ def test_database_connections_persist_and_a_dead_one_is_replaced_before_use(load
 def test_postgresql_statements_are_prepared_unless_a_pooler_cannot_keep_them(load_settings: Any) -> None:
     url = "postgres://app@db:5432/stancework"
     options = load_settings(**PRODUCTION, DATABASE_URL=url)["DATABASES"]["default"]["OPTIONS"]
-    assert options == {"server_side_binding": True, "prepare_threshold": 2}
+    assert options["server_side_binding"] is True and options["prepare_threshold"] == 2
     off = load_settings(**PRODUCTION, DATABASE_URL=url, DB_PREPARED_STATEMENTS="false")["DATABASES"]
     assert "server_side_binding" not in off["default"].get("OPTIONS", {})
