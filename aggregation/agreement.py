@@ -102,13 +102,17 @@ def worker_agreement_with_majority(responses: Responses, *, exclude_self: bool =
     """
     counts = responses.counts()
     if exclude_self:
-        reference = _majority_of_the_others(counts)[responses.item_index, responses.label]
+        reference = _majority_of_the_others(counts).ravel()[
+            responses.item_index * counts.shape[1] + responses.label
+        ]
     else:
         reference = majority(counts)[responses.item_index]
-    countable = reference != NO_MAJORITY
-    agrees = countable & (reference == responses.label)
-    per_worker_countable = np.bincount(responses.worker_index[countable], minlength=responses.n_workers)
-    per_worker_agrees = np.bincount(responses.worker_index[agrees], minlength=responses.n_workers)
+    # Per response 0 (not countable), 1 (countable, disagrees) or 2 (agrees), counted per worker in one
+    # pass: masking the rows out first copied ten million of them twice.
+    state = (reference != NO_MAJORITY).astype(np.intp) + (reference == responses.label)
+    tally = np.bincount(responses.worker_index * 3 + state, minlength=responses.n_workers * 3)
+    per_worker_agrees = tally[2::3]
+    per_worker_countable = tally[1::3] + per_worker_agrees
     result = np.full(responses.n_workers, np.nan)
     np.divide(per_worker_agrees, per_worker_countable, out=result, where=per_worker_countable > 0)
     return result

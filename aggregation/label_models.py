@@ -84,11 +84,14 @@ def confusion_against(responses: Responses, decided: IntArray) -> FloatArray:
     """(workers × true × given): each worker's answers tabulated against ``decided`` (items without a
     decision left out), rows normalised; a true label a worker never met gets a uniform row."""
     k = responses.n_labels
-    known = decided[responses.item_index] >= 0
-    cell = (responses.worker_index[known] * k + decided[responses.item_index][known]) * k + responses.label[
-        known
-    ]
-    table = np.bincount(cell, minlength=responses.n_workers * k * k).reshape(responses.n_workers, k, k)
+    # The undecided tabulated too, as a true label of their own (−1 + 1 = 0), then dropped: cheaper
+    # than masking ten million rows out.
+    true = decided[responses.item_index] + 1
+    cell = (responses.worker_index * (k + 1) + true) * k + responses.label
+    table = np.bincount(cell, minlength=responses.n_workers * (k + 1) * k).reshape(
+        responses.n_workers, k + 1, k
+    )
+    table = table[:, 1:, :]
     rows = table.sum(axis=2, keepdims=True)
     return np.where(rows > 0, table / np.maximum(rows, 1), 1.0 / k)
 

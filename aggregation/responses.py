@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -166,9 +167,18 @@ class Responses:
         return len(self.label)
 
     def counts(self) -> npt.NDArray[np.int64]:
-        """(items × labels) matrix: how many responses gave each label to each item."""
+        """(items × labels) matrix: how many responses gave each label to each item. Counted once and
+        shared, so read-only (an aggregation asks for it five times, 0.1–0.2 s each at 10M rows)."""
+        return self._counts
+
+    @cached_property
+    def _counts(self) -> npt.NDArray[np.int64]:
         flat = self.item_index * self.n_labels + self.label
-        return np.bincount(flat, minlength=self.n_items * self.n_labels).reshape(self.n_items, self.n_labels)
+        matrix = np.bincount(flat, minlength=self.n_items * self.n_labels).reshape(
+            self.n_items, self.n_labels
+        )
+        matrix.flags.writeable = False
+        return matrix
 
     def raters_per_item(self) -> npt.NDArray[np.int64]:
         """Responses per item (a worker who answered twice counts twice, as in Dawid–Skene's data)."""

@@ -6,12 +6,13 @@ transaction per job. Adjudication and expert trimming live beside this in ``adju
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
@@ -170,22 +171,30 @@ def _aggregate_categorical(
     progress: Progress,
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
-    with progress.stage("read the responses", unit="responses") as done:
-        answers = job_responses(job, dropped_workers(job, policy), declared.spell, rule.answer_set)
-        done(len(answers))
+    answers = _read(job, policy, declared, rule, progress)
     decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
         outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)
         done(fitted.iterations)
-    _record_agreement(run, rule, answers, decided)
     min_posterior = policy.min_posterior if policy.decide == "model" else None
-    with progress.stage("write the outcomes and the corpus", unit="items") as done:
-        adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
-        done(len(outcome.items))
+    # The agreement figures need no database: they are found while the server writes the outcomes
+    # (numpy lets go of the GIL while it counts, and psycopg while it waits).
+    with ThreadPoolExecutor(1) as pool:
+        figures = pool.submit(_agreement, decided)
+        with progress.stage("write the outcomes and the corpus", unit="items") as done:
+            adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
+            done(len(outcome.items))
+        agreement = figures.result()
+    _record_agreement(run, rule, answers, agreement)
     with progress.stage("record worker quality", unit="workers") as done:
-        agreement = worker_agreement_with_majority(decided)
         run.flagged_workers = record_worker_quality(
-            job, run, policy, decided, agreement, fitted.worker_reliability, fitted.worker_confusion
+            job,
+            run,
+            policy,
+            decided,
+            agreement.of_workers,
+            fitted.worker_reliability,
+            fitted.worker_confusion,
         )
         done(decided.n_workers)
     summary = outcome.summary()
@@ -194,16 +203,49 @@ def _aggregate_categorical(
     run.save()
 
 
-def _record_agreement(
-    run: AggregationRun, rule: AgreementRule, answers: Responses, decided: Responses
-) -> None:
-    """The run's rule, sizes and agreement figures (ρ, κ and α over the rule's labels)."""
+def _read(
+    job: Job, policy: AggregationPolicy, declared: CategoricalRule, rule: AgreementRule, progress: Progress
+) -> Responses:
+    with progress.stage("read the responses", unit="responses") as done:
+        # Begun by aggregate_job, the transaction holds nothing but the job's lock and the run, so
+        # other connections on its snapshot read the responses as it would.
+        shared = len(connection.atomic_blocks) == 1
+        answers = job_responses(
+            job, dropped_workers(job, policy), declared.spell, rule.answer_set, shared=shared
+        )
+        done(len(answers))
+    return answers
+
+
+@dataclass(frozen=True)
+class _Agreement:
+    """A run's agreement figures over the rule's labels; ``of_workers``: each worker's with the others'
+    majority."""
+
+    mean_rho: float | None
+    fleiss_kappa: float | None
+    krippendorff_alpha: float | None
+    of_workers: np.ndarray
+
+
+def _agreement(decided: Responses) -> _Agreement:
     counts = decided.counts()
+    return _Agreement(
+        _finite(float(np.nanmean(rho(counts)))),
+        _finite(fleiss_kappa(counts)),
+        _finite(krippendorff_alpha(counts)),
+        worker_agreement_with_majority(decided),
+    )
+
+
+def _record_agreement(
+    run: AggregationRun, rule: AgreementRule, answers: Responses, agreement: _Agreement
+) -> None:
+    """The run's rule, sizes and agreement figures."""
     run.rule = rule.describe()
     run.items, run.responses, run.workers = answers.n_items, len(answers), answers.n_workers
-    run.mean_rho = _finite(float(np.nanmean(rho(counts))))
-    run.fleiss_kappa = _finite(fleiss_kappa(counts))
-    run.krippendorff_alpha = _finite(krippendorff_alpha(counts))
+    run.mean_rho, run.fleiss_kappa = agreement.mean_rho, agreement.fleiss_kappa
+    run.krippendorff_alpha = agreement.krippendorff_alpha
 
 
 def _store_outcomes(

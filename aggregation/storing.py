@@ -223,11 +223,15 @@ def _copy_first_run(cursor: Any, job: Job, run: Any, columns: OutcomeColumns) ->
     (aggregation.receivers), and no item changes job."""
     ours = _of_the_job(columns.items, _job_items(cursor, job))
     fields = ", ".join(name for name, _ in FIRST_RUN_FIXED) + ", " + ", ".join(FIRST_RUN_CHOSEN)
-    records, tails, combination = _first_run_rows(job, run, columns, ours)
     with cursor.cursor.copy(f"COPY {OUTCOMES} ({fields}) FROM STDIN (FORMAT binary)") as copy:
         copy.write(HEADER)
-        for block in encoded_rows(records, tails, combination):
-            copy.write(block)
+        # Encoded a part at a time, so the server stores one part while the next is encoded.
+        indices = np.flatnonzero(ours)
+        for start in range(0, len(indices), FIRST_RUN_PART):
+            for block in encoded_rows(
+                *_first_run_rows(job, run, columns, indices[start : start + FIRST_RUN_PART])
+            ):
+                copy.write(block)
         copy.write(TRAILER)
     if np.isnan(columns.agreement[ours]).any():  # ρ of an item with one rating: written NaN, kept NULL
         cursor.execute(
@@ -240,6 +244,7 @@ FIRST_RUN_FIXED = (
     ("contested", "bool"), ("counts", "int4[]"), ("agreement", "float8"), ("model_confidence", "float8"),
 )  # fmt: skip
 FIRST_RUN_CHOSEN = ("reasons", "label", "fine_label", "status", "model_label", "reference_label")
+FIRST_RUN_PART = 1 << 17  # rows encoded at a time
 
 
 def _job_items(cursor: Any, job: Job) -> npt.NDArray[np.int64]:
@@ -259,9 +264,10 @@ def _of_the_job(items: npt.NDArray[np.int64], job_items: npt.NDArray[np.int64]) 
 
 
 def _first_run_rows(
-    job: Job, run: Any, columns: OutcomeColumns, ours: npt.NDArray[np.bool_]
+    job: Job, run: Any, columns: OutcomeColumns, ours: npt.NDArray[np.intp]
 ) -> tuple[np.ndarray, list[bytes], npt.NDArray[np.intp]]:
-    """The rows of ``ours`` as fixed_records, and the combinations of their text and JSON columns."""
+    """The rows at ``ours`` (indices) as fixed_records, and the combinations of their text and JSON
+    columns."""
     rule, reasons = columns.rule, columns.reasons[ours]
     records = fixed_records(FIRST_RUN_FIXED, {
         "item_id": columns.items[ours], "job_id": job.pk, "run_id": run.pk, "sampled": False,

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from django.db import transaction
 
 from aggregation import reading
+from aggregation.copying import decoded_arrays
 from aggregation.labels import LabelSet
+from aggregation.models import ItemOutcome
 from aggregation.reading import _copied, _fetched, job_responses
 from aggregation.responses import ResponsesError
-from annotation.models import Assignment, AssignmentState, Response, Worker
+from aggregation.services import aggregate_job
+from annotation.models import Assignment, AssignmentState, Job, Response, Worker
 from annotation.work import long_format
 from tests.aggregation.jobdata import answer, keys, stance_job, worker
 from tests.annotation.factories import make_corpus
@@ -81,3 +85,55 @@ def test_rows_are_packed_only_while_every_id_fits_its_bits() -> None:
     Worker.objects.create(pk=1 << 29, provider="inhouse", external_id="late")
 
     assert reading._packable(code_bits=2) and not reading._packable(code_bits=3)
+
+
+def _spied_parts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The rows each connection of a shared read sent, recorded as they arrive."""
+    rows: list[int] = []
+
+    def counted(snapshot: str, sql: str, params: list[object]) -> bytearray:
+        data = original(snapshot, sql, params)
+        rows.append(sum(len(block[1]) for block in decoded_arrays(("int2", "int8"), data)))
+        return data
+
+    original = reading._read_on_snapshot
+    monkeypatch.setattr(reading, "_read_on_snapshot", counted)
+    return rows
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_its_own_transaction_the_read_is_shared_by_connections_each_over_their_pages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    job = stance_job(make_corpus(claims=4, perspectives=10))  # 40 items × 5 workers: a few pages
+    answer(job, {key: [S, U, NV, S, U][: 3 + n % 3] for n, key in enumerate(keys(job))})
+    rows = long_format(job, include_gold=True)
+    parts = _spied_parts(monkeypatch)
+
+    with transaction.atomic():
+        Job.objects.select_for_update().get(pk=job.pk)  # as the aggregation locks it
+        items, workers, codes, names = _copied(rows, [S, U, NV], shared=True)
+
+    # However the rows lie in the pages (rolled-back tests leave some), each is read once.
+    assert len(parts) == reading.READERS and sum(parts) == len(items) == rows.count() == 159
+    read = sorted(zip(items.tolist(), workers.tolist(), [names[c] for c in codes], strict=True))
+    assert read == sorted(rows)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_aggregation_shares_its_read_only_in_a_transaction_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    job = stance_job(make_corpus(claims=1, perspectives=3))
+    answer(job, dict(zip(keys(job), [[S, S, U], [U, NV, U], [S, S, S]], strict=True)))
+    parts = _spied_parts(monkeypatch)
+    aggregate_job(job.pk)
+    assert len(parts) == reading.READERS
+
+    parts.clear()
+    with transaction.atomic():
+        # Written in the caller's transaction: connections of their own would not see it.
+        Response.objects.filter(job=job, label=NV).update(label=S)
+        aggregate_job(job.pk)
+
+    assert parts == [] and ItemOutcome.objects.get(item__key=keys(job)[1]).counts == [1, 0, 0, 2, 0]
