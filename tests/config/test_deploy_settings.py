@@ -23,6 +23,7 @@ DEPLOY_VARIABLES = (
     "BACKUP_INTERVAL_SECONDS",
     "DB_CONN_MAX_AGE",
     "DB_CONN_HEALTH_CHECKS",
+    "DB_PREPARED_STATEMENTS",
 )
 
 
@@ -101,3 +102,11 @@ def test_database_connections_persist_and_a_dead_one_is_replaced_before_use(load
     assert database["default"]["CONN_MAX_AGE"] == 60 and database["default"]["CONN_HEALTH_CHECKS"] is True
     off = load_settings(**PRODUCTION, DB_CONN_HEALTH_CHECKS="false", DB_CONN_MAX_AGE="0")["DATABASES"]
     assert off["default"]["CONN_MAX_AGE"] == 0 and off["default"]["CONN_HEALTH_CHECKS"] is False
+
+
+def test_postgresql_statements_are_prepared_unless_a_pooler_cannot_keep_them(load_settings: Any) -> None:
+    url = "postgres://app@db:5432/stancework"
+    options = load_settings(**PRODUCTION, DATABASE_URL=url)["DATABASES"]["default"]["OPTIONS"]
+    assert options["server_side_binding"] is True and options["prepare_threshold"] == 2
+    off = load_settings(**PRODUCTION, DATABASE_URL=url, DB_PREPARED_STATEMENTS="false")["DATABASES"]
+    assert "server_side_binding" not in off["default"].get("OPTIONS", {})
