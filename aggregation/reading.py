@@ -186,7 +186,8 @@ def _shared_snapshot() -> tuple[str, int]:
     """This transaction's snapshot, exported for other connections, and the response table's pages."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_export_snapshot(), pg_relation_size(%s::regclass) / current_setting('block_size')::int",
+            "SELECT pg_export_snapshot(), "
+            "pg_relation_size(%s::regclass) / current_setting('block_size')::int",
             [Response._meta.db_table],
         )
         snapshot, pages = cursor.fetchone()
