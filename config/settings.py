@@ -136,11 +136,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
 ):
     from config.postgres_binding import BindingCursor
 
-    DATABASES["default"]["OPTIONS"] = {
-        "server_side_binding": True,
-        "cursor_factory": BindingCursor,  # a statement with more values than the protocol carries: quoted
-        "prepare_threshold": 2,
-    }
+    DATABASES["default"].setdefault("OPTIONS", {}).update(  # beside the URL's own (sslmode …)
+        server_side_binding=True,
+        cursor_factory=BindingCursor,  # a statement with more values than the protocol carries: quoted
+        prepare_threshold=2,
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         # WAL + IMMEDIATE: readers never block the writer, and writers queue instead of failing.

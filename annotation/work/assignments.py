@@ -210,11 +210,14 @@ def _open_hits(job: Job, worker: Worker, hit: Hit | None, limit: int) -> list[in
     statistics yet: a new database, a job just created, autovacuum off. The HITs are walked in order
     only until `limit` have a free slot."""
     holding, params = _holding_sql("a")
+    seen = f"SELECT wi.item_id FROM {WorkerItem._meta.db_table} wi WHERE wi.worker_id = %(worker)s"
+    # ANY(ARRAY(…)) is PostgreSQL's; SQLite (the embedded default) probes its index for IN as it is.
+    among_seen = f"= ANY(ARRAY({seen}))" if connection.vendor == "postgresql" else f"IN ({seen})"
     sql = (
         f"SELECT h.id FROM {Hit._meta.db_table} h WHERE h.job_id = %(job)s AND h.expired = %(no)s"
         + (" AND h.id = %(hit)s" if hit is not None else "")
-        + f" AND h.id NOT IN (SELECT hi.hit_id FROM {HitItem._meta.db_table} hi WHERE hi.item_id = ANY(ARRAY("
-        f"SELECT wi.item_id FROM {WorkerItem._meta.db_table} wi WHERE wi.worker_id = %(worker)s)))"
+        + f" AND h.id NOT IN (SELECT hi.hit_id FROM {HitItem._meta.db_table} hi"
+        f" WHERE hi.item_id {among_seen})"
         f" AND (SELECT COUNT(*) FROM {Assignment._meta.db_table} a WHERE a.hit_id = h.id AND {holding})"
         " < h.assignments_wanted ORDER BY h.position LIMIT %(limit)s"
     )

@@ -110,3 +110,10 @@ def test_postgresql_statements_are_prepared_unless_a_pooler_cannot_keep_them(loa
     assert options["server_side_binding"] is True and options["prepare_threshold"] == 2
     off = load_settings(**PRODUCTION, DATABASE_URL=url, DB_PREPARED_STATEMENTS="false")["DATABASES"]
     assert "server_side_binding" not in off["default"].get("OPTIONS", {})
+
+
+def test_the_database_urls_own_options_survive_prepared_statements(load_settings: Any) -> None:
+    url = "postgres://app@db:5432/stancework?sslmode=require&application_name=web"
+    options = load_settings(**PRODUCTION, DATABASE_URL=url)["DATABASES"]["default"]["OPTIONS"]
+    assert options["sslmode"] == "require" and options["application_name"] == "web"
+    assert options["server_side_binding"] is True
