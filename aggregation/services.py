@@ -171,7 +171,7 @@ def _aggregate_categorical(
     progress: Progress,
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
-    answers = _read(job, policy, declared, rule, progress)
+    answers = _read_responses(job, policy, declared, rule, progress)
     decided = on_rule_labels(answers, rule)
     with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
         outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)
@@ -203,7 +203,7 @@ def _aggregate_categorical(
     run.save()
 
 
-def _read(
+def _read_responses(
     job: Job, policy: AggregationPolicy, declared: CategoricalRule, rule: AgreementRule, progress: Progress
 ) -> Responses:
     with progress.stage("read the responses", unit="responses") as done:
