@@ -139,7 +139,11 @@ class ItemOutcome(models.Model):
     # key here (Django declares none in the database); a job's deletion also takes the outcomes a run
     # committed while it waited for the job's lock, and an item deleted on its own waits for that lock,
     # then takes the outcome a run committed meanwhile (aggregation.receivers).
-    item = models.OneToOneField(Item, on_delete=models.CASCADE, related_name="outcome", db_constraint=False)
+    # The item is the outcome's key (migration 0012): an id of its own drew a sequence number and kept
+    # a second index entry for each of a first run's million rows.
+    item = models.OneToOneField(
+        Item, on_delete=models.CASCADE, related_name="outcome", db_constraint=False, primary_key=True
+    )
     # The item's job, for the queries by job (indexed by page ranges: see Meta).
     job = models.ForeignKey(
         Job, on_delete=models.CASCADE, related_name="item_outcomes", db_constraint=False, db_index=False

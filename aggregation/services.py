@@ -319,9 +319,9 @@ def _store_multilabel_outcomes(job: Job, run: AggregationRun, decisions: list[De
         record.status, record.counts = ("kept" if decision.kept else "rejected"), []
         changed.append(record)
     ItemOutcome.objects.bulk_update(
-        [r for r in changed if r.pk], ["run", "label", "fine_label", "status", "counts"]
+        [r for r in changed if r.item_id in existing], ["run", "label", "fine_label", "status", "counts"]
     )
-    ItemOutcome.objects.bulk_create([r for r in changed if not r.pk])
+    ItemOutcome.objects.bulk_create([r for r in changed if r.item_id not in existing])
     run.changed_items = _changed(before, changed)
 
 

@@ -412,7 +412,7 @@ def _delete_vanished(cursor: Any, job: Job) -> None:
     cursor.execute(
         f"DELETE FROM {OUTCOMES} o WHERE o.job_id = %s "
         f"AND NOT EXISTS (SELECT 1 FROM {STAGE} s WHERE s.item_id = o.item_id) "
-        f"AND NOT EXISTS (SELECT 1 FROM {ADJUDICATIONS} a WHERE a.outcome_id = o.id)",
+        f"AND NOT EXISTS (SELECT 1 FROM {ADJUDICATIONS} a WHERE a.outcome_id = o.item_id)",
         [job.pk],
     )
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Field, Model, QuerySet
+from django.db.models import Field, ForeignObject, Model, QuerySet
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
@@ -39,7 +39,11 @@ class CountedCursorPagination(CursorPagination):
             field = self.model._meta.pk if name == "pk" else self.model._meta.get_field(name)
             assert isinstance(field, Field), f"cursor ordering on {name}, which is not a column"
             try:
-                field.to_python(cursor.position)
+                value = field.to_python(cursor.position)
+                if isinstance(field, ForeignObject):  # another row's key (an outcome's is its item's)
+                    # Django's lookups through a relation do not take a value past the integer range
+                    # as its integer fields' own do (SQLite cannot even bind it): refused here.
+                    field.target_field.run_validators(value)
             except (DjangoValidationError, ValueError):
                 raise NotFound(self.invalid_cursor_message) from None
         return cursor
