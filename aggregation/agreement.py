@@ -101,16 +101,16 @@ def worker_agreement_with_majority(responses: Responses, *, exclude_self: bool =
     with no countable answer gets NaN.
     """
     counts = responses.counts()
-    if exclude_self:
-        reference = _majority_of_the_others(counts).ravel()[
-            responses.item_index * counts.shape[1] + responses.label
-        ]
-    else:
-        reference = majority(counts)[responses.item_index]
-    # Per response 0 (not countable), 1 (countable, disagrees) or 2 (agrees), counted per worker in one
-    # pass: masking the rows out first copied ten million of them twice.
-    state = (reference != NO_MAJORITY).astype(np.intp) + (reference == responses.label)
-    tally = np.bincount(responses.worker_index * 3 + state, minlength=responses.n_workers * 3)
+    labels = np.arange(counts.shape[1])
+    reference = _majority_of_the_others(counts) if exclude_self else majority(counts)[:, None]
+    # Per (item, label) given, 0 (not countable), 1 (countable, disagrees) or 2 (agrees): a small
+    # table, looked up once a response and counted per worker in one pass (masking the rows out
+    # first copied ten million of them twice; a state per response, five times as many bytes).
+    table = (reference != NO_MAJORITY).astype(np.int8) + (reference == labels)
+    state = table.ravel()[responses.item_index * counts.shape[1] + responses.label]
+    cell = responses.worker_index * 3
+    cell += state
+    tally = np.bincount(cell, minlength=responses.n_workers * 3)
     per_worker_agrees = tally[2::3]
     per_worker_countable = tally[1::3] + per_worker_agrees
     result = np.full(responses.n_workers, np.nan)

@@ -32,12 +32,18 @@ def on_rule_labels(answers: Responses, rule: AgreementRule) -> Responses:
 
 
 def decide(
-    answers: Responses, rule: AgreementRule, model: LabelModel, decision: str, min_posterior: float
+    answers: Responses,
+    rule: AgreementRule,
+    model: LabelModel,
+    decision: str,
+    min_posterior: float,
+    on_rule: Responses | None = None,
 ) -> tuple[RuleOutcome, Aggregate]:
     """Every item's outcome and the label model's fit (on the rule's labels), as ``decision``
-    ("rule" or "model") writes them: what `aggregate_job` and `aggregate_labels` both do."""
+    ("rule" or "model") writes them: what `aggregate_job` and `aggregate_labels` both do.
+    ``on_rule``: the answers on the rule's labels, when the caller has them (and their counts)."""
     outcome = apply_rule(answers, rule)
-    fitted = model.fit(on_rule_labels(answers, rule))
+    fitted = model.fit(on_rule if on_rule is not None else on_rule_labels(answers, rule))
     if decision == "model":
         outcome = decided_by_model(outcome, fitted.labels, fitted.probabilities.max(axis=1), min_posterior)
     return outcome, fitted

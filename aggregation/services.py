@@ -17,15 +17,21 @@ from django.db import connection, transaction
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
-from aggregation.label_models import Aggregate
+from aggregation.label_models import LabelModel, MajorityVote
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError
 from aggregation.quality import record_worker_quality
 from aggregation.reading import job_responses
 from aggregation.responses import Responses, ResponsesError
-from aggregation.rules import AgreementRule, RuleOutcome
-from aggregation.storing import decisions_to_write_back, outcome_columns, store_outcomes
+from aggregation.rules import AgreementRule
+from aggregation.storing import (
+    OutcomeColumns,
+    decisions_to_write_back,
+    outcome_columns,
+    reference_codes,
+    store_outcomes,
+)
 from aggregation.topics import assign_topics, topic_label_set
 from aggregation.write_back import write_back
 from annotation.models import Item, Job
@@ -172,17 +178,21 @@ def _aggregate_categorical(
 ) -> None:
     rule = policy.applied_to(AgreementRule.declared(declared))
     answers = _read_responses(job, policy, declared, rule, progress)
-    decided = on_rule_labels(answers, rule)
-    with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
-        outcome, fitted = decide(answers, rule, policy.model(), policy.decide, policy.min_posterior)
-        done(fitted.iterations)
-    min_posterior = policy.min_posterior if policy.decide == "model" else None
-    # The agreement figures need no database: they are found while the server writes the outcomes
-    # (numpy lets go of the GIL while it counts, and psycopg while it waits).
-    with ThreadPoolExecutor(1) as pool:
-        figures = pool.submit(_agreement, decided)
+    decided, model = on_rule_labels(answers, rule), policy.model()
+    # The fit and the agreement figures need no database nor each other: they run on both cores
+    # (numpy lets go of the GIL while it counts) while the server finds the items' reference answers,
+    # and the figures go on while it writes the outcomes (psycopg lets go of it while it waits).
+    with ThreadPoolExecutor(2) as pool:
+        figures = pool.submit(_agreement, decided, model)
+        with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
+            fitting = pool.submit(decide, answers, rule, model, policy.decide, policy.min_posterior, decided)
+            reference = reference_codes(job, answers.items, task_type, declared, rule)
+            outcome, fitted = fitting.result()
+            done(fitted.iterations)
+        min_posterior = policy.min_posterior if policy.decide == "model" else None
         with progress.stage("write the outcomes and the corpus", unit="items") as done:
-            adjudicated = _store_outcomes(job, run, outcome, fitted, task_type, declared, min_posterior)
+            columns = outcome_columns(outcome, fitted, reference, min_posterior)
+            adjudicated = _store_outcomes(job, run, columns, task_type)
             done(len(outcome.items))
         agreement = figures.result()
     _record_agreement(run, rule, answers, agreement)
@@ -192,7 +202,7 @@ def _aggregate_categorical(
             run,
             policy,
             decided,
-            agreement.of_workers,
+            fitted.worker_reliability if agreement.of_workers is None else agreement.of_workers,
             fitted.worker_reliability,
             fitted.worker_confusion,
         )
@@ -225,16 +235,16 @@ class _Agreement:
     mean_rho: float | None
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
-    of_workers: np.ndarray
+    of_workers: np.ndarray | None  # None: the majority vote's worker reliability, which is this figure
 
 
-def _agreement(decided: Responses) -> _Agreement:
+def _agreement(decided: Responses, model: LabelModel) -> _Agreement:
     counts = decided.counts()
     return _Agreement(
         _finite(float(np.nanmean(rho(counts)))),
         _finite(fleiss_kappa(counts)),
         _finite(krippendorff_alpha(counts)),
-        worker_agreement_with_majority(decided),
+        None if isinstance(model, MajorityVote) else worker_agreement_with_majority(decided),
     )
 
 
@@ -248,24 +258,13 @@ def _record_agreement(
     run.krippendorff_alpha = agreement.krippendorff_alpha
 
 
-def _store_outcomes(
-    job: Job,
-    run: AggregationRun,
-    outcome: RuleOutcome,
-    fitted: Aggregate,
-    task_type: TaskType,
-    declared: CategoricalRule,
-    min_posterior: float | None,
-) -> set[int]:
+def _store_outcomes(job: Job, run: AggregationRun, columns: OutcomeColumns, task_type: TaskType) -> set[int]:
     """Item outcomes (set-wise; adjudicated rows stay, so adjudications stay attached) and the corpus
-    write-back through the task type's hook. Returns the items left as an expert adjudicated them.
-    ``min_posterior``: the model decides, and items below it are contested (None: the rule decides).
-    """
-    columns = outcome_columns(job, outcome, fitted, task_type, declared, min_posterior)
+    write-back through the task type's hook. Returns the items left as an expert adjudicated them."""
     stored = store_outcomes(job, run, columns)
     run.changed_items = stored.changed
     decisions = decisions_to_write_back(columns, job, stored.adjudicated)
-    write_back(job, run, task_type, decisions, outcome.rule.describe())
+    write_back(job, run, task_type, decisions, columns.rule.describe())
     return stored.adjudicated
 
 

@@ -82,17 +82,15 @@ class Stored:
 
 
 def outcome_columns(
-    job: Job,
     outcome: RuleOutcome,
     fitted: Aggregate,
-    task_type: TaskType,
-    declared: CategoricalRule,
+    reference: npt.NDArray[np.intp],
     min_posterior: float | None,
 ) -> OutcomeColumns:
-    """The columns to write. ``min_posterior``: the model decides, and items below it are contested."""
+    """The columns to write; ``reference``: of the outcome's items, as ``reference_codes`` finds them.
+    ``min_posterior``: the model decides, and items below it are contested (None: the rule decides)."""
     rule, confidence = outcome.rule, fitted.probabilities.max(axis=1)
     items = np.asarray(outcome.items, dtype=np.int64)
-    reference = reference_codes(job, items, task_type, declared, rule)
     unsure = None if min_posterior is None else confidence < min_posterior
     reasons = contest_reason_masks(rule, outcome.agreement, outcome.labels, fitted.labels, reference, unsure)
     return OutcomeColumns(
@@ -103,7 +101,7 @@ def outcome_columns(
 
 def reference_codes(
     job: Job,
-    items: npt.NDArray[np.int64],
+    items: npt.NDArray[np.integer[Any]],
     task_type: TaskType,
     declared: CategoricalRule,
     rule: AgreementRule,
