@@ -176,8 +176,9 @@ class ItemOutcome(models.Model):
     class Meta:
         ordering = ["job", "item"]
         # The adjudication queue's (and the admin's filters'): the contested or sampled outcomes of a
-        # job, a few of its rows. Indexing every row's flag cost each write a million entries. On
-        # PostgreSQL the pages are half filled (migration 0007), so a rewrite updates rows in place.
+        # job, a few of its rows. Indexing every row's flag cost each write a million entries. (The
+        # pages are full: half-filled ones, migrations 0007–0013, cost a first run more than they
+        # saved a rewrite.)
         indexes = [
             models.Index(
                 fields=["job"], condition=Q(contested=True) | Q(sampled=True), name="itemoutcome_waiting"
