@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
-from aggregation.label_models import LabelModel, MajorityVote
+from aggregation.label_models import Aggregate, LabelModel, MajorityVote
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError
@@ -196,6 +196,22 @@ def _aggregate_categorical(
             done(len(outcome.items))
         agreement = figures.result()
     _record_agreement(run, rule, answers, agreement)
+    _record_quality(job, run, policy, decided, agreement, fitted, progress)
+    summary = outcome.summary()
+    run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
+    run.adjudicated = len(adjudicated)
+    run.save()
+
+
+def _record_quality(
+    job: Job,
+    run: AggregationRun,
+    policy: AggregationPolicy,
+    decided: Responses,
+    agreement: _Agreement,
+    fitted: Aggregate,
+    progress: Progress,
+) -> None:
     with progress.stage("record worker quality", unit="workers") as done:
         run.flagged_workers = record_worker_quality(
             job,
@@ -207,10 +223,6 @@ def _aggregate_categorical(
             fitted.worker_confusion,
         )
         done(decided.n_workers)
-    summary = outcome.summary()
-    run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
-    run.adjudicated = len(adjudicated)
-    run.save()
 
 
 def _read_responses(
