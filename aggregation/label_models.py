@@ -7,7 +7,7 @@ parameter holders; fitting is deterministic, so aggregating a job twice gives th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -61,22 +61,37 @@ class LabelModel(Protocol):
 
 
 class MajorityVote:
-    """Plurality per item, ties → NO_MAJORITY; reliability = agreement with the others' majority."""
+    """Plurality per item, ties → NO_MAJORITY; reliability = agreement with the others' majority.
+
+    ``workers=False``: the items' labels and vote shares only, the workers' figures left for
+    :meth:`with_workers` (all NaN until then): an aggregation finds them while it writes the items'."""
 
     name = "majority_vote"
+
+    def __init__(self, *, workers: bool = True) -> None:
+        self.workers = workers
 
     def fit(self, responses: Responses) -> Aggregate:
         counts = responses.counts()
         totals, decided = row_sum(counts)[:, None], majority(counts)
-        return Aggregate(
+        items = Aggregate(
             model=self.name,
             items=responses.items,
             workers=responses.workers,
             label_set=responses.label_set,
             labels=decided,
             probabilities=counts / np.maximum(totals, 1),
+            worker_reliability=np.full(responses.n_workers, np.nan),
+        )
+        return self.with_workers(items, responses) if self.workers else items
+
+    @staticmethod
+    def with_workers(fitted: Aggregate, responses: Responses) -> Aggregate:
+        """The fit with each worker's agreement with the others' majority and confusion added."""
+        return replace(
+            fitted,
             worker_reliability=worker_agreement_with_majority(responses),
-            worker_confusion=confusion_against(responses, decided),
+            worker_confusion=confusion_against(responses, fitted.labels),
         )
 
 

@@ -179,22 +179,25 @@ def _aggregate_categorical(
     rule = policy.applied_to(AgreementRule.declared(declared))
     answers = _read_responses(job, policy, declared, rule, progress)
     decided, model = on_rule_labels(answers, rule), policy.model()
-    # The fit and the agreement figures need no database nor each other: they run on both cores
-    # (numpy lets go of the GIL while it counts) while the server finds the items' reference answers,
-    # and the figures go on while it writes the outcomes (psycopg lets go of it while it waits).
-    with ThreadPoolExecutor(2) as pool:
-        figures = pool.submit(_agreement, decided, model)
+    # The fit needs no database: it runs on the other core while the server finds the items'
+    # reference answers, and the agreement figures (majority vote's worker figures among them: its
+    # items need none) while it writes the outcomes (numpy and psycopg let go of the GIL).
+    with ThreadPoolExecutor(1) as pool:
         with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
-            fitting = pool.submit(decide, answers, rule, model, policy.decide, policy.min_posterior, decided)
+            items_first = MajorityVote(workers=False) if isinstance(model, MajorityVote) else model
+            fitting = pool.submit(
+                decide, answers, rule, items_first, policy.decide, policy.min_posterior, decided
+            )
             reference = reference_codes(job, answers.items, task_type, declared, rule)
             outcome, fitted = fitting.result()
             done(fitted.iterations)
+        figures = pool.submit(_agreement, decided, model, fitted)
         min_posterior = policy.min_posterior if policy.decide == "model" else None
         with progress.stage("write the outcomes and the corpus", unit="items") as done:
             columns = outcome_columns(outcome, fitted, reference, min_posterior)
             adjudicated = _store_outcomes(job, run, columns, task_type)
             done(len(outcome.items))
-        agreement = figures.result()
+        agreement, fitted = figures.result()
     _record_agreement(run, rule, answers, agreement)
     _record_quality(job, run, policy, decided, agreement, fitted, progress)
     summary = outcome.summary()
@@ -218,7 +221,7 @@ def _record_quality(
             run,
             policy,
             decided,
-            fitted.worker_reliability if agreement.of_workers is None else agreement.of_workers,
+            agreement.of_workers,
             fitted.worker_reliability,
             fitted.worker_confusion,
         )
@@ -247,17 +250,25 @@ class _Agreement:
     mean_rho: float | None
     fleiss_kappa: float | None
     krippendorff_alpha: float | None
-    of_workers: np.ndarray | None  # None: the majority vote's worker reliability, which is this figure
+    of_workers: np.ndarray
 
 
-def _agreement(decided: Responses, model: LabelModel) -> _Agreement:
+def _agreement(decided: Responses, model: LabelModel, fitted: Aggregate) -> tuple[_Agreement, Aggregate]:
+    """The figures, and the fit with majority vote's worker figures added (its reliability is each
+    worker's agreement with the others' majority: found once)."""
+    if isinstance(model, MajorityVote):
+        fitted = MajorityVote.with_workers(fitted, decided)
+        of_workers = fitted.worker_reliability
+    else:
+        of_workers = worker_agreement_with_majority(decided)
     counts = decided.counts()
-    return _Agreement(
+    figures = _Agreement(
         _finite(float(np.nanmean(rho(counts)))),
         _finite(fleiss_kappa(counts)),
         _finite(krippendorff_alpha(counts)),
-        None if isinstance(model, MajorityVote) else worker_agreement_with_majority(decided),
+        of_workers,
     )
+    return figures, fitted
 
 
 def _record_agreement(

@@ -65,6 +65,16 @@ def test_majority_vote_leaves_a_tie_undecided(anaesthesia):
     assert MajorityVote().fit(anaesthesia).labels[11] == NO_MAJORITY
 
 
+def test_majority_vote_items_first_then_its_workers_is_the_whole_fit(anaesthesia):
+    items = MajorityVote(workers=False).fit(anaesthesia)
+    assert np.isnan(items.worker_reliability).all() and items.worker_confusion is None
+    whole, completed = MajorityVote().fit(anaesthesia), MajorityVote.with_workers(items, anaesthesia)
+    assert completed.labels.tolist() == whole.labels.tolist()
+    assert np.array_equal(completed.probabilities, whole.probabilities)
+    assert np.array_equal(completed.worker_reliability, whole.worker_reliability, equal_nan=True)
+    assert np.array_equal(completed.worker_confusion, whole.worker_confusion)
+
+
 def test_dawid_skene_matches_crowdkit_on_the_dawid_skene_data(anaesthesia, crowdkit):
     reference = crowdkit.DawidSkene(n_iter=100).fit(as_frame(dawid_skene_rows()))
     ours = MAXIMUM_LIKELIHOOD.fit(anaesthesia)

@@ -163,14 +163,17 @@ def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job
         constraints = connection.introspection.get_constraints(cursor, table)
     indexed = sorted(tuple(c["columns"]) for c in constraints.values() if c["index"] or c["unique"])
     checked = sorted(c["foreign_key"][0] for c in constraints.values() if c["foreign_key"])
-    # The id, the item (one outcome each), the job's rows, and the job's waiting rows (the queue's).
-    assert indexed == [("id",), ("item_id",), ("job_id",), ("job_id",)]
+    # The item (the key: one outcome each), the job's rows, and the job's waiting rows (the queue's).
+    assert indexed == [("item_id",), ("job_id",), ("job_id",)]
+    assert [c["columns"] for c in constraints.values() if c["primary_key"]] == [["item_id"]]
     assert checked == []  # what the writer joins and the ORM cascades instead: the tests below
     # The job's rows by block ranges, summarized as they fill.
     assert constraints["itemoutcome_job"]["type"] == "brin"
     with connection.cursor() as cursor:
         cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'itemoutcome_job'")
         assert cursor.fetchone()[0] == ["autosummarize=on"]
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [table])
+        assert cursor.fetchone()[0] is None  # full pages (migration 0013)
 
 
 def captured_columns(job: Any, monkeypatch: pytest.MonkeyPatch) -> storing.OutcomeColumns:
