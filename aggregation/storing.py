@@ -196,8 +196,7 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
     outcomes, and write only what differs from them."""
     written = _Written.of(columns.rule, columns.counts.shape[1])
     with connection.cursor() as cursor:
-        existing = _outcomes_of(cursor, job)
-        if not existing:
+        if not _has_outcomes(cursor, job):
             _copy_first_run(cursor, job, run, columns)
             return 0
         _stage(cursor, columns)
@@ -206,7 +205,7 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
             _update_differing(cursor, job, run, written)
         if survey.matched < len(columns):
             _insert_new(cursor, job, run, written)
-        if survey.matched < existing:
+        if survey.matched < survey.stored:
             _delete_vanished(cursor, job)
         cursor.execute(f"DROP TABLE {STAGE}")
     return survey.changed
@@ -290,6 +289,7 @@ def _first_run_rows(
 class Survey:
     """The staged outcomes beside the job's stored ones."""
 
+    stored: int  # the job's stored outcomes
     matched: int  # staged items that have a stored outcome
     differing: int  # of those, the ones whose stored values differ from the staged ones
     changed: int  # of those, the ones whose label or status differ
@@ -350,9 +350,10 @@ class _Written:
         return ", ".join(f"{name} = {sql}" for name, (sql, _) in self.sql.items()), self.values()[1]
 
 
-def _outcomes_of(cursor: Any, job: Job) -> int:
-    cursor.execute(f"SELECT count(*) FROM {OUTCOMES} WHERE job_id = %s", [job.pk])
-    return int(cursor.fetchone()[0])
+def _has_outcomes(cursor: Any, job: Job) -> bool:
+    """Whether the job has an outcome (one row found, where counting a million took 0.25 s)."""
+    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {OUTCOMES} WHERE job_id = %s)", [job.pk])
+    return bool(cursor.fetchone()[0])
 
 
 def _stage(cursor: Any, columns: OutcomeColumns) -> None:
@@ -372,9 +373,10 @@ def _survey(cursor: Any, job: Job, written: _Written) -> Survey:
     differing, differing_params = written.differ()
     changed, changed_params = written.differ("label", "status")
     cursor.execute(
-        f"SELECT count(*), count(*) FILTER (WHERE {differing}), count(*) FILTER (WHERE {changed}) "
+        f"SELECT (SELECT count(*) FROM {OUTCOMES} WHERE job_id = %s), count(*), "
+        f"count(*) FILTER (WHERE {differing}), count(*) FILTER (WHERE {changed}) "
         f"FROM {STAGE} s JOIN {OUTCOMES} o ON o.item_id = s.item_id WHERE o.job_id = %s",
-        [*differing_params, *changed_params, job.pk],
+        [job.pk, *differing_params, *changed_params, job.pk],
     )
     return Survey(*(int(value) for value in cursor.fetchone()))
 
