@@ -88,7 +88,15 @@ def item(request: HttpRequest, job_id: int) -> JsonResponse:
 @adjudicator
 @require_POST
 def decide(request: HttpRequest, job_id: int, outcome_id: int) -> JsonResponse:
-    outcome = get_object_or_404(ItemOutcome.objects.select_related("job"), pk=outcome_id, job_id=job_id)
+    outcome = get_object_or_404(
+        ItemOutcome.objects.select_related("job", "item"), pk=outcome_id, job_id=job_id
+    )
+    # The page names the item it showed: a page older than the outcome's id (outcomes are keyed by
+    # their items since migration 0012) or than the queue must not decide another item.
+    if "item" not in request.POST:
+        return JsonResponse({"error": "the decision names no item: reload the page"}, status=400)
+    if request.POST["item"] != outcome.item.key:
+        return JsonResponse({"error": "this page shows another item: reload the page"}, status=409)
     labels, note = request.POST.getlist("label"), request.POST.get("note", "")
     if len(note) > NOTE_LIMIT:
         return JsonResponse({"error": f"a note is at most {NOTE_LIMIT} characters"}, status=400)

@@ -49,6 +49,11 @@ def waiting(job: Any) -> list[int]:
     return list(adjudication_queue(job).order_by("pk").values_list("pk", flat=True))
 
 
+def decision(outcome: int, **given: Any) -> dict[str, Any]:
+    """A decision's form as the page posts it: with the key of the item it shows."""
+    return {**given, "item": ItemOutcome.objects.get(pk=outcome).item.key}
+
+
 def test_the_page_serves_the_first_waiting_item_with_everything_an_expert_weighs(adjudicator, job) -> None:
     client, _ = adjudicator
     assert client.get(url("adjudicate", job.pk)).status_code == 200
@@ -79,7 +84,7 @@ def test_a_decision_writes_the_corpus_and_the_next_item_follows(adjudicator, job
     outcome = ItemOutcome.objects.get(pk=first)
 
     reply = client.post(
-        url("adjudicate_decide", job.pk, first), {"label": "MILDLY_UNDERMINE", "note": "sarcasm"}
+        url("adjudicate_decide", job.pk, first), decision(first, label="MILDLY_UNDERMINE", note="sarcasm")
     )
 
     assert reply.status_code == 200 and reply.json() == {
@@ -99,7 +104,9 @@ def test_a_decision_writes_the_corpus_and_the_next_item_follows(adjudicator, job
 @pytest.mark.parametrize("labels", [[], ["SUPPORT", "UNDERMINE"], ["support"], ["NO_MAJORITY_LABEL"]])
 def test_a_label_the_task_does_not_offer_is_refused_and_nothing_is_written(adjudicator, job, labels) -> None:
     client, _ = adjudicator
-    reply = client.post(url("adjudicate_decide", job.pk, waiting(job)[0]), {"label": labels})
+    reply = client.post(
+        url("adjudicate_decide", job.pk, waiting(job)[0]), decision(waiting(job)[0], label=labels)
+    )
     assert reply.status_code == 400 and reply.json()["error"]
     assert not Adjudication.objects.exists()
 
@@ -110,12 +117,25 @@ def test_forged_ids_get_a_400(adjudicator, job, query) -> None:
     assert client.get(url("adjudicate_item", job.pk), query).status_code == 400
 
 
+def test_a_page_showing_another_item_decides_nothing(adjudicator, job) -> None:
+    # A page older than the ids it posts (outcomes re-keyed by migration 0012, or a stale queue).
+    client, _ = adjudicator
+    first, second = waiting(job)[:2]
+    stale = client.post(url("adjudicate_decide", job.pk, first), decision(second, label=S))
+    unnamed = client.post(url("adjudicate_decide", job.pk, first), {"label": S})
+    assert (stale.status_code, unnamed.status_code) == (409, 400)
+    assert "reload" in stale.json()["error"] and not Adjudication.objects.exists()
+
+
 def test_an_outcome_of_another_job_is_not_found(adjudicator, job) -> None:
     client, _ = adjudicator
     other = stance_job(make_corpus(claims=1, perspectives=1))
     outcome = waiting(job)[0]
     assert client.get(url("adjudicate_item", other.pk), {"outcome": outcome}).status_code == 404
-    assert client.post(url("adjudicate_decide", other.pk, outcome), {"label": S}).status_code == 404
+    assert (
+        client.post(url("adjudicate_decide", other.pk, outcome), decision(outcome, label=S)).status_code
+        == 404
+    )
     assert not Adjudication.objects.exists()
 
 
@@ -124,7 +144,7 @@ def test_staff_without_the_permission_get_403_and_write_nothing(client: Client, 
     first = waiting(job)[0]
     assert client.get(url("adjudicate", job.pk)).status_code == 403
     assert client.get(url("adjudicate_item", job.pk)).status_code == 403
-    assert client.post(url("adjudicate_decide", job.pk, first), {"label": S}).status_code == 403
+    assert client.post(url("adjudicate_decide", job.pk, first), decision(first, label=S)).status_code == 403
     assert client.post(url("adjudicate_accept_model", job.pk), {"threshold": "0.5"}).status_code == 403
     assert not Adjudication.objects.exists()
 
@@ -177,7 +197,9 @@ def test_topic_items_are_adjudicated_by_choosing_topics_from_the_list(adjudicato
     data = client.get(url("adjudicate_item", topic_job.pk), {"outcome": first}).json()
     assert data["multiple"] is True and ["law", "Law"] in data["choices"]
 
-    reply = client.post(url("adjudicate_decide", topic_job.pk, first), {"label": ["law", "economy"]})
+    reply = client.post(
+        url("adjudicate_decide", topic_job.pk, first), decision(first, label=["law", "economy"])
+    )
 
     assert reply.status_code == 200
     claim = ItemOutcome.objects.get(pk=first).item.claim
@@ -190,7 +212,8 @@ def test_topic_items_are_adjudicated_by_choosing_topics_from_the_list(adjudicato
 def test_a_topic_outside_the_list_is_refused(adjudicator, topic_job) -> None:
     client, _ = adjudicator
     reply = client.post(
-        url("adjudicate_decide", topic_job.pk, waiting(topic_job)[0]), {"label": ["astrology"]}
+        url("adjudicate_decide", topic_job.pk, waiting(topic_job)[0]),
+        decision(waiting(topic_job)[0], label=["astrology"]),
     )
     assert reply.status_code == 400 and not Adjudication.objects.exists()
 
