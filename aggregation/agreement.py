@@ -104,8 +104,9 @@ def worker_agreement_with_majority(responses: Responses, *, exclude_self: bool =
     labels = np.arange(counts.shape[1])
     reference = _majority_of_the_others(counts) if exclude_self else majority(counts)[:, None]
     # Per (item, label) given, 0 (not countable), 1 (countable, disagrees) or 2 (agrees): a small
-    # table, looked up once a response and counted per worker in one pass (masking the rows out
-    # first copied ten million of them twice; a state per response, five times as many bytes).
+    # table, looked up once a response (a byte each, where finding the state per response made
+    # several arrays of eight) and counted per worker in one pass (masking the rows out first copied
+    # ten million of them twice).
     table = (reference != NO_MAJORITY).astype(np.int8) + (reference == labels)
     state = table.ravel()[responses.item_index * counts.shape[1] + responses.label]
     cell = responses.worker_index * 3
