@@ -327,7 +327,8 @@ def job_of(run: PipelineRun, task_type: str) -> Job:
 
 def adjudicate_by_hand(expert: Client, outcome: ItemOutcome, label: str) -> dict[str, Any]:
     response = expert.post(
-        f"/aggregation/jobs/{outcome.job_id}/adjudicate/{outcome.pk}/", {"label": label, "note": "by hand"}
+        f"/aggregation/jobs/{outcome.job_id}/adjudicate/{outcome.pk}/",
+        {"label": label, "note": "by hand", "item": outcome.item.key},
     )
     assert response.status_code == 200, response.content
     return response.json()
