@@ -177,8 +177,8 @@ class ItemOutcome(models.Model):
         ordering = ["job", "item"]
         # The adjudication queue's (and the admin's filters'): the contested or sampled outcomes of a
         # job, a few of its rows. Indexing every row's flag cost each write a million entries. (The
-        # pages are full: half-filled ones, migrations 0007–0013, cost a first run more than they
-        # saved a rewrite.)
+        # pages are full: half-filled ones, migration 0007 undone by 0013, cost a first run more than
+        # they saved a rewrite.)
         indexes = [
             models.Index(
                 fields=["job"], condition=Q(contested=True) | Q(sampled=True), name="itemoutcome_waiting"

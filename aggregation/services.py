@@ -17,7 +17,7 @@ from django.db import connection, transaction
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
-from aggregation.label_models import Aggregate, LabelModel, MajorityVote
+from aggregation.label_models import Aggregate, MajorityVote
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
 from aggregation.policy import AggregationPolicy, PolicyError
@@ -182,16 +182,17 @@ def _aggregate_categorical(
     # The fit needs no database: it runs on the other core while the server finds the items'
     # reference answers, and the agreement figures (majority vote's worker figures among them: its
     # items need none) while it writes the outcomes (numpy and psycopg let go of the GIL).
+    deferred = isinstance(model, MajorityVote)  # its workers' figures wait: MajorityVote.with_workers
     with ThreadPoolExecutor(1) as pool:
         with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
-            items_first = MajorityVote(workers=False) if isinstance(model, MajorityVote) else model
+            fit_with = MajorityVote(workers=False) if deferred else model
             fitting = pool.submit(
-                decide, answers, rule, items_first, policy.decide, policy.min_posterior, decided
+                decide, answers, rule, fit_with, policy.decide, policy.min_posterior, decided
             )
             reference = reference_codes(job, answers.items, task_type, declared, rule)
             outcome, fitted = fitting.result()
             done(fitted.iterations)
-        figures = pool.submit(_agreement, decided, model, fitted)
+        figures = pool.submit(_agreement, decided, fitted, deferred)
         min_posterior = policy.min_posterior if policy.decide == "model" else None
         with progress.stage("write the outcomes and the corpus", unit="items") as done:
             columns = outcome_columns(outcome, fitted, reference, min_posterior)
@@ -253,10 +254,10 @@ class _Agreement:
     of_workers: np.ndarray
 
 
-def _agreement(decided: Responses, model: LabelModel, fitted: Aggregate) -> tuple[_Agreement, Aggregate]:
-    """The figures, and the fit with majority vote's worker figures added (its reliability is each
-    worker's agreement with the others' majority: found once)."""
-    if isinstance(model, MajorityVote):
+def _agreement(decided: Responses, fitted: Aggregate, deferred: bool) -> tuple[_Agreement, Aggregate]:
+    """The figures, and the fit with majority vote's worker figures added when ``deferred`` (its
+    reliability is each worker's agreement with the others' majority: found once)."""
+    if deferred:
         fitted = MajorityVote.with_workers(fitted, decided)
         of_workers = fitted.worker_reliability
     else:
