@@ -4,7 +4,7 @@ worker's market and so runs as a background operation, never in a web request.""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -27,10 +27,12 @@ def record_worker_quality(
     agreement: npt.NDArray[np.float64],
     reliability: npt.NDArray[np.float64],
     confusion: npt.NDArray[np.float64] | None = None,
+    gold: Mapping[int, tuple[int, int]] | None = None,
 ) -> int:
     """Replace the job's worker quality rows with this run's; returns how many workers are flagged.
-    ``confusion``: the label model's (workers × true × given) matrices on ``responses``' labels."""
-    gold = gold_accuracy(job)
+    ``confusion``: the label model's (workers × true × given) matrices on ``responses``' labels;
+    ``gold``: the job's ``gold_accuracy``, if the caller read it already."""
+    gold = gold_accuracy(job) if gold is None else gold
     worker_ids = [int(w) for w in responses.workers.tolist()]
     answered = np.array([gold.get(w, (0, 0))[0] for w in worker_ids], dtype=np.int64)
     correct = np.array([gold.get(w, (0, 0))[1] for w in worker_ids], dtype=np.int64)

@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from django.db import connection, transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
@@ -28,6 +29,7 @@ from aggregation.rules import AgreementRule
 from aggregation.storing import (
     OutcomeColumns,
     decisions_to_write_back,
+    first_run_items,
     outcome_columns,
     reference_codes,
     store_outcomes,
@@ -39,7 +41,7 @@ from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType, TaskTypeError
 from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule, MultiLabelRule
-from annotation.work import long_format
+from annotation.work import gold_accuracy, long_format
 from config.progress import QUIET, Progress
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "Django")
@@ -179,9 +181,10 @@ def _aggregate_categorical(
     rule = policy.applied_to(AgreementRule.declared(declared))
     answers = _read_responses(job, policy, declared, rule, progress)
     decided, model = on_rule_labels(answers, rule), policy.model()
-    # The fit needs no database: it runs on the other core while the server finds the items'
-    # reference answers, and the agreement figures (majority vote's worker figures among them: its
-    # items need none) while it writes the outcomes (numpy and psycopg let go of the GIL).
+    # The fit needs no database: it runs on the other core while the server finds what the writes
+    # need (the items' reference answers, a first run's item ids, the gold answers' figures), and the
+    # agreement figures (majority vote's worker figures among them: its items need none) while it
+    # writes the outcomes (numpy and psycopg let go of the GIL).
     deferred = isinstance(model, MajorityVote)  # its workers' figures wait: MajorityVote.with_workers
     with ThreadPoolExecutor(1) as pool:
         with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
@@ -190,17 +193,18 @@ def _aggregate_categorical(
                 decide, answers, rule, fit_with, policy.decide, policy.min_posterior, decided
             )
             reference = reference_codes(job, answers.items, task_type, declared, rule)
+            job_items, gold = first_run_items(job), gold_accuracy(job)
             outcome, fitted = fitting.result()
             done(fitted.iterations)
         figures = pool.submit(_agreement, decided, fitted, deferred)
         min_posterior = policy.min_posterior if policy.decide == "model" else None
         with progress.stage("write the outcomes and the corpus", unit="items") as done:
             columns = outcome_columns(outcome, fitted, reference, min_posterior)
-            adjudicated = _store_outcomes(job, run, columns, task_type)
+            adjudicated = _store_outcomes(job, run, columns, task_type, job_items)
             done(len(outcome.items))
         agreement, fitted = figures.result()
     _record_agreement(run, rule, answers, agreement)
-    _record_quality(job, run, policy, decided, agreement, fitted, progress)
+    _record_quality(job, run, policy, decided, (agreement, fitted), gold, progress)
     summary = outcome.summary()
     run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
     run.adjudicated = len(adjudicated)
@@ -212,10 +216,11 @@ def _record_quality(
     run: AggregationRun,
     policy: AggregationPolicy,
     decided: Responses,
-    agreement: _Agreement,
-    fitted: Aggregate,
+    figures: tuple[_Agreement, Aggregate],
+    gold: Mapping[int, tuple[int, int]],
     progress: Progress,
 ) -> None:
+    agreement, fitted = figures
     with progress.stage("record worker quality", unit="workers") as done:
         run.flagged_workers = record_worker_quality(
             job,
@@ -225,6 +230,7 @@ def _record_quality(
             agreement.of_workers,
             fitted.worker_reliability,
             fitted.worker_confusion,
+            gold,
         )
         done(decided.n_workers)
 
@@ -282,10 +288,17 @@ def _record_agreement(
     run.krippendorff_alpha = agreement.krippendorff_alpha
 
 
-def _store_outcomes(job: Job, run: AggregationRun, columns: OutcomeColumns, task_type: TaskType) -> set[int]:
+def _store_outcomes(
+    job: Job,
+    run: AggregationRun,
+    columns: OutcomeColumns,
+    task_type: TaskType,
+    job_items: npt.NDArray[np.int64] | None,
+) -> set[int]:
     """Item outcomes (set-wise; adjudicated rows stay, so adjudications stay attached) and the corpus
-    write-back through the task type's hook. Returns the items left as an expert adjudicated them."""
-    stored = store_outcomes(job, run, columns)
+    write-back through the task type's hook. Returns the items left as an expert adjudicated them.
+    ``job_items``: as ``first_run_items`` read them."""
+    stored = store_outcomes(job, run, columns, job_items)
     run.changed_items = stored.changed
     decisions = decisions_to_write_back(columns, job, stored.adjudicated)
     write_back(job, run, task_type, decisions, columns.rule.describe())

@@ -127,13 +127,26 @@ def _reference_code(answer: str, declared: CategoricalRule, rule: AgreementRule)
     return rule.label_set.code(answer) if answer in rule.label_set.labels else -1
 
 
-def store_outcomes(job: Job, run: Any, columns: OutcomeColumns) -> Stored:
-    """Replace the job's outcomes with these, keeping the rows experts adjudicated (updated in place)."""
+def first_run_items(job: Job) -> npt.NDArray[np.int64] | None:
+    """On PostgreSQL, for a job with no outcomes yet: its items' ids, ascending, which a first run's
+    outcomes are matched against (see _copy_first_run); else None. An aggregation reads them while it
+    fits: under the job's lock, neither its items nor its outcomes change until it commits."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        return None if _has_outcomes(cursor, job) else _job_items(cursor, job)
+
+
+def store_outcomes(
+    job: Job, run: Any, columns: OutcomeColumns, job_items: npt.NDArray[np.int64] | None = None
+) -> Stored:
+    """Replace the job's outcomes with these, keeping the rows experts adjudicated (updated in place).
+    ``job_items``: what ``first_run_items`` read for the job earlier in this transaction, if it did."""
     adjudicated = set(
         ItemOutcome.objects.filter(job=job, adjudications__isnull=False).values_list("item_id", flat=True)
     )
     if connection.vendor == "postgresql":
-        changed = _store_by_copy(job, run, columns)
+        changed = _store_by_copy(job, run, columns, first_run_items(job) if job_items is None else job_items)
     else:
         changed = _store_by_orm(job, run, columns, adjudicated)
     return Stored(adjudicated, changed)
@@ -191,13 +204,15 @@ def _stage_columns(columns: OutcomeColumns) -> tuple[list[tuple[str, str]], dict
     return kinds, values
 
 
-def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
-    """A first run's outcomes straight into the table; else stage the columns, survey the job's
-    outcomes, and write only what differs from them."""
+def _store_by_copy(
+    job: Job, run: Any, columns: OutcomeColumns, job_items: npt.NDArray[np.int64] | None
+) -> int:
+    """A first run's outcomes (``job_items``: the job's items) straight into the table; else stage the
+    columns, survey the job's outcomes, and write only what differs from them."""
     written = _Written.of(columns.rule, columns.counts.shape[1])
     with connection.cursor() as cursor:
-        if not _has_outcomes(cursor, job):
-            _copy_first_run(cursor, job, run, columns)
+        if job_items is not None:
+            _copy_first_run(cursor, job, run, columns, job_items)
             return 0
         _stage(cursor, columns)
         survey = _survey(cursor, job, written)
@@ -211,14 +226,16 @@ def _store_by_copy(job: Job, run: Any, columns: OutcomeColumns) -> int:
     return survey.changed
 
 
-def _copy_first_run(cursor: Any, job: Job, run: Any, columns: OutcomeColumns) -> None:
+def _copy_first_run(
+    cursor: Any, job: Job, run: Any, columns: OutcomeColumns, job_items: npt.NDArray[np.int64]
+) -> None:
     """Every outcome of a job that has none, by binary COPY straight into the table (no stage, no
     INSERT … SELECT). Only the job's items get one, as the re-run's join with the item table ensures:
-    the database checks no outcome's key (see ItemOutcome), so the ids are matched here against the
-    job's own items, read in this transaction under the job's lock. None of them can be gone, or
-    another job's, before this commits: an item is deleted only under its job's lock too
+    the database checks no outcome's key (see ItemOutcome), so the ids are matched here against
+    ``job_items``, the job's own, read in this transaction under the job's lock. None of them can be
+    gone, or another job's, before this commits: an item is deleted only under its job's lock too
     (aggregation.receivers), and no item changes job."""
-    ours = _of_the_job(columns.items, _job_items(cursor, job))
+    ours = _of_the_job(columns.items, job_items)
     fields = ", ".join(name for name, _ in FIRST_RUN_FIXED) + ", " + ", ".join(FIRST_RUN_CHOSEN)
     with cursor.cursor.copy(f"COPY {OUTCOMES} ({fields}) FROM STDIN (FORMAT binary)") as copy:
         copy.write(HEADER)

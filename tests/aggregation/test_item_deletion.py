@@ -28,8 +28,8 @@ def test_an_item_deleted_during_its_jobs_aggregation_waits_for_it_and_leaves_no_
     written, release, deleted = threading.Event(), threading.Event(), threading.Event()
     errors: list[BaseException] = []
 
-    def held_open(job: Any, run: Any, columns: storing.OutcomeColumns) -> storing.Stored:
-        stored = storing.store_outcomes(job, run, columns)  # a first run: every outcome, by COPY
+    def held_open(job: Any, run: Any, columns: storing.OutcomeColumns, job_items: Any) -> storing.Stored:
+        stored = storing.store_outcomes(job, run, columns, job_items)  # a first run: every outcome, by COPY
         written.set()
         release.wait(10)
         return stored

@@ -88,7 +88,7 @@ def test_a_rerun_with_nothing_new_writes_no_outcome(job: Any) -> None:
     ) == before
 
 
-def written_by_the_orm(job: Any, run: Any, columns: storing.OutcomeColumns) -> int:
+def written_by_the_orm(job: Any, run: Any, columns: storing.OutcomeColumns, job_items: Any) -> int:
     adjudicated = ItemOutcome.objects.filter(job=job, adjudications__isnull=False)
     return storing._store_by_orm(job, run, columns, {outcome.item_id for outcome in adjudicated})
 
@@ -180,9 +180,9 @@ def captured_columns(job: Any, monkeypatch: pytest.MonkeyPatch) -> storing.Outco
     """The columns a run of the job stores (the run itself undone)."""
     captured = []
 
-    def capture(job: Any, run: Any, columns: storing.OutcomeColumns) -> storing.Stored:
+    def capture(job: Any, run: Any, columns: storing.OutcomeColumns, job_items: Any) -> storing.Stored:
         captured.append(columns)
-        return storing.store_outcomes(job, run, columns)
+        return storing.store_outcomes(job, run, columns, job_items)
 
     monkeypatch.setattr(services, "store_outcomes", capture)
     with transaction.atomic():
