@@ -26,47 +26,6 @@ class CopyFormatError(ValueError):
     """Bytes that are not binary COPY of the expected fixed-width, non-null columns."""
 
 
-def row_type(columns: Sequence[tuple[str, str]]) -> np.dtype:
-    """The record type of one row of `columns` ((name, PostgreSQL type) pairs)."""
-    fields: list[tuple[str, str]] = [("_fields", ">i2")]
-    for name, kind in columns:
-        fields += [(f"_{name}_size", ">i4"), (name, TYPES[kind])]
-    return np.dtype(fields)
-
-
-def encoded(columns: Sequence[tuple[str, str]], values: Mapping[str, npt.ArrayLike]) -> bytes:
-    """The whole COPY … FROM STDIN (FORMAT binary) stream of these equal-length columns (no NULLs)."""
-    kind = row_type(columns)
-    lengths = {len(np.asarray(values[name])) for name, _ in columns}
-    if len(lengths) != 1:
-        raise CopyFormatError(f"columns differ in length: {sorted(lengths)}")
-    rows = np.empty(lengths.pop(), dtype=kind)
-    rows["_fields"] = len(columns)
-    for name, _ in columns:
-        rows[f"_{name}_size"] = kind[name].itemsize
-        rows[name] = values[name]
-    return HEADER + rows.tobytes() + TRAILER
-
-
-def decoded(columns: Sequence[tuple[str, str]], data: bytes | bytearray | memoryview) -> np.ndarray:
-    """The rows of a COPY … TO STDOUT (FORMAT binary) stream of these columns, as a record array."""
-    view = memoryview(data)
-    if bytes(view[: len(SIGNATURE)]) != SIGNATURE or len(view) < len(HEADER) + len(TRAILER):
-        raise CopyFormatError("not a binary COPY stream")
-    (extension,) = struct.unpack(">i", view[15:19])
-    start, end = 19 + extension, len(view) - len(TRAILER)
-    if bytes(view[end:]) != TRAILER:
-        raise CopyFormatError("the stream does not end with the trailer")
-    kind = row_type(columns)
-    if (end - start) % kind.itemsize:
-        raise CopyFormatError("rows of another width than the columns' (a NULL or a variable-width value)")
-    rows = np.frombuffer(view, dtype=kind, offset=start, count=(end - start) // kind.itemsize)
-    sizes_right = all((rows[f"_{name}_size"] == kind[name].itemsize).all() for name, _ in columns)
-    if not (rows["_fields"] == len(columns)).all() or not sizes_right:
-        raise CopyFormatError("rows of another shape than the columns' (a NULL or a variable-width value)")
-    return rows
-
-
 # Element types of arrays in the binary format: (PostgreSQL type OID, numpy spelling of the value).
 ARRAY_ELEMENTS = {"int2": (21, ">i2"), "int4": (23, ">i4"), "int8": (20, ">i8"), "float8": (701, ">f8")}
 

@@ -31,7 +31,6 @@ from aggregation.copying import (
     TRAILER,
     choices,
     decoded_arrays,
-    encoded,
     encoded_rows,
     fixed_records,
     text,
@@ -191,13 +190,11 @@ def decisions_to_write_back(columns: OutcomeColumns, job: Job, adjudicated: set[
 
 
 def _stage_columns(columns: OutcomeColumns) -> tuple[list[tuple[str, str]], dict[str, npt.ArrayLike]]:
-    counts = [(f"c{n}", "int4") for n in range(columns.counts.shape[1])]
-    kinds = [("item_id", "int8"), *counts, ("label", "int2"), ("fine_label", "int2"), ("model_label", "int2"),
-             ("reference", "int2"), ("reasons", "int2"), ("kept", "bool"), ("agreement", "float8"),
-             ("confidence", "float8")]  # fmt: skip
-    values: dict[str, npt.ArrayLike] = {f"c{n}": columns.counts[:, n] for n in range(len(counts))}
-    values.update(
-        item_id=columns.items, label=columns.labels, fine_label=columns.fine_labels,
+    kinds = [("item_id", "int8"), ("counts", "int4[]"), ("label", "int2"), ("fine_label", "int2"),
+             ("model_label", "int2"), ("reference", "int2"), ("reasons", "int2"), ("kept", "bool"),
+             ("agreement", "float8"), ("confidence", "float8")]  # fmt: skip
+    values: dict[str, npt.ArrayLike] = dict(
+        item_id=columns.items, counts=columns.counts, label=columns.labels, fine_label=columns.fine_labels,
         model_label=columns.model_labels, reference=columns.reference, reasons=columns.reasons,
         kept=columns.kept, agreement=columns.agreement, confidence=columns.confidence,
     )  # fmt: skip
@@ -209,7 +206,7 @@ def _store_by_copy(
 ) -> int:
     """A first run's outcomes (``job_items``: the job's items) straight into the table; else stage the
     columns, survey the job's outcomes, and write only what differs from them."""
-    written = _Written.of(columns.rule, columns.counts.shape[1])
+    written = _Written.of(columns.rule)
     with connection.cursor() as cursor:
         if job_items is not None:
             _copy_first_run(cursor, job, run, columns, job_items)
@@ -241,9 +238,9 @@ def _copy_first_run(
         copy.write(HEADER)
         # Encoded a part at a time, so the server stores one part while the next is encoded.
         indices = np.flatnonzero(ours)
-        for start in range(0, len(indices), FIRST_RUN_PART):
+        for start in range(0, len(indices), COPY_PART):
             for block in encoded_rows(
-                *_first_run_rows(job, run, columns, indices[start : start + FIRST_RUN_PART])
+                *_first_run_rows(job, run, columns, indices[start : start + COPY_PART])
             ):
                 copy.write(block)
         copy.write(TRAILER)
@@ -258,7 +255,7 @@ FIRST_RUN_FIXED = (
     ("contested", "bool"), ("counts", "int4[]"), ("agreement", "float8"), ("model_confidence", "float8"),
 )  # fmt: skip
 FIRST_RUN_CHOSEN = ("reasons", "label", "fine_label", "status", "model_label", "reference_label")
-FIRST_RUN_PART = 1 << 17  # rows encoded at a time
+COPY_PART = 1 << 17  # rows encoded at a time
 
 
 def _job_items(cursor: Any, job: Job) -> npt.NDArray[np.int64]:
@@ -317,14 +314,13 @@ class _Written:
     """The outcome columns as SQL over the stage row ``s``: per column, its SQL and their parameters."""
 
     sql: dict[str, tuple[str, list[Any]]]
-    width: int  # of the counts
 
     @classmethod
-    def of(cls, rule: AgreementRule, width: int) -> _Written:
+    def of(cls, rule: AgreementRule) -> _Written:
         names = [NO_MAJORITY_LABEL, *rule.label_set.labels]  # indexed by code + 2 (SQL arrays start at 1)
         reasons = [json.dumps(reasons_of(mask)) for mask in range(2 ** len(REASONS))]
         return cls({
-            "counts": ("ARRAY[" + ", ".join(f"s.c{n}" for n in range(width)) + "]::int4[]", []),
+            "counts": ("s.counts", []),
             "label": ("(%s::text[])[s.label + 2]", [names]),
             "fine_label": ("(%s::text[])[s.fine_label + 2]", [[NO_MAJORITY_LABEL, *rule.answer_set.labels]]),
             "agreement": ("NULLIF(s.agreement, 'NaN'::float8)", []),
@@ -334,7 +330,7 @@ class _Written:
             "reference_label": ("(%s::text[])[s.reference + 2]", [["", *rule.label_set.labels]]),
             "contested": ("s.reasons <> 0", []),
             "reasons": ("(%s::jsonb[])[s.reasons + 1]", [reasons]),
-        }, width)  # fmt: skip
+        })  # fmt: skip
 
     @property
     def names(self) -> str:
@@ -381,19 +377,25 @@ def _stage(cursor: Any, columns: OutcomeColumns) -> None:
     cursor.execute(f"CREATE TEMP TABLE {STAGE} ({definitions}) ON COMMIT DROP")
     names = ", ".join(name for name, _ in kinds)
     with cursor.cursor.copy(f"COPY {STAGE} ({names}) FROM STDIN (FORMAT binary)") as copy:
-        copy.write(encoded(kinds, values))
+        copy.write(HEADER)
+        # Encoded a part at a time, so the server stores one part while the next is encoded.
+        for start in range(0, len(columns), COPY_PART):
+            part = {name: np.asarray(column)[start : start + COPY_PART] for name, column in values.items()}
+            copy.write(fixed_records(kinds, part, len(kinds)).tobytes())
+        copy.write(TRAILER)
     cursor.execute(f"ANALYZE {STAGE}")
 
 
 def _survey(cursor: Any, job: Job, written: _Written) -> Survey:
-    """One join of the staged and the stored outcomes, counted."""
+    """One join of the job's stored outcomes with the staged ones, counted."""
     differing, differing_params = written.differ()
     changed, changed_params = written.differ("label", "status")
+    matched = "s.item_id IS NOT NULL"
     cursor.execute(
-        f"SELECT (SELECT count(*) FROM {OUTCOMES} WHERE job_id = %s), count(*), "
-        f"count(*) FILTER (WHERE {differing}), count(*) FILTER (WHERE {changed}) "
-        f"FROM {STAGE} s JOIN {OUTCOMES} o ON o.item_id = s.item_id WHERE o.job_id = %s",
-        [job.pk, *differing_params, *changed_params, job.pk],
+        f"SELECT count(*), count(s.item_id), count(*) FILTER (WHERE {matched} AND {differing}), "
+        f"count(*) FILTER (WHERE {matched} AND {changed}) "
+        f"FROM {OUTCOMES} o LEFT JOIN {STAGE} s ON s.item_id = o.item_id WHERE o.job_id = %s",
+        [*differing_params, *changed_params, job.pk],
     )
     return Survey(*(int(value) for value in cursor.fetchone()))
 

@@ -245,13 +245,13 @@ def test_a_run_that_last_wrote_outcomes_cannot_be_deleted_and_takes_no_expert_de
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("part", [storing.FIRST_RUN_PART, 4], ids=["one part", "encoded in parts"])
+@pytest.mark.parametrize("part", [storing.COPY_PART, 4], ids=["one part", "encoded in parts"])
 def test_a_first_run_copies_the_rows_the_orm_path_writes(
     job: Any, monkeypatch: pytest.MonkeyPatch, part: int
 ) -> None:
     # Straight into the table by binary COPY: labels, reasons, counts and the NULL ρ of an item with
     # one rating (written NaN, then NULL) as the ORM writes them.
-    monkeypatch.setattr(storing, "FIRST_RUN_PART", part)
+    monkeypatch.setattr(storing, "COPY_PART", part)
     first = job.items.get(key=keys(job)[0])
     for response in first.responses.order_by("pk")[1:]:
         response.delete()
