@@ -80,8 +80,11 @@ def _array(field: memoryview, kind: str) -> np.ndarray:
 def fixed_records(
     columns: Sequence[tuple[str, str]], values: Mapping[str, npt.ArrayLike], fields: int
 ) -> np.ndarray:
-    """The rows' fixed-width columns (``TYPES``, or ``int4[]``: a matrix, one array per row, no NULLs),
-    each row headed by its count of ``fields``, as a record array."""
+    """The rows' fixed-width columns (``TYPES``, or ``int4[]``: a matrix, one array per row, no NULLs;
+    a scalar is every row's value), each row headed by its count of ``fields``, as a record array."""
+    lengths = {len(np.asarray(values[name])) for name, _ in columns if np.ndim(values[name])}
+    if len(lengths) != 1:  # numpy would repeat a column of one value down the rows
+        raise CopyFormatError(f"columns differ in length: {sorted(lengths)}")
     kinds: list[tuple[str, str] | tuple[str, str, tuple[int]]] = [("_fields", ">i2")]
     for name, kind in columns:
         if kind == "int4[]":
@@ -91,7 +94,7 @@ def fixed_records(
             kinds.append((name, ">i4", (6 + 2 * length,)))
         else:
             kinds += [(f"_{name}_size", ">i4"), (name, TYPES[kind])]
-    records = np.empty(len(np.asarray(values[columns[0][0]])), dtype=kinds)
+    records = np.empty(lengths.pop(), dtype=kinds)
     records["_fields"] = fields
     for name, kind in columns:
         if kind == "int4[]":

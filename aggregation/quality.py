@@ -15,7 +15,7 @@ from aggregation.models import AggregationRun, WorkerFlagReason, WorkerQuality
 from aggregation.policy import AggregationPolicy, worker_flags
 from aggregation.responses import Responses
 from annotation.models import Job, Worker
-from annotation.work import block_worker, gold_accuracy
+from annotation.work import block_worker
 from operations.services import start_operation
 
 
@@ -24,15 +24,14 @@ def record_worker_quality(
     run: AggregationRun,
     policy: AggregationPolicy,
     responses: Responses,
+    gold: Mapping[int, tuple[int, int]],
     agreement: npt.NDArray[np.float64],
     reliability: npt.NDArray[np.float64],
     confusion: npt.NDArray[np.float64] | None = None,
-    gold: Mapping[int, tuple[int, int]] | None = None,
 ) -> int:
     """Replace the job's worker quality rows with this run's; returns how many workers are flagged.
-    ``confusion``: the label model's (workers × true × given) matrices on ``responses``' labels;
-    ``gold``: the job's ``gold_accuracy``, if the caller read it already."""
-    gold = gold_accuracy(job) if gold is None else gold
+    ``gold``: the job's ``gold_accuracy`` (annotation.work); ``confusion``: the label model's
+    (workers × true × given) matrices on ``responses``' labels."""
     worker_ids = [int(w) for w in responses.workers.tolist()]
     answered = np.array([gold.get(w, (0, 0))[0] for w in worker_ids], dtype=np.int64)
     correct = np.array([gold.get(w, (0, 0))[1] for w in worker_ids], dtype=np.int64)

@@ -204,7 +204,7 @@ def _aggregate_categorical(
             done(len(outcome.items))
         agreement, fitted = figures.result()
     _record_agreement(run, rule, answers, agreement)
-    _record_quality(job, run, policy, decided, (agreement, fitted), gold, progress)
+    _record_quality(job, run, policy, decided, gold, agreement, fitted, progress)
     summary = outcome.summary()
     run.kept, run.rejected, run.no_majority = summary["kept"], summary["rejected"], summary["no_majority"]
     run.adjudicated = len(adjudicated)
@@ -216,21 +216,21 @@ def _record_quality(
     run: AggregationRun,
     policy: AggregationPolicy,
     decided: Responses,
-    figures: tuple[_Agreement, Aggregate],
     gold: Mapping[int, tuple[int, int]],
+    agreement: _Agreement,
+    fitted: Aggregate,
     progress: Progress,
 ) -> None:
-    agreement, fitted = figures
     with progress.stage("record worker quality", unit="workers") as done:
         run.flagged_workers = record_worker_quality(
             job,
             run,
             policy,
             decided,
+            gold,
             agreement.of_workers,
             fitted.worker_reliability,
             fitted.worker_confusion,
-            gold,
         )
         done(decided.n_workers)
 

@@ -17,7 +17,7 @@ item's corpus row is left as the expert set it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,15 +137,15 @@ def first_run_items(job: Job) -> npt.NDArray[np.int64] | None:
 
 
 def store_outcomes(
-    job: Job, run: Any, columns: OutcomeColumns, job_items: npt.NDArray[np.int64] | None = None
+    job: Job, run: Any, columns: OutcomeColumns, job_items: npt.NDArray[np.int64] | None
 ) -> Stored:
     """Replace the job's outcomes with these, keeping the rows experts adjudicated (updated in place).
-    ``job_items``: what ``first_run_items`` read for the job earlier in this transaction, if it did."""
+    ``job_items``: what ``first_run_items`` read for the job earlier in this transaction."""
     adjudicated = set(
         ItemOutcome.objects.filter(job=job, adjudications__isnull=False).values_list("item_id", flat=True)
     )
     if connection.vendor == "postgresql":
-        changed = _store_by_copy(job, run, columns, first_run_items(job) if job_items is None else job_items)
+        changed = _store_by_copy(job, run, columns, job_items)
     else:
         changed = _store_by_orm(job, run, columns, adjudicated)
     return Stored(adjudicated, changed)
@@ -189,11 +189,11 @@ def decisions_to_write_back(columns: OutcomeColumns, job: Job, adjudicated: set[
     return decisions
 
 
-def _stage_columns(columns: OutcomeColumns) -> tuple[list[tuple[str, str]], dict[str, npt.ArrayLike]]:
+def _stage_columns(columns: OutcomeColumns) -> tuple[list[tuple[str, str]], dict[str, np.ndarray]]:
     kinds = [("item_id", "int8"), ("counts", "int4[]"), ("label", "int2"), ("fine_label", "int2"),
              ("model_label", "int2"), ("reference", "int2"), ("reasons", "int2"), ("kept", "bool"),
              ("agreement", "float8"), ("confidence", "float8")]  # fmt: skip
-    values: dict[str, npt.ArrayLike] = dict(
+    values: dict[str, np.ndarray] = dict(
         item_id=columns.items, counts=columns.counts, label=columns.labels, fine_label=columns.fine_labels,
         model_label=columns.model_labels, reference=columns.reference, reasons=columns.reasons,
         kept=columns.kept, agreement=columns.agreement, confidence=columns.confidence,
@@ -234,16 +234,10 @@ def _copy_first_run(
     (aggregation.receivers), and no item changes job."""
     ours = _of_the_job(columns.items, job_items)
     fields = ", ".join(name for name, _ in FIRST_RUN_FIXED) + ", " + ", ".join(FIRST_RUN_CHOSEN)
-    with cursor.cursor.copy(f"COPY {OUTCOMES} ({fields}) FROM STDIN (FORMAT binary)") as copy:
-        copy.write(HEADER)
-        # Encoded a part at a time, so the server stores one part while the next is encoded.
-        indices = np.flatnonzero(ours)
-        for start in range(0, len(indices), COPY_PART):
-            for block in encoded_rows(
-                *_first_run_rows(job, run, columns, indices[start : start + COPY_PART])
-            ):
-                copy.write(block)
-        copy.write(TRAILER)
+    indices = np.flatnonzero(ours)
+    parts = (indices[start : start + COPY_PART] for start in range(0, len(indices), COPY_PART))
+    blocks = (block for part in parts for block in encoded_rows(*_first_run_rows(job, run, columns, part)))
+    _copy_in(cursor, f"COPY {OUTCOMES} ({fields}) FROM STDIN (FORMAT binary)", blocks)
     if np.isnan(columns.agreement[ours]).any():  # ρ of an item with one rating: written NaN, kept NULL
         cursor.execute(
             f"UPDATE {OUTCOMES} SET agreement = NULL WHERE job_id = %s AND agreement = 'NaN'", [job.pk]
@@ -256,6 +250,16 @@ FIRST_RUN_FIXED = (
 )  # fmt: skip
 FIRST_RUN_CHOSEN = ("reasons", "label", "fine_label", "status", "model_label", "reference_label")
 COPY_PART = 1 << 17  # rows encoded at a time
+
+
+def _copy_in(cursor: Any, sql: str, blocks: Iterable[bytes]) -> None:
+    """A binary ``COPY … FROM STDIN`` of these rows, sent as they are encoded: the server stores
+    one part while the next is encoded."""
+    with cursor.cursor.copy(sql) as copy:
+        copy.write(HEADER)
+        for block in blocks:
+            copy.write(block)
+        copy.write(TRAILER)
 
 
 def _job_items(cursor: Any, job: Job) -> npt.NDArray[np.int64]:
@@ -376,13 +380,12 @@ def _stage(cursor: Any, columns: OutcomeColumns) -> None:
     cursor.execute(f"DROP TABLE IF EXISTS {STAGE}")
     cursor.execute(f"CREATE TEMP TABLE {STAGE} ({definitions}) ON COMMIT DROP")
     names = ", ".join(name for name, _ in kinds)
-    with cursor.cursor.copy(f"COPY {STAGE} ({names}) FROM STDIN (FORMAT binary)") as copy:
-        copy.write(HEADER)
-        # Encoded a part at a time, so the server stores one part while the next is encoded.
-        for start in range(0, len(columns), COPY_PART):
-            part = {name: np.asarray(column)[start : start + COPY_PART] for name, column in values.items()}
-            copy.write(fixed_records(kinds, part, len(kinds)).tobytes())
-        copy.write(TRAILER)
+    blocks = (
+        fixed_records(kinds, {name: column[start : start + COPY_PART] for name, column in values.items()},
+                      len(kinds)).tobytes()
+        for start in range(0, len(columns), COPY_PART)
+    )  # fmt: skip
+    _copy_in(cursor, f"COPY {STAGE} ({names}) FROM STDIN (FORMAT binary)", blocks)
     cursor.execute(f"ANALYZE {STAGE}")
 
 

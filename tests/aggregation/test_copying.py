@@ -65,6 +65,8 @@ def test_fixed_columns_are_each_rows_values_in_network_order() -> None:
     assert rows[0] == [struct.pack(">q", 1), struct.pack(">h", -1), struct.pack(">d", 0.5), b"\x01"]
     assert rows[1][:2] == [struct.pack(">q", 2**40), struct.pack(">h", 4)] and rows[1][3] == b"\x00"
     assert np.isnan(struct.unpack(">d", rows[1][2])[0])
+    with pytest.raises(CopyFormatError, match="length"):
+        fixed_records(columns, {**values, "label": [1]}, 4)
 
 
 def test_rows_of_fixed_columns_arrays_and_chosen_texts_hold_each_rows_values_in_order() -> None:

@@ -103,8 +103,12 @@ def written_then_undone(job: Any) -> tuple[list[tuple[Any, ...]], int]:
 
 
 @pytest.mark.postgres
-def test_the_copy_path_writes_the_rows_the_orm_path_writes(job: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("part", [storing.COPY_PART, 4], ids=["one part", "staged in parts"])
+def test_the_copy_path_writes_the_rows_the_orm_path_writes(
+    job: Any, monkeypatch: pytest.MonkeyPatch, part: int
+) -> None:
     assert connection.vendor == "postgresql"
+    monkeypatch.setattr(storing, "COPY_PART", part)
     expert = get_user_model().objects.create_user("expert")
     adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[1]).pk, S, user=expert)
     ItemOutcome.objects.filter(job=job, item__key=keys(job)[3]).update(sampled=True)
@@ -209,7 +213,7 @@ def test_no_outcome_is_written_for_a_missing_item_or_another_jobs(
         ItemOutcome.objects.filter(job=job).delete()
     run = AggregationRun.objects.create(job=job, task_type="stance")
 
-    storing.store_outcomes(job, run, replace(columns, items=items))
+    storing.store_outcomes(job, run, replace(columns, items=items), storing.first_run_items(job))
 
     assert set(ItemOutcome.objects.values_list("item_id", flat=True)) == ours
     assert set(ItemOutcome.objects.values_list("job_id", flat=True)) == {job.pk}
