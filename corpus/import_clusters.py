@@ -12,14 +12,14 @@ from typing import Any
 
 from django.db.models import Max
 
+from corpus import bulk
 from corpus.import_report import Conflict, ImportReport, who
 from corpus.merging import Verdict, digest, three_way
 from corpus.models import Claim, ClusterEvidence, ClusterMember, PerspectiveCluster, Status
 from corpus.perspectrum import Release
-from corpus.provenance import Writer, last_change
+from corpus.provenance import PROVENANCE, Writer, last_change
 
-BATCH = 2000
-PROVENANCE = ("written_by", "written_ref", "written_at")
+NEW = ["claim_id", "position", "stance_3", "stance_5", "voter_counts", "status"]  # a new cluster's row
 ClusterKey = tuple[str, str, tuple[int, ...], tuple[int, ...], tuple[int, ...], str]
 Written = dict[int, list[dict[str, Any]]]  # claim pk → provenance of its cluster rows
 
@@ -61,9 +61,9 @@ def sync_clusters(
         elif verdict is Verdict.CONFLICT:
             report.conflicts.append(_conflict(f"c{cids[pk]}", clusters, mine or [], written.get(pk, [])))
         if bases[pk] != theirs:
-            rebased.append(Claim(pk=pk, clusters_release_digest=theirs))
+            rebased.append((pk, theirs))
     _write_clusters({pk: desired[pk] for pk in to_write}, perspectives, evidence, writer)
-    Claim.objects.bulk_update(rebased, ["clusters_release_digest"], batch_size=BATCH)
+    bulk.update(Claim, ["clusters_release_digest"], rebased)
 
 
 def _shown(cluster: ClusterKey) -> dict[str, Any]:
@@ -100,12 +100,10 @@ def _write_clusters(
     reused = _reuse_clusters(desired)
     # Out of the way first, so that renumbering never meets the unique (claim, position).
     top = PerspectiveCluster.objects.aggregate(top=Max("position"))["top"] or 0
-    updated, created = _cluster_rows(desired, reused, stamp)
-    for row in updated:
-        PerspectiveCluster.objects.filter(pk=row.pk).update(position=top + 1 + row.position)
-    fields = ["position", "stance_3", "stance_5", "voter_counts", "status", *PROVENANCE, "written_by_user"]
-    PerspectiveCluster.objects.bulk_update(updated, fields, batch_size=BATCH)
-    PerspectiveCluster.objects.bulk_create(created, batch_size=BATCH)
+    updated, created = _cluster_rows(desired, reused)
+    bulk.update(PerspectiveCluster, ["position"], [(pk, top + 1 + position) for pk, position, *_ in updated])
+    bulk.update(PerspectiveCluster, NEW[1:], updated, **stamp)
+    bulk.insert(PerspectiveCluster, NEW, created, **stamp)
     _write_contents(desired, perspectives, evidence, stamp)
 
 
@@ -128,21 +126,18 @@ def _reuse_clusters(desired: dict[int, list[ClusterKey]]) -> dict[int, list[int]
 
 
 def _cluster_rows(
-    desired: dict[int, list[ClusterKey]], reused: dict[int, list[int]], stamp: dict[str, Any]
-) -> tuple[list[PerspectiveCluster], list[PerspectiveCluster]]:
-    """The release's clusters as rows: (reused rows to update, new rows to create)."""
+    desired: dict[int, list[ClusterKey]], reused: dict[int, list[int]]
+) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    """The release's clusters as rows: reused ones (the pk, then `NEW` but the claim) and new ones
+    (in the order of `NEW`)."""
     updated, created = [], []
     for claim_pk, clusters in desired.items():
         pks = reused.get(claim_pk, [])
         for position, (s3, s5, votes, _pids, _eids, status) in enumerate(clusters):
-            values = dict(
-                claim_id=claim_pk, position=position, stance_3=s3, stance_5=s5, voter_counts=list(votes),
-                status=status, **stamp,
-            )  # fmt: skip
             if position < len(pks):
-                updated.append(PerspectiveCluster(pk=pks[position], **values))
+                updated.append((pks[position], position, s3, s5, list(votes), status))
             else:
-                created.append(PerspectiveCluster(**values))
+                created.append((claim_pk, position, s3, s5, list(votes), status))
     return updated, created
 
 
@@ -162,16 +157,10 @@ def _write_contents(
     for claim_pk, clusters in desired.items():
         for position, (_s3, _s5, _votes, pids, eids, _status) in enumerate(clusters):
             cluster_pk = pk_of[(claim_pk, position)]
-            members += [
-                ClusterMember(cluster_id=cluster_pk, perspective_id=perspectives[p], position=i, **stamp)
-                for i, p in enumerate(pids)
-            ]
-            links += [
-                ClusterEvidence(cluster_id=cluster_pk, evidence_id=evidence[e], position=i, **stamp)
-                for i, e in enumerate(eids)
-            ]
-    ClusterMember.objects.bulk_create(members, batch_size=BATCH)
-    ClusterEvidence.objects.bulk_create(links, batch_size=BATCH)
+            members += [(cluster_pk, perspectives[p], i) for i, p in enumerate(pids)]
+            links += [(cluster_pk, evidence[e], i) for i, e in enumerate(eids)]
+    bulk.insert(ClusterMember, ["cluster_id", "perspective_id", "position"], members, **stamp)
+    bulk.insert(ClusterEvidence, ["cluster_id", "evidence_id", "position"], links, **stamp)
 
 
 def current_clusters(claim_pks: list[int]) -> tuple[dict[int, list[ClusterKey]], Written]:

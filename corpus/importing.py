@@ -11,11 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.db import connection, models, transaction
+from django.db import models, transaction
 
 from accounts import audit
 from accounts.models import AuditEvent
 from config.progress import QUIET, Progress
+from corpus import bulk
 from corpus.import_clusters import sync_clusters
 from corpus.import_report import Conflict, ImportReport, release_checksum, who
 from corpus.merging import Verdict, digest, three_way
@@ -30,12 +31,10 @@ from corpus.models import (
     WrittenBy,
 )
 from corpus.perspectrum import Release, read_release
-from corpus.provenance import Writer, last_change
+from corpus.provenance import PROVENANCE, Writer, last_change
 
 # The release's `source` values that are not debate sites.
 ORIGIN_BY_SOURCE = {"paraphrase": Origin.PARAPHRASE, "google": Origin.WEB}
-BATCH = 2000
-PROVENANCE = ("written_by", "written_ref", "written_at")
 
 
 def import_perspectrum(
@@ -119,19 +118,17 @@ def _sync_rows(
         verdict = three_way(row["release_digest"] if row else "", ours, theirs)
         report.count(kind, verdict)
         if verdict is Verdict.CREATE:
-            to_create.append(model(**{key: public_id}, **values, release_digest=theirs, **stamp))
+            to_create.append((public_id, *(values[name] for name in fields), theirs))
         elif verdict is Verdict.UPDATE:
             assert row is not None
-            to_update.append(
-                model(pk=row["pk"], **{key: public_id}, **values, release_digest=theirs, **stamp)
-            )
+            to_update.append((row["pk"], *(values[name] for name in fields), theirs))
         else:
             assert row is not None
             if verdict is Verdict.CONFLICT:
                 report.conflicts.append(_row_conflict(kind, f"{key[0]}{public_id}", values, row))
             if row["release_digest"] != theirs:
-                rebased.append(model(pk=row["pk"], release_digest=theirs))
-    _save(model, fields, to_create, to_update, rebased)
+                rebased.append((row["pk"], theirs))
+    _save(model, [key, *fields, "release_digest"], to_create, to_update, rebased, stamp)
     return dict(model._default_manager.filter(**{f"{key}__in": list(desired)}).values_list(key, "pk"))
 
 
@@ -145,18 +142,18 @@ def _existing_rows(model: type[models.Model], key: str, fields: list[str]) -> di
 
 def _save(
     model: type[models.Model],
-    fields: list[str],
-    to_create: list[models.Model],
-    to_update: list[models.Model],
-    rebased: list[models.Model],
+    columns: list[str],
+    to_create: list[tuple[Any, ...]],
+    to_update: list[tuple[Any, ...]],
+    rebased: list[tuple[int, str]],
+    stamp: dict[str, Any],
 ) -> None:
-    """New rows; updated rows (content, base and provenance); rows whose base alone moves on."""
-    model._default_manager.bulk_create(to_create, batch_size=BATCH)
-    if to_update:
-        model._default_manager.bulk_update(
-            to_update, [*fields, "release_digest", *PROVENANCE, "written_by_user"], batch_size=BATCH
-        )
-    model._default_manager.bulk_update(rebased, ["release_digest"], batch_size=BATCH)
+    """New rows (values in the order of `columns`: the public id, the merged fields, the base);
+    updated rows (the pk, then the same without the public id, stamped); rows whose base alone
+    moves on (the pk and the base)."""
+    bulk.insert(model, columns, to_create, **stamp)
+    bulk.update(model, columns[1:], to_update, **stamp)
+    bulk.update(model, ["release_digest"], rebased)
 
 
 def _row_conflict(kind: str, key: str, values: dict[str, Any], row: dict[str, Any]) -> Conflict:
@@ -225,14 +222,11 @@ def _sync_paraphrase_links(release: Release, perspectives: dict[int, int], repor
         )
     )
     changed = [
-        (perspectives[head], perspectives[pid])
+        (perspectives[pid], perspectives[head])
         for pid, head in original_of.items()
         if pid in current and current[pid] != head
     ]
-    # One prepared UPDATE run many times: bulk_update's CASE expression is quadratic-ish here.
-    table, column = Perspective._meta.db_table, Perspective._meta.get_field("paraphrase_of").column
-    with connection.cursor() as cursor:
-        cursor.executemany(f"UPDATE {table} SET {column} = %s WHERE id = %s", changed)
+    bulk.update(Perspective, ["paraphrase_of_id"], changed)
     report.updated["paraphrase links"] += len(changed)
     report.unchanged["paraphrase links"] += len(original_of) - len(changed)
 
@@ -260,9 +254,9 @@ def _sync_topics(release: Release, claims: dict[int, int], report: ImportReport,
                 Conflict("claim topics", f"c{cids[pk]}", slugs, platform, changed_by, changed_at)
             )
         if bases[pk] != theirs:
-            rebased.append(Claim(pk=pk, topics_release_digest=theirs))
+            rebased.append((pk, theirs))
     _replace_topics({pk: desired[pk] for pk in replace}, writer)
-    Claim.objects.bulk_update(rebased, ["topics_release_digest"], batch_size=BATCH)
+    bulk.update(Claim, ["topics_release_digest"], rebased)
 
 
 def _current_topics(claim_pks: list[int]) -> dict[int, list[dict[str, Any]]]:
@@ -281,12 +275,7 @@ def _replace_topics(topics: dict[int, list[str]], writer: Writer) -> None:
     """Give these claims exactly these topics (slugs, in order), written by `writer`."""
     topic_pk = dict(Topic.objects.values_list("slug", "pk"))
     ClaimTopic.objects.filter(claim_id__in=list(topics)).delete()
-    stamp = writer.fields()
-    ClaimTopic.objects.bulk_create(
-        [
-            ClaimTopic(claim_id=pk, topic_id=topic_pk[slug], position=position, **stamp)
-            for pk, slugs in topics.items()
-            for position, slug in enumerate(slugs)
-        ],
-        batch_size=BATCH,
+    rows = (
+        (pk, topic_pk[slug], position) for pk, slugs in topics.items() for position, slug in enumerate(slugs)
     )
+    bulk.insert(ClaimTopic, ["claim_id", "topic_id", "position"], rows, **writer.fields())

@@ -21,6 +21,8 @@ from django.utils import timezone
 
 from corpus.models import WrittenBy
 
+# The fields that say who wrote a row and when, as a merge reads them (with `last_change`).
+PROVENANCE = ("written_by", "written_ref", "written_at")
 _active: ContextVar[WriteLog | None] = ContextVar("corpus_write_log", default=None)
 
 
