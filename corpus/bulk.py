@@ -29,15 +29,11 @@ AS_GIVEN = frozenset({
 def insert(
     model: type[models.Model], fields: Sequence[str], rows: Iterable[Sequence[Any]], **same: Any
 ) -> int:
-    """Insert `rows` (values in the order of `fields`); every other column but the primary key
-    holds the same value on every row: `same`'s, or else the field's default (`auto_now`: now).
+    """Insert `rows` (values in the order of `fields`); the database numbers them, and every other
+    column holds the same value on every row: `same`'s, or else the field's default (`auto_now`: now).
     Returns how many rows were inserted."""
-    given = [model._meta.get_field(name) for name in fields]
-    rest = [
-        field
-        for field in model._meta.concrete_fields
-        if field not in given and not field.primary_key and field.column is not None
-    ]
+    given = _fields(model, fields)
+    rest = [field for field in model._meta.concrete_fields if field not in given and not field.primary_key]
     prepared = _prepared(given, rows, _constant(model, rest, same, add=True))
     columns = ", ".join(_quoted(field) for field in [*given, *rest])
     table = connection.ops.quote_name(model._meta.db_table)
@@ -60,8 +56,7 @@ def update(
     """Set `fields` on the rows whose primary key each row starts with (their values follow it, in
     the order of `fields`), and `same`'s fields to the same value on all of them. Like `bulk_update`,
     it leaves `auto_now` fields alone."""
-    given = [model._meta.get_field(name) for name in fields]
-    rest = [model._meta.get_field(name) for name in same]
+    given, rest = _fields(model, fields), _fields(model, same)
     assignments = ", ".join(f"{_quoted(field)} = %s" for field in [*given, *rest])
     table, pk = connection.ops.quote_name(model._meta.db_table), _quoted(model._meta.pk)
     rows = list(rows)
@@ -71,6 +66,12 @@ def update(
             f"UPDATE {table} SET {assignments} WHERE {pk} = %s",
             [(*prepared, row[0]) for prepared, row in zip(values, rows, strict=True)],
         )
+
+
+def _fields(model: type[models.Model], names: Iterable[str]) -> list[models.Field[Any, Any]]:
+    """The model's concrete fields of these names (`claim` or `claim_id`), in this order."""
+    by_name = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}
+    return [by_name[name] for name in names]
 
 
 def _constant(

@@ -130,6 +130,50 @@ def test_a_new_release_updates_what_still_holds_the_old_release(small_release: P
     assert (1, 12) in links_of(7) and not report.conflicts
 
 
+def test_a_new_release_that_regroups_a_claim_rewrites_its_clusters_in_place(small_release: Path) -> None:
+    import_perspectrum(small_release)
+    first = list(
+        PerspectiveCluster.objects.filter(claim__cid=7).order_by("position").values_list("pk", flat=True)
+    )
+    pool = json.loads((small_release / FILES[1]).read_text())
+    pool[1]["text"] = "Rights come with duties"
+    (small_release / FILES[1]).write_text(json.dumps(pool))
+    regroup = [
+        {**cluster, "pids": [pid]}
+        for cluster in claims_of(small_release)[0]["perspectives"][:1]
+        for pid in (1, 3)
+    ]
+    edit_release(
+        small_release, lambda claims: claims[0].update(perspectives=[*regroup, claims[0]["perspectives"][1]])
+    )
+
+    report = import_perspectrum(small_release)
+
+    clusters = PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
+    members = [
+        c.perspectives.order_by("memberships__position").values_list("pid", flat=True) for c in clusters
+    ]
+    assert [list(pids) for pids in members] == [[1], [3], [2]]
+    assert [c.pk for c in clusters][:2] == first and [c.position for c in clusters] == [0, 1, 2]
+    assert [links_of(7).count((p, 11)) for p in (0, 1, 2)] == [1, 1, 1]
+    assert {c.written_ref for c in clusters} == {"PERSPECTRUM v1.0"}
+    rewritten = Perspective.objects.get(pid=2)
+    assert rewritten.text == "Rights come with duties" and rewritten.written_by == WrittenBy.IMPORT
+    assert report.updated["perspectives"] == 1 and report.updated["claim clusters"] == 1
+
+    edit_release(small_release, lambda claims: claims[0].update(perspectives=claims[0]["perspectives"][2:]))
+    import_perspectrum(small_release)
+
+    assert list(PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", "position")) == [
+        (first[0], 0)
+    ]
+    assert links_of(7) == [(0, 11)]
+
+
+def claims_of(directory: Path) -> list:
+    return json.loads((directory / FILES[0]).read_text())
+
+
 def test_a_new_release_that_changes_what_an_expert_merged_is_a_conflict_the_platform_wins(
     small_release: Path, expert
 ) -> None:
