@@ -6,21 +6,18 @@ sessions terminated, a worker frozen past the stale limit). The sweeper and reso
 the ledger. One line per scenario: payments requested, confirmed, failed, lost, paid twice, ledger
 rows left open, and the seconds from the fault until every payment was decided.
 
-Needs PostgreSQL (DATABASE_URL) and the `redis-server` binary; the child runs on a throwaway
-database created next to DATABASE_URL's and dropped afterwards.
+Needs PostgreSQL (found as `bench load` finds it: DATABASE_URL when it names PostgreSQL, else the
+local server) and the `redis-server` binary; the child runs on a scratch database beside it, dropped
+afterwards.
 """
 
 from __future__ import annotations
 
 import shutil
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 
-import psycopg
-from django.db import connection
-
+from bench import load
 from bench._child import ChildError, run_child
+from bench.rigs.databases import scratch_database
 
 PAYMENTS = 200
 TIMEOUT = 300  # seconds: the bound on each wait of a scenario
@@ -36,39 +33,23 @@ for name in SCENARIOS:
 """
 
 
-@contextmanager
-def throwaway_database() -> Iterator[str]:
-    """A fresh PostgreSQL database on DATABASE_URL's server, dropped afterwards; its URL."""
-    db = connection.settings_dict
-    name = f"{db['NAME']}_faults_{uuid.uuid4().hex[:8]}"
-    admin = {"host": db["HOST"], "port": db["PORT"], "user": db["USER"], "password": db["PASSWORD"]}
-    with psycopg.connect(dbname="postgres", autocommit=True, **admin) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-        yield f"postgres://{auth}@{db['HOST']}:{db['PORT']}/{name}"
-    finally:
-        with psycopg.connect(dbname="postgres", autocommit=True, **admin) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def missing() -> str:
-    if connection.vendor != "postgresql":
-        return "needs DATABASE_URL pointing at PostgreSQL (a database session is one of the faults)"
+def missing(database_url: str, redis_url: str) -> str:
+    if problem := load.unreachable(database_url, redis_url):
+        return f"needs PostgreSQL (a database session is one of the faults) and Redis: {problem}"
     if shutil.which("redis-server") is None:
         return "needs the redis-server binary (each scenario starts and restarts its own)"
     return ""
 
 
 def main() -> None:
-    reason = missing()
-    if reason:
+    database_url, redis_url = load.service_urls()
+    if reason := missing(database_url, redis_url):
         print(f"faults skipped: {reason}", flush=True)
         return
-    try:
-        with throwaway_database() as url:
+    with scratch_database("faults", database_url) as url:
+        try:
             lines = run_child(CHILD.format(payments=PAYMENTS, timeout=TIMEOUT), database_url=url)
-    except ChildError as error:
-        lines = [f"failed: {error}"]
+        except ChildError as error:
+            lines = [f"failed: {error}"]
     for line in lines:
         print(f"faults {line}", flush=True)
