@@ -22,6 +22,7 @@ from annotation.models import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work import assignments
 from corpus.models import Origin, Perspective, Status
 from tests.annotation.factories import PerspectiveFactory, make_corpus
 
@@ -142,6 +143,19 @@ def test_a_hit_gets_no_more_workers_than_it_wants() -> None:
 
     with pytest.raises(work.NoWorkError):
         work.next_assignment(job, qualified(job, "c"))
+
+
+def test_a_hit_deleted_between_finding_and_taking_it_is_passed_over(monkeypatch) -> None:
+    make_corpus(claims=1)
+    job = work.create_job("stance", {})
+    work.publish_job(job.pk)
+    hit = job.hits.get()
+    gone = Hit.objects.order_by("-pk").values_list("pk", flat=True).first() + 1  # as if deleted meanwhile
+    monkeypatch.setattr(assignments, "_open_hits", lambda *args: [gone, hit.pk])
+
+    assignment = work.next_assignment(job, qualified(job))
+
+    assert assignment.hit_id == hit.pk
 
 
 def test_the_next_hit_is_the_first_not_expired_whose_slots_are_not_all_held() -> None:
