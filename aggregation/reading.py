@@ -92,7 +92,7 @@ def _copied(
 def _copy_out(sql: str, params: tuple[object, ...], raw_labels: list[str], shared: bool) -> Rows:
     """The rows' items, workers and label codes (−1: not among ``raw_labels``), item and worker packed
     in one integer a row when the ids allow it, else as two columns."""
-    if _packable(0):
+    if _packable():
         # Item and worker in one int8 a row: half the elements to send (the server's array output
         # costs more than its scan and grouping).
         packed = [f"item_id * {1 << ITEM_SHIFT} + worker_id"]
@@ -119,12 +119,12 @@ def _codes(blocks: list[list[npt.NDArray[np.generic]]]) -> npt.NDArray[np.int16]
 ITEM_SHIFT = 32  # a packed row: the item's id above bit 32, the worker's below
 
 
-def _packable(code_bits: int) -> bool:
-    """Whether every item id fits 31 bits and every worker id, shifted past ``code_bits``, 32: the
-    largest ids by the tables' keys (two index look-ups), not by scanning the job's rows."""
+def _packable() -> bool:
+    """Whether every item id fits 31 bits and every worker id 32: the largest ids by the tables' keys
+    (two index look-ups), not by scanning the job's rows."""
     item = Item.objects.aggregate(largest=Max("pk"))["largest"] or 0
     worker = Worker.objects.aggregate(largest=Max("pk"))["largest"] or 0
-    return item < 1 << (63 - ITEM_SHIFT) and worker < 1 << (ITEM_SHIFT - code_bits)
+    return item < 1 << (63 - ITEM_SHIFT) and worker < 1 << ITEM_SHIFT
 
 
 def _blocks(

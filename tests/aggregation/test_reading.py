@@ -25,7 +25,7 @@ S, U, NV = "SUPPORT", "UNDERMINE", "NOT_VALID"
 def test_copy_and_the_orm_give_the_same_columns_and_responses(
     packed: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(reading, "_packable", lambda code_bits: packed)
+    monkeypatch.setattr(reading, "_packable", lambda: packed)
     job = stance_job(make_corpus(claims=2, perspectives=3))
     answer(job, dict(zip(keys(job), [[S, S, U], [U, NV, U], [S, S, S]] * 2, strict=True)))
     rows = long_format(job, include_gold=True)
@@ -80,11 +80,12 @@ def test_the_rows_read_leave_out_rejected_and_unconfirmed_work_and_dropped_worke
 def test_rows_are_packed_only_while_every_id_fits_its_bits() -> None:
     job = stance_job(make_corpus(claims=1, perspectives=1))
     answer(job, {keys(job)[0]: [S, U]})
-    assert reading._packable(code_bits=3)
-    # A worker id of 2^29 leaves no room for three bits of label code below bit 32.
-    Worker.objects.create(pk=1 << 29, provider="inhouse", external_id="late")
+    assert reading._packable()
+    Worker.objects.create(pk=(1 << 32) - 1, provider="inhouse", external_id="last")  # the last id of 32 bits
+    assert reading._packable()
+    Worker.objects.create(pk=1 << 32, provider="inhouse", external_id="late")
 
-    assert reading._packable(code_bits=2) and not reading._packable(code_bits=3)
+    assert not reading._packable()
 
 
 def _spied_parts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
