@@ -160,15 +160,10 @@ class Hit(models.Model):
     def __str__(self) -> str:
         return f"HIT {self.position} of job {self.job_id}"
 
-    def ordered_items(self, job: Job | None = None) -> list[Item]:
-        """The HIT's items in their places, each with its job (forms and task types read it): `job`
-        when the caller has it (fifty copies of a job's row cost a task page more than its query)."""
-        if job is None:
-            return [hit_item.item for hit_item in self.hit_items.select_related("item", "item__job")]
-        items = list(Item.objects.filter(hit_items__hit=self).order_by("hit_items__position"))
-        for item in items:
-            item.job = job
-        return items
+    def ordered_items(self) -> list[Item]:
+        """The HIT's items in their places, each with its job (forms and task types read it). The
+        worker pages read them with the job they already hold (`annotation.work.rows.hit_items`)."""
+        return [hit_item.item for hit_item in self.hit_items.select_related("item", "item__job")]
 
 
 class HitItem(models.Model):

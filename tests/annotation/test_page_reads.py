@@ -55,7 +55,7 @@ def test_the_written_out_reads_build_what_the_orm_builds() -> None:
     assert read.job.params["nested"] == {"a": [1, 2]} and read.job.reward == Decimal("0.35")
     assert as_orm(rows.job(orm.job_id)) == as_orm(Job.objects.get(pk=orm.job_id))  # type: ignore[arg-type]
     items = rows.hit_items(orm.hit_id, orm.job)
-    assert [as_orm(item) for item in items] == [as_orm(item) for item in orm.hit.ordered_items(orm.job)]
+    assert [as_orm(item) for item in items] == [as_orm(item) for item in orm.hit.ordered_items()]
     assert rows.hit_item_ids(orm.hit_id) == [item.pk for item in items]
     assert all(item.job is orm.job for item in items)
     assert rows.job(orm.job_id + 1000) is None and rows.assignment(orm.pk + 1000) is None
