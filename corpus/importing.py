@@ -129,13 +129,14 @@ def _sync_rows(
             if row["release_digest"] != theirs:
                 rebased.append((row["pk"], theirs))
     _save(model, [key, *fields, "release_digest"], to_create, to_update, rebased, stamp)
-    # The whole table's ids, kept where the release has them: a filter on a million public ids costs
-    # more to send than the rows it would leave out.
-    return {
-        public_id: pk
-        for public_id, pk in model._default_manager.values_list(key, "pk").iterator(chunk_size=20_000)
-        if public_id in desired
-    }
+    return _pks(model, key, desired)
+
+
+def _pks(model: type[models.Model], key: str, wanted: dict[int, Any]) -> dict[int, int]:
+    """Public id → pk of the `wanted` rows. The whole table's ids are read and the wanted kept: a
+    filter on a million public ids costs more to send than the rows it would leave out."""
+    every = model._default_manager.values_list(key, "pk").iterator(chunk_size=20_000)
+    return {public_id: pk for public_id, pk in every if public_id in wanted}
 
 
 def _existing_rows(model: type[models.Model], key: str, fields: list[str]) -> dict[int, dict[str, Any]]:
