@@ -134,7 +134,7 @@ def _median_line(model: str, meets: str, runs: list[tuple[float, float]], items:
     median, peak_gb = float(np.median([seconds for seconds, _ in runs])), max(peak for _, peak in runs)
     each = ", ".join(f"{seconds:.1f}" for seconds, _ in runs)
     return (
-        f"labels aggregate_job {items * DB_PER_ITEM / 1e6:g}M {model}, {meets}: median of {len(runs)} "
+        f"{_run_name(model, meets, items)}: median of {len(runs)} "
         f"aggregate_job_s={median:.1f} (rounds: {each}) peak_gb={peak_gb:.2f} "
         + _verdict(GOALS[model], median, peak_gb, {})
     )
@@ -182,13 +182,17 @@ def aggregate_job_figure(
     own, server = _found(r" cpu_s=([\d.]+)", done.stderr), re.search(r"server_cpu_s=([\d.]+)", done.stderr)
     cpu = f"cpu_s={own}" + (f"+{server.group(1)}(server)" if server else "")
     line = (
-        f"labels aggregate_job {items * DB_PER_ITEM / 1e6:g}M {model}, {meets}: "
+        f"{_run_name(model, meets, items)}: "
         + " ".join(f"{name}_s={value:.1f}" for name, value in stages.items())
         + f" aggregate_job_s={took:.1f} wall_s={wall:.1f} {cpu} peak_gb={peak_gb:.2f} "
         + f"load={os.getloadavg()[0]:.1f} "
         + _verdict(GOALS[model], took, peak_gb, stages)
     )
     return line, took, peak_gb
+
+
+def _run_name(model: str, meets: str, items: int) -> str:
+    return f"labels aggregate_job {items * DB_PER_ITEM / 1e6:g}M {model}, {meets}"
 
 
 def _verdict(goal: float, took: float, peak_gb: float, stages: dict[str, float]) -> str:

@@ -39,15 +39,13 @@ def insert(
     table = connection.ops.quote_name(model._meta.db_table)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            count = 0
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                 for row in prepared:
                     copy.write_row(row)
-                    count += 1
-            return count
-        marks = ", ".join(["%s"] * (len(given) + len(rest)))
-        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(prepared))
-        return cursor.rowcount
+        else:
+            marks = ", ".join(["%s"] * (len(given) + len(rest)))
+            cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(prepared))
+        return cursor.rowcount  # psycopg sets it after a COPY as after an INSERT
 
 
 def update(
