@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
 from typing import Any
-
-from config.wording import money
 
 PERSPECTRUM_CONSTRUCTION = (
     "PERSPECTRUM v1.0 (Chen et al., NAACL 2019; CC BY-SA 4.0) was built on Amazon Mechanical Turk: "
@@ -128,8 +125,12 @@ def build_datasheet(
     jobs: Sequence[Mapping[str, Any]],
     workers: Mapping[str, int],
     issues: Sequence[str],
+    pay: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The datasheet as a dict: composition, collection, annotation steps, pay, workers, known issues."""
+    """The datasheet as a dict: composition, collection, annotation steps, pay, workers, known issues.
+
+    `pay` is what the jobs paid as the ledger records it (annotation.ledger.payments): its figures by
+    currency and the sentence that says them."""
     return {
         "title": f"Stancework release {version}",
         "motivation": "Claims, perspectives and evidence from debate websites, verified by a crowd, "
@@ -137,7 +138,7 @@ def build_datasheet(
         "composition": _composition(statistics),
         "collection": _collection(crawl),
         "annotation_steps": [_annotation_step(job) for job in jobs],
-        "pay": _pay(jobs),
+        "pay": {**pay, "by_job": {str(job["id"]): job["pay"] for job in jobs}},
         "workers": dict(workers),
         "worker_identities": "Keyed pseudonyms only (HMAC-SHA256 with a per-release key kept out of "
         "the release); raw worker ids never leave the platform's database.",
@@ -185,15 +186,6 @@ def _annotation_step(job: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _pay(jobs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    total = sum((Decimal(job["pay"]["rewards"]) + Decimal(job["pay"]["bonuses"]) for job in jobs), Decimal(0))
-    return {
-        "total": str(total.quantize(Decimal("0.01"))),
-        "currency": "USD",
-        "by_job": {str(j["id"]): j["pay"] for j in jobs},
-    }
-
-
 # The annotation-steps table: its column headings and the step keys they show, in order.
 STEP_COLUMNS = (
     ("job", "job_id"),
@@ -215,7 +207,7 @@ def render_markdown(sheet: Mapping[str, Any], statistics: Mapping[str, Any]) -> 
     lines += _collection_lines(sheet["collection"])
     lines += ["", "## Annotation steps", ""]
     lines += _steps_table(sheet["annotation_steps"])
-    lines += ["", "## Pay", "", f"Total paid: {money(sheet['pay']['total'], sheet['pay']['currency'])}."]
+    lines += ["", "## Pay", "", sheet["pay"]["sentence"]]
     lines += ["", "## Workers", ""]
     lines += [f"- {key}: {value}" for key, value in sheet["workers"].items()]
     lines += ["", sheet["worker_identities"]]

@@ -10,13 +10,12 @@ import hmac
 import math
 import subprocess
 from collections import Counter
-from decimal import Decimal
 from importlib import metadata
 from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db.models import Count, Max, Sum
+from django.db.models import Count, Max, QuerySet
 
 from aggregation.adjudication import sample_accuracy
 from aggregation.agreement import dataset_agreement, worker_agreement_with_majority
@@ -24,7 +23,7 @@ from aggregation.declared import categorical_rule, categorical_rules
 from aggregation.models import Adjudication, AggregationRun, RunState, WorkerQuality
 from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.payments import job_payments
 from annotation.market_interface.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response
 from annotation.task_types import builtin_rules
@@ -139,21 +138,19 @@ def annotation_rows(key: bytes) -> list[dict[str, Any]]:
     return rows
 
 
-CENT = Decimal("0.01")
+def contributing_jobs() -> QuerySet[Job]:
+    """The jobs a release is made from: those with at least one response (a draft or a job nobody
+    worked on gave the release nothing)."""
+    return Job.objects.filter(pk__in=Response.objects.values("job_id")).order_by("pk")
 
 
 def jobs_record(key: bytes) -> list[dict[str, Any]]:
-    """Per job: what it asked, of whom, for what pay, and how much the workers agreed."""
-    return [_job(job, key) for job in Job.objects.order_by("pk")]
+    """Per contributing job: what it asked, of whom, what it paid, and how much the workers agreed."""
+    return [_job(job, key) for job in contributing_jobs()]
 
 
 def _job(job: Job, key: bytes) -> dict[str, Any]:
     done = Assignment.objects.filter(job=job, state__in=AssignmentState.done())
-    paid = done.filter(state__in=AssignmentState.payable())
-    rewards = paid.aggregate(total=Sum("hit__reward"))["total"] or Decimal("0")
-    bonuses = LedgerEntry.objects.filter(
-        job=job, kind=LedgerKind.BONUS, state=LedgerState.CONFIRMED
-    ).aggregate(total=Sum("amount"))["total"] or Decimal("0")
     responses = Response.objects.filter(job=job)
     simulated = get_provider(job.provider).simulated or responses.filter(simulated=True).exists()
     return {
@@ -172,12 +169,7 @@ def _job(job: Job, key: bytes) -> dict[str, Any]:
         "assignments_done": done.count(),
         "responses": responses.count(),
         "workers": responses.aggregate(n=Count("worker", distinct=True))["n"],
-        # At the cent: SQLite's SUM of decimals comes back with fifteen places.
-        "pay": {
-            "rewards": str(Decimal(rewards).quantize(CENT)),
-            "bonuses": str(Decimal(bonuses).quantize(CENT)),
-            "currency": "USD",
-        },
+        "pay": job_payments(job).as_dict(),
         "agreement": job_agreement(job, key),
     }
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts import audit
 from accounts.models import AuditEvent
+from annotation.ledger.payments import payments_of
 from config.progress import QUIET, Progress
 from corpus import provenance as corpus_provenance
 from corpus.models import (
@@ -234,13 +235,7 @@ def write_release_files(
     statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
     jobs = provenance.jobs_record(key)
     simulated = any(job["simulated"] for job in jobs) or any(row["simulated"] for row in annotations)
-    cited = {eid for claim in records[CLAIMS] for c in claim["perspectives"] for eid in c["evidence"]}
-    missing = len(cited - {e["eId"] for e in records[EVIDENCE]})
-    issues = known_issues(records[CLAIMS], records[POOL], missing, split, simulated)
-    sheet = build_datasheet(
-        version, statistics, provenance.crawl_record(), jobs, count_workers(annotations), issues
-    )
-    (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
+    sheet = _write_datasheet(version, directory, records, statistics, jobs, annotations, split, simulated)
     facts = {
         "version": version,
         "state_time": provenance.state_time(),
@@ -259,6 +254,29 @@ def write_release_files(
     manifest = build_manifest(directory, facts)
     (directory / MANIFEST).write_bytes(canonical_json(manifest))
     return manifest
+
+
+def _write_datasheet(
+    version: str,
+    directory: Path,
+    records: dict[str, Any],
+    statistics: dict[str, Any],
+    jobs: list[dict[str, Any]],
+    annotations: list[dict[str, Any]],
+    split: dict[str, Any],
+    simulated: bool,
+) -> dict[str, Any]:
+    """Write datasheet.md; the datasheet as the manifest keeps it. Its pay is the ledger's."""
+    cited = {eid for claim in records[CLAIMS] for c in claim["perspectives"] for eid in c["evidence"]}
+    missing = len(cited - {e["eId"] for e in records[EVIDENCE]})
+    issues = known_issues(records[CLAIMS], records[POOL], missing, split, simulated)
+    paid = payments_of(provenance.contributing_jobs())
+    pay = {"sentence": paid.sentence(), **paid.as_dict()}
+    sheet = build_datasheet(
+        version, statistics, provenance.crawl_record(), jobs, count_workers(annotations), issues, pay
+    )
+    (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
+    return sheet
 
 
 def _write_data_files(

@@ -206,6 +206,8 @@ class Provider(ABC):
     """
 
     name: ClassVar[str]
+    # Who does the work, in a sentence ("in-house annotators"); the name where unset.
+    crowd: ClassVar[str] = ""
     simulated: ClassVar[bool] = False
     capabilities: ClassVar[Capabilities] = Capabilities()
     # How the market's paying calls are made safe; None where nothing is paid through the market.

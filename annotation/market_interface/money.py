@@ -79,6 +79,9 @@ class Money:
     # kind, and the state a review leaves it in.
     payable: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     reviewed: Mapping[str, str] = field(default_factory=dict)
+    # Row kinds whose confirmation moves money to a worker: an approval pays the work's reward, a bonus
+    # its amount (at Prolific the bonus is set up first and its `pay` row moves the money).
+    pays: frozenset[str] = frozenset({"approve", "bonus"})
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from annotation import work as annotation
 from annotation.models import Job, Worker
 from corpus.models import Claim
 from export import provenance
@@ -49,6 +50,19 @@ def test_a_release_of_a_simulated_run_verifies_against_its_manifest_and_schemas(
     assert job["agreement"]["fleiss_kappa"] is not None
     assert set(manifest["agreement"]["library_versions"]) >= {"numpy", "krippendorff"}
     assert "SIMULATED" in (release.path / "datasheet.md").read_text()
+
+
+def test_a_release_lists_only_jobs_that_contributed_and_pays_from_the_ledger(
+    simulated_job: Job, releases_dir: Path
+) -> None:
+    idle = annotation.create_job("stance", {"claims": [Claim.objects.order_by("cid").last().cid]})
+
+    release = build_release("0.1")
+
+    assert idle.pk not in release.manifest["job_ids"] == [simulated_job.pk]
+    datasheet = (release.path / "datasheet.md").read_text()
+    assert "## Pay\n\nSimulated crowd: nothing was paid through a market.\n" in datasheet
+    assert release.manifest["datasheet"]["pay"]["through_market"] == {}
 
 
 def test_two_builds_of_the_same_state_are_byte_identical(simulated_job: Job, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from annotation.models import Hit, Job
 
 class InhouseProvider(Provider):
     name = "inhouse"
+    crowd = "in-house annotators"
     capabilities = Capabilities(logged_in_workers=True)
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:

@@ -29,6 +29,7 @@ MONEY = Money(
     # A set-up whose reply is lost cannot be read back (Prolific's bonus API is set up and pay, with
     # nothing to list a set-up by), so it is never sent again either: it stays UNCLEAR.
     not_idempotent=frozenset({LedgerKind.BONUS, LedgerKind.PAY}),
+    pays=frozenset({LedgerKind.APPROVE, LedgerKind.PAY}),
     payable=PAYABLE,
     reviewed=REVIEWED,
 )

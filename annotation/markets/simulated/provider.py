@@ -20,6 +20,7 @@ from annotation.task_types import get_task_type
 
 class SimulatedProvider(Provider):
     name = "simulated"
+    crowd = "simulated crowd"
     simulated = True
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
