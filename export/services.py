@@ -310,7 +310,7 @@ def build_release(
     """
     root = Path(settings.RELEASES_DIR)
     final = root / version
-    _check_new_version(version, final)
+    check_new_version(version, final)
     with progress.stage("split the claims" if split_plan else "read the stored split"):
         split = assign_claim_splits(split_plan) if split_plan else stored_split_report()
     key = provenance.release_key(version)
@@ -333,7 +333,7 @@ def build_release(
     )
 
 
-def _check_new_version(version: str, final: Path) -> None:
+def check_new_version(version: str, final: Path) -> None:
     """Refuse a version name that is malformed, reserved, or taken (recorded or on disk at `final`)."""
     if not VERSION.fullmatch(version):
         raise ReleaseVersionError(f"{version!r}: use letters, digits, '.', '_' or '-' (at most 64)")

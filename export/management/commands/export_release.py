@@ -3,19 +3,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from corpus.commands import ReleaseVersionCommand
-from export.services import export_perspectrum
+from export.exporting import ReleaseCopyError, export_version
+from export.services import ReleaseExistsError, ReleaseVersionError
 
 
 class Command(ReleaseVersionCommand):
-    help = "Write the corpus as PERSPECTRUM release files (perspectrum_with_answers_vV.json and the rest)."
+    help = (
+        "Write a version's PERSPECTRUM files (perspectrum_with_answers_vV.json and the rest): a released "
+        "version's stored files, checked against its manifest; a version not yet released from the database."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--version", required=True, help="release version, e.g. 1.0")
         parser.add_argument("--out", required=True, type=Path, help="output directory")
 
     def handle(self, *args: Any, version: str, out: Path, **options: Any) -> None:
-        for kind, path in export_perspectrum(version, out).items():
-            self.stdout.write(f"{kind}: {path} ({path.stat().st_size} bytes)")
+        try:
+            exported = export_version(version, out)
+        except (ReleaseCopyError, ReleaseExistsError, ReleaseVersionError) as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(exported.sentence(out))
+        for path in exported.files.values():
+            self.stdout.write(f"  {path.name}: {path.stat().st_size:,} bytes")

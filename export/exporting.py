@@ -1,0 +1,94 @@
+"""`export_release`: the PERSPECTRUM files of a version, written where a researcher asks.
+
+A released version never changes: exporting it copies the files stored when it was released, each
+checked against the sha256 and size its manifest recorded, or refuses. Only a version not yet released
+is written from the database as it stands now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from corpus.perspectrum import file_names
+from export.models import Release
+from export.services import check_new_version, export_perspectrum
+
+
+class ReleaseCopyError(RuntimeError):
+    """A released version's stored files cannot be given out as released (missing or altered)."""
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What `export_version` wrote: the files, and whether they are a released version's own."""
+
+    version: str
+    released: bool
+    files: dict[str, Path]
+
+    def sentence(self, out: Path) -> str:
+        count = len(self.files)
+        if self.released:
+            return (
+                f"Release {self.version} exists: copied its {count} stored PERSPECTRUM files into {out}, "
+                "each byte-identical to the release and checked against its manifest."
+            )
+        return (
+            f"Version {self.version} is not released: wrote the database as it stands now as "
+            f"{count} PERSPECTRUM files into {out}."
+        )
+
+
+def export_version(version: str, out: Path) -> Exported:
+    """The released files of `version` if it exists, else the current database under a new version."""
+    release = Release.objects.filter(version=version).first()
+    if release is not None:
+        return Exported(version, True, copy_released_files(release, out))
+    check_new_version(version, Path(settings.RELEASES_DIR) / version)
+    return Exported(version, False, export_perspectrum(version, out))
+
+
+def copy_released_files(release: Release, out: Path) -> dict[str, Path]:
+    """Copy the release's stored PERSPECTRUM files into `out`, byte for byte. Every file is read and
+    checked against the manifest before any is written, so a refusal writes nothing."""
+    recorded = {entry["name"]: entry for entry in release.files}
+    contents = {
+        kind: _checked(release, name, recorded.get(name))
+        for kind, name in file_names(release.version).items()
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    written = {}
+    for kind, name in file_names(release.version).items():
+        written[kind] = out / name
+        _write_whole(written[kind], contents[kind])
+    return written
+
+
+def _checked(release: Release, name: str, entry: dict[str, object] | None) -> bytes:
+    stored = release.path / name
+    if entry is None or not stored.is_file():
+        raise ReleaseCopyError(
+            f"release {release.version} has no stored {name} ({stored}); nothing was written"
+        )
+    data = stored.read_bytes()
+    if hashlib.sha256(data).hexdigest() != entry["sha256"] or len(data) != entry["bytes"]:
+        raise ReleaseCopyError(
+            f"release {release.version}'s stored {name} differs from its manifest (sha256 or size changed "
+            "since it was released); nothing was written. Run verify_release on its directory."
+        )
+    return data
+
+
+def _write_whole(path: Path, data: bytes) -> None:
+    """Write beside `path`, flush, then rename over it: the file is whole or untouched."""
+    scratch = path.with_name(f".{path.name}.writing")
+    with scratch.open("wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    scratch.replace(path)
