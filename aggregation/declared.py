@@ -6,7 +6,8 @@ for the rule a task type declares and builds its label sets and agreement rule f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import replace
 
 from aggregation.rules import AgreementRule
 from annotation.task_types import get_task_type, task_type_slugs
@@ -34,6 +35,21 @@ def categorical_rules() -> dict[str, AgreementRule]:
     """Every registered categorical task type's default rule, by slug."""
     found = {slug: categorical_rule(slug) for slug in task_type_slugs()}
     return {slug: rule for slug, rule in found.items() if rule is not None}
+
+
+def rule_answering_in(labels: Collection[str]) -> tuple[str, AgreementRule] | None:
+    """The task type whose labels are exactly these, with its rule; None when no single one's are.
+
+    Its workers' answer labels give its rule; its decided labels (stance's 3 after collapsing 5) give
+    the rule without the collapse. Labels collected for it are then decided as `aggregate_job` decides
+    its jobs."""
+    wanted = set(labels)
+    found = [
+        (slug, rule if set(rule.answer_set.labels) == wanted else replace(rule, collapse=None))
+        for slug, rule in categorical_rules().items()
+        if wanted in (set(rule.answer_set.labels), set(rule.label_set.labels))
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def answer_spelling(task_type: str) -> Callable[[str], str]:

@@ -89,24 +89,25 @@ def aggregate_labels(
     label_model: str = "dawid_skene",
     decision: str = "rule",
     threshold: float | None = None,
-    comparison: str = ">=",
+    comparison: str | None = None,
     require_overlap: bool = True,
+    declared: AgreementRule | None = None,
 ) -> pd.DataFrame:
     """One row per item: the written label, ρ, kept/rejected, the model's label and its posterior.
 
     With ``decision="rule"``, the majority is written and kept when ρ meets ``threshold`` (0.5 by
     default); with ``"model"``, the model's label, kept when its posterior meets ``threshold`` (0 by
-    default)."""
+    default). ``declared``: a task type's rule in place of plain labels that keep every label, so the
+    file is decided as `aggregate_job` decides its jobs (``labels`` are then its answer labels)."""
     if label_model not in LABEL_MODELS:
         raise LabelFileError(f"unknown label model {label_model!r}; known: {sorted(LABEL_MODELS)}")
-    rule = labels_rule(labels, decision, threshold, comparison)
-    label_set = rule.label_set
+    rule = labels_rule(labels, decision, threshold, comparison, declared)
     try:
         responses = Responses.from_codes(
             coded.item_codes,
             coded.worker_codes,
             coded.label_codes,
-            label_set,
+            rule.answer_set,
             require_overlap=require_overlap,
         )
     except (ResponsesError, LabelSetError) as error:
@@ -115,18 +116,29 @@ def aggregate_labels(
     names = np.asarray(coded.item_names, dtype=object)
     return pd.DataFrame({
         "item": names[responses.items],
-        "label": label_set.names_of(outcome.labels),
+        "label": rule.label_set.names_of(outcome.labels),
         "agreement": outcome.agreement,
         "status": np.where(outcome.kept, "kept", "rejected"),
-        "model_label": label_set.names_of(fitted.labels),
+        "model_label": rule.label_set.names_of(fitted.labels),
         "confidence": fitted.probabilities.max(axis=1),
     })  # fmt: skip
 
 
 def labels_rule(
-    labels: Sequence[str], decision: str, threshold: float | None = None, comparison: str = ">="
+    labels: Sequence[str],
+    decision: str,
+    threshold: float | None = None,
+    comparison: str | None = None,
+    declared: AgreementRule | None = None,
 ) -> AgreementRule:
-    """The rule for plain labels: every label kept; ρ ≥ ``threshold`` (0.5) when the rule decides."""
+    """The rule for plain labels: every label kept; ρ ≥ ``threshold`` (0.5) when the rule decides. A
+    ``declared`` rule instead, with ``threshold`` and ``comparison`` over its own where given (the
+    threshold is ρ's only when the rule decides; the model's is its posterior)."""
+    if declared is not None:
+        moved = threshold if decision == "rule" and threshold is not None else declared.threshold
+        if declared.threshold is None:
+            moved = None  # a majority-only rule has no agreement threshold to move (as a job's policy)
+        return declared.with_threshold(moved, Comparison(comparison) if comparison else None)
     rho_threshold = (0.5 if threshold is None else threshold) if decision == "rule" else None
     return AgreementRule("labels", LabelSet("labels", tuple(labels)), frozenset(labels), rho_threshold,
-                         Comparison(comparison))  # fmt: skip
+                         Comparison(comparison or ">="))  # fmt: skip

@@ -23,6 +23,7 @@ from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
 STANCE_3 = ["SUPPORT", "UNDERMINE", "NOT_VALID"]
+STANCE_5 = ["SUPPORT", "MILDLY_SUPPORT", "MILDLY_UNDERMINE", "UNDERMINE", "NOT_VALID"]
 
 
 @pytest.fixture
@@ -38,14 +39,15 @@ def simulated_job(django_capture_on_commit_callbacks: Any) -> Job:
     return job
 
 
-def export_long_format(job: Job, path: Path) -> Path:
-    """The job's counted answers as any crowd would hand them over: item,worker,label (3-way)."""
+def export_long_format(job: Job, path: Path, *, five_way: bool = False) -> Path:
+    """The job's counted answers as any crowd would hand them over: item,worker,label (3-way, or the
+    workers' own 5 labels)."""
     keys = dict(job.items.values_list("pk", "key"))
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["item", "worker", "label"])
         for item, worker, label in work.long_format(job, include_gold=True).order_by("pk"):
-            writer.writerow([keys[item], f"w{worker}", STANCE_5_TO_3[label]])
+            writer.writerow([keys[item], f"w{worker}", label if five_way else STANCE_5_TO_3[label]])
     return path
 
 
@@ -72,6 +74,25 @@ def test_aggregate_labels_reproduces_aggregate_jobs_labels(
     if decide == "model":
         assert (table["label"] == table["model_label"]).all()
         assert set(table.loc[table["confidence"] < 0.9, "status"]) <= {"rejected"}
+
+
+@pytest.mark.parametrize("spelling", ["answers", "decided"])
+def test_aggregate_labels_deciding_by_rule_keeps_exactly_what_aggregate_job_keeps(
+    simulated_job: Job, tmp_path: Path, spelling: str
+) -> None:
+    services.aggregate_job(simulated_job.pk, overrides={"decide": "rule"})
+    source = export_long_format(simulated_job, tmp_path / "labels.csv", five_way=spelling == "answers")
+    out, said = tmp_path / "out.csv", StringIO()
+    labels = STANCE_5 if spelling == "answers" else STANCE_3
+    call_command("aggregate_labels", str(source), "--labels", ",".join(labels), "--decide", "rule",
+                 "--out", str(out), stdout=said, stderr=StringIO())  # fmt: skip
+
+    table = pd.read_csv(out, keep_default_na=False)
+    outcomes = ItemOutcome.objects.filter(job=simulated_job)
+    kept = set(outcomes.filter(status="kept").values_list("item__key", flat=True))
+    assert 0 < len(kept) < outcomes.count()
+    assert set(table.loc[table["status"] == "kept", "item"]) == kept
+    assert f"{len(kept)} kept (rule stance: rho(stance-3) >= 0.5" in said.getvalue()
 
 
 def test_with_the_model_deciding_its_label_is_written_and_unsure_items_go_to_an_expert(
