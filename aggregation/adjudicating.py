@@ -22,6 +22,7 @@ from aggregation.adjudication import (
     accept_model_labels,
     adjudicate,
     adjudication_queue,
+    adjudication_refusal,
     choices,
     current_label,
     next_waiting,
@@ -50,14 +51,17 @@ class AcceptModelForm(forms.Form):
 @require_GET
 def page(request: HttpRequest, job_id: int) -> HttpResponse:
     job = get_object_or_404(Job, pk=job_id)
-    if declared_rule(job.task_type) is None:
-        context = {"job": job, "unsupported": True, "title": f"Job {job.pk}"}
-        return render(request, "aggregation/adjudicate.html", context, status=400)
+    refusal = adjudication_refusal(job)
+    if refusal:
+        # Never aggregated: nothing yet, and nothing wrong with asking. No rule: never anything here.
+        status = 400 if declared_rule(job.task_type) is None else 200
+        context = {"job": job, "refusal": refusal, "title": f"Job {job.pk}"}
+        return render(request, "aggregation/adjudicate.html", context, status=status)
     start = _outcome_id(request.GET.get("outcome"))
     context = {
         "job": job,
         "start": start or "",
-        "accept_form": AcceptModelForm(),
+        "accept_form": AcceptModelForm() if adjudication_queue(job).exists() else None,
         "title": f"Adjudicate job {job.pk}: {job.name}",
     }
     return render(request, "aggregation/adjudicate.html", context)

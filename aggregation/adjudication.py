@@ -43,6 +43,23 @@ class SampleAccuracy:
     def accuracy(self) -> float | None:
         return self.agreeing / self.adjudicated if self.adjudicated else None
 
+    def sentence(self) -> str:
+        """In plain words, as the dashboard shows it: "90%: the expert agreed with the crowd on 36 of 40
+        adjudicated items (all 40 sampled items adjudicated)."."""
+        if not self.sampled:
+            return "No random sample drawn yet."
+        if self.accuracy is None:
+            return f"None of the {self.sampled} sampled items is adjudicated yet."
+        done = (
+            f"all {self.sampled} sampled items adjudicated"
+            if self.adjudicated == self.sampled
+            else f"{self.adjudicated} of {self.sampled} sampled items adjudicated"
+        )
+        return (
+            f"{self.accuracy:.0%}: the expert agreed with the crowd on {self.agreeing} of "
+            f"{self.adjudicated} adjudicated items ({done})."
+        )
+
 
 def rule_of(job: Job) -> AgreementRule:
     """The rule the job's task type declares; only one-label answers are adjudicated."""
@@ -102,6 +119,18 @@ def rated_responses(outcome: ItemOutcome) -> list[RatedResponse]:
             tuple(q.flags) if q and q.flags else (), response.worker.blocked,
         ))  # fmt: skip
     return rated
+
+
+def adjudication_refusal(job: Job) -> str:
+    """Why the job's items cannot be adjudicated, in a sentence; "" when they can."""
+    if declared_rule(job.task_type) is None:
+        return (
+            f"{get_task_type(job.task_type).name} answers are written text, not labels that are "
+            "aggregated, so there is nothing to adjudicate."
+        )
+    if not ItemOutcome.objects.filter(job=job).exists():
+        return "Nothing to adjudicate yet: the job's answers have not been aggregated."
+    return ""
 
 
 def adjudication_queue(job: Job | None = None) -> QuerySet[ItemOutcome]:

@@ -7,17 +7,39 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.apps import apps
+from django.db.models import Count
 
 from aggregation import charts
 from aggregation.adaptive_rounds import AdaptiveSummary, adaptive_summary
-from aggregation.adjudication import SampleAccuracy, adjudication_queue, sample_accuracy
+from aggregation.adjudication import SampleAccuracy, adjudication_queue, adjudication_refusal, sample_accuracy
 from aggregation.declared import categorical_rule
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
 from aggregation.services import has_aggregation
 from annotation.ledger.decisions import unclear_rows
 from annotation.ledger.models import LedgerEntry
-from annotation.models import Job
+from annotation.ledger.payments import Payments, job_payments
+from annotation.models import Job, Response, Worker
 from annotation.work import Progress, job_progress
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart drawn (`svg`), or the sentence that says why there is nothing to draw."""
+
+    svg: str = ""
+    why_not: str = ""
+
+
+@dataclass(frozen=True)
+class WorkerRow:
+    """A worker who answered in the job: their responses, and their quality once estimated."""
+
+    worker: Worker
+    responses: int
+    quality: WorkerQuality | None
+
+
+NOT_AGGREGATED = "Drawn once the job is aggregated."
 
 
 @dataclass(frozen=True)
@@ -29,11 +51,11 @@ class Dashboard:
     waiting: int
     accuracy: SampleAccuracy
     flagged: list[dict[str, Any]]
-    workers: list[WorkerQuality]
+    workers: list[WorkerRow]
     adaptive: AdaptiveSummary | None
-    rho_chart: str
-    label_chart: str
-    worker_chart: str
+    rho_chart: Chart
+    label_chart: Chart
+    worker_chart: Chart
     aggregates: bool = True
     failed: AggregationRun | None = None
     advice: str = ""
@@ -41,6 +63,9 @@ class Dashboard:
     releases: list[str] = field(default_factory=list)
     # Market calls whose outcome nobody knows yet (annotation.ledger.decisions): money in doubt.
     unclear: list[LedgerEntry] = field(default_factory=list)
+    # Why the job's items cannot be adjudicated ("" when they can): the link shows only then.
+    adjudication_refusal: str = ""
+    payments: Payments = field(default_factory=Payments)
 
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
@@ -86,7 +111,7 @@ def job_dashboard(job: Job) -> Dashboard:
         waiting=adjudication_queue(job).count(),
         accuracy=sample_accuracy(job),
         flagged=_flagged(qualities),
-        workers=sorted(qualities, key=lambda quality: str(quality.worker)),
+        workers=job_workers(job, qualities),
         adaptive=adaptive_summary(job),
         rho_chart=rho_chart,
         label_chart=label_chart,
@@ -97,7 +122,18 @@ def job_dashboard(job: Job) -> Dashboard:
         pipeline_runs=pipeline_runs,
         releases=releases,
         unclear=list(unclear_rows(job.pk).order_by("pk")),
+        adjudication_refusal=adjudication_refusal(job),
+        payments=job_payments(job),
     )
+
+
+def job_workers(job: Job, qualities: list[WorkerQuality]) -> list[WorkerRow]:
+    """Every worker with a response in the job, in the order of their ids, with their quality where the
+    last aggregation estimated it."""
+    quality_of = {quality.worker_id: quality for quality in qualities}
+    answered = Response.objects.filter(job=job).values("worker").annotate(n=Count("pk")).order_by("worker")
+    workers = Worker.objects.in_bulk([row["worker"] for row in answered])
+    return [WorkerRow(workers[row["worker"]], row["n"], quality_of.get(row["worker"])) for row in answered]
 
 
 def _flagged(qualities: list[WorkerQuality]) -> list[dict[str, Any]]:
@@ -108,26 +144,40 @@ def _flagged(qualities: list[WorkerQuality]) -> list[dict[str, Any]]:
     ]
 
 
-def _charts(job: Job, run: AggregationRun | None, qualities: list[WorkerQuality]) -> tuple[str, str, str]:
+def _charts(
+    job: Job, run: AggregationRun | None, qualities: list[WorkerQuality]
+) -> tuple[Chart, Chart, Chart]:
     """The ρ histogram (with the threshold `run` kept items by), label distribution and worker chart;
-    each empty while it has nothing to show."""
+    each drawn when it has something to show, else the reason it has not."""
     outcomes = list(ItemOutcome.objects.filter(job=job).values_list("agreement", "label"))
-    threshold = _threshold(job.task_type, run) if run else None
-    if outcomes:
-        rho = charts.rho_histogram([a for a, _ in outcomes], threshold)
-        labels = charts.label_distribution(dict(Counter(label for _, label in outcomes).most_common()))
-    else:
-        rho = labels = ""
-    workers = (
-        charts.worker_agreement(
-            [q.agreement for q in qualities],
-            [q.reliability for q in qualities],
-            [q.flagged for q in qualities],
-        )
-        if qualities
-        else ""
+    if not outcomes:
+        return Chart(why_not=NOT_AGGREGATED), Chart(why_not=NOT_AGGREGATED), worker_chart(qualities)
+    rated = [a for a, _ in outcomes if a is not None]
+    rho = (
+        Chart(charts.rho_histogram(rated, _threshold(job.task_type, run) if run else None))
+        if rated
+        else Chart(why_not="No item has answers from two workers, so no agreement ρ can be measured.")
     )
-    return rho, labels, workers
+    labels = charts.label_distribution(
+        dict(Counter(label or "no majority" for _, label in outcomes).most_common())
+    )
+    return rho, Chart(labels), worker_chart(qualities)
+
+
+def worker_chart(qualities: list[WorkerQuality]) -> Chart:
+    plotted = [q for q in qualities if q.agreement is not None and q.reliability is not None]
+    if not qualities:
+        return Chart(why_not=NOT_AGGREGATED)
+    if not plotted:
+        return Chart(
+            why_not="Nothing to plot: the label model gives no reliability per worker "
+            "(majority vote does not estimate one), or no worker shares an item with another."
+        )
+    return Chart(
+        charts.worker_agreement(
+            [q.agreement for q in plotted], [q.reliability for q in plotted], [q.flagged for q in plotted]
+        )
+    )
 
 
 def _threshold(task_type: str, run: AggregationRun) -> float | None:

@@ -50,7 +50,7 @@ def test_the_dashboard_draws_the_accuracy_sample(admin_client, job):
     url = reverse("aggregation:dashboard", args=[job.pk])
     admin_client.post(url, {"action": "sample", "size": 2, "seed": 0})
     assert ItemOutcome.objects.filter(job=job, sampled=True).count() == 2
-    assert "(2 sampled)" in admin_client.get(url).content.decode()
+    assert "None of the 2 sampled items is adjudicated yet." in admin_client.get(url).content.decode()
 
 
 def test_blocking_flagged_workers_from_the_dashboard_runs_as_a_background_operation(
