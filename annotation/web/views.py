@@ -113,15 +113,15 @@ def queue(request: HttpRequest) -> HttpResponse:
     jobs = (
         visible_jobs(request.user).filter(provider__in=markets, state__in=JobState.open()).order_by("created")
     )
-    rows = [{"job": job, "progress": work.job_progress(job)} for job in jobs]
-    return render(request, "annotation/queue.html", {"rows": rows})
+    return render(request, "annotation/queue.html", {"rows": people.queue_rows(request.user, jobs)})
 
 
 def my_work(request: HttpRequest) -> HttpResponse:
     """An annotator's own work: assignments, items done, time spent and gold accuracy, job by job."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
-    return render(request, "annotation/my_work.html", {"rows": people.my_work(request.user)})
+    rows = [(job, row, get_task_type(job.task_type).name) for job, row in people.my_work(request.user)]
+    return render(request, "annotation/my_work.html", {"rows": rows})
 
 
 @worker_page

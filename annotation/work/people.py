@@ -3,12 +3,16 @@ annotator's progress on a job as a researcher sees it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 
-from annotation.models import Assignment, AssignmentState, Job, Response
+from annotation.models import Assignment, AssignmentState, Job, Response, Worker
+from annotation.task_types import get_task_type
+from annotation.work.assignments import has_work_left
+from annotation.work.jobs import Progress, job_progress
 
 
 def visible_jobs(user: Any) -> QuerySet[Job]:
@@ -73,6 +77,34 @@ def my_work(user: Any) -> list[tuple[Job, WorkRow]]:
     rows = work_rows(Assignment.objects.filter(worker__user=user), "job")
     jobs = Job.objects.in_bulk([row.key for row in rows])
     return sorted(((jobs[row.key], row) for row in rows), key=lambda pair: -pair[0].pk)
+
+
+@dataclass(frozen=True)
+class QueueRow:
+    """An open job in a person's queue: everyone's progress, their own work as My work counts it, and
+    whether asking for work would give them a HIT (as the end of a HIT says)."""
+
+    job: Job
+    task_name: str
+    everyone: Progress
+    mine: WorkRow | None
+    more_for_me: bool
+
+
+def queue_rows(user: Any, jobs: Iterable[Job]) -> list[QueueRow]:
+    """The user's queue, one row per job, from the same counts as `my_work` and `has_work_left`."""
+    worker = Worker.objects.filter(user=user).first()
+    mine = {job: row for job, row in my_work(user)}
+    return [
+        QueueRow(
+            job=job,
+            task_name=get_task_type(job.task_type).name,
+            everyone=job_progress(job),
+            mine=mine.get(job),
+            more_for_me=worker is None or has_work_left(job, worker),
+        )
+        for job in jobs
+    ]
 
 
 def annotators(job: Job) -> list[WorkRow]:

@@ -153,8 +153,13 @@ def test_my_work_shows_assignments_items_time_and_gold(client: Client) -> None:
     page = client.get(reverse("annotation:my_work")).content.decode()
 
     items = Response.objects.filter(assignment=assignment).count()
-    assert "1 of 1 assignments submitted" in page and f"{items} items done" in page and "1.5 minutes" in page
+    assert "1 of 1 assignment submitted" in page and f"{items} items done" in page and "1.5 minutes" in page
     assert 'id="logout"' in page
+    queue = client.get(reverse("annotation:queue")).content.decode()
+    progress = work.job_progress(job)
+    assert not work.has_work_left(job, worker)
+    assert "You: 1 of 1 assignment submitted." in queue and "There is no more work for you in this job." in queue
+    assert f"all annotators: {progress.assignments_done} of {progress.assignments_wanted} assignments done" in queue
     client.post(reverse("annotation:logout"))
     assert client.get(reverse("annotation:my_work")).status_code == 302
 
