@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import forms
@@ -12,6 +13,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
 
 from accounts.permissions import NamedPermissions
 from config.live import LiveCountsAdmin, cell
@@ -63,12 +65,16 @@ class DropInline(admin.TabularInline):
     max_num = 0
 
 
+# A run's fields its page shows in words instead (below), not as stored.
+SHOWN_IN_WORDS = ("mode", "pid_started", "stats")
+
+
 @admin.register(CrawlRun)
 class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
     list_display = (
         "id",
         "site",
-        "mode",
+        "mode_in_words",
         "status",
         "pages",
         "items",
@@ -78,7 +84,15 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
         "finished",
     )
     list_filter = ("site", "status", "mode")
-    readonly_fields = [f.name for f in CrawlRun._meta.fields]
+    # Shown in words instead: the mode (saved pages are not the live site), the process's start as a
+    # time, Scrapy's statistics as a table.
+    exclude = SHOWN_IN_WORDS
+    readonly_fields = [
+        *(f.name for f in CrawlRun._meta.fields if f.name not in SHOWN_IN_WORDS),
+        "mode_in_words",
+        "process_started",
+        "statistics",
+    ]
     inlines = [HelperInline, DropInline]
     actions = ["stop_crawls", "crawl_again"]
     change_list_template = "crawler/crawlrun_change_list.html"
@@ -86,6 +100,33 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="mode")
+    def mode_in_words(self, run: CrawlRun) -> str:
+        return run.mode_in_words
+
+    @admin.display(description="process started")
+    def process_started(self, run: CrawlRun) -> str:
+        if run.pid_started is None:
+            return "-"
+        return dt.datetime.fromtimestamp(run.pid_started, tz=dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+    @admin.display(description="statistics")
+    def statistics(self, run: CrawlRun) -> str:
+        """Scrapy's and our counts as a table, folded: a finished crawl has dozens."""
+        if not run.stats:
+            return "none yet"
+        rows = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td></tr>",
+            (
+                (name.replace("_", " ").replace("/", " / "), _stat(value))
+                for name, value in sorted(run.stats.items())
+            ),
+        )
+        return format_html(
+            "<details><summary>{} figures</summary><table>{}</table></details>", len(run.stats), rows
+        )
 
     def get_urls(self) -> list[URLPattern]:
         start = path("start/", self.admin_site.admin_view(self.start_view), name="crawler_crawlrun_start")
@@ -201,3 +242,14 @@ class DropAdmin(admin.ModelAdmin):
     list_display = ("reason", "url", "run", "created")
     list_filter = ("reason",)
     readonly_fields = ("run", "url", "reason", "detail", "created")
+
+
+def _stat(value: Any) -> str:
+    """A statistic's value as a person reads it: whole numbers grouped, fractions to 2 places."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)

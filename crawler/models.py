@@ -6,6 +6,8 @@ when it was read, so every corpus row can be traced to the page version it came 
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.db import models
 
@@ -27,6 +29,10 @@ class RunStatus(models.TextChoices):
 class CrawlMode(models.TextChoices):
     LIVE = "live"
     ARCHIVE = "archive"
+
+
+# Where saved pages are served for a crawl (crawler.crawling.serving).
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class CrawlRun(models.Model):
@@ -95,6 +101,17 @@ class CrawlRun(models.Model):
 
     def __str__(self) -> str:
         return f"crawl {self.pk} {self.site} ({self.status})"
+
+    @property
+    def mode_in_words(self) -> str:
+        """Where the pages came from, as a person says it: a saved copy served on this machine is not
+        the live site, though the crawl runs in live mode."""
+        if self.mode == CrawlMode.ARCHIVE:
+            years = "–".join(y for y in (self.archive_from[:4], self.archive_to[:4]) if y)
+            return f"web archive{f' ({years})' if years else ''}"
+        if self.start_urls and all(urlsplit(url).hostname in LOCAL_HOSTS for url in self.start_urls):
+            return "saved pages"
+        return "live site"
 
     @property
     def archive_range(self) -> str:

@@ -9,6 +9,7 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
+from aggregation.adjudication import adjudication_refusal as refusal
 from config import wording
 
 register = template.Library()
@@ -66,3 +67,9 @@ def failed_link(row: dict[str, Any]) -> str:
         url = reverse("aggregation:dashboard", args=[thing.job_id])
         text = f"aggregation of job {thing.job_id} ({thing.job.task_type})"
     return format_html('<a href="{}">{}</a>', url, text)
+
+
+@register.filter
+def adjudication_refusal(job: Any) -> str:
+    """Why the job's items cannot be adjudicated ("" when they can): a link to adjudicate shows only then."""
+    return refusal(job)

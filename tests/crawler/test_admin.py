@@ -73,3 +73,28 @@ def test_a_second_crawl_of_an_active_site_is_refused_on_the_form_not_with_a_500(
     assert response.status_code == 200
     assert f"already active (run {active.pk})" in response.content.decode()
     assert CrawlRun.objects.count() == 1
+
+
+def test_a_crawl_of_saved_pages_says_so_and_its_statistics_are_a_folded_table(staff_client: Client) -> None:
+    run = CrawlRun.objects.create(
+        site="idebate",
+        start_urls=["http://127.0.0.1:8765/debatabase/all"],
+        pid_started=1795930610.29,
+        stats={"downloader/request_count": 53, "elapsed_time_seconds": 1.234567, "finish_reason": "finished"},
+    )
+    live = CrawlRun.objects.create(site="debatewise", status="finished")
+
+    page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk])).content.decode()
+    home = staff_client.get("/").content.decode()
+
+    assert "saved pages" in page and "Live" not in page
+    assert "1795930610.29" not in page and "2026-11-29 05:36:50 UTC" in page
+    assert (
+        "<details><summary>3 figures</summary>" in page
+        and "<th>elapsed time seconds</th><td>1.23</td>" in page
+    )
+    assert "{&#x27;" not in page and "{'" not in page
+    assert (
+        f"crawl {run.pk}: idebate (saved pages)" in home
+        and f"crawl {live.pk}: debatewise (live site)" in home
+    )

@@ -75,7 +75,9 @@ def test_a_job_collecting_shows_its_progress_and_its_pages(client: Client) -> No
     section = text.split('id="needs-collecting"')[1].split("</section>")[0]
     assert "0 of " in section and "0 responses" in section
     assert reverse("aggregation:dashboard", args=[job.pk]) in section
-    assert reverse("aggregation:adjudicate", args=[job.pk]) in section
+    assert (
+        reverse("aggregation:adjudicate", args=[job.pk]) not in section
+    )  # never aggregated: nothing to adjudicate
 
 
 def test_a_failed_aggregation_is_on_the_home_page_with_its_reason(client: Client) -> None:

@@ -95,8 +95,9 @@ def test_every_staff_page_is_reached_from_the_home_page_by_clicking(
     assert missing == set(), f"not reached by clicking from /: {sorted(missing)}"
     diff = walk.texts[walk.pages["export:diff"]]
     assert f"demo-1 → {second_release}" in diff and "Claims that changed split" in diff
+    assert walk.refused == [], "links that answer 4xx or 5xx:\n" + "\n".join(walk.refused)
     raw = [f"{url}: {found}" for url, text in walk.texts.items() for found in raw_output(text)]
-    assert raw == [], "\n".join(raw[:20])
+    assert raw == [], f"{len(raw)} raw forms:\n" + "\n".join(raw[:40])
 
 
 def test_the_demo_output_speaks_plainly(served_demo: ServedDemo) -> None:

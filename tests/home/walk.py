@@ -2,7 +2,8 @@
 by clicking it (and going back), never by typing a URL. Each page kind (URL name) is visited once.
 
 Also the scan: what must never reach a page or a command's output (template comments, Python reprs,
-vote arrays without label names)."""
+vote arrays without label names, raw identifiers: label codes, slugs, JSON, long floats, True/False,
+None), and every link the walk clicks that answers 4xx or 5xx."""
 
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ RAW = {
     "Python Decimal": re.compile(r"Decimal\("),
     # Votes per label as a bare list ("[2,0,0,0,1]"): small counts, no label names.
     "vote array": re.compile(r"\[\d{1,2}(?:,\s?\d{1,2}){1,9}\]"),
+    # A label's code where its display name belongs ("MILDLY_SUPPORT", "NO_MAJORITY_LABEL").
+    "label code": re.compile(r"(?<![\w./-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w./-])"),
+    # A slug where a name belongs ("vast_stance", "health_and_medicine"); not a file name or path
+    # (joined to '.', '/' or '-') and not a command a page tells a person to run.
+    "snake_case slug": re.compile(r"(?<![\w./-])(?<!manage\.py )[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w./-])"),
+    "JSON object": re.compile(r'\{\s*"[^"\n]*"\s*:'),
+    "float with more than 4 decimals": re.compile(r"(?<![\w.])\d+\.\d{5,}(?![\w.])"),
+    "Python bool": re.compile(r"(?<![\w-])(?:True|False)(?![\w-])"),
+    "None in a cell": re.compile(r"(?:^|(?<=\t)|(?<=: ))None(?=\t|$|[,;)])", re.MULTILINE),
 }
 
 
@@ -55,6 +65,7 @@ class Walk:
     pages: dict[str, str] = field(default_factory=dict)  # URL name → URL first reached
     texts: dict[str, str] = field(default_factory=dict)  # URL → the visible text of the page
     paths: dict[str, list[str]] = field(default_factory=dict)  # URL name → the clicks that reached it
+    refused: list[str] = field(default_factory=list)  # "status URL (from page)" of each link that failed
 
     def wanted(self, href: str) -> str | None:
         """The URL name to click through to, or None for a link the walk does not follow."""
@@ -80,11 +91,15 @@ class Walk:
             link = page.locator("a[href]").nth(index)
             if not link.is_visible():
                 continue
-            link.click()
+            with page.expect_navigation() as navigation:
+                link.click()
             # Wait for the click's page, not the one still shown: on a loaded machine the load state
             # was that of this page, the walk recorded it again and clicked the same link, ever deeper.
             page.wait_for_url(lambda url, here=here: url != here)
             page.wait_for_load_state()
+            answer = navigation.value
+            if answer is not None and answer.status >= 400:
+                self.refused.append(f"{answer.status} {href} (a link on {here})")
             self.visit(page, [*trail, link_text(href, page)])
             page.go_back()
             page.wait_for_load_state()
