@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from aggregation.adjudication import adjudication_refusal as refusal
+from annotation.task_types import get_task_type
 from config import wording
 
 register = template.Library()
@@ -27,14 +28,12 @@ def money_tag(amount: Decimal | None, currency: str = "USD") -> str:
 
 @register.filter
 def job_title(job: Any) -> str:
-    """ "Job 4: stance (name)" with a link to its dashboard."""
-    name = f" — {job.name}" if job.name else ""
+    """ "job 4: Stance verification" (its name, with its task type's when they differ), linked to its
+    dashboard."""
+    kind = get_task_type(job.task_type).name
+    title = kind if not job.name or job.name.lower() == kind.lower() else f"{job.name} ({kind})"
     return format_html(
-        '<a href="{}">job {}: {}{}</a>',
-        reverse("aggregation:dashboard", args=[job.pk]),
-        job.pk,
-        job.task_type,
-        name,
+        '<a href="{}">job {}: {}</a>', reverse("aggregation:dashboard", args=[job.pk]), job.pk, title
     )
 
 

@@ -8,17 +8,21 @@ README shows them.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from django.contrib import admin
 
 from tests.annotation.test_browser import ARGS
-from tests.home.walk import Walk, raw_output
+from tests.home.walk import IDENTIFIERS, RAW, Walk, raw_output
 from tests.served_demo import REPO, ServedDemo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -50,19 +54,18 @@ def second_release(served_demo: ServedDemo) -> str:
     return "demo-2"
 
 
-@pytest.fixture
-def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+@contextmanager
+def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        chromium = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page = chromium.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(30_000)
             yield page
         finally:
-            browser.close()
+            chromium.close()
 
 
 def screenshot(page: Any, name: str) -> None:
@@ -70,37 +73,63 @@ def screenshot(page: Any, name: str) -> None:
         page.screenshot(path=str(Path(os.environ["SCREENSHOTS_DIR"]) / name), full_page=True)
 
 
-def test_every_staff_page_is_reached_from_the_home_page_by_clicking(
-    served_demo: ServedDemo, second_release: str, browser_page: Any
-) -> None:
-    page = browser_page
-    page.goto(served_demo.base + "/")  # the one typed address: the start page
-    page.fill("input[name=username]", "admin")
-    page.fill("input[name=password]", served_demo.password)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
-    assert page.url == served_demo.base + "/" and page.title().startswith("Home")
-    screenshot(page, "home.png")
+@pytest.fixture(scope="module")
+def walk(served_demo: ServedDemo, second_release: str) -> Iterator[Walk]:
+    """Every page reached from `/` by clicking, once for the tests that read it (a walk takes minutes)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        with browser() as page:
+            page.goto(served_demo.base + "/")  # the one typed address: the start page
+            page.fill("input[name=username]", "admin")
+            page.fill("input[name=password]", served_demo.password)
+            page.click("button[type=submit]")
+            page.wait_for_load_state()
+            assert page.url == served_demo.base + "/" and page.title().startswith("Home")
+            screenshot(page, "home.png")
 
-    page.locator("#recent-jobs a", has_text="dashboard").first.click()
-    page.wait_for_load_state()
-    assert "/aggregation/jobs/" in page.url and page.locator("#job-settings").count() == 1
-    screenshot(page, "dashboard.png")
-    page.go_back()
+            page.locator("#recent-jobs a", has_text="dashboard").first.click()
+            page.wait_for_load_state()
+            assert "/aggregation/jobs/" in page.url and page.locator("#job-settings").count() == 1
+            screenshot(page, "dashboard.png")
+            page.go_back()
 
-    walk = Walk(served_demo.base)
-    walk.visit(page, [])
+            walked = Walk(served_demo.base)
+            walked.visit(page, [])
+            yield walked
 
+
+def found_in(walk: Walk, patterns: dict[str, re.Pattern[str]]) -> str:
+    """What the pages show of `patterns`: counted by page and form, then the first few in context."""
+    found = [(url, hit) for url, text in walk.texts.items() for hit in raw_output(text, patterns)]
+    kinds = Counter(f"{urlsplit(url).path}: {hit.split(':')[0]}" for url, hit in found)
+    listed = "\n".join(f"{n:5} {kind}" for kind, n in kinds.most_common())
+    return (
+        f"{len(found)} raw forms\n{listed}\n" + "\n".join(f"{url}: {hit}" for url, hit in found[:20])
+        if found
+        else ""
+    )
+
+
+def test_every_staff_page_is_reached_from_the_home_page_by_clicking(walk: Walk, second_release: str) -> None:
     missing = (STAFF_PAGES | every_change_list()) - set(walk.pages)
     assert missing == set(), f"not reached by clicking from /: {sorted(missing)}"
     diff = walk.texts[walk.pages["export:diff"]]
     assert f"demo-1 → {second_release}" in diff and "Claims that changed split" in diff
     assert walk.refused == [], "links that answer 4xx or 5xx:\n" + "\n".join(walk.refused)
-    raw = [f"{url}: {found}" for url, text in walk.texts.items() for found in raw_output(text)]
-    assert raw == [], f"{len(raw)} raw forms:\n" + "\n".join(raw[:40])
+    assert found_in(walk, RAW) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 41, not done: admin change lists and pages still show label codes (NOT_SUPPORTED), "
+    "task type slugs in job titles and raw API JSON; when they all speak plainly this passes and the "
+    "marker goes",
+)
+def test_no_page_shows_raw_identifiers(walk: Walk) -> None:
+    assert found_in(walk, IDENTIFIERS) == ""
 
 
 def test_the_demo_output_speaks_plainly(served_demo: ServedDemo) -> None:
     assert "Demo pipeline" in served_demo.demo_output
-    assert raw_output(served_demo.demo_output) == []
+    assert raw_output(served_demo.demo_output, RAW) == []
     assert f"Staff login for {served_demo.base}/ : admin / " in served_demo.demo_output

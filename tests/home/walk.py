@@ -29,6 +29,9 @@ RAW = {
     "Python Decimal": re.compile(r"Decimal\("),
     # Votes per label as a bare list ("[2,0,0,0,1]"): small counts, no label names.
     "vote array": re.compile(r"\[\d{1,2}(?:,\s?\d{1,2}){1,9}\]"),
+}
+# Raw identifiers where a person reads words (issue 41): a page shows names, not the codes behind them.
+IDENTIFIERS = {
     # A label's code where its display name belongs ("MILDLY_SUPPORT", "NO_MAJORITY_LABEL").
     "label code": re.compile(r"(?<![\w./-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\w./-])"),
     # A slug where a name belongs ("vast_stance", "health_and_medicine"); not a file name or path
@@ -41,10 +44,10 @@ RAW = {
 }
 
 
-def raw_output(text: str) -> list[str]:
-    """What of RAW the text shows, each with a little context."""
+def raw_output(text: str, patterns: dict[str, re.Pattern[str]] | None = None) -> list[str]:
+    """What of `patterns` (RAW and IDENTIFIERS) the text shows, each with a little context."""
     found = []
-    for name, pattern in RAW.items():
+    for name, pattern in (patterns or {**RAW, **IDENTIFIERS}).items():
         for match in pattern.finditer(text):
             found.append(f"{name}: …{text[max(0, match.start() - 60) : match.end() + 60]}…")
     return found
