@@ -126,7 +126,7 @@ NEEDS_A_PERSON: list[tuple[str, str, str, Callable[[User], list[Any]]]] = [
     ("unclear", "Payments with an unclear outcome", "annotation.view_ledgerentry", unclear_payments),
     ("failed", "Failed operations", "", failed_operations),
     ("crawling", "Crawls running", "crawler.view_crawlrun", running_crawls),
-    ("collecting", "Jobs collecting answers", "annotation.view_job", collecting_jobs),
+    ("collecting", "Jobs collecting answers, or paused", "annotation.view_job", collecting_jobs),
 ]
 RECENTLY: list[tuple[str, str, str, Callable[[User], list[Any]]]] = [
     ("pipeline_runs", "Recent pipeline runs", "pipeline.view_pipelinerun", recent_pipeline_runs),

@@ -1,0 +1,223 @@
+"""The truth test: a project with a job in every state a job can be in, and every figure its pages show
+checked against this test's own queries of the database.
+
+Jobs: a draft; one collecting answers; one paused; one answered but never aggregated; one aggregated;
+one aggregated and adjudicated; one by the simulated crowd; and one each at MTurk and Prolific, paid,
+rejected and given a bonus through the platform's fake markets. Pages: the home page, every job's
+dashboard, an annotator's queue and My work, the release page with its datasheet, and the diff.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db.models import Sum
+from django.test import Client
+from django.urls import reverse
+
+from aggregation import dashboard, services
+from aggregation.adjudication import adjudicate, draw_sample
+from aggregation.models import Adjudication, ItemOutcome
+from annotation import work
+from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.payments import Amounts, Payments, job_payments
+from annotation.markets.prolific.fake import FakeProlific
+from annotation.models import Assignment, AssignmentState, Job, JobState, Response
+from annotation.work import Progress, job_progress
+from config.wording import money
+from export.services import build_release
+from tests.aggregation.jobdata import answer, keys, stance_job
+from tests.annotation.factories import make_corpus
+from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
+from tests.annotation.market_clients import market_clients
+from tests.annotation.paid_jobs import paid_mturk_job, paid_prolific_job
+
+pytestmark = pytest.mark.django_db(transaction=True)
+S, U, NV = "SUPPORT", "UNDERMINE", "NOT_VALID"
+
+
+@dataclass
+class Project:
+    jobs: dict[str, Job]
+    staff: Client
+    release: str
+
+
+@pytest.fixture
+def project(settings: Any, tmp_path: Path) -> Iterator[Project]:
+    settings.MARKET_PUBLIC_URL = "https://stancework.example"
+    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
+    settings.PROLIFIC_WORKSPACE_ID = FakeProlific.WORKSPACE
+    settings.RELEASES_DIR = tmp_path / "releases"
+    settings.WORKER_PSEUDONYM_KEY = "truth-test-pseudonym-key-0123456789abcdef"
+    guard = Guard()
+    mturk, prolific = GuardedMTurk(guard), GuardedProlific(guard)
+    with market_clients(mturk=mturk.client(attempts=1), prolific=prolific.client(attempts=1)):
+        jobs = every_state(mturk, prolific)
+    staff = Client()
+    staff.force_login(User.objects.create_superuser("truth", "truth@example.org", "pw"))
+    build_release("t-1")
+    yield Project(jobs, staff, "t-1")
+    assert guard.violations == []
+
+
+def every_state(mturk: GuardedMTurk, prolific: GuardedProlific) -> dict[str, Job]:
+    claims = [claim.cid for claim in make_corpus(claims=16, perspectives=2)]
+    jobs = {"draft": stance_job(make_corpus(claims=1, perspectives=2))}
+    jobs["collecting"] = _answered(claims[0:2], [[S, S]], state=JobState.COLLECTING)
+    jobs["paused"] = work.pause_job(_answered(claims[2:4], [[S]], state=JobState.COLLECTING).pk)
+    jobs["never aggregated"] = _answered(claims[4:6], [[S, S, U], [U, U, U]])
+    jobs["aggregated"] = _answered(claims[6:8], [[S, S, S], [U, U, S], [S, U, NV], [U, U, U]])
+    services.aggregate_job(jobs["aggregated"].pk)
+    jobs["adjudicated"] = _answered(claims[8:10], [[S, S, S], [U, U, S], [S, S, NV], [U, U, U]])
+    services.aggregate_job(jobs["adjudicated"].pk)
+    _adjudicate_a_sample(jobs["adjudicated"])
+    simulated = work.create_job("stance", {"claims": claims[10:12]}, provider="simulated")
+    jobs["simulated"] = work.sync_job(work.publish_job(simulated.pk).pk)
+    jobs["mturk"] = paid_mturk_job(mturk, claims[12:14])
+    jobs["prolific"] = paid_prolific_job(prolific, claims[14:16])
+    return {name: Job.objects.get(pk=job.pk) for name, job in jobs.items()}
+
+
+def _answered(claims: list[int], votes: list[list[str]], state: str = "") -> Job:
+    job = work.publish_job(work.create_job("stance", {"claims": claims}, provider="inhouse").pk)
+    items = keys(job)
+    answer(job, {key: votes[i % len(votes)] for i, key in enumerate(items)})
+    if state:
+        Job.objects.filter(pk=job.pk).update(state=state)
+    return Job.objects.get(pk=job.pk)
+
+
+def _adjudicate_a_sample(job: Job) -> None:
+    draw_sample(job.pk, 4, seed=0)
+    expert = User.objects.create_user("expert")
+    for index, outcome in enumerate(ItemOutcome.objects.filter(job=job, sampled=True).order_by("pk")):
+        crowd = outcome.fine_label if outcome.fine_label in (S, U, NV) else S
+        adjudicate(outcome.pk, crowd if index else (U if crowd == S else S), user=expert)
+
+
+# This test's own queries -----------------------------------------------------------------------------
+
+
+def progress_of(job: Job) -> tuple[int, int, int]:
+    done = Assignment.objects.filter(job=job, confirmed=True, state__in=AssignmentState.done()).count()
+    wanted = job.hits.aggregate(n=Sum("assignments_wanted"))["n"] or 0
+    return done, wanted, Response.objects.filter(job=job).count()
+
+
+def paid_of(job: Job) -> str:
+    """What the market confirmed paying, in words: approved rewards plus the bonus rows that move money."""
+    if job.provider in ("inhouse", "simulated"):
+        crowd = "In-house annotators" if job.provider == "inhouse" else "Simulated crowd"
+        return f"{crowd}: nothing was paid through a market."
+    rows = LedgerEntry.objects.filter(job=job, state=LedgerState.CONFIRMED)
+    rewards = rows.filter(kind="approve").aggregate(s=Sum("hit__reward"))["s"] or Decimal(0)
+    moving = "pay" if job.provider == "prolific" else "bonus"
+    bonuses = rows.filter(kind=moving).aggregate(s=Sum("amount"))["s"] or Decimal(0)
+    refunded = rows.filter(kind="reject").aggregate(s=Sum("hit__reward"))["s"] or Decimal(0)
+    return f"{money(rewards + bonuses, job.currency)} paid, {money(refunded, job.currency)} refunded"
+
+
+def accuracy_of(job: Job) -> str:
+    sampled = ItemOutcome.objects.filter(job=job, sampled=True).count()
+    first = {}
+    for outcome_id, crowd, decided in (
+        Adjudication.objects.filter(job=job, sampled=True)
+        .order_by("decided_at", "pk")
+        .values_list("outcome_id", "crowd_label", "decided_label")
+    ):
+        first.setdefault(outcome_id, crowd == decided)
+    if not sampled:
+        return "No random sample drawn yet."
+    agreeing = sum(first.values())
+    return f"the expert agreed with the crowd on {agreeing} of {len(first)} adjudicated items"
+
+
+def text_of(page: Any) -> str:
+    assert page.status_code == 200
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.content.decode())).replace("&#x27;", "'")
+
+
+# The figures -------------------------------------------------------------------------------------------
+
+
+def test_every_dashboard_figure_is_the_databases(project: Project) -> None:
+    checked = 0
+    for name, job in project.jobs.items():
+        html = text_of(project.staff.get(reverse("aggregation:dashboard", args=[job.pk])))
+        done, wanted, responses = progress_of(job)
+        assert f"Progress: {done} of {wanted} assignment" in html, name
+        assert f"{responses} response" in html, name
+        assert paid_of(job) in html, name
+        workers = Response.objects.filter(job=job).values("worker").distinct().order_by().count()
+        assert len(re.findall(r"\b(?:inhouse|simulated|mturk|prolific) worker \d+ \d+ ", html)) == workers, (
+            name
+        )
+        if job.item_outcomes.exists():
+            assert accuracy_of(job) in html or "No random sample drawn yet." in html, name
+        checked += 1
+    assert checked == len(project.jobs) == 9
+
+
+def test_the_home_page_lists_each_collecting_job_with_its_progress(project: Project) -> None:
+    home = project.staff.get("/").content.decode()
+    section = home.split('id="needs-collecting"')[1].split("</section>")[0]
+    collecting = Job.objects.filter(state__in=[JobState.PUBLISHED, JobState.COLLECTING, JobState.PAUSED])
+    assert f"Jobs collecting answers, or paused ({collecting.count()})" in section
+    assert project.jobs["paused"] in collecting and project.jobs["draft"] not in collecting
+    for job in collecting:
+        done, wanted, responses = progress_of(job)
+        assert (
+            f"{done} of {wanted} assignment" in text_of_html(section) and f"{responses} response" in section
+        )
+
+
+def text_of_html(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def test_the_release_lists_the_jobs_that_gave_it_answers_and_pays_from_the_ledger(project: Project) -> None:
+    page = project.staff.get(reverse("export:release", args=[project.release]))
+    html = text_of(page)
+
+    contributed = set(Response.objects.values_list("job_id", flat=True))
+    listed = {int(pk) for pk in re.findall(r"job (\d+) \(", html)}
+    assert listed == contributed and project.jobs["draft"].pk not in listed
+    for name in ("mturk", "prolific"):
+        assert paid_of(project.jobs[name]) in html, name
+    assert "Simulated crowd: nothing was paid through a market." in html
+    assert "In-house annotators: nothing was paid through a market." in html
+
+
+def reward_times_hits(job: Job) -> Payments:
+    """Pay as the old datasheet counted it: every HIT's reward, paid or not."""
+    if job.provider in ("inhouse", "simulated"):
+        return job_payments(job)
+    total = sum((hit.reward * hit.assignments_wanted for hit in job.hits.all()), Decimal(0))
+    return Payments({job.currency: Amounts(confirmed=total)})
+
+
+def progress_by_responses(job: Job) -> Progress:
+    """Progress counted in responses where assignments are meant (one response per item of a HIT)."""
+    shown = job_progress(job)
+    return replace(shown, assignments_done=shown.responses)
+
+
+@pytest.mark.parametrize(
+    ("figure", "second_way"),
+    [("job_payments", reward_times_hits), ("job_progress", progress_by_responses)],
+)
+def test_the_truth_test_fails_when_one_figure_is_computed_a_second_way(
+    project: Project, monkeypatch: pytest.MonkeyPatch, figure: str, second_way: Any
+) -> None:
+    monkeypatch.setattr(dashboard, figure, second_way)
+
+    with pytest.raises(AssertionError):
+        test_every_dashboard_figure_is_the_databases(project)
