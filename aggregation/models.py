@@ -213,6 +213,7 @@ class WorkerQuality(models.Model):
 
     class Meta:
         ordering = ["job", "worker"]
+        verbose_name_plural = "worker quality"
         constraints = [models.UniqueConstraint(fields=["job", "worker"], name="workerquality_unique")]
 
     def __str__(self) -> str:

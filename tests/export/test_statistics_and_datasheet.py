@@ -126,7 +126,10 @@ def test_the_build_command_splits_and_records_a_release(
     stages = [line.split(":")[0] for line in err.getvalue().splitlines()]
     assert stages == ["split the claims", "write the release files", "zip and hash the files"]
     assert f"zip and hash the files: {len(release.files)} files in " in err.getvalue()
-    assert f"release 2.0 at {release.path}" in out.getvalue()
+    said = out.getvalue()
+    assert f"Release 2.0 written to {release.path}: {len(release.files)} files" in said
+    counts = release.manifest["split"]["counts"]
+    assert f"train {counts['train']} (" in said and "{" not in said
     assert release.manifest["split"]["seed"] == 5
     assert not Claim.objects.filter(split="").exists()
     with pytest.raises(CommandError, match="exists"):

@@ -6,6 +6,7 @@ from django.core.management.base import CommandError, CommandParser
 
 from config.progress import shown_on
 from corpus.commands import ReleaseVersionCommand
+from export.models import Release
 from export.services import ReleaseExistsError, ReleaseVersionError, build_release
 from export.splits import DEFAULT_PLAN, Grouping, SplitPlan, SplitPlanError
 
@@ -45,7 +46,20 @@ class Command(ReleaseVersionCommand):
             )
         except (ReleaseExistsError, ReleaseVersionError, SplitPlanError) as error:
             raise CommandError(str(error)) from None
-        split = release.manifest["split"]
-        self.stdout.write(f"release {release.version} at {release.path} ({len(release.files)} files)")
-        self.stdout.write(f"split ({split.get('grouping')}): {split['counts']} shares {split['shares']}")
-        self.stdout.write(f"zip: {release.zip_path} sha256 {release.zip_sha256}")
+        for sentence in release_sentences(release):
+            self.stdout.write(sentence)
+
+
+def release_sentences(release: Release) -> list[str]:
+    """What a build made, in sentences: where, the split, the zip."""
+    split = release.manifest["split"]
+    sizes = ", ".join(
+        f"{name} {split['counts'][name]:,} ({split['shares'][name]:.0%})" for name in split["counts"]
+    )
+    grouping = str(split.get("grouping", "as stored")).replace("_", " ")
+    return [
+        f"Release {release.version} written to {release.path}: {len(release.files)} files, each listed "
+        "with its sha256 and size in manifest.json.",
+        f"Claims split ({grouping}): {sizes}.",
+        f"Zip: {release.zip_path} (sha256 {release.zip_sha256}).",
+    ]
