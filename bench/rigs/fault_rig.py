@@ -219,7 +219,9 @@ def drop_worker_connections() -> int:
 
 def make_bonuses(count: int, market: FakeProlific) -> list[LedgerEntry]:
     """`count` approved Prolific submissions (ours and the market's), each with one bonus row to pay."""
-    job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
+    job = Job.objects.create(
+        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+    )
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=count, reward=Decimal("1.50"), external_id=STUDY
     )

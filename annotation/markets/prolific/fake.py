@@ -73,9 +73,13 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
         self.settle_later = False
         self.unsettled: list[tuple[str, int]] = []
         self.throttled: set[str] = set()  # operations answered 429 once
+        self.unavailable_once: set[str] = set()  # operations answered 503 once, doing nothing
         self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
         self.failed_after: set[str] = set()  # operations carried out once, then answered 502
         self.down = False  # every request fails to connect (the market is unreachable)
+        # operations carried out once, their reply then broken mid-body (a ChunkedEncodingError, …)
+        self.broken: dict[str, type[requests.RequestException]] = {}
+        self.currency = "GBP"  # what the workspace pays in
         self.effects: Counter[str] = Counter()  # what changed at the market, per operation
         self.rejections: dict[str, tuple[str, str]] = {}  # submission → (message, category)
         self.calls: list[tuple[str, str]] = []  # (operation, path) of every request
@@ -134,9 +138,21 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
         if retry_after is not None:
             self.retry_after[operation] = str(retry_after)
 
+    def unavailable(self, operation: str) -> None:
+        """Answer the next request to `operation` with a 503, doing nothing (the caller cannot tell)."""
+        self.unavailable_once.add(operation)
+
     def lose_reply(self, operation: str) -> None:
         """Carry out the next request to `operation`, then lose its reply (a read timeout)."""
         self.lost.add(operation)
+
+    def break_reply(
+        self,
+        operation: str,
+        error: type[requests.RequestException] = requests.exceptions.ChunkedEncodingError,
+    ) -> None:
+        """Carry out the next request to `operation`, then break its reply mid-body with `error`."""
+        self.broken[operation] = error
 
     def fail_after(self, operation: str) -> None:
         """Carry out the next request to `operation`, then answer 502 (a gateway that lost the reply)."""
@@ -189,6 +205,8 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
             if found.operation in self.lost:
                 self.lost.discard(found.operation)
                 raise requests.ReadTimeout(f"the reply to {found.operation} was lost")
+            if found.operation in self.broken:
+                raise self.broken.pop(found.operation)(f"the reply to {found.operation} broke mid-body")
             if found.operation in self.failed_after:
                 self.failed_after.discard(found.operation)
                 status, reply = 502, error_reply(502, "Bad gateway", "The upstream reply was lost.")
@@ -211,6 +229,9 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
             self.throttled.discard(operation)
             self.last_retry_after = self.retry_after.pop(operation, "")
             return 429, error_reply(429, "Too many requests", "Request was throttled.")
+        if operation in self.unavailable_once:
+            self.unavailable_once.discard(operation)
+            return 503, error_reply(503, "Service unavailable", "Try again later.")
         parts = url.path.strip("/").split("/")[2:]  # after api/v1
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         handler = getattr(self, "_" + operation.replace("-", "_"))
@@ -226,7 +247,11 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
         return 200, {"id": parts[1], "title": "Stancework", "workspace": self.WORKSPACE}
 
     def _get_workspace_balance(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
-        return 200, {"currency_code": "GBP", "total_balance": 1_000_000, "available_balance": 1_000_000}
+        return 200, {
+            "currency_code": self.currency,
+            "total_balance": 1_000_000,
+            "available_balance": 1_000_000,
+        }
 
     def _get_participant_groups(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         found = [g for g in self.groups.values() if g["workspace_id"] == query["workspace_id"]]
@@ -312,6 +337,7 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
         self._paying("add places", study["id"])
         study["total_available_places"] = body["total_available_places"]
         self._changed(study["id"])
+        self._moved(study["id"])
         return 200, self._shown(study["id"])
 
     def _transition_study(
@@ -331,6 +357,7 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
             if self._awaiting(study["id"]):
                 study["status"] = rule["while_awaiting_review"]
         self._changed(study["id"])
+        self._moved(study["id"])  # started full: at once awaiting review
         return 200, self._shown(study["id"])
 
     def _get_study_submissions(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:

@@ -59,16 +59,9 @@ class StudiesByThemselves:
             self._changed(study_id)
 
 
-def least_maximum_time(minutes: int) -> int:
-    """The shortest maximum allowed time Prolific takes for an estimated time of `minutes`."""
-    return math.ceil(2 + 2 * minutes + 2 * math.sqrt(minutes))
-
-
 def too_short_a_time(body: dict[str, Any]) -> str:
     given, minutes = body.get("maximum_allowed_time"), body["estimated_completion_time"]
-    if given is None or given >= least_maximum_time(minutes):
+    least = math.ceil(2 + 2 * minutes + 2 * math.sqrt(minutes))  # Prolific's floor, 2 + 2t + 2√t
+    if given is None or given >= least:
         return ""
-    return (
-        f"maximum_allowed_time {given} is under {least_maximum_time(minutes)} minutes, the least "
-        f"for an estimated completion time of {minutes}"
-    )
+    return f"maximum_allowed_time {given} is under {least} minutes, the least for {minutes} minutes' estimate"
