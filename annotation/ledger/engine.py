@@ -138,16 +138,10 @@ def _finish(entry: LedgerEntry, finish: Finish, source: Sequence[str]) -> Ledger
 def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
     """Claim the row and make its market call. Any number of concurrent callers: one call at most.
     `publishing`: the caller is the job's publish, under way (the one time a draft wants its HITs)."""
-    now = timezone.now()
     entry = LedgerEntry.objects.get(pk=entry_id)
     market, money = paying(entry.provider)
-    if not _move(
-        entry, [LedgerState.REQUESTED], LedgerState.CLAIMED, claimed_at=now, attempts=F("attempts") + 1
-    ):
-        # Another delivery holds (or finished) the row: report its state now, not as first read.
-        entry.refresh_from_db()
-        return entry
-    entry.refresh_from_db()
+    if not _claim(entry):
+        return entry  # another delivery holds (or finished) the row: its state now, not as first read
     state = LedgerState.CLAIMED
     refused = refusal(market, money, entry, publishing)
     if refused is not None:
@@ -178,6 +172,19 @@ def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
     for row in follow_ups:
         execute(row.pk)
     return entry
+
+
+def _claim(entry: LedgerEntry) -> bool:
+    """Whether this caller claimed the requested row (read again either way)."""
+    claimed = _move(
+        entry,
+        [LedgerState.REQUESTED],
+        LedgerState.CLAIMED,
+        claimed_at=timezone.now(),
+        attempts=F("attempts") + 1,
+    )
+    entry.refresh_from_db()
+    return claimed
 
 
 def _refused(entry: LedgerEntry, refused: Finish) -> LedgerEntry:
