@@ -129,9 +129,13 @@ def mturk_assignment(market: GuardedMTurk) -> Assignment:
     worker = Worker.objects.create(provider="mturk", external_id="AWORKER1")
     market.submit(hit.external_id, "ASG1", worker.external_id, status="Approved")
     return Assignment.objects.create(
-        job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED, external_id="ASG1",
+        job=job,
+        hit=hit,
+        worker=worker,
+        state=AssignmentState.APPROVED,
+        external_id="ASG1",
         accepted_at=timezone.now(),
-    )  # fmt: skip
+    )
 
 
 def test_a_bonus_resent_after_a_25_hour_outage_is_read_at_mturk_not_paid_again(mturk: GuardedMTurk) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
+from annotation.ledger.wants import unwanted
 from annotation.market_interface.errors import MarketError, MarketUnavailableError
 from annotation.market_interface.money import Finish, Money, Row
 from annotation.markets.prolific import account
@@ -49,6 +50,9 @@ def send(entry: Row) -> Finish:
         study_id = entry.result_ref or created_study(client, StudySpec.from_params(p["study"]))
         # Kept at once: a retry publishes this draft instead of creating another.
         LedgerEntry.objects.filter(pk=entry.pk).update(result_ref=study_id)
+        gone = unwanted(_ledger_row(entry), publishing=True)
+        if gone:  # the job was cancelled while its draft was made: it stays a draft, recruiting nobody
+            return Finish(LedgerState.FAILED, study_id, f"{gone}; study {study_id} left an unpublished draft")
         # Read first: a retry must not publish a study already publishing or published.
         study = client.move_study(study_id, "PUBLISH")
         return Finish(LedgerState.CONFIRMED, study.study_id, study.status)
@@ -67,6 +71,10 @@ def send(entry: Row) -> Finish:
     if entry.kind == LedgerKind.PAY:
         return Finish(LedgerState.CONFIRMED, entry.market_ref, client.pay_bonus_payment(entry.market_ref))
     raise ValueError(f"Prolific has no {entry.kind} call")
+
+
+def _ledger_row(entry: Row) -> LedgerEntry:
+    return entry if isinstance(entry, LedgerEntry) else LedgerEntry.objects.get(pk=entry.pk)
 
 
 def resolve(entry: Row) -> Finish | None:
