@@ -319,3 +319,20 @@ def test_a_maximum_time_prolific_refuses_is_refused_before_any_row(fake: FakePro
 
     assert not LedgerEntry.objects.exists() and fake.studies == {}
     assert REASON
+
+
+def test_an_mturk_reply_broken_mid_stream_is_a_lost_reply() -> None:
+    from botocore.exceptions import IncompleteReadError, ResponseStreamingError
+
+    for broken in (
+        ResponseStreamingError(error="cut mid-body"),
+        IncompleteReadError(actual_bytes=3, expected_bytes=9),
+    ):
+        market = GuardedMTurk(Guard())
+
+        def cut(error: Exception = broken, **kwargs: object) -> None:
+            raise error
+
+        market.boto.meta.events.register_first("before-call.mturk.GetAccountBalance", cut)
+        with pytest.raises(MarketUnavailableError):
+            market.client(attempts=1).get_account_balance()
