@@ -196,6 +196,7 @@ def worker_env(redis: RedisServer, market: FakeProlificServer, var_dir: Path) ->
         "REDIS_URL": redis.url,
         "PROLIFIC_API_URL": market.url,
         "PROLIFIC_API_TOKEN": "fault-rig",
+        "PROLIFIC_PROJECT_ID": FakeProlific.PROJECT,  # its workspace's currency is read before each payment
         "LEDGER_STALE_SECONDS": str(STALE_SECONDS),
         "STANCEWORK_VAR_DIR": str(var_dir),
         "DB_CONN_MAX_AGE": "60",  # persistent sessions, as deployed: the drop hits one in use
