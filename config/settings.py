@@ -309,7 +309,9 @@ WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
 # Empty: the sites each installed market shows our worker pages in (its provider's `frame_ancestors`).
 WORKER_FRAME_ANCESTORS = env_list("WORKER_FRAME_ANCESTORS", [])
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)
-CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.jobs"]
+# Every live market job is synced with its market this often (its state follows the market's).
+MARKET_SYNC_SECONDS = env_int("MARKET_SYNC_SECONDS", 10 * 60, minimum=1)
+CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.jobs", "annotation.work.syncing"]
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
 # market about unclear ones; reconciliation compares every active market job with its market.
 CELERY_BEAT_SCHEDULE = {
@@ -322,6 +324,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(env_int("RECONCILE_SECONDS", 60 * 60)),
     },
     "fail-silent-crawls": {"task": "crawler.fail_silent_runs", "schedule": 60.0},
+    "sync-live-jobs": {"task": "annotation.sync_live_jobs", "schedule": float(MARKET_SYNC_SECONDS)},
 }
 
 # Backups (backups/): `manage.py backup` writes a pg_dump (custom format) and an archive of

@@ -20,8 +20,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.wants import unwanted
 from annotation.market_interface.base import Provider, ProviderError
 from annotation.market_interface.errors import (
+    MarketBusyError,
     MarketConfigError,
     MarketError,
     MarketUnavailableError,
@@ -53,6 +55,50 @@ def precheck(market: Provider, money: Money, entry: LedgerEntry) -> Finish | Non
     if status not in money.payable[entry.kind]:
         return Finish(LedgerState.FAILED, excerpt=f"{money.market} reports the {money.work_noun} as {status}")
     return None
+
+
+def token_expired(money: Money, entry: LedgerEntry, now: dt.datetime) -> bool:
+    """Whether the row's token may have been used and is past the market's lifetime for it: sent
+    again, it could act a second time (MTurk: "could create duplicate HITs")."""
+    return (
+        money.token_lifetime is not None
+        and entry.kind in money.token_protected
+        and entry.sent_at is not None
+        and entry.requested_at <= now - money.token_lifetime
+    )
+
+
+def refusal(market: Provider, money: Money, entry: LedgerEntry, publishing: bool) -> Finish | None:
+    """A row not to send as it is: its job no longer wants it (failed when it was never sent, else
+    unclear, to be decided by reading), its token is past its lifetime (unclear), or its currency is
+    not its job's or its market's (failed, naming both)."""
+    reason = unwanted(entry, publishing=publishing)
+    if reason and entry.sent_at is None:
+        return Finish(LedgerState.FAILED, excerpt=reason)
+    if reason:
+        return Finish(LedgerState.UNCLEAR, excerpt=f"{reason}; it may have been made before: read it")
+    if token_expired(money, entry, timezone.now()):
+        return Finish(
+            LedgerState.UNCLEAR,
+            excerpt=f"its token was first sent over {money.token_lifetime} ago, past {money.market}'s "
+            "lifetime for it: decided by reading the market, never sent again",
+        )
+    return _currency_refusal(market, entry)
+
+
+def _currency_refusal(market: Provider, entry: LedgerEntry) -> Finish | None:
+    booked = entry.job.currency if entry.job_id is not None and entry.job is not None else entry.currency
+    for theirs, whose in ((booked, f"job {entry.job_id}"), (market.currency, money_name(market))):
+        if theirs and theirs != entry.currency:
+            return Finish(
+                LedgerState.FAILED,
+                excerpt=f"currency: the row is in {entry.currency} but {whose} is in {theirs}: refused",
+            )
+    return None
+
+
+def money_name(market: Provider) -> str:
+    return market.money.market if market.money is not None else market.name
 
 
 def resend_is_safe(money: Money, entry: LedgerEntry, now: dt.datetime) -> bool:
@@ -89,19 +135,17 @@ def _finish(entry: LedgerEntry, finish: Finish, source: Sequence[str]) -> Ledger
     return entry
 
 
-def execute(entry_id: int) -> LedgerEntry:
-    """Claim the row and make its market call. Any number of concurrent callers: one call at most."""
-    now = timezone.now()
+def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
+    """Claim the row and make its market call. Any number of concurrent callers: one call at most.
+    `publishing`: the caller is the job's publish, under way (the one time a draft wants its HITs)."""
     entry = LedgerEntry.objects.get(pk=entry_id)
     market, money = paying(entry.provider)
-    if not _move(
-        entry, [LedgerState.REQUESTED], LedgerState.CLAIMED, claimed_at=now, attempts=F("attempts") + 1
-    ):
-        # Another delivery holds (or finished) the row: report its state now, not as first read.
-        entry.refresh_from_db()
-        return entry
-    entry.refresh_from_db()
+    if not _claim(entry):
+        return entry  # another delivery holds (or finished) the row: its state now, not as first read
     state = LedgerState.CLAIMED
+    refused = refusal(market, money, entry, publishing)
+    if refused is not None:
+        return _refused(entry, refused)
     try:
         early = precheck(market, money, entry)
         if early is not None:
@@ -130,14 +174,40 @@ def execute(entry_id: int) -> LedgerEntry:
     return entry
 
 
+def _claim(entry: LedgerEntry) -> bool:
+    """Whether this caller claimed the requested row (read again either way)."""
+    claimed = _move(
+        entry,
+        [LedgerState.REQUESTED],
+        LedgerState.CLAIMED,
+        claimed_at=timezone.now(),
+        attempts=F("attempts") + 1,
+    )
+    entry.refresh_from_db()
+    return claimed
+
+
+def _refused(entry: LedgerEntry, refused: Finish) -> LedgerEntry:
+    """A claimed row not sent: failed with its reason, or unclear and read at once (failed there, it
+    keeps the reason it was not sent as well as what the reading found)."""
+    entry = _finish(entry, refused, [LedgerState.CLAIMED])
+    if entry.state != LedgerState.UNCLEAR:
+        return entry
+    entry = resolve(entry.pk)
+    if entry.state == LedgerState.FAILED:
+        LedgerEntry.objects.filter(pk=entry.pk).update(error=f"{refused.excerpt} — {entry.error}"[:500])
+        entry.refresh_from_db()
+    return entry
+
+
 class InFlightError(ProviderError):
     """Another delivery holds the row and is making its call now; its outcome will show in the ledger."""
 
 
-def confirmed(entry: LedgerEntry) -> LedgerEntry:
+def confirmed(entry: LedgerEntry, *, publishing: bool = False) -> LedgerEntry:
     """The row's call made (unless an earlier run confirmed it), insisting it ended confirmed."""
     if entry.state != LedgerState.CONFIRMED:
-        entry = execute(entry.pk)
+        entry = execute(entry.pk, publishing=publishing)
     if entry.state in (LedgerState.CLAIMED, LedgerState.SENT):
         raise InFlightError(f"{entry.provider} {entry.kind} is being made by another request right now")
     if entry.state != LedgerState.CONFIRMED:
@@ -157,8 +227,13 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
 
 
 def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, money: Money) -> LedgerEntry:
-    """A transient failure: back to requested when a resend is safe, else unclear."""
-    if entry.kind in money.not_idempotent and state == LedgerState.SENT:
+    """A transient failure: back to requested when a resend is safe, else unclear. A market that
+    turned the call away before acting on it (MarketBusyError: Prolific's 429) did nothing: safe."""
+    if (
+        entry.kind in money.not_idempotent
+        and state == LedgerState.SENT
+        and not isinstance(exc, MarketBusyError)
+    ):
         target = LedgerState.UNCLEAR
     else:
         # Reviews are read before they are sent; token-protected calls reuse their token.

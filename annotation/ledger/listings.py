@@ -22,7 +22,10 @@ def publish_hits(job: Job, hits: Sequence[Hit]) -> list[PublishedHit]:
         return []
     published: list[PublishedHit] = []
     for listing in get_provider(job.provider).publish(job, hits):
-        external_id = listing.external_id or engine.confirmed(intents.listing_intent(job, listing)).result_ref
+        external_id = (
+            listing.external_id
+            or engine.confirmed(intents.listing_intent(job, listing), publishing=True).result_ref
+        )
         published += [PublishedHit(pk, external_id, listing.url) for pk in listing.hit_pks]
     return published
 

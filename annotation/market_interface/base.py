@@ -91,6 +91,8 @@ class SyncReport:
     market_note: str = ""
     # The market stopped recruiting by itself (Prolific pauses a full study on a rejection or return).
     market_paused: bool = False
+    # The market recruits for work paused here (a resume whose answer was lost): the job follows it.
+    market_recruiting: bool = False
 
 
 class WorkQueue(Protocol):

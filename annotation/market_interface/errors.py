@@ -20,6 +20,18 @@ class MarketUnavailableError(MarketError):
     """Transient: network trouble, a timeout, throttling or a server fault. Safe to retry later."""
 
 
+class MarketBusyError(MarketUnavailableError):
+    """The market turned the request away before acting on it (Prolific's 429: its paying calls check
+    the wallet before each transaction and answer 429 under contention): nothing was processed, so
+    even a call that is not idempotent may be sent again, once the market says it may."""
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, code: str = "", excerpt: str = ""
+    ) -> None:
+        super().__init__(message, code=code, excerpt=excerpt)
+        self.retry_after = retry_after
+
+
 class MarketAuthError(MarketError):
     """The credentials were refused. Retrying will not help."""
 

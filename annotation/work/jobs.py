@@ -44,6 +44,7 @@ from annotation.work import costs
 from annotation.work.assignments import ServiceQueue
 from annotation.work.bundling import Grouped, bundle, mix_gold
 from annotation.work.settling import settle_job
+from annotation.work.withdrawals import cancel_offers, withdraw_unwanted
 from config.wording import listing
 
 BATCH = 2000
@@ -296,7 +297,16 @@ def publish_job(job_id: int) -> Job:
         raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, provider)
     pending = list(job.hits.filter(external_id="").order_by("position"))
-    published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}
+    try:
+        published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}
+    except ProviderError:
+        if not _cancelled(job_id):
+            raise
+        published = {}  # the ledger refused the rest: the job was cancelled meanwhile
+    if _cancelled(job_id):
+        # Cancelled while its listings were being made: what was made is stopped, and said on the job.
+        withdraw_unwanted(job)
+        return Job.objects.get(pk=job_id)
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         if job.state != JobState.DRAFT:
@@ -309,6 +319,10 @@ def publish_job(job_id: int) -> Job:
         job.state, job.published_at = JobState.PUBLISHED, now
         job.save(update_fields=["state", "published_at", "updated"])
     return job
+
+
+def _cancelled(job_id: int) -> bool:
+    return Job.objects.filter(pk=job_id, state=JobState.CANCELLED).exists()
 
 
 def sync_job(job_id: int) -> Job:
@@ -328,13 +342,16 @@ def sync_job(job_id: int) -> Job:
 
 
 def _take_market_status(job_id: int, report: SyncReport) -> None:
-    """The market's own status of the job and why; a job the market paused by itself is paused here too,
-    with the market's reason, so nobody waits for work the market no longer recruits for."""
+    """The market's own status of the job and why; the job follows the market's state: paused here when
+    the market paused it by itself (nobody waits for work it no longer recruits for), collecting again
+    when the market recruits for a job paused here."""
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         job.market_status, job.market_note = report.market_status[:32], report.market_note[:300]
         if report.market_paused and job.state in JobState.open():
             job.state = JobState.PAUSED
+        elif report.market_recruiting and job.state == JobState.PAUSED:
+            job.state = JobState.COLLECTING
         job.save(update_fields=["market_status", "market_note", "state", "updated"])
 
 
@@ -368,14 +385,19 @@ def job_progress(job: Job) -> Progress:
 
 
 def pause_job(job_id: int) -> Job:
-    """Stop handing out work, here and at the market; accepted assignments may still be submitted.
+    """Stop handing out work, at the market and then here; accepted assignments may still be submitted.
 
-    The market is told after the state is saved, outside the transaction (pausing pays nobody):
-    a market that kept recruiting would send people to a job with no work for them.
+    The job follows the market: it is paused here only once the market has confirmed the pause
+    (outside any transaction: pausing pays nobody). A market that refuses or cannot be reached leaves
+    the job as it was, and says why.
     """
-    job = _move(job_id, JobState.open(), JobState.PAUSED)
+    job = Job.objects.get(pk=job_id)
+    if job.state == JobState.PAUSED:
+        return job
+    if job.state not in JobState.open():
+        raise JobStateError(f"cannot move job {job.pk} from {job.state} to {JobState.PAUSED}")
     control(job.provider, Control.PAUSE, job)
-    return job
+    return _move(job_id, JobState.open(), JobState.PAUSED)
 
 
 def resume_job(job_id: int) -> Job:
@@ -393,10 +415,13 @@ def resume_job(job_id: int) -> Job:
 
 
 def cancel_job(job_id: int) -> Job:
-    """Cancel a job that is not finished, and expire its HITs at the provider."""
+    """Cancel a job that is not finished: expire its HITs at the provider, cancel the offers not yet
+    made, and stop any study or HIT made meanwhile (a publish in flight), saying so on the job."""
     job = _move(job_id, [JobState.DRAFT, JobState.PAUSED, *JobState.open()], JobState.CANCELLED)
     expire_hits(job)
-    return job
+    cancel_offers(job)
+    withdraw_unwanted(job)
+    return Job.objects.get(pk=job_id)
 
 
 def expire_hits(job: Job) -> int:

@@ -149,10 +149,12 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
 
 
 def unblock_worker(worker_id: int) -> Worker:
-    """Let a blocked worker work again, at their market first, then here."""
+    """Let a worker work again, at their market first, then here. The market is asked whatever our
+    own flag says: a block whose reply was lost may have reached it (Prolific: the blocklist group is
+    read, and the worker taken out if there)."""
     worker = Worker.objects.get(pk=worker_id)
+    control(worker.provider, Control.UNBLOCK, worker)
     if worker.blocked:
-        control(worker.provider, Control.UNBLOCK, worker)  # safe to repeat: not a member is ignored
         Worker.objects.filter(pk=worker_id).update(blocked=False, blocked_reason="")
         worker.refresh_from_db()
     return worker

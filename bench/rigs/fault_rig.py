@@ -196,6 +196,7 @@ def worker_env(redis: RedisServer, market: FakeProlificServer, var_dir: Path) ->
         "REDIS_URL": redis.url,
         "PROLIFIC_API_URL": market.url,
         "PROLIFIC_API_TOKEN": "fault-rig",
+        "PROLIFIC_PROJECT_ID": FakeProlific.PROJECT,  # its workspace's currency is read before each payment
         "LEDGER_STALE_SECONDS": str(STALE_SECONDS),
         "STANCEWORK_VAR_DIR": str(var_dir),
         "DB_CONN_MAX_AGE": "60",  # persistent sessions, as deployed: the drop hits one in use
@@ -219,7 +220,9 @@ def drop_worker_connections() -> int:
 
 def make_bonuses(count: int, market: FakeProlific) -> list[LedgerEntry]:
     """`count` approved Prolific submissions (ours and the market's), each with one bonus row to pay."""
-    job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
+    job = Job.objects.create(
+        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+    )
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=count, reward=Decimal("1.50"), external_id=STUDY
     )

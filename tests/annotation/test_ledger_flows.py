@@ -30,7 +30,9 @@ SUBMISSION_PATH = f"/api/v1/submissions/{SUBMISSION}/"
 
 
 @pytest.fixture
-def market() -> Iterator[RecordedProlific]:
+def market(settings: Any) -> Iterator[RecordedProlific]:
+    settings.PROLIFIC_PROJECT_ID = "62fce6fff0a78eb4f3ebc09c"  # project.json's, in a GBP workspace
+    settings.PROLIFIC_WORKSPACE_ID = ""
     recorded = RecordedProlific()
     session = requests.Session()
     session.mount("https://", recorded)
@@ -39,7 +41,9 @@ def market() -> Iterator[RecordedProlific]:
 
 
 def prolific_assignment() -> Assignment:
-    job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
+    job = Job.objects.create(
+        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+    )
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=STUDY
     )
@@ -58,6 +62,7 @@ def prolific_assignment() -> Assignment:
 def test_a_prolific_bonus_is_set_up_then_paid_once(market: RecordedProlific) -> None:
     assignment = prolific_assignment()
     market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # precheck: APPROVED
+    market.workspace(2)  # its currency, read before the set-up and before the pay call
     market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
     market.add("POST", PAY_PATH, (202, "bonus_paid.json"))
 
@@ -77,6 +82,7 @@ def test_an_unclear_prolific_pay_is_resolved_by_reading_and_never_paid_again(
 ) -> None:
     assignment = prolific_assignment()
     market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))
+    market.workspace(2)
     market.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
     market.add("POST", PAY_PATH, requests.ReadTimeout("the reply was lost"))
     market.add("GET", SUBMISSION_PATH, (200, "submission_without_bonus.json"))  # not paid yet

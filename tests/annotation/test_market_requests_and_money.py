@@ -112,7 +112,8 @@ def test_admin_and_api_pause_and_resume_answer_at_once_with_the_market_down(
 
     assert [o.kind for o in operations] == [f"annotation.{action}_jobs"] * 2
     job.refresh_from_db()
-    assert job.state == JobState.PAUSED  # paused here at once; resumed only once the market has been
+    # The job follows the market: paused, or resumed, only once the market has been.
+    assert job.state == (JobState.PUBLISHED if action == "pause" else JobState.PAUSED)
 
 
 @pytest.mark.parametrize("action", ["expire", "sync"])
@@ -348,7 +349,8 @@ def test_a_job_published_with_language_and_country_filters_sends_them_in_prolifi
         ({"approval_rate": {"lower": 99, "upper": 90}}, "above upper"),
         ({"devices": ["watch"]}, "devices must be"),
         ({"naivety_distribution_rate": 2}, "between 0 and 1"),
-        ({"maximum_allowed_time": 5}, "at least the estimated 10"),
+        ({"maximum_allowed_time": 5}, "at least 29"),
+        ({"maximum_allowed_time": 28}, "at least 29 for an estimated time of 10"),
         ({"gender": ["1"]}, "has no"),
     ],
 )

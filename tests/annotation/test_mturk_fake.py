@@ -51,6 +51,42 @@ def test_a_reused_bonus_token_pays_once_and_reads_as_replayed() -> None:
     assert len(market.bonuses) == 1 and market.calls["SendBonus"] == 2
 
 
+def test_a_token_expires_after_24_hours_and_a_resend_then_pays_again() -> None:
+    """Service model, UniqueRequestToken (CreateHITWithHITType): "The unique token expires after 24
+    hours. Subsequent calls using the same UniqueRequestToken made after the 24 hour limit could
+    create duplicate HITs"; the same token on SendBonus then grants a second bonus."""
+    market = approved(FakeMTurk())
+    client = market.client(attempts=1)
+    client.send_bonus(WORKER, ASSIGNMENT, Decimal("0.25"), "Correct answers", "tok-1")
+
+    market.advance(hours=23.9)
+    within = client.send_bonus(WORKER, ASSIGNMENT, Decimal("0.25"), "Correct answers", "tok-1")
+    market.advance(hours=0.2)
+    after = client.send_bonus(WORKER, ASSIGNMENT, Decimal("0.25"), "Correct answers", "tok-1")
+
+    assert (within.replayed, after.replayed) == (True, False)
+    assert len(market.bonuses) == 2
+
+
+def test_a_hit_token_past_24_hours_makes_a_second_hit() -> None:
+    market = FakeMTurk()
+    client = market.client(attempts=1)
+    first = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 3), "tok-hit")
+
+    market.advance(hours=25)
+    second = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 3), "tok-hit")
+
+    assert first.ref != second.ref and len(market.hits) == 2
+
+
+def test_more_than_100_results_a_page_is_refused_as_the_service_model_allows_at_most_100() -> None:
+    """Service model, ResultSize: an integer from 1 to 100 (botocore checks the minimum only)."""
+    market = FakeMTurk()
+
+    with pytest.raises(ClientError, match="MaxResults must be at most 100"):
+        market.boto.list_hits(MaxResults=101)
+
+
 def test_a_lost_hit_reply_is_retried_with_its_token_and_finds_the_one_hit() -> None:
     market = FakeMTurk()
     market.lose_reply("CreateHITWithHITType")

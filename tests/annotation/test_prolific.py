@@ -57,6 +57,12 @@ class RecordedProlific(BaseAdapter):
     def add(self, method: str, path: str, reply: Reply) -> None:
         self.replies.setdefault((method, path), deque()).append(reply)
 
+    def workspace(self, times: int, project: str = "62fce6fff0a78eb4f3ebc09c") -> None:
+        """The project's workspace and its balance (in GBP), read before each of `times` spending calls."""
+        for _ in range(times):
+            self.add("GET", f"/api/v1/projects/{project}/", (200, "project.json"))
+            self.add("GET", "/api/v1/workspaces/644aaabfaf6bbc363b9d47c6/balance/", (200, "balance.json"))
+
     def calls(self, method: str, path: str) -> int:
         return sum(1 for m, url, _ in self.requests if m == method and urlsplit(url).path == path)
 
@@ -356,8 +362,8 @@ def test_paying_a_bonus_is_one_call(prolific: ProlificClient, market: RecordedPr
 
 @pytest.mark.parametrize(
     "reply",
-    [requests.ReadTimeout("read timed out"), (502, ""), (429, "error_429_pay.json")],
-    ids=["timeout", "502", "429"],
+    [requests.ReadTimeout("read timed out"), (502, ""), requests.exceptions.ChunkedEncodingError("cut")],
+    ids=["timeout", "502", "broken-body"],
 )
 def test_an_unclear_pay_is_never_retried(
     prolific: ProlificClient, market: RecordedProlific, reply: Reply
@@ -370,6 +376,23 @@ def test_an_unclear_pay_is_never_retried(
         prolific.pay_bonus_payment(BULK)
 
     assert market.calls("POST", path) == 1
+
+
+def test_a_throttled_pay_was_not_processed_and_is_sent_again_after_its_retry_after(
+    market: RecordedProlific,
+) -> None:
+    """Prolific's "Managing high loads": paying calls check the wallet before each transaction, a
+    429 is transient, retry with back-off. Nothing was paid, so the one pay is sent again."""
+    waits: list[float] = []
+    session = requests.Session()
+    session.mount("https://", market)
+    client = ProlificClient("token", session=session, attempts=3, sleep=waits.append)
+    path = f"/api/v1/bulk-bonus-payments/{BULK}/pay/"
+    market.add("POST", path, (429, "error_429_pay.json", {"Retry-After": "7"}))
+    market.add("POST", path, (202, "bonus_paid.json"))
+
+    assert "processed asynchronously" in client.pay_bonus_payment(BULK)
+    assert market.calls("POST", path) == 2 and waits == [7.0]
 
 
 def test_bonuses_paid_are_read_in_cents_whatever_their_order(

@@ -51,6 +51,8 @@ def fake(settings: Any) -> Iterator[FakeProlific]:
 
 @pytest.fixture
 def recorded(settings: Any) -> Iterator[RecordedProlific]:
+    settings.PROLIFIC_PROJECT_ID = "62fce6fff0a78eb4f3ebc09c"  # the recorded project.json's
+    settings.PROLIFIC_WORKSPACE_ID = ""
     market = RecordedProlific()
     session = requests.Session()
     session.mount("https://", market)
@@ -149,7 +151,9 @@ def test_expiring_stops_the_study_which_prolific_then_calls_completed(fake: Fake
 
 
 def prolific_hit() -> Hit:
-    job = Job.objects.create(task_type="stance", provider="prolific", reward=Decimal("1.50"), params={})
+    job = Job.objects.create(
+        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+    )
     return Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=STUDY
     )
@@ -277,6 +281,7 @@ def test_partially_approved_work_can_still_earn_a_bonus(recorded: RecordedProlif
     recorded.add(
         "GET", f"/api/v1/submissions/{assignment.external_id}/", (200, "submission_partially_approved.json")
     )
+    recorded.workspace(2)  # its currency, read before the set-up and the pay call
     recorded.add("POST", "/api/v1/submissions/bonus-payments/", (201, "bonus_created.json"))
     recorded.add(
         "POST", "/api/v1/bulk-bonus-payments/621014cb8e9e0f81e387021f/pay/", (202, "bonus_paid.json")
@@ -299,11 +304,11 @@ def days_later(entry: LedgerEntry) -> None:
     LedgerEntry.objects.filter(pk=entry.pk).update(sent_at=timezone.now() - dt.timedelta(days=3))
 
 
-def test_a_pay_call_throttled_429_stays_unclear_however_long_and_is_never_paid_again_by_a_timer(
+def test_a_pay_call_answered_503_stays_unclear_however_long_and_is_never_paid_again_by_a_timer(
     fake: FakeProlific,
 ) -> None:
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
-    fake.throttle("pay-bonus-payments")
+    fake.unavailable("pay-bonus-payments")
 
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
@@ -320,7 +325,7 @@ def test_a_pay_call_throttled_429_stays_unclear_however_long_and_is_never_paid_a
 
 def test_an_unclear_payment_is_decided_only_by_a_person_allowed_to_spend_money(fake: FakeProlific) -> None:
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
-    fake.throttle("pay-bonus-payments")
+    fake.unavailable("pay-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
@@ -360,7 +365,7 @@ def test_a_payment_is_matched_by_amount_and_time_not_by_its_place_in_the_list(fa
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.settle_later = True
     work.bonus_assignment(assignment.pk, Decimal("0.25"), "First batch", "first")  # paid, not landed yet
-    fake.throttle("pay-bonus-payments")
+    fake.unavailable("pay-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.25"), "Second batch", "second")  # never paid
     second = LedgerEntry.objects.get(kind=LedgerKind.PAY, state=LedgerState.UNCLEAR)

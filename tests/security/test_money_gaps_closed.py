@@ -37,8 +37,9 @@ def die_before_recording_the_pay_row(kind: str, *args: Any, **kwargs: Any) -> An
 
 @pytest.mark.django_db
 def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_row_loses_nothing(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
+    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT  # whose workspace's currency each payment reads
     market = FakeProlific()
     [bonus] = make_bonuses(1, market)
     with market_clients(prolific=market.client()):

@@ -25,11 +25,12 @@ from botocore.config import Config
 from botocore.exceptions import (
     BotoCoreError,
     ClientError,
-    ConnectionClosedError,
-    ConnectTimeoutError,
-    EndpointConnectionError,
+    HTTPClientError,
+    IncompleteReadError,
     NoCredentialsError,
-    ReadTimeoutError,
+)
+from botocore.exceptions import (
+    ConnectionError as BotoConnectionError,
 )
 from django.conf import settings
 
@@ -55,7 +56,10 @@ PAGE_SIZE = 100
 
 # Error codes MTurk uses for "try again": a server fault or throttling.
 TRANSIENT_CODES = frozenset({"ServiceFault", "ServiceUnavailable", "Throttling", "ThrottlingException"})
-TRANSIENT_NETWORK = (ReadTimeoutError, ConnectTimeoutError, EndpointConnectionError, ConnectionClosedError)
+# Every transport failure once the request may have left is a lost reply: botocore's connection
+# errors (refused, timed out), its HTTPClientError family (read timeouts, closed connections, a body
+# broken mid-stream) and a short body.
+TRANSIENT_NETWORK = (BotoConnectionError, HTTPClientError, IncompleteReadError)
 AUTH_CODES = frozenset({"UnrecognizedClientException", "InvalidClientTokenId", "AccessDeniedException"})
 # MTurk answers a reused UniqueRequestToken with a RequestError; the wording differs per API call
 # (HitAlreadyExists for HITs, "already been processed"/"already exists" for bonuses and extensions).

@@ -11,6 +11,12 @@ MTurk's words (the client then reads the market to confirm), a review only of a 
 assignment, a HIT made with fewer than 10 assignments never extended to 10 or more, an unknown id
 refused with a RequestError, lists paged by MaxResults/NextToken.
 
+And the service model's limits, each from its text (botocore's data/mturk/2017-01-17/service-2.json),
+tested in tests/annotation/test_mturk_fake.py: a UniqueRequestToken "expires after 24 hours", after
+which the same call acts again (CreateHITWithHITType: "could create duplicate HITs"); MaxResults is
+at most 100 (ResultSize), checked here since botocore checks only minimums. `advance` moves the fake's
+clock, so a test can let a token expire.
+
 Faults on demand: a reply lost after the work was done (`lose_reply`), a throttled call
 (`throttle`), and a market that is down (`down`). `on_paying` hears of every call that creates work
 or pays, before it acts: the tests' guard checks each against the ledger, the bench counts them.
@@ -34,6 +40,9 @@ from botocore.validate import ParamValidator
 from annotation.markets.mturk.client import REGION, MTurkClient
 
 ENDPOINT = "https://mturk-requester.fake.invalid"
+# "The unique token expires after 24 hours" (UniqueRequestToken, CreateHITWithHITType, service model).
+TOKEN_LIFETIME = dt.timedelta(hours=24)
+MAX_RESULTS = 100  # the service model's ResultSize maximum
 # Told of each call that creates work or pays, before it acts: the operation (as AWS names it, one
 # of FakeMTurk.PAYING) and its parameters.
 PayingHook = Callable[[str, dict[str, Any]], None]
@@ -66,7 +75,9 @@ class FakeMTurk:
         self.bonuses: list[dict[str, Any]] = []
         self.qualified: dict[tuple[str, str], int] = {}  # (qualification type, worker) → value
         self.notified: list[tuple[str, str]] = []  # (worker, subject)
-        self.tokens: dict[tuple[str, str], str] = {}  # (operation, UniqueRequestToken) → what it made
+        # (operation, UniqueRequestToken) → what it made, and when
+        self.tokens: dict[tuple[str, str], tuple[str, dt.datetime]] = {}
+        self.ahead = dt.timedelta(0)  # how far the fake's clock is ahead of the real one
         self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
         self.throttled: set[str] = set()  # operations answered ThrottlingException once
         self.down = False  # every request fails to connect (the market is unreachable)
@@ -95,8 +106,16 @@ class FakeMTurk:
                 "WorkerId": worker_id,
                 "HITId": hit_id,
                 "AssignmentStatus": status,
-                "SubmitTime": dt.datetime.now(dt.UTC),
+                "SubmitTime": self.now(),
             }
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.now(dt.UTC) + self.ahead
+
+    def advance(self, hours: float) -> None:
+        """Move the market's clock on (a token's 24 hours pass without a test waiting for them)."""
+        with self.lock:
+            self.ahead += dt.timedelta(hours=hours)
 
     def lose_reply(self, operation: str) -> None:
         """Carry out the next `operation` (e.g. "SendBonus"), then lose its reply (a read timeout)."""
@@ -137,8 +156,11 @@ class FakeMTurk:
 
     def _act(self, op: str, params: dict[str, Any]) -> dict[str, Any]:
         token = params.get("UniqueRequestToken")
-        if token and (op, token) in self.tokens:
-            raise Refused(_already(op, token, self.tokens[op, token]))
+        seen = self.tokens.get((op, token)) if token else None
+        if token and seen and self.now() - seen[1] < TOKEN_LIFETIME:
+            raise Refused(_already(op, token, seen[0]))
+        if int(params.get("MaxResults", 1)) > MAX_RESULTS:
+            raise Refused(f"MaxResults must be at most {MAX_RESULTS}.")
         handler: Callable[[dict[str, Any]], dict[str, Any]] | None = getattr(self, f"_{op}", None)
         if handler is None:
             raise NotImplementedError(f"the fake MTurk does not answer {op}")
@@ -147,7 +169,7 @@ class FakeMTurk:
         except KeyError as missing:
             raise Refused(f"{missing} does not exist.") from None
         if token:
-            self.tokens[op, token] = body.get("HIT", {}).get("HITId", "")
+            self.tokens[op, token] = (body.get("HIT", {}).get("HITId", ""), self.now())
         return body
 
     # -- operations, named as in the API ------------------------------------------------------
@@ -160,7 +182,7 @@ class FakeMTurk:
 
     def _CreateHITWithHITType(self, p: dict[str, Any]) -> dict[str, Any]:
         hit_id = _market_id("HIT", next(self.ids))
-        now = dt.datetime.now(dt.UTC)
+        now = self.now()
         self.hits[hit_id] = {
             "HITId": hit_id,
             "HITTypeId": p["HITTypeId"],
@@ -193,7 +215,7 @@ class FakeMTurk:
     def _UpdateExpirationForHIT(self, p: dict[str, Any]) -> dict[str, Any]:
         hit = self.hits[p["HITId"]]
         hit["Expiration"] = p["ExpireAt"]
-        hit["HITStatus"] = "Reviewable" if p["ExpireAt"] <= dt.datetime.now(dt.UTC) else "Assignable"
+        hit["HITStatus"] = "Reviewable" if p["ExpireAt"] <= self.now() else "Assignable"
         return {}
 
     def _ListAssignmentsForHIT(self, p: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +252,7 @@ class FakeMTurk:
         if self.assignments[p["AssignmentId"]]["WorkerId"] != p["WorkerId"]:
             raise Refused(f"Assignment {p['AssignmentId']} was not done by worker {p['WorkerId']}.")
         keep = ("AssignmentId", "WorkerId", "BonusAmount", "Reason")
-        self.bonuses.append({k: p[k] for k in keep} | {"GrantTime": dt.datetime.now(dt.UTC)})
+        self.bonuses.append({k: p[k] for k in keep} | {"GrantTime": self.now()})
         self.effects["bonus paid"] += 1
         return {}
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
+from annotation.ledger.wants import unwanted
 from annotation.market_interface.errors import MarketError, MarketUnavailableError
 from annotation.market_interface.money import Finish, Money, Row
+from annotation.markets.prolific import account
 from annotation.markets.prolific.bonuses import PayAttempt, matched_attempts
 from annotation.markets.prolific.client import ProlificClient, prolific_client
 from annotation.markets.prolific.identity import PROLIFIC
 from annotation.markets.prolific.states import PAYABLE, REVIEWED
-from annotation.markets.prolific.studies import StudySpec
+from annotation.markets.prolific.studies import UNPUBLISHED, StudySpec
 
 MONEY = Money(
     market="Prolific",
@@ -35,13 +37,23 @@ MONEY = Money(
 )
 
 
+# Calls that spend the workspace's money in the row's currency: checked against the workspace's own
+# currency before each, as a workspace may change currency after a job was booked.
+SPENDING = frozenset({LedgerKind.CREATE_HIT, LedgerKind.EXTEND, LedgerKind.BONUS, LedgerKind.PAY})
+
+
 def send(entry: Row) -> Finish:
     """The row's one call at Prolific: a study published or given places, a review, a bonus set up or paid."""
     client, p = prolific_client(), entry.params
+    if entry.kind in SPENDING:
+        account.check_currency(client, entry.currency)
     if entry.kind == LedgerKind.CREATE_HIT:
         study_id = entry.result_ref or created_study(client, StudySpec.from_params(p["study"]))
         # Kept at once: a retry publishes this draft instead of creating another.
         LedgerEntry.objects.filter(pk=entry.pk).update(result_ref=study_id)
+        gone = unwanted(_ledger_row(entry), publishing=True)
+        if gone:  # the job was cancelled while its draft was made: it stays a draft, recruiting nobody
+            return Finish(LedgerState.FAILED, study_id, f"{gone}; study {study_id} left an unpublished draft")
         # Read first: a retry must not publish a study already publishing or published.
         study = client.move_study(study_id, "PUBLISH")
         return Finish(LedgerState.CONFIRMED, study.study_id, study.status)
@@ -62,15 +74,34 @@ def send(entry: Row) -> Finish:
     raise ValueError(f"Prolific has no {entry.kind} call")
 
 
+def _ledger_row(entry: Row) -> LedgerEntry:
+    return entry if isinstance(entry, LedgerEntry) else LedgerEntry.objects.get(pk=entry.pk)
+
+
 def resolve(entry: Row) -> Finish | None:
     """An unclear pay row or review decided by reading the submission; None: not yet."""
     if entry.kind == LedgerKind.PAY:
         return resolve_pay(entry)
+    if entry.kind == LedgerKind.CREATE_HIT:
+        return resolve_study(entry)
     if entry.kind in REVIEWED:
         status = prolific_client().get_submission(entry.market_ref).status
         ok = status == REVIEWED[entry.kind]
         return Finish(LedgerState.CONFIRMED if ok else LedgerState.FAILED, entry.market_ref, status)
     return None
+
+
+def resolve_study(entry: Row) -> Finish:
+    """A study row decided by reading the project: made once its study is past its draft."""
+    spec = StudySpec.from_params(entry.params["study"])
+    found = prolific_client().find_study(spec.project, spec.internal_name)
+    if found is None:
+        return Finish(LedgerState.FAILED, excerpt=f"no study named {spec.internal_name!r} at Prolific")
+    if found.status == UNPUBLISHED:
+        return Finish(
+            LedgerState.FAILED, excerpt=f"study {found.study_id} is a draft at Prolific: never published"
+        )
+    return Finish(LedgerState.CONFIRMED, found.study_id, found.status)
 
 
 def created_study(client: ProlificClient, spec: StudySpec) -> str:

@@ -12,7 +12,13 @@ row stays unclear. The pay call is NOT
 idempotent (Prolific pays twice if asked twice), so `pay_bonus_payment` makes exactly one attempt and
 reports an unclear outcome as `PaymentOutcomeUnclearError`; the market's `resolve` then reads the
 submission's bonuses, and the row stays unclear until they show or a person decides.
-Lists are read page by page with limit/offset until `meta.count`, as Prolific's own client does.
+Lists are read page by page with limit/offset until `meta.count`, as Prolific's own client does, and
+a project's studies page by page in creation order until an empty page: Prolific may serve fewer
+than asked, so a short page is never taken for the last. A 429 is Prolific turning the request away
+before acting ("Managing high loads": paying calls check the workspace wallet before each
+transaction, and contention answers 429; retry with back-off): every call, the pay call included, is
+sent again after its Retry-After. Any other failure once the request may have left (a timeout, a
+reply broken mid-body) is a lost reply.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from django.conf import settings
 from annotation.market_interface.clients import market_client
 from annotation.market_interface.errors import (
     MarketAuthError,
+    MarketBusyError,
     MarketConfigError,
     MarketError,
     MarketRejectedError,
@@ -56,14 +63,21 @@ CENT = Decimal("0.01")
 PAGE_SIZE = 200  # the official client's default page
 MAX_PAGES = 1000  # a list that never ends is a fault, not a study
 MAX_RETRY_AFTER = 60.0  # seconds: longer throttling is left to the caller's own retry
+# Errors raised before a request leaves (a malformed URL or header): nothing reached Prolific.
+BEFORE_SENDING = (
+    requests.exceptions.InvalidURL,
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.InvalidHeader,
+    requests.exceptions.URLRequired,
+)
 
 
-class ProlificThrottledError(MarketUnavailableError):
-    """A 429: Prolific asks us to wait `retry_after` seconds (from its Retry-After header, when sent)."""
+class ProlificThrottledError(MarketBusyError):
+    """A 429: nothing was done, and Prolific asks us to wait `retry_after` seconds (its Retry-After)."""
 
     def __init__(self, message: str, *, retry_after: float | None, excerpt: str = "") -> None:
-        super().__init__(message, code="429", excerpt=excerpt)
-        self.retry_after = retry_after
+        super().__init__(message, retry_after=retry_after, code="429", excerpt=excerpt)
 
 
 class ProlificClient:
@@ -103,13 +117,14 @@ class ProlificClient:
         return resources.study(self._send("GET", f"/api/v1/studies/{study_id}/"))
 
     def list_project_studies(self, project_id: str) -> Iterator[StudyListed]:
-        """Every study of a project (Prolific pages this list by `page` and `page_size`)."""
+        """Every study of a project, oldest first (so a study made meanwhile lands on a later page),
+        page by page until an empty one: Prolific may serve fewer than `page_size`."""
         path = f"/api/v1/projects/{project_id}/studies/"
         for page in range(1, MAX_PAGES + 1):
-            body = self._send("GET", path, params={"page": page, "page_size": self.page_size})
-            results = list(body.get("results") or [])
+            asked = {"page": page, "page_size": self.page_size, "ordering": "date_created"}
+            results = list(self._send("GET", path, params=asked).get("results") or [])
             yield from (resources.study_listed(raw) for raw in results)
-            if len(results) < self.page_size:
+            if not results:
                 return
         raise MarketError(f"{path}: still more after {MAX_PAGES} pages; stopped")
 
@@ -193,12 +208,21 @@ class ProlificClient:
     def pay_bonus_payment(self, bulk_id: str) -> str:
         """Pay a bulk bonus: one attempt, never retried. Anything but a clear answer is 'unclear'."""
         url = f"{self.base_url}/api/v1/bulk-bonus-payments/{bulk_id}/pay/"
-        try:
-            response = self.session.request("POST", url, json={}, timeout=self.timeout)
-        except requests.RequestException as exc:
-            raise PaymentOutcomeUnclearError(f"no answer to pay {bulk_id}: {exc}", code="network") from exc
+        for attempt in range(1, self.attempts + 1):
+            try:
+                response = self.session.request("POST", url, json={}, timeout=self.timeout)
+            except requests.RequestException as exc:
+                raise PaymentOutcomeUnclearError(
+                    f"no answer to pay {bulk_id}: {exc}", code="network"
+                ) from exc
+            if response.status_code != 429 or attempt == self.attempts:
+                break
+            # Turned away before any transaction: waiting as asked, then asking again, pays once.
+            self.sleep(self._wait(_throttled(response), attempt))
+        if response.status_code == 429:
+            raise _throttled(response)  # nothing was paid: the ledger may send it again
         if response.status_code in TRANSIENT_STATUS:
-            # A 5xx or 429 may come after the payment was queued; only reading state can tell.
+            # A 5xx may come after the payment was queued; only reading state can tell.
             raise PaymentOutcomeUnclearError(
                 f"Prolific answered {response.status_code} to pay {bulk_id}",
                 code=str(response.status_code),
@@ -251,6 +275,11 @@ class ProlificClient:
         assert created is not None  # the reading above returns only a group it found
         return created
 
+    def participant_group_members(self, group_id: str) -> list[str]:
+        """The participants in a group (how unblocking reads our blocklist, whatever we hold here)."""
+        body = self._send("GET", f"/api/v1/participant-groups/{group_id}/participants/")
+        return [str(member["participant_id"]) for member in body.get("results") or []]
+
     def add_to_participant_group(self, group_id: str, participant_ids: Sequence[str]) -> None:
         """Add participants; those already in the group are ignored by Prolific, so repeating is safe."""
         body = {"participant_ids": list(participant_ids)}
@@ -276,8 +305,8 @@ class ProlificClient:
             yield from results
             offset += len(results)
             count = (page.get("meta") or {}).get("count")
-            # Prolific may serve fewer than asked per page: trust the count when there is one.
-            done = offset >= int(count) if count is not None else len(results) < self.page_size
+            # Prolific may serve fewer than asked per page: trust the count, else read to an empty page.
+            done = count is not None and offset >= int(count)
             if not results or done:
                 return
         raise MarketError(f"{path}: still more after {MAX_PAGES} pages; stopped")
@@ -312,8 +341,13 @@ class ProlificClient:
     def _once(self, method: str, url: str, json: Any, params: dict[str, Any] | None) -> dict[str, Any]:
         try:
             response = self.session.request(method, url, json=json, params=params, timeout=self.timeout)
-        except (requests.ConnectionError, requests.Timeout) as exc:
-            raise MarketUnavailableError(f"Prolific unreachable: {exc}", code=type(exc).__name__) from exc
+        except BEFORE_SENDING as exc:
+            raise MarketConfigError(f"Prolific request not made: {exc}", code=type(exc).__name__) from exc
+        except requests.RequestException as exc:
+            # The request may have left: a timeout, a refused connection, a reply broken mid-body.
+            raise MarketUnavailableError(
+                f"Prolific unreachable, or its reply lost: {exc}", code=type(exc).__name__
+            ) from exc
         _raise_for_status(response)
         try:
             body = response.json()
@@ -335,9 +369,7 @@ def _raise_for_status(response: requests.Response) -> None:
         summary = ""
     said = f": {summary}" if summary else ""
     if status == 429:
-        raise ProlificThrottledError(
-            f"Prolific throttled the request{said}", retry_after=_retry_after(response), excerpt=text
-        )
+        raise _throttled(response, said)
     if status in TRANSIENT_STATUS:
         raise MarketUnavailableError(f"Prolific answered {status}{said}", code=str(status), excerpt=text)
     if status in (401, 403):
@@ -359,6 +391,12 @@ def _decided_by_reading(act: Callable[[], R], read: Callable[[], R], done: Calla
         if done(found):
             return found
         raise
+
+
+def _throttled(response: requests.Response, said: str = "") -> ProlificThrottledError:
+    return ProlificThrottledError(
+        f"Prolific throttled the request{said}", retry_after=_retry_after(response), excerpt=response.text
+    )
 
 
 def _retry_after(response: requests.Response) -> float | None:

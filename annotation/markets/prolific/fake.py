@@ -10,6 +10,20 @@ the API accepts (else a 400 in Prolific's error format), lists paged by limit/of
 money in cents, an unknown id answered 404, and a pay call that pays every time it comes (Prolific's is
 not idempotent). Bonuses land on the submission when paid (or, with `settle_later`, once `settle()`).
 
+It moves as Prolific documents a study moving by itself, each behaviour with its source in schema.json
+("sources") and a test of its own (tests/annotation/test_prolific_fake_states.py):
+- PUBLISH leaves a study PUBLISHING, "being processed" (study object); it is ACTIVE once read
+  `publishing_reads` times (1 by default; more holds it there);
+- every place submitted and none in progress: AWAITING REVIEW; every place approved: COMPLETED
+  (study object);
+- STOP leaves the study AWAITING REVIEW while submissions await review, COMPLETED otherwise, and it
+  completes by itself once they are reviewed; a full study whose awaiting submission is rejected or
+  returned is PAUSED by Prolific (researcher help, "Pausing & stopping a study");
+- lists are served at most `page_cap` per page whatever the size asked (the reference names no
+  largest page), project studies in no stable order unless `ordering` is asked (last changed first);
+- a maximum allowed time under 2 + 2t + 2√t minutes (t: the estimated time) is refused with a 400;
+- a 429 carries Retry-After (`throttle(..., retry_after=)`) and did nothing (managing high loads).
+
 Faults on demand: a 429 (`throttle`), a reply lost after the work was done (`lose_reply`, or
 `fail_after` for a 502), a market that is down (`down`), and a reply held until a test releases it
 (`hold`) so a fault can land at the worst moment. `on_paying` hears of every call that creates work or
@@ -32,6 +46,7 @@ import requests
 from requests.adapters import BaseAdapter
 
 from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.fake_studies import StudiesByThemselves, too_short_a_time
 from annotation.markets.prolific.schema import check_request, check_response, transitions
 
 HOLD_LIMIT = 60.0  # seconds a held reply waits at most, should a test forget to release it
@@ -41,7 +56,7 @@ HOLD_LIMIT = 60.0  # seconds a held reply waits at most, should a test forget to
 PayingHook = Callable[[str, str], None]
 
 
-class FakeProlific(BaseAdapter):
+class FakeProlific(StudiesByThemselves, BaseAdapter):
     """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema."""
 
     PROJECT, WORKSPACE = "project0000000000000000001", "workspace00000000000000001"
@@ -58,13 +73,24 @@ class FakeProlific(BaseAdapter):
         self.settle_later = False
         self.unsettled: list[tuple[str, int]] = []
         self.throttled: set[str] = set()  # operations answered 429 once
+        self.unavailable_once: set[str] = set()  # operations answered 503 once, doing nothing
         self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
         self.failed_after: set[str] = set()  # operations carried out once, then answered 502
         self.down = False  # every request fails to connect (the market is unreachable)
+        # operations carried out once, their reply then broken mid-body (a ChunkedEncodingError, …)
+        self.broken: dict[str, type[requests.RequestException]] = {}
+        self.currency = "GBP"  # what the workspace pays in
         self.effects: Counter[str] = Counter()  # what changed at the market, per operation
         self.rejections: dict[str, tuple[str, str]] = {}  # submission → (message, category)
         self.calls: list[tuple[str, str]] = []  # (operation, path) of every request
         self.holding = _Hold()
+        self.publishing_reads = 1  # reads of a PUBLISHING study before Prolific has it ACTIVE
+        self.page_cap = 100  # the most results Prolific serves in one page, whatever was asked
+        self.retry_after: dict[str, str] = {}  # operation → the Retry-After of its next 429
+        self.changes = itertools.count(1)  # orders studies by their last change
+        self.changed_at: dict[str, int] = {}  # study → when it last changed
+        self.publishing: dict[str, int] = {}  # study → reads left before Prolific has it ACTIVE
+        self.last_retry_after = ""
 
     def client(self, **options: Any) -> ProlificClient:
         """The real client, its requests answered by this fake (`options` as ProlificClient takes them)."""
@@ -84,6 +110,15 @@ class FakeProlific(BaseAdapter):
             "started_at": "2026-11-02T10:00:00Z",
             "bonus_payments": [],
         }
+        self._moved(study_id)
+
+    def return_submission(self, submission_id: str) -> None:
+        """The participant returns their submission (from AWAITING REVIEW too, as Prolific allows)."""
+        with self.lock:
+            submission = self.submissions[submission_id]
+            was = submission["status"]
+            submission["status"] = "RETURNED"
+            self._moved(submission["study_id"], freed_from=was)
 
     def paid(self, submission_id: str) -> int:
         """How many bonuses landed on the submission: above one, a bonus was paid twice."""
@@ -96,13 +131,28 @@ class FakeProlific(BaseAdapter):
             self.submissions[submission_id]["bonus_payments"].append(cents)
         self.unsettled.clear()
 
-    def throttle(self, operation: str) -> None:
-        """Answer the next request to `operation` (e.g. "pay-bonus-payments") with a 429."""
+    def throttle(self, operation: str, *, retry_after: float | None = None) -> None:
+        """Answer the next request to `operation` (e.g. "pay-bonus-payments") with a 429, doing nothing;
+        with `retry_after`, the answer carries that Retry-After header (seconds)."""
         self.throttled.add(operation)
+        if retry_after is not None:
+            self.retry_after[operation] = str(retry_after)
+
+    def unavailable(self, operation: str) -> None:
+        """Answer the next request to `operation` with a 503, doing nothing (the caller cannot tell)."""
+        self.unavailable_once.add(operation)
 
     def lose_reply(self, operation: str) -> None:
         """Carry out the next request to `operation`, then lose its reply (a read timeout)."""
         self.lost.add(operation)
+
+    def break_reply(
+        self,
+        operation: str,
+        error: type[requests.RequestException] = requests.exceptions.ChunkedEncodingError,
+    ) -> None:
+        """Carry out the next request to `operation`, then break its reply mid-body with `error`."""
+        self.broken[operation] = error
 
     def fail_after(self, operation: str) -> None:
         """Carry out the next request to `operation`, then answer 502 (a gateway that lost the reply)."""
@@ -130,6 +180,8 @@ class FakeProlific(BaseAdapter):
         )
         response = requests.Response()
         response.status_code = status
+        if status == 429 and self.last_retry_after:
+            response.headers["Retry-After"] = self.last_retry_after
         response._content = json.dumps(reply).encode()
         response.headers["Content-Type"] = "application/json"
         response.url, response.request = url, request
@@ -153,6 +205,8 @@ class FakeProlific(BaseAdapter):
             if found.operation in self.lost:
                 self.lost.discard(found.operation)
                 raise requests.ReadTimeout(f"the reply to {found.operation} was lost")
+            if found.operation in self.broken:
+                raise self.broken.pop(found.operation)(f"the reply to {found.operation} broke mid-body")
             if found.operation in self.failed_after:
                 self.failed_after.discard(found.operation)
                 status, reply = 502, error_reply(502, "Bad gateway", "The upstream reply was lost.")
@@ -170,9 +224,14 @@ class FakeProlific(BaseAdapter):
             self.on_paying(what, ref)
 
     def _answer(self, operation: str, url: SplitResult, body: dict[str, Any]) -> tuple[int, Any]:
+        self.last_retry_after = ""
         if operation in self.throttled:
             self.throttled.discard(operation)
+            self.last_retry_after = self.retry_after.pop(operation, "")
             return 429, error_reply(429, "Too many requests", "Request was throttled.")
+        if operation in self.unavailable_once:
+            self.unavailable_once.discard(operation)
+            return 503, error_reply(503, "Service unavailable", "Try again later.")
         parts = url.path.strip("/").split("/")[2:]  # after api/v1
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         handler = getattr(self, "_" + operation.replace("-", "_"))
@@ -188,11 +247,20 @@ class FakeProlific(BaseAdapter):
         return 200, {"id": parts[1], "title": "Stancework", "workspace": self.WORKSPACE}
 
     def _get_workspace_balance(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
-        return 200, {"currency_code": "GBP", "total_balance": 1_000_000, "available_balance": 1_000_000}
+        return 200, {
+            "currency_code": self.currency,
+            "total_balance": 1_000_000,
+            "available_balance": 1_000_000,
+        }
 
     def _get_participant_groups(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         found = [g for g in self.groups.values() if g["workspace_id"] == query["workspace_id"]]
-        return 200, _page([_group(g) for g in found], query)
+        return 200, self._page([_group(g) for g in found], query)
+
+    def _get_participant_group_participants(
+        self, parts: list[str], query: dict[str, str], body: Any
+    ) -> tuple[int, Any]:
+        return 200, {"results": [{"participant_id": pid} for pid in self.groups[parts[1]]["members"]]}
 
     def _create_participant_group(
         self, parts: list[str], query: dict[str, str], body: Any
@@ -220,6 +288,9 @@ class FakeProlific(BaseAdapter):
     def _create_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         found = re.search(r"job (\d+)", body["internal_name"])
         assert found, f"an internal name without its job: {body['internal_name']!r}"
+        too_short = too_short_a_time(body)
+        if too_short:
+            return 400, error_reply(400, "Invalid maximum allowed time", too_short)
         self._paying("create study", found[1])
         self.effects["create-study"] += 1
         study_id = f"study{next(self.ids):019d}"
@@ -234,12 +305,18 @@ class FakeProlific(BaseAdapter):
             "filters": body.get("filters", []),
             "sent": body,
         }
-        return 201, self.studies[study_id]
+        self._changed(study_id)
+        return 201, self._shown(study_id)
 
     def _get_project_studies(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
-        page, size = int(query.get("page", 1)), int(query.get("page_size", 20))
+        page, size = int(query.get("page", 1)), min(int(query.get("page_size", 20)), self.page_cap)
         found = [s for s in self.studies.values() if s["project"] == parts[1]]
-        return 200, {"results": found[(page - 1) * size : page * size]}
+        ordering = query.get("ordering", "")
+        if ordering:  # ids grow with creation, as date_created does
+            found.sort(key=lambda s: (len(s["id"]), s["id"]), reverse=ordering.startswith("-"))
+        else:  # no documented order: here, the study changed last comes first
+            found.sort(key=lambda s: -int(self.changed_at.get(s["id"], 0)))
+        return 200, {"results": [self._shown(s["id"]) for s in found[(page - 1) * size : page * size]]}
 
     def _calculate_study_cost(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         rewards = body["reward"] * body["total_available_places"]
@@ -247,13 +324,21 @@ class FakeProlific(BaseAdapter):
         return 200, {"total_cost": rewards + fees + round(fees * Decimal("0.2"))}
 
     def _get_study(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
-        return 200, self.studies[parts[1]]
+        study = self.studies[parts[1]]
+        if study["status"] == "PUBLISHING":
+            self.publishing[study["id"]] = left = self.publishing.get(study["id"], self.publishing_reads) - 1
+            if left <= 0:
+                study["status"] = "ACTIVE"  # Prolific has processed the publish, by itself
+                self._changed(study["id"])
+        return 200, self._shown(study["id"])
 
     def _update_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         study = self.studies[parts[1]]
         self._paying("add places", study["id"])
         study["total_available_places"] = body["total_available_places"]
-        return 200, study
+        self._changed(study["id"])
+        self._moved(study["id"])
+        return 200, self._shown(study["id"])
 
     def _transition_study(
         self, parts: list[str], query: dict[str, str], body: dict[str, Any]
@@ -267,11 +352,17 @@ class FakeProlific(BaseAdapter):
             self._paying("publish study", study["id"])
         self.effects[f"{action.lower()}-study"] += 1
         study["status"] = rule["to"]
-        return 200, study
+        if action == "STOP":
+            study["stopped"] = True
+            if self._awaiting(study["id"]):
+                study["status"] = rule["while_awaiting_review"]
+        self._changed(study["id"])
+        self._moved(study["id"])  # started full: at once awaiting review
+        return 200, self._shown(study["id"])
 
     def _get_study_submissions(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         found = [s for s in self.submissions.values() if s["study_id"] == parts[1]]
-        return 200, _page([_short(s) for s in found], query)
+        return 200, self._page([_short(s) for s in found], query)
 
     def _get_submission(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
         return 200, _detail(self.submissions[parts[1]])
@@ -290,6 +381,7 @@ class FakeProlific(BaseAdapter):
         submission["status"] = target
         if action == "REJECT":
             self.rejections[submission["id"]] = (body["message"], body["rejection_category"])
+        self._moved(submission["study_id"], freed_from="AWAITING REVIEW" if action == "REJECT" else "")
         return 200, _detail(submission)
 
     def _create_bonus_payments(self, parts: list[str], query: dict[str, str], body: Any) -> tuple[int, Any]:
@@ -314,15 +406,14 @@ class FakeProlific(BaseAdapter):
             self.settle()
         return 202, f"Bulk bonus payment with ID {parts[1]} is being processed asynchronously."
 
+    def _page(self, results: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
+        offset, limit = int(query.get("offset", 0)), min(int(query.get("limit", 20)), self.page_cap)
+        return {"results": results[offset : offset + limit], "meta": {"count": len(results)}}
+
 
 def error_reply(status: int, title: str, detail: str) -> dict[str, Any]:
     """An error body in Prolific's format (status, error_code, title, detail)."""
     return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
-
-
-def _page(results: list[dict[str, Any]], query: dict[str, str]) -> dict[str, Any]:
-    offset, limit = int(query.get("offset", 0)), int(query.get("limit", 20))
-    return {"results": results[offset : offset + limit], "meta": {"count": len(results)}}
 
 
 def _group(group: dict[str, Any]) -> dict[str, Any]:

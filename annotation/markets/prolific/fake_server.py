@@ -74,6 +74,8 @@ def _handler(served: FakeProlificServer) -> type[BaseHTTPRequestHandler]:
             with contextlib.suppress(OSError):
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                if status == 429 and served.market.last_retry_after:
+                    self.send_header("Retry-After", served.market.last_retry_after)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)

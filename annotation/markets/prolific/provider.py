@@ -150,9 +150,14 @@ class ProlificProvider(Provider):
                         state=state,
                     )
                 )
-        status, note, paused = study_status_note(studies, paused_here=job.state == JobState.PAUSED)
+        found = study_status_note(studies, paused_here=job.state == JobState.PAUSED)
         return SyncReport(
-            assignments=reports, notes=notes, market_status=status, market_note=note, market_paused=paused
+            assignments=reports,
+            notes=notes,
+            market_status=found.status,
+            market_note=found.note,
+            market_paused=found.paused,
+            market_recruiting=found.recruiting,
         )
 
     def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
@@ -171,7 +176,7 @@ class ProlificProvider(Provider):
             group, worker_id = account.blocklist_group(client), [cast(Worker, target).external_id]
             if action == Control.BLOCK:
                 client.add_to_participant_group(group, worker_id)
-            else:
+            elif set(worker_id) & set(client.participant_group_members(group)):
                 client.remove_from_participant_group(group, worker_id)
         return ""
 

@@ -12,6 +12,7 @@ own (from its filter list, e.g. `GET /api/v1/filters/`), never display order. Th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -103,11 +104,20 @@ def _rate(rate: Any) -> float | None:
     return float(rate)
 
 
+def least_maximum_time(minutes: int) -> int:
+    """The shortest maximum allowed time Prolific takes for an estimated time of `minutes`: 2 + 2t + 2√t,
+    rounded up. Prolific's help centre ("Setting the Maximum Allowed Time") explains the floor and
+    gives 2 + t + 2√t; its API refuses under 2 + 2t + 2√t, so that (the larger) is the one kept."""
+    return math.ceil(2 + 2 * minutes + 2 * math.sqrt(minutes))
+
+
 def _max_time(limit: Any, minutes: int) -> int | None:
     if limit is None:
         return None
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < minutes:
+    least = least_maximum_time(minutes)
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < least:
         raise ScreeningError(
-            f"maximum_allowed_time must be whole minutes, at least the estimated {minutes}, got {limit!r}"
+            f"maximum_allowed_time must be whole minutes, at least {least} for an estimated time of "
+            f"{minutes} minutes (Prolific refuses less), got {limit!r}"
         )
     return limit

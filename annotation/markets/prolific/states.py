@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from annotation.ledger.models import LedgerKind
 from annotation.markets.prolific.resources import Study
+from annotation.markets.prolific.studies import ACTIVE, COMPLETED, PAUSED
 from annotation.markets.prolific.studies import AWAITING_REVIEW as STUDY_AWAITING_REVIEW
-from annotation.markets.prolific.studies import COMPLETED, PAUSED
 from annotation.models import AssignmentState
 
 AWAITING_REVIEW = "AWAITING REVIEW"
@@ -40,6 +41,11 @@ STUDY_NOTES: dict[str, str] = {
     COMPLETED: "The study is completed at Prolific: it recruits nobody more.",
 }
 
+RECRUITING_NOTE = (
+    "Prolific's study {} is ACTIVE, recruiting, though the job was paused here (a START whose answer "
+    "was lost, or one made at Prolific): the job follows Prolific and collects again."
+)
+
 
 def submission_state(status: str) -> str | None:
     """Our assignment state for a submission's status; None for one we do not know (UNKNOWN, a status
@@ -47,19 +53,29 @@ def submission_state(status: str) -> str | None:
     return ASSIGNMENT_STATES.get(status)
 
 
-def study_status_note(studies: Sequence[Study], *, paused_here: bool) -> tuple[str, str, bool]:
-    """(status, reason, paused by Prolific) of a job's studies: the one that most holds recruiting back."""
+class StudyNote(NamedTuple):
+    status: str
+    note: str
+    paused: bool = False  # Prolific paused a study of a job that is recruiting here
+    recruiting: bool = False  # a study recruits while the job is paused here
+
+
+def study_status_note(studies: Sequence[Study], *, paused_here: bool) -> StudyNote:
+    """The status of a job's studies that most holds recruiting back, its reason, and whether the job
+    must follow Prolific (paused there, or recruiting there while paused here)."""
     for study in studies:
         if study.status == PAUSED and not paused_here:
-            return PAUSED, STUDY_NOTES[PAUSED], True
+            return StudyNote(PAUSED, STUDY_NOTES[PAUSED], paused=True)
+        if study.status == ACTIVE and paused_here:
+            return StudyNote(ACTIVE, RECRUITING_NOTE.format(study.study_id), recruiting=True)
     for status in (STUDY_AWAITING_REVIEW, COMPLETED):
         for study in studies:
             if study.status == status:
                 taken = f" ({study.places_taken} of {study.places} places taken)" if study.places else ""
-                return status, STUDY_NOTES[status] + taken, False
+                return StudyNote(status, STUDY_NOTES[status] + taken)
     if any(study.status == PAUSED for study in studies):
-        return PAUSED, "Paused at Prolific, as the job is paused here.", False
-    return (studies[0].status if studies else ""), "", False
+        return StudyNote(PAUSED, "Paused at Prolific, as the job is paused here.")
+    return StudyNote(studies[0].status if studies else "", "")
 
 
 # The status a confirmed review leaves the submission in at Prolific.
