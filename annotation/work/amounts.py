@@ -2,7 +2,8 @@
 
 Every door that takes an amount (the API, the admin, the commands, the staff forms) calls these,
 so an amount is finite, not negative, under the job's cap and no finer than its currency's smallest
-unit (two places for dollars, none for yen, as ISO 4217 lists them) before any row is written.
+unit (two places for dollars, none for yen: ISO 4217's, as Babel lists them, the same
+precision `config.wording.money` shows) before any row is written.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def check_amount(raw: Any, *, name: str, currency: str, cap: Decimal | None = No
     value = _decimal(raw, name)
     if value < 0:
         raise MoneyError(f"{name} must not be negative, not {value}")
-    places = get_currency_precision(currency)
+    places = get_currency_precision(currency.upper())
     if _decimal_places(value) > places:
         raise MoneyError(f"{name} {value} is finer than {currency} pays ({places} decimal places)")
     if cap is not None and value > cap:

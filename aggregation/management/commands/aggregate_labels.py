@@ -11,7 +11,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from aggregation.deciding import DECISIONS
 from aggregation.policy import LABEL_MODELS
 from aggregation.streaming import OUTPUT, LabelFileError, aggregate_labels, read_labels
+from config.csv_files import write_frame
 from config.progress import shown_on
+from config.whole_files import WriteError
 
 
 class Command(BaseCommand):
@@ -53,9 +55,9 @@ class Command(BaseCommand):
                     threshold=threshold, comparison=options["comparison"],
                 )  # fmt: skip
                 done(len(table))
-        except LabelFileError as error:
+            write_frame(options["out"], table, OUTPUT, float_format="%.6g")
+        except (LabelFileError, WriteError) as error:
             raise CommandError(str(error)) from None
-        table.to_csv(options["out"], index=False, columns=OUTPUT, float_format="%.6g")
         kept = int((table["status"] == "kept").sum())
         self.stdout.write(
             f"{len(table)} items from {len(coded.item_codes)} labels: {kept} kept -> {options['out']}"
