@@ -8,16 +8,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
-from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from accounts.invitations import InvitationError, create_invitations, parse_duration, token
+from accounts.invitations import InvitationError, create_invitations, invitation_url, parse_duration
 from accounts.models import AuditEvent, Invitation, Team
-
-
-def invitation_url(request: HttpRequest, invitation: Invitation) -> str:
-    return request.build_absolute_uri(reverse("annotation:join", args=[token(invitation)]))
 
 
 class InviteForm(forms.Form):
@@ -48,9 +43,7 @@ class TeamAdmin(admin.ModelAdmin):
             valid_for = parse_duration(form.cleaned_data["expires"])
             for team in queryset:
                 made = create_invitations(team, form.cleaned_data["count"], valid_for, by=request.user)
-                links = format_html_join(
-                    " ", "<code>{}</code>", ((invitation_url(request, i),) for i in made)
-                )
+                links = format_html_join(" ", "<code>{}</code>", ((invitation_url(i),) for i in made))
                 self.message_user(request, format_html("{}: {}", team.name, links))
         except InvitationError as error:
             self.message_user(request, str(error), messages.ERROR)
@@ -69,7 +62,7 @@ class InvitationAdmin(admin.ModelAdmin):
     def link(self, invitation: Invitation) -> SafeString | str:
         if invitation.used_at is not None:
             return "used"
-        return format_html("<code>{}</code>", reverse("annotation:join", args=[token(invitation)]))
+        return format_html("<code>{}</code>", invitation_url(invitation))
 
 
 @admin.register(AuditEvent)

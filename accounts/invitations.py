@@ -6,9 +6,11 @@ import re
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts import audit
@@ -43,6 +45,12 @@ def create_invitations(team: Team, count: int, valid_for: timedelta, *, by: Any 
 
 def token(invitation: Invitation) -> str:
     return signing.dumps(invitation.pk, salt=SALT)
+
+
+def invitation_url(invitation: Invitation, base_url: str = "") -> str:
+    """The link to hand out: under `base_url`, else PUBLIC_URL, never the Host a request claims."""
+    path = reverse("annotation:join", args=[token(invitation)])
+    return (base_url or settings.PUBLIC_URL).rstrip("/") + path
 
 
 def open_invitation(value: str) -> Invitation:

@@ -65,7 +65,9 @@ class JobCreationForm(forms.ModelForm):
             next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
             if not cleaned.get("allow_single_worker"):
                 work.check_workers_per_item(cleaned.get("task_type", ""), cleaned.get("params") or {})
-        except (TaskTypeError, ValueError) as error:
+            params, provider = cleaned.get("params") or {}, cleaned.get("provider", "")
+            work.check_new_job(task_type.slug, params, provider, cleaned.get("budget"))
+        except (TaskTypeError, work.JobError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
 

@@ -1,40 +1,25 @@
 """CSV bodies streamed row by row: a download holds every row of its query set, in memory a chunk at a
-time, whatever its size. The csv module writes each row into a buffer that hands the text straight back.
+time, whatever its size, written by the platform's one CSV writer (`config.csv_files`: no cell a
+spreadsheet would run).
 Rows are plain values in the header's order (a query set's `values_list`), never model instances."""
 
 from __future__ import annotations
 
-import csv
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from django.http import StreamingHttpResponse
 
+from config.csv_files import csv_lines
+
 SEND_BYTES = 64 * 1024  # lines go out in pieces of about this size, not one write per row
 
 
-class LineBuffer:
-    """A file for `csv.writer` whose `write` returns the line it was given instead of storing it."""
-
-    def write(self, text: str) -> str:
-        return text
-
-
-def cell(value: Any) -> Any:
-    """A field as CSV text: nested values (counts, payloads, reasons) as JSON, never a Python repr."""
-    if isinstance(value, dict | list):  # concrete types: an ABC check per cell is slow
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return value
-
-
-def csv_lines(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
-    """The header, then one line per row, gathered into pieces of about SEND_BYTES."""
-    writer = csv.writer(LineBuffer(), lineterminator="\n")
-    piece: list[str] = [writer.writerow(header)]
+def csv_chunks(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Iterator[bytes]:
+    """The platform's CSV lines (`config.csv_files`), gathered into pieces of about SEND_BYTES."""
+    piece: list[str] = []
     size = 0
-    for row in rows:
-        line = writer.writerow([cell(value) for value in row])
+    for line in csv_lines(header, rows):
         piece.append(line)
         size += len(line)
         if size >= SEND_BYTES:
@@ -47,6 +32,6 @@ def streamed_csv(
     header: Sequence[str], rows: Iterable[Sequence[Any]], filename: str
 ) -> StreamingHttpResponse:
     """A download of every row, sent as it is read."""
-    response = StreamingHttpResponse(csv_lines(header, rows), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(csv_chunks(header, rows), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

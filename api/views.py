@@ -30,7 +30,7 @@ from annotation.models import Item, Job, Response, Worker
 from annotation.task_types.base import TaskTypeError
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 from api import serializers as s
-from api.csv_streams import csv_lines, streamed_csv
+from api.csv_streams import csv_chunks, streamed_csv
 from crawler import services as crawls
 from crawler.models import CrawlRun
 from export.models import Release
@@ -67,7 +67,7 @@ class CSVRenderer(BaseRenderer):
         if not isinstance(rows, list) or not rows:
             return b""
         header = list(rows[0])
-        return b"".join(csv_lines(header, ([row.get(name) for name in header] for row in rows)))
+        return b"".join(csv_chunks(header, ([row.get(name) for name in header] for row in rows)))
 
 
 ROWS = (

@@ -1,5 +1,6 @@
 """Plain words for numbers people read: counts with their noun in the right number, money in its
-currency at its precision, and mappings as "name: value" lists (never a Python repr on a page)."""
+currency at its precision (ISO 4217's, as Babel lists it), and mappings as "name: value" lists
+(never a Python repr on a page)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from babel.numbers import get_currency_precision
+
 # Nouns whose plural is not the noun plus "s".
 IRREGULAR = {"person": "people", "analysis": "analyses", "entry": "entries", "query": "queries",
              "reply": "replies", "study": "studies", "property": "properties"}  # fmt: skip
-# Minor units per ISO 4217 currency (two unless listed).
-MINOR_UNITS = {"JPY": 0, "KRW": 0, "BHD": 3, "KWD": 3}
 
 
 def plural(noun: str) -> str:
@@ -31,7 +32,7 @@ def money(amount: Decimal | float | int | str | None, currency: str = "USD") -> 
     """An amount at its currency's precision, with the currency: "287.78 USD"; "none" without one."""
     if amount is None or amount == "":
         return "none"
-    places = MINOR_UNITS.get(currency.upper(), 2)
+    places = get_currency_precision(currency.upper())
     quantum = Decimal(1).scaleb(-places)
     rounded = Decimal(str(amount)).quantize(quantum, rounding=ROUND_HALF_UP)
     return f"{rounded:,} {currency.upper()}"

@@ -13,6 +13,7 @@ import pandas as pd
 from annotation.models import Item, Job
 from annotation.task_types.builtin_rules import VAST_5_TO_3
 from annotation.work import counted_responses
+from config.csv_files import write_frame
 from export.vast_quality import (
     Agreement,
     StanceAnswer,
@@ -73,7 +74,7 @@ def export_vast(
     )  # fmt: skip
     frame = pd.DataFrame(rows, columns=list(COLUMNS))
     out.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(out, index=False)
+    write_frame(out, frame)
     return VastExport(
         job_id=job.pk,
         path=out,

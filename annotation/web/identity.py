@@ -6,7 +6,9 @@
   Those parameters are only claims, so every page served to a market worker carries a signed, expiring token
   (`annotation.web.page_tokens`) binding the market ids and the items shown, and every POST from
   a market worker must bring it back (`check_page_token`): no cookie is needed inside the iframe;
-- preview (`?preview=1`, or the market's preview) is nobody: the pages write nothing.
+- preview (`?preview=1`, or the market's preview) is nobody: the pages write nothing. `?preview=1`
+  shows a job's items, so it is for staff who may view jobs, and for the job's in-house team once it
+  is published (`may_preview`); the market's own preview needs the market's ids of one of its HITs.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from annotation.market_interface.base import (
     external_identity,
 )
 from annotation.market_interface.registry import get_provider
-from annotation.models import Job, Qualification, Worker
+from annotation.models import Job, JobState, Qualification, Worker
 from annotation.web.page_tokens import (
     TOKEN_FIELD,
     Grant,
@@ -69,7 +71,7 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
     """
     params = {**request.GET.dict(), **request.POST.dict()}
     if params.get("preview") == "1":
-        return Visitor(worker=None, preview=True, carried={"preview": "1"})
+        return _previewer(request, job)
     provider = get_provider(job.provider)
     if not provider.capabilities.logged_in_workers:
         external = external_identity(provider, params)
@@ -87,11 +89,28 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
         raise LoginRequiredError("log in to work on in-house jobs")
     if not provider.capabilities.logged_in_workers:
         # Staff looking at a market job without the market's parameters see what workers would.
-        return Visitor(worker=None, preview=True, carried={"preview": "1"})
+        return _previewer(request, job)
     if not is_open_to(job, request.user):
         raise NotThisJobError("this job is for other teams")
     worker, found = _worker(job, f"user-{request.user.pk}", known, user=request.user)
     return Visitor(worker=worker, qualification=found)
+
+
+def may_preview(user: Any, job: Job) -> bool:
+    """Staff who may view jobs, or a member of the in-house job's team once the job is published."""
+    if user.has_perm("annotation.view_job"):
+        return True
+    in_house = get_provider(job.provider).capabilities.logged_in_workers
+    return in_house and job.state != JobState.DRAFT and is_open_to(job, user)
+
+
+def _previewer(request: HttpRequest, job: Job) -> Visitor:
+    """A preview visitor, for someone who may see the job's items (`may_preview`)."""
+    if not request.user.is_authenticated:
+        raise LoginRequiredError("log in to preview a job")
+    if not may_preview(request.user, job):
+        raise NotThisJobError("this job is not open to you")
+    return Visitor(worker=None, preview=True, carried={"preview": "1"})
 
 
 def _worker(

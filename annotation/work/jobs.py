@@ -40,7 +40,7 @@ from annotation.models import (
 from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
-from annotation.work import costs
+from annotation.work import amounts, costs
 from annotation.work.assignments import ServiceQueue
 from annotation.work.bundling import Grouped, bundle, mix_gold
 from annotation.work.settling import settle_job
@@ -110,6 +110,7 @@ def create_job(
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
     merged, adaptive = _job_params(definition, params, provider)
+    merged, budget = amounts.check_job_money(merged, budget)
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
     if not specs:
@@ -134,6 +135,12 @@ def create_job(
         _store_hits(job, items, gold_items, merged)
         _fence_authors(specs + gold, {item.key: item for item in items + gold_items})
     return job
+
+
+def check_new_job(task_type: str, params: Mapping[str, Any] | None, provider: str, budget: Any) -> None:
+    """What `create_job` checks before it reads any item: the parameters, the market and the money."""
+    merged, _ = _job_params(get_task_type(task_type), params, provider)
+    amounts.check_job_money(merged, budget)
 
 
 def _job_params(

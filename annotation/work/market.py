@@ -19,6 +19,7 @@ from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.market_interface.base import Control
 from annotation.market_interface.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, JobState
+from annotation.work import amounts
 from annotation.work.jobs import (
     BudgetError,
     JobStateError,
@@ -75,10 +76,10 @@ def bonus_assignment(assignment_id: int, amount: Decimal, reason: str, batch: st
     The cap is checked and the ledger row written under the job's row lock, so concurrent bonuses
     cannot pass the cap together; the market call follows once that row is committed.
     """
-    amount = Decimal(amount)
+    assignment = Assignment.objects.select_related("job", "worker", "hit").get(pk=assignment_id)
+    amount = amounts.check_amount(amount, name="a bonus", currency=assignment.job.currency)
     if amount <= 0:
         raise ReviewError(f"a bonus must be positive, not {amount}")
-    assignment = Assignment.objects.select_related("job", "worker", "hit").get(pk=assignment_id)
     provider = get_provider(assignment.job.provider)
     if not provider.capabilities.bonus:
         raise ReviewError(f"the {provider.name} provider pays no bonuses")

@@ -24,6 +24,8 @@ from annotation.task_types.mturk_template import batch_of
 from annotation.work.jobs import JobError, create_job
 from annotation.work.pseudonyms import PseudonymKeyError
 from annotation.work.records import worker_pseudonym
+from config.csv_files import write_frame
+from config.whole_files import WriteError
 
 MAX_ROWS = 100_000
 MAX_TEMPLATE_BYTES = 1_000_000
@@ -176,11 +178,11 @@ def export_mturk_batch(job_id: int, out: Path) -> int:
     if job is None:
         raise MTurkBatchError(f"no job {job_id}")
     try:
-        frame = batch_results(job)
-        frame.to_csv(out, index=False)
-    except (OSError, PseudonymKeyError) as error:
+        return write_frame(out, batch_results(job))
+    except WriteError as error:
+        raise MTurkBatchError(str(error)) from error
+    except PseudonymKeyError as error:
         raise MTurkBatchError(f"cannot write {out}: {error}") from error
-    return len(frame)
 
 
 def _mturk_time(moment: datetime | None) -> str:

@@ -10,6 +10,8 @@ from typing import Any
 import boto3
 import pytest
 from botocore.stub import Stubber
+from django.contrib.auth.models import Permission, User
+from django.test import Client
 
 from annotation.markets.mturk.client import MTurkClient
 from tests.annotation.market_clients import market_clients
@@ -44,3 +46,13 @@ def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
     client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
     with market_clients(mturk=client):
         yield client
+
+
+@pytest.fixture
+def previewer(db: None) -> Client:
+    """A researcher who may view jobs: `?preview=1` shows them any job's items."""
+    user = User.objects.create_user("researcher", password="pw-for-tests-1")
+    user.user_permissions.add(Permission.objects.get(codename="view_job"))
+    client = Client()
+    client.force_login(user)
+    return client

@@ -41,7 +41,7 @@ def test_create_job_refuses_filters_that_choose_nothing() -> None:
 
 def test_publish_job_refuses_a_job_over_budget() -> None:
     make_corpus(claims=2)
-    run("create_job", "stance", "--budget", "1.00")
+    run("create_job", "stance", "--budget", "2.00")
 
     with pytest.raises(CommandError, match="exceeds the job budget"):
         run("publish_job", str(Job.objects.get().pk))

@@ -154,10 +154,10 @@ def test_a_trusted_templates_page_keeps_its_script() -> None:
     assert "script-src" not in page["Content-Security-Policy"]
 
 
-def test_preview_shows_the_first_row_sanitised(client: Client) -> None:
+def test_preview_shows_the_first_row_sanitised(previewer: Client) -> None:
     job = published(import_mturk_template(CROWD, CROWD_BATCH, "stance"))
 
-    page = client.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
+    page = previewer.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
 
     assert page.status_code == 200 and b"Vaccination must be made compulsory" in page.content
     assert b"javascript:" not in page.content and b"onclick" not in page.content

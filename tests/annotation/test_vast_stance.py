@@ -116,11 +116,11 @@ def test_a_simulated_crowd_completes_a_vast_job_three_workers_an_item_with_some_
     assert all(r.value["correction"] and r.value["stance"] for r in corrected)
 
 
-def test_the_preview_shows_the_comment_and_the_proposed_topic(client: Client) -> None:
+def test_the_preview_shows_the_comment_and_the_proposed_topic(previewer: Client) -> None:
     make_vast_corpus()
     job = work.create_job("vast_stance", {"status": "kept"})
 
-    response = client.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
+    response = previewer.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
 
     assert response.status_code == 200
     assert b"Pupils in uniform were bullied less." in response.content

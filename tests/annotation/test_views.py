@@ -30,8 +30,8 @@ def quiz_answers(right: bool = True) -> dict[str, str]:
     return {q.key: q.answer if right else "MILDLY_SUPPORT" for q in get_task_type("stance").quiz}
 
 
-def test_preview_writes_nothing(client: Client, job) -> None:
-    response = client.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
+def test_preview_writes_nothing(previewer: Client, job) -> None:
+    response = previewer.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
 
     assert response.status_code == 200
     assert b"Nothing you do here is saved" in response.content
@@ -110,7 +110,7 @@ def test_another_workers_assignment_is_not_found(annotator: Client, job) -> None
 
 
 @pytest.mark.parametrize("slug", ["paraphrase_writing", "evidence_verification", "topic_tagging"])
-def test_every_task_type_template_renders_its_preview(client: Client, slug: str) -> None:
+def test_every_task_type_template_renders_its_preview(previewer: Client, slug: str) -> None:
     from corpus.models import ClusterEvidence, Evidence, PerspectiveCluster
 
     make_corpus(claims=1, perspectives=2)
@@ -118,6 +118,6 @@ def test_every_task_type_template_renders_its_preview(client: Client, slug: str)
     ClusterEvidence.objects.create(cluster=PerspectiveCluster.objects.first(), evidence=evidence, position=0)
     job = work.create_job(slug, {})
 
-    response = client.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
+    response = previewer.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
 
     assert response.status_code == 200 and b'class="item"' in response.content

@@ -17,8 +17,8 @@ from rest_framework.test import APIClient
 
 from aggregation.models import AggregationRun, ItemOutcome
 from annotation.models import Item, Job
-from api.csv_streams import cell
 from api.views import CSV_CHUNK_ROWS
+from config.csv_files import csv_cell
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -72,7 +72,7 @@ def test_the_csv_of_a_295_row_job_has_295_rows(researcher: APIClient) -> None:
 
 
 def as_csv_text(value: object) -> str:
-    return "" if value is None else str(cell(value))
+    return str(csv_cell(value))
 
 
 @pytest.mark.parametrize("rows", ["items", "responses", "outcomes"])

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.urls import reverse
 
-from accounts.invitations import InvitationError, create_invitations, parse_duration, token
+from accounts.invitations import InvitationError, create_invitations, invitation_url, parse_duration
 from accounts.models import Team
 
 
@@ -40,7 +38,4 @@ class Command(BaseCommand):
         if made:
             self.stderr.write(f"team {name!r} created")
         for invitation in invitations:
-            self.stdout.write(
-                (base_url or settings.PUBLIC_URL).rstrip("/")
-                + reverse("annotation:join", args=[token(invitation)])
-            )
+            self.stdout.write(invitation_url(invitation, base_url or ""))

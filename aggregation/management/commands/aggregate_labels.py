@@ -13,7 +13,9 @@ from aggregation.declared import categorical_rule, categorical_rules, rule_answe
 from aggregation.policy import LABEL_MODELS
 from aggregation.rules import AgreementRule
 from aggregation.streaming import OUTPUT, LabelFileError, aggregate_labels, read_labels
+from config.csv_files import write_frame
 from config.progress import shown_on
+from config.whole_files import WriteError
 
 
 class Command(BaseCommand):
@@ -63,9 +65,9 @@ class Command(BaseCommand):
                     threshold=threshold, comparison=options["comparison"], declared=declared,
                 )  # fmt: skip
                 done(len(table))
-        except LabelFileError as error:
+            write_frame(options["out"], table, OUTPUT, float_format="%.6g")
+        except (LabelFileError, WriteError) as error:
             raise CommandError(str(error)) from None
-        table.to_csv(options["out"], index=False, columns=OUTPUT, float_format="%.6g")
         kept = int((table["status"] == "kept").sum())
         rule = f" (rule {declared.describe()})" if declared is not None else ""
         self.stdout.write(

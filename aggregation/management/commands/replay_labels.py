@@ -14,6 +14,8 @@ from aggregation.deciding import DECISIONS
 from aggregation.policy import LABEL_MODELS
 from aggregation.replaying import REPLAY_OUTPUT, gold_accuracy, read_arrivals, read_gold, replay
 from aggregation.streaming import LabelFileError
+from config.csv_files import write_frame
+from config.whole_files import WriteError
 
 
 class Command(BaseCommand):
@@ -58,7 +60,10 @@ class Command(BaseCommand):
         except (AdaptiveError, LabelFileError) as error:
             raise CommandError(str(error)) from None
         result = played[options["policy"]]
-        result.table.to_csv(options["out"], index=False, columns=REPLAY_OUTPUT, float_format="%.6g")
+        try:
+            write_frame(options["out"], result.table, REPLAY_OUTPUT, float_format="%.6g")
+        except WriteError as error:
+            raise CommandError(str(error)) from None
         self.stdout.write(
             f"{options['policy']}: {result.labels_used} labels used of {int(arrivals.available.sum())} "
             f"for {len(result.table)} items ({result.rounds} rounds) -> {options['out']}"

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.work.counter_speeches import COLUMNS, CounterSpeechExportError, counter_speech_rows
+from config.csv_files import write_csv
+from config.whole_files import WriteError
 
 
 class Command(BaseCommand):
@@ -20,11 +21,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         out: Path = options["out"]
-        if not out.parent.is_dir():
-            raise CommandError(f"no directory {out.parent} to write {out.name} into")
         try:
             rows = counter_speech_rows(options["job"])
-        except CounterSpeechExportError as error:
+            write_csv(out, list(COLUMNS), ([row.get(name) for name in COLUMNS] for row in rows))
+        except (CounterSpeechExportError, WriteError) as error:
             raise CommandError(str(error)) from error
-        pd.DataFrame(rows, columns=list(COLUMNS)).to_csv(out, index=False)
         self.stdout.write(f"job {options['job']}: {len(rows)} questions written to {out}")
