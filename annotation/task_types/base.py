@@ -140,6 +140,9 @@ class TaskType:
     # Whether a HIT's unanswered items look the same to every worker, so the task page renders them
     # once and shares them (annotation.web.fragments); not where they show more than the items.
     items_shown_alike: ClassVar[bool] = True
+    # The payload's texts a machine annotator reads, in order (aggregation.machine_training); empty:
+    # no machine can label this task type.
+    machine_texts: ClassVar[tuple[str, ...]] = ()
 
     @property
     def template(self) -> str:

@@ -93,6 +93,7 @@ class StanceTaskType(TaskType):
     name = "Stance verification"
     summary = "Does the perspective support or oppose the claim? Five labels."
     labels = LABELS
+    machine_texts = ("claim", "perspective")
     defaults = Defaults(
         groups_per_hit=10,
         workers_per_item=3,
