@@ -10,7 +10,6 @@ logistic head (scikit-learn). A classifier remembers what it was trained on and 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,15 +20,11 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 from aggregation.label_models import FloatArray, IntArray
+from annotation.machines.keys import example_key
 from search.dense import DenseUnavailableError, Encoder, load_encoder
 
 Example = tuple[str, ...]
 TFIDF, MINILM = "tfidf", "minilm"
-
-
-def example_key(example: Example) -> str:
-    """What identifies an example whatever item it came from: the hash of its texts."""
-    return hashlib.sha256("\x1f".join(example).encode("utf-8")).hexdigest()
 
 
 def dense_encoder() -> Encoder | None:

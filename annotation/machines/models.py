@@ -40,3 +40,35 @@ class MachineAnnotator(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} v{self.version} ({self.backend} {self.model_name})"
+
+
+class ReplyState(models.TextChoices):
+    ASKED = "asked", "Asked, no reply yet"  # written before the call: its worst-case cost counts
+    ANSWERED = "answered", "A label of the set"
+    NO_ANSWER = "no_answer", "A refusal or a reply outside the label set"
+    UNCLEAR = "unclear", "Lost or timed out: it may have been charged"
+
+
+class MachineReply(models.Model):
+    """One chat-completions call for one item's texts, cached by (model, prompt version, texts): a
+    re-run reads the reply here and costs nothing. Written (ASKED, with the call's worst-case cost)
+    before the call is made, so a job's spend counts every call that may have been charged."""
+
+    model_name = models.CharField(max_length=200)
+    prompt_version = models.CharField(max_length=32)
+    example_key = models.CharField(max_length=64, help_text="sha256 of the item's texts")
+    job = models.ForeignKey("annotation.Job", on_delete=models.CASCADE, related_name="machine_replies")
+    state = models.CharField(max_length=16, choices=ReplyState.choices, default=ReplyState.ASKED)
+    label = models.CharField(max_length=64, blank=True)
+    text = models.TextField(blank=True, help_text="The reply as given, for the record.")
+    tokens = models.PositiveIntegerField(default=0)
+    cost = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        app_label = "annotation"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["model_name", "prompt_version", "example_key"], name="machinereply_unique"
+            )
+        ]

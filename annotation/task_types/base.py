@@ -143,6 +143,10 @@ class TaskType:
     # The payload's texts a machine annotator reads, in order (aggregation.machine_training); empty:
     # no machine can label this task type.
     machine_texts: ClassVar[tuple[str, ...]] = ()
+    # The prompt an openai_compatible machine is asked with, formatted with the payload's machine
+    # texts, and its version (a reply is cached under it: a changed prompt is a new version).
+    machine_prompt: ClassVar[str] = ""
+    machine_prompt_version: ClassVar[str] = ""
 
     @property
     def template(self) -> str:
