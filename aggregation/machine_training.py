@@ -152,5 +152,6 @@ def label_job(annotator: MachineAnnotator, job: Job) -> tuple[int, int, dict[int
         for (pk, _), code, score, keep in zip(items, codes, scores, unseen, strict=True)
         if keep
     ]
-    written = record_machine_labels(annotator, job, {pk: label for pk, label, _ in labelled})
-    return written, int((~unseen).sum()), {pk: float(score) for pk, _, score in labelled}
+    scores_of = {pk: float(score) for pk, _, score in labelled}
+    written = record_machine_labels(annotator, job, {pk: label for pk, label, _ in labelled}, scores_of)
+    return written, int((~unseen).sum()), scores_of

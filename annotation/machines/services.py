@@ -47,10 +47,15 @@ def register_annotator(
     )
 
 
-def record_machine_labels(annotator: MachineAnnotator, job: Job, labels: Mapping[int, str]) -> int:
+def record_machine_labels(
+    annotator: MachineAnnotator,
+    job: Job,
+    labels: Mapping[int, str],
+    scores: Mapping[int, float] | None = None,
+) -> int:
     """Store the machine's label of each item (item id → label) as a response marked machine, with no
-    assignment. A re-run adds only what is new: a label already recorded is kept. Returns how many
-    were written."""
+    assignment, and its score (how sure it was, in [0, 1]) in the response's value. A re-run adds only
+    what is new: a label already recorded is kept. Returns how many were written."""
     if annotator.task_type != job.task_type:
         raise MachineError(f"{annotator} labels {annotator.task_type}, not this job's {job.task_type}")
     allowed = set(get_task_type(job.task_type).label_values)
@@ -68,6 +73,7 @@ def record_machine_labels(annotator: MachineAnnotator, job: Job, labels: Mapping
             worker=annotator.worker,
             label=label,
             origin=ResponseOrigin.MACHINE,
+            value={"score": (scores or {}).get(item, 1.0)},
             created=now,
         )
         for item, label in labels.items()

@@ -93,6 +93,9 @@ MARKET_PARAMS = frozenset(
         "mturk_min_approval_rate",
     }
 )
+# A machine beside the crowd: {annotator, target_error, confidence, calibration_items}
+# (annotation/machines/plans.py).
+MACHINE_PARAMS = frozenset({"machine"})
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,7 @@ class TaskType:
     def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with a job's overrides; unknown names are refused so typos do not pass silently."""
         merged = self.defaults.as_params()
-        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS - REDUNDANCY_PARAMS
+        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS - REDUNDANCY_PARAMS - MACHINE_PARAMS
         if unknown:
             raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
         merged.update(overrides or {})
