@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from aggregation.machines.calibrating import Calibration, calibrate
+from aggregation.calibration import calibration_error
+from aggregation.machines.calibrating import FOLDS, Calibration, calibrate
 from aggregation.machines.routing import Routing, choose_threshold
 from aggregation.streaming import LabelFileError
 
@@ -108,3 +109,15 @@ def check_routing(
         float(np.mean(~agrees[accepted])) if accepted.any() else float("nan"),
         float(np.mean(machine["label"][judged] != truth[judged])) if judged.any() else float("nan"),
     )
+
+
+def posterior_calibration(table: pd.DataFrame, gold: dict[str, str]) -> tuple[int, float, float]:
+    """How well a label model's posteriors (``confidence`` of its ``model_label``) match the truth on
+    the gold items: (items judged, ECE as they are, ECE once calibrated, cross-fitted). The second
+    figure is what a threshold on those posteriors can be trusted to; nan with too few gold items."""
+    judged = table[table["item"].isin(list(gold))]
+    right = (judged["model_label"] == judged["item"].map(gold)).to_numpy(dtype=np.float64)
+    confidence = judged["confidence"].to_numpy(dtype=np.float64)
+    if len(judged) < 2 * FOLDS:
+        return len(judged), float("nan"), float("nan")
+    return len(judged), calibration_error(confidence, right), calibrate(confidence, right).ece

@@ -92,3 +92,15 @@ def test_a_confidence_given_as_delta_is_refused(seed_files: dict[str, Path]) -> 
 def test_more_calibration_items_than_items_is_a_clear_error(seed_files: dict[str, Path]) -> None:
     with pytest.raises(CommandError, match="fewer than 5000"):
         replay(seed_files, seed_files["good"], "--calibration-items", "5000")
+
+
+def test_with_gold_the_label_models_calibration_is_measured_as_it_is_and_once_fitted(
+    seed_files: dict[str, Path],
+) -> None:
+    printed = replay(seed_files, seed_files["good"], "--gold", str(seed_files["gold"]))
+    line = next(line for line in printed.splitlines() if "posteriors on" in line)
+    assert line.startswith("dawid_skene posteriors on 5000 gold items: ECE=")
+    raw, calibrated = (float(part.split("=")[1].strip(",")) for part in line.split() if "ECE=" in part)
+    # On a simulated crowd Dawid–Skene's posteriors are already close to calibrated; on real crowds
+    # they are not, which is why the fitted figure is printed beside the raw one.
+    assert 0 < raw < 0.03 and 0 < calibrated < 0.03

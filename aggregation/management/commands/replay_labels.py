@@ -13,10 +13,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aggregation.adaptive import ADAPTIVE, FIXED, REDUNDANCIES, AdaptiveError, AdaptivePolicy
 from aggregation.deciding import DECISIONS
-from aggregation.machines.checking import RoutingCheck, check_routing, read_machine_scores
+from aggregation.machines.checking import (
+    RoutingCheck,
+    check_routing,
+    posterior_calibration,
+    read_machine_scores,
+)
 from aggregation.machines.routing import RoutingError
 from aggregation.policy import LABEL_MODELS
-from aggregation.replaying import REPLAY_OUTPUT, gold_accuracy, read_arrivals, read_gold, replay
+from aggregation.replaying import REPLAY_OUTPUT, ReplayResult, gold_accuracy, read_arrivals, read_gold, replay
 from aggregation.streaming import LabelFileError
 
 
@@ -81,14 +86,23 @@ class Command(BaseCommand):
             f"for {len(result.table)} items ({result.rounds} rounds) -> {options['out']}"
         )
         if gold is not None:
-            for policy in (FIXED, ADAPTIVE):
-                share, judged = gold_accuracy(played[policy].table, gold)
-                used = played[policy].labels_used
-                self.stdout.write(
-                    f"{policy:>8}: accuracy={share:.4f} on {judged} gold items, labels used={used}"
-                )
+            self._report_gold(played, result.table, gold, options["label_model"])
         if routed is not None:
             self.stdout.write(routed.describe())
+
+    def _report_gold(
+        self, played: dict[str, ReplayResult], table: pd.DataFrame, gold: dict[str, str], label_model: str
+    ) -> None:
+        """Fixed and adaptive accuracy on the gold items, and how calibrated the posteriors are there."""
+        for policy in (FIXED, ADAPTIVE):
+            share, judged = gold_accuracy(played[policy].table, gold)
+            used = played[policy].labels_used
+            self.stdout.write(f"{policy:>8}: accuracy={share:.4f} on {judged} gold items, labels used={used}")
+        judged, ece, calibrated = posterior_calibration(table, gold)
+        self.stdout.write(
+            f"{label_model} posteriors on {judged} gold items: ECE={ece:.4f}, "
+            f"calibrated (cross-fitted) ECE={calibrated:.4f}"
+        )
 
     def _route(
         self, table: pd.DataFrame, labels: list[str], gold: dict[str, str] | None, options: dict[str, Any]
