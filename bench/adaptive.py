@@ -77,9 +77,7 @@ def write_csv(crowd: Crowd, folder: Path, names: Sequence[str] = LABELS.labels) 
     with gold.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["item", "label"])
-        writer.writerows(
-            [f"i{item}", names[label]] for item, label in enumerate(crowd.truth.tolist())
-        )
+        writer.writerows([f"i{item}", names[label]] for item, label in enumerate(crowd.truth.tolist()))
     return labels, gold
 
 

@@ -72,3 +72,6 @@ class MachineReply(models.Model):
                 fields=["model_name", "prompt_version", "example_key"], name="machinereply_unique"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.model_name} {self.prompt_version} {self.example_key[:12]}: {self.state}"
