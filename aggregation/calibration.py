@@ -21,6 +21,11 @@ def expected_calibration_error(
     (NO_MAJORITY) counts as half right, as a coin toss between its tied labels would be."""
     confidence = probabilities.max(axis=1)
     correct = np.where(labels == NO_MAJORITY, 0.5, (labels == truth).astype(np.float64))
+    return calibration_error(confidence, correct, bins)
+
+
+def calibration_error(confidence: FloatArray, correct: FloatArray, bins: int = 10) -> float:
+    """ECE of any confidence in [0, 1] against how often it was right (``correct``: 1, 0, or a share)."""
     edges = np.linspace(0.0, 1.0, bins + 1)
     which = np.clip(np.digitize(confidence, edges[1:-1], right=True), 0, bins - 1)
     sizes = np.bincount(which, minlength=bins)

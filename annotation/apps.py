@@ -11,6 +11,7 @@ class AnnotationConfig(AppConfig):
         # never reaches up into the ledger.
         super().import_models()
         from annotation.ledger import models as ledger_models  # noqa: F401
+        from annotation.machines import models as machine_models  # noqa: F401
 
     def ready(self) -> None:
         # System checks register on import; ready() runs once, after every app's models are loaded.

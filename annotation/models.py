@@ -304,13 +304,25 @@ class WorkerItem(models.Model):
         return f"worker {self.worker_id} {self.reason} item {self.item_id}"
 
 
+class ResponseOrigin(models.TextChoices):
+    """Who gave an answer: the crowd (through a market), a machine annotator, or an expert."""
+
+    CROWD = "crowd", "Crowd"
+    MACHINE = "machine", "Machine"
+    EXPERT = "expert", "Expert"
+
+
 class Response(models.Model):
-    """A worker's answer to one item: `label` for categorical answers, `value` for anything richer."""
+    """A worker's answer to one item: `label` for categorical answers, `value` for anything richer.
+    A machine's answer has no assignment: it was never handed out, and is never paid."""
 
     job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="responses")
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="responses")
     worker = models.ForeignKey(Worker, on_delete=models.PROTECT, related_name="responses")
-    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="responses")
+    assignment = models.ForeignKey(
+        Assignment, null=True, blank=True, on_delete=models.CASCADE, related_name="responses"
+    )
+    origin = models.CharField(max_length=16, choices=ResponseOrigin.choices, default=ResponseOrigin.CROWD)
     # No length cap: a multi-label answer is its labels joined (all 18 PERSPECTRUM topics: 228 characters).
     label = models.CharField(blank=True, db_index=True)
     value = models.JSONField(null=True, blank=True)
@@ -321,7 +333,15 @@ class Response(models.Model):
 
     class Meta:
         ordering = ["item", "worker"]
-        constraints = [models.UniqueConstraint(fields=["item", "worker"], name="response_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "worker"], name="response_unique"),
+            # Only a machine answers without an assignment, and a machine never has one.
+            models.CheckConstraint(
+                condition=Q(origin="machine", assignment__isnull=True)
+                | (~Q(origin="machine") & Q(assignment__isnull=False)),
+                name="response_assignment_unless_machine",
+            ),
+        ]
         indexes = [models.Index(fields=["job", "item"], name="response_job_item")]
 
     def __str__(self) -> str:

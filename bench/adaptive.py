@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -56,8 +57,9 @@ def adaptive(crowd: Crowd, model: LabelModel, stop: float) -> Replay:
     return run_rounds(available, lambda used: responses_of(crowd, used), model, policy)
 
 
-def write_csv(crowd: Crowd, folder: Path) -> tuple[Path, Path]:
-    """The crowd's answers in arrival order (item,worker,label,time) and its truth (item,label)."""
+def write_csv(crowd: Crowd, folder: Path, names: Sequence[str] = LABELS.labels) -> tuple[Path, Path]:
+    """The crowd's answers in arrival order (item,worker,label,time) and its truth (item,label), each
+    label code written as its name in ``names``."""
     labels, gold = folder / "labels.csv", folder / "gold.csv"
     with labels.open("w", newline="") as out:
         writer = csv.writer(out)
@@ -68,16 +70,14 @@ def write_csv(crowd: Crowd, folder: Path) -> tuple[Path, Path]:
                     [
                         f"i{item}",
                         f"w{crowd.answer_workers[item, slot]}",
-                        LABELS.labels[crowd.answer_labels[item, slot]],
+                        names[crowd.answer_labels[item, slot]],
                         slot * len(crowd.truth) + item,
                     ]
                 )
     with gold.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["item", "label"])
-        writer.writerows(
-            [f"i{item}", LABELS.labels[label]] for item, label in enumerate(crowd.truth.tolist())
-        )
+        writer.writerows([f"i{item}", names[label]] for item, label in enumerate(crowd.truth.tolist()))
     return labels, gold
 
 

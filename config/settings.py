@@ -303,6 +303,13 @@ PROLIFIC_PROJECT_ID = env_str("PROLIFIC_PROJECT_ID")
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
 # The workspace's currency: every Prolific job is booked in it, and publishing checks the workspace agrees.
 PROLIFIC_CURRENCY = env_str("PROLIFIC_CURRENCY", "GBP")
+# Machine annotators of the openai_compatible backend (annotation/machines/chat.py): any server of the
+# chat completions API (vLLM, Ollama, llama.cpp's server, a hosted provider). The key is read here
+# only, never stored; temperature, price and requests per minute are the annotator's own settings.
+MACHINE_CHAT_BASE_URL = env_str("MACHINE_CHAT_BASE_URL")
+MACHINE_CHAT_MODEL = env_str("MACHINE_CHAT_MODEL")
+MACHINE_CHAT_API_KEY = env_str("MACHINE_CHAT_API_KEY")
+MACHINE_CHAT_TIMEOUT = env_int("MACHINE_CHAT_TIMEOUT", 30, minimum=1)
 # The https origin markets send workers to (task pages are under /annotate/jobs/<id>/).
 MARKET_PUBLIC_URL = env_str("MARKET_PUBLIC_URL", f"https://{STANCEWORK_DOMAIN}" if STANCEWORK_DOMAIN else "")
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)

@@ -183,6 +183,24 @@ def _annotation_step(job: Mapping[str, Any]) -> dict[str, Any]:
         "job_id": job["id"],
         **{key: job[key] for key in copied},
         "quiz_pass_mark": job["params"].get("quiz_pass_mark"),
+        "machine": machine_step(job["params"]),
+    }
+
+
+def machine_step(params: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The machine beside the crowd in a step (None without one): the bound its accepted labels were
+    held to, and the share of the step's items it labelled alone (0 until its routing is chosen)."""
+    plan = params.get("machine")
+    if not plan:
+        return None
+    routing = params.get("machine_routing") or {}
+    accepted = routing.get("threshold") is not None
+    return {
+        "annotator": routing.get("annotator", plan["annotator"]),
+        "bound": f"error at most {plan['target_error']} against the crowd's decision, "
+        f"with confidence {plan['confidence']}, on {plan['calibration_items']} calibration items",
+        "share_by_machine": routing.get("share_accepted", 0.0) if accepted else 0.0,
+        "why_none": routing.get("reason", "its routing is not chosen yet") if not accepted else "",
     }
 
 

@@ -93,6 +93,9 @@ MARKET_PARAMS = frozenset(
         "mturk_min_approval_rate",
     }
 )
+# A machine beside the crowd: {annotator, target_error, confidence, calibration_items}
+# (annotation/machines/plans.py).
+MACHINE_PARAMS = frozenset({"machine"})
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,13 @@ class TaskType:
     # Whether a HIT's unanswered items look the same to every worker, so the task page renders them
     # once and shares them (annotation.web.fragments); not where they show more than the items.
     items_shown_alike: ClassVar[bool] = True
+    # The payload's texts a machine annotator reads, in order (aggregation.machine_training); empty:
+    # no machine can label this task type.
+    machine_texts: ClassVar[tuple[str, ...]] = ()
+    # The prompt an openai_compatible machine is asked with, formatted with the payload's machine
+    # texts, and its version (a reply is cached under it: a changed prompt is a new version).
+    machine_prompt: ClassVar[str] = ""
+    machine_prompt_version: ClassVar[str] = ""
 
     @property
     def template(self) -> str:
@@ -148,7 +158,7 @@ class TaskType:
     def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with a job's overrides; unknown names are refused so typos do not pass silently."""
         merged = self.defaults.as_params()
-        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS - REDUNDANCY_PARAMS
+        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS - REDUNDANCY_PARAMS - MACHINE_PARAMS
         if unknown:
             raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
         merged.update(overrides or {})

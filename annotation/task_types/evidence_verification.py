@@ -62,6 +62,7 @@ class EvidenceVerificationTaskType(TaskType):
     name = "Evidence verification"
     summary = "Does the paragraph support each candidate perspective?"
     labels = LABELS
+    machine_texts = ("perspective", "evidence")
     defaults = Defaults(
         groups_per_hit=20, workers_per_item=4, reward=Decimal("1.00"), extra={"candidates": 8}
     )

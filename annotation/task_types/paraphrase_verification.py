@@ -69,6 +69,7 @@ class ParaphraseVerificationTaskType(TaskType):
     name = "Paraphrase verification"
     summary = "Same or different argument, in the context of the claim."
     labels = LABELS
+    machine_texts = ("perspective", "candidate")
     defaults = Defaults(groups_per_hit=24, workers_per_item=3, reward=Decimal("1.00"))
     quiz = QUIZ
     aggregation = PARAPHRASE_RULE

@@ -93,6 +93,13 @@ class StanceTaskType(TaskType):
     name = "Stance verification"
     summary = "Does the perspective support or oppose the claim? Five labels."
     labels = LABELS
+    machine_texts = ("claim", "perspective")
+    machine_prompt_version = "stance-1"
+    machine_prompt = (
+        "Claim: {claim}\nPerspective: {perspective}\n\nHow does the perspective relate to the claim? "
+        "Reply with exactly one of these words and nothing else: SUPPORT (supports it), MILDLY_SUPPORT, "
+        "MILDLY_UNDERMINE, UNDERMINE (argues against it), NOT_VALID (not a perspective on this claim)."
+    )
     defaults = Defaults(
         groups_per_hit=10,
         workers_per_item=3,

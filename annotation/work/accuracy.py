@@ -121,14 +121,15 @@ def bonus_correct_answers(job_id: int) -> BonusReport:
         return report
     shares = item_shares(job)
     for response, correct in graded_responses(job):
-        if not correct or response.assignment.state not in AssignmentState.payable():
+        assignment = response.assignment  # None only for a machine's label, which is never paid
+        if assignment is None or not correct or assignment.state not in AssignmentState.payable():
             continue
-        share = shares.get(response.assignment.hit_id, Decimal("0"))
+        share = shares.get(assignment.hit_id, Decimal("0"))
         if share <= 0:
             continue
         reason, batch = f"Correct answer: {response.item.key}", f"correct:{response.item_id}"
         try:
-            entry = bonus_assignment(response.assignment_id, share, reason, batch)
+            entry = bonus_assignment(assignment.pk, share, reason, batch)
         except (BudgetError, ReviewError, ProviderError, MarketError) as error:
             report.refused.append(f"{response.item.key} by worker {response.worker_id}: {error}")
             continue

@@ -14,6 +14,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from annotation.ledger.listings import publish_hits
+from annotation.machines.plans import MachinePlanError, machine_plan
 from annotation.market_interface.base import (
     AssignmentReport,
     Control,
@@ -151,6 +152,10 @@ def _job_params(
     try:
         adaptive = adaptive_policy(merged)
     except AdaptiveError as error:
+        raise JobError(str(error)) from None
+    try:
+        machine_plan(merged)  # a machine beside the crowd is checked now, not when it is routed
+    except MachinePlanError as error:
         raise JobError(str(error)) from None
     market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
     try:

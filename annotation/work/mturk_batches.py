@@ -158,6 +158,8 @@ def batch_results(job: Job) -> pd.DataFrame:
     )
     rows = []
     for response in responses:
+        if response.assignment is None:  # a machine's label: never part of a market's batch
+            continue
         row = {**_hit_columns(job, response.assignment), **_assignment_columns(response.assignment)}
         row.update(
             {f"Input.{c}": str(response.item.payload.get("row", {}).get(c, "")) for c in batch.columns}

@@ -18,27 +18,31 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.market_interface.base import Control
 from annotation.market_interface.registry import control, get_provider
-from annotation.models import Assignment, AssignmentState, Item, Job, Response, Worker
+from annotation.models import Assignment, AssignmentState, Item, Job, Response, ResponseOrigin, Worker
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 
 
 def long_format(
-    job: Job, *, include_gold: bool = False, exclude_workers: Iterable[int] = ()
+    job: Job, *, include_gold: bool = False, exclude_workers: Iterable[int] = (), with_machines: bool = False
 ) -> QuerySet[Response, tuple[int, int, str]]:
     """(item, worker, label) rows of a job, one query, for the aggregators.
 
     Only work that counts: submitted or approved, confirmed by its market (`Assignment.counted`);
-    rejected and unconfirmed work never votes. `exclude_workers` leaves out those workers too.
+    rejected and unconfirmed work never votes. `exclude_workers` leaves out those workers too, and
+    machine annotators' labels are left out unless ``with_machines``: a machine is not a person.
     """
-    rows = counted_responses(job, include_gold=include_gold)
+    rows = counted_responses(job, include_gold=include_gold, with_machines=with_machines)
     excluded = list(exclude_workers)
     if excluded:
         rows = rows.exclude(worker_id__in=excluded)
     return rows.order_by("item_id", "worker_id").values_list("item_id", "worker_id", "label")
 
 
-def counted_responses(job: Job, *, include_gold: bool = False) -> QuerySet[Response]:
-    """The job's responses that count: submitted or approved work its market confirmed.
+def counted_responses(
+    job: Job, *, include_gold: bool = False, with_machines: bool = False
+) -> QuerySet[Response]:
+    """The job's responses that count: submitted or approved work its market confirmed (and, with
+    ``with_machines``, machine annotators' labels, which have no assignment).
 
     Found as the job's responses less those of its assignments that do not count (rejected,
     unconfirmed, …), not joined with those that do: ten million responses then probe a small set
@@ -46,6 +50,7 @@ def counted_responses(job: Job, *, include_gold: bool = False) -> QuerySet[Respo
     job is its assignment's (`work.assignments` stores them so)."""
     uncounted = Assignment.objects.filter(job=job).exclude(Assignment.counted()).values("pk")
     rows = Response.objects.filter(job=job).exclude(assignment__in=uncounted)
+    rows = rows if with_machines else rows.exclude(origin=ResponseOrigin.MACHINE)
     return rows if include_gold else rows.filter(is_gold=False)
 
 

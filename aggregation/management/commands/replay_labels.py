@@ -1,18 +1,27 @@
 """`manage.py replay_labels FILE.csv --labels a,b --policy adaptive --min-workers 2 --max-workers 5
---stop-posterior 0.95 [--gold GOLD.csv] --out OUT.csv`: replay labels collected elsewhere under a
-redundancy policy, without the database."""
+--stop-posterior 0.95 [--gold GOLD.csv] --out OUT.csv [--machine-scores SCORES.csv --target-error 0.05
+--confidence 0.95 --calibration-items 1000 --seed 0]`: replay labels collected elsewhere under a
+redundancy policy, without the database, and check a machine's routing against the crowd's decisions."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aggregation.adaptive import ADAPTIVE, FIXED, REDUNDANCIES, AdaptiveError, AdaptivePolicy
 from aggregation.deciding import DECISIONS
+from aggregation.machines.checking import (
+    RoutingCheck,
+    check_routing,
+    posterior_calibration,
+    read_machine_scores,
+)
+from aggregation.machines.routing import RoutingError
 from aggregation.policy import LABEL_MODELS
-from aggregation.replaying import REPLAY_OUTPUT, gold_accuracy, read_arrivals, read_gold, replay
+from aggregation.replaying import REPLAY_OUTPUT, ReplayResult, gold_accuracy, read_arrivals, read_gold, replay
 from aggregation.streaming import LabelFileError
 from config.csv_files import write_frame
 from config.whole_files import WriteError
@@ -38,12 +47,24 @@ class Command(BaseCommand):
         parser.add_argument("--decide", choices=list(DECISIONS), default="model")
         parser.add_argument("--gold", type=Path, help="item,label: the true label of some items")
         parser.add_argument("--out", type=Path, required=True)
+        machine = parser.add_argument_group("machine routing, checked against the crowd's decisions")
+        machine.add_argument(
+            "--machine-scores", type=Path, help="item,label,score: a machine's label of each item"
+        )
+        machine.add_argument("--target-error", type=float, default=0.05, help="ε: the error allowed (0.05)")
+        machine.add_argument(
+            "--confidence", type=float, default=0.95, help="1 − δ: the chance the bound holds (0.95)"
+        )
+        machine.add_argument("--calibration-items", type=int, default=1000, help="items the crowd calibrates")
+        machine.add_argument("--seed", type=int, default=0, help="draws the calibration sample")
 
     def handle(self, *args: Any, **options: Any) -> None:
         labels = [label.strip() for label in options["labels"].split(",") if label.strip()]
         if len(labels) < 2 or len(set(labels)) != len(labels):
             raise CommandError("--labels needs two or more distinct labels, comma-separated")
-        for name in ("file", "gold"):
+        if not 0.5 <= options["confidence"] < 1:
+            raise CommandError("--confidence is the chance the bound holds, in [0.5, 1): e.g. 0.95")
+        for name in ("file", "gold", "machine_scores"):
             if options[name] is not None and not options[name].is_file():
                 raise CommandError(f"{options[name]}: no such file")
         try:
@@ -57,7 +78,8 @@ class Command(BaseCommand):
                 for policy in {options["policy"], *([FIXED, ADAPTIVE] if options["gold"] else [])}
             }
             gold = read_gold(options["gold"]) if options["gold"] else None
-        except (AdaptiveError, LabelFileError) as error:
+            routed = self._route(played[options["policy"]].table, labels, gold, options)
+        except (AdaptiveError, LabelFileError, RoutingError) as error:
             raise CommandError(str(error)) from None
         result = played[options["policy"]]
         try:
@@ -69,9 +91,31 @@ class Command(BaseCommand):
             f"for {len(result.table)} items ({result.rounds} rounds) -> {options['out']}"
         )
         if gold is not None:
-            for policy in (FIXED, ADAPTIVE):
-                share, judged = gold_accuracy(played[policy].table, gold)
-                used = played[policy].labels_used
-                self.stdout.write(
-                    f"{policy:>8}: accuracy={share:.4f} on {judged} gold items, labels used={used}"
-                )
+            self._report_gold(played, result.table, gold, options["label_model"])
+        if routed is not None:
+            self.stdout.write(routed.describe())
+
+    def _report_gold(
+        self, played: dict[str, ReplayResult], table: pd.DataFrame, gold: dict[str, str], label_model: str
+    ) -> None:
+        """Fixed and adaptive accuracy on the gold items, and how calibrated the posteriors are there."""
+        for policy in (FIXED, ADAPTIVE):
+            share, judged = gold_accuracy(played[policy].table, gold)
+            used = played[policy].labels_used
+            self.stdout.write(f"{policy:>8}: accuracy={share:.4f} on {judged} gold items, labels used={used}")
+        judged, ece, calibrated = posterior_calibration(table, gold)
+        self.stdout.write(
+            f"{label_model} posteriors on {judged} gold items: ECE={ece:.4f}, "
+            f"calibrated (cross-fitted) ECE={calibrated:.4f}"
+        )
+
+    def _route(
+        self, table: pd.DataFrame, labels: list[str], gold: dict[str, str] | None, options: dict[str, Any]
+    ) -> RoutingCheck | None:
+        """The machine's routing against the replayed decisions, when --machine-scores is given."""
+        if options["machine_scores"] is None:
+            return None
+        machine = read_machine_scores(options["machine_scores"], labels)
+        plan = (options["target_error"], round(1 - options["confidence"], 12), options["calibration_items"])
+        decided = table.set_index("item")["label"]
+        return check_routing(decided, machine, plan, seed=options["seed"], gold=gold)

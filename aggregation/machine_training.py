@@ -1,0 +1,157 @@
+"""Training the `local` machine annotator on the project's own decided labels (`manage.py
+train_annotator`), and labelling a job's items with it.
+
+The examples are the kept outcomes of the chosen jobs: each item's payload texts that its task type
+names for machines (``TaskType.machine_texts``) and the crowd's decided label. Cross-validation keeps
+an item group (a claim's items) in one fold. The trained classifier is saved under the var directory,
+one file per version, and a MachineAnnotator row records what it is and how it did.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+
+from aggregation.calibration import calibration_error
+from aggregation.machines.calibrating import calibrate
+from aggregation.machines.local import Example, LocalClassifier, cross_validated, dense_encoder
+from aggregation.models import ItemOutcome
+from aggregation.rules import KEPT
+from annotation.machines.models import MachineAnnotator, MachineBackend
+from annotation.machines.services import MachineError, record_machine_labels, register_annotator
+from annotation.models import Job
+from annotation.task_types.registry import get_task_type
+
+FOLDS = 5
+
+
+@dataclass(frozen=True)
+class Decided:
+    examples: list[Example]
+    labels: list[str]
+    groups: list[str]
+
+
+@dataclass(frozen=True)
+class TrainingReport:
+    annotator: MachineAnnotator
+    examples: int
+    cv_accuracy: float
+    ece: float  # of its scores as they come
+    ece_calibrated: float  # of its scores once calibrated (cross-fitted)
+    path: Path
+
+    def describe(self) -> str:
+        machine = self.annotator
+        return (
+            f"trained {machine.name} v{machine.version} ({machine.model_name}) on {self.examples} decided "
+            f"items: cross-validated accuracy={self.cv_accuracy:.4f}, ECE of its scores={self.ece:.4f} "
+            f"(calibrated: {self.ece_calibrated:.4f}) "
+            f"({FOLDS} folds, an item group in one fold) -> {self.path}"
+        )
+
+
+def decided_examples(task_type: str, job_ids: Sequence[int]) -> Decided:
+    """The kept decisions of these jobs of ``task_type``, as examples a machine reads."""
+    fields = get_task_type(task_type).machine_texts
+    if not fields:
+        raise MachineError(f"no machine can label {task_type}: its task type names no texts to read")
+    allowed = set(get_task_type(task_type).label_values)
+    outcomes = ItemOutcome.objects.filter(job_id__in=list(job_ids), job__task_type=task_type, status=KEPT)
+    rows = [
+        (tuple(str(o.item.payload.get(f, "")) for f in fields), o.fine_label, o.item.group)
+        for o in outcomes.select_related("item").order_by("item_id")
+        if o.fine_label in allowed
+    ]
+    examples, labels, groups = (list(column) for column in zip(*rows, strict=True)) if rows else ([], [], [])
+    return Decided(examples, labels, groups)
+
+
+def train_local(name: str, task_type: str, job_ids: Sequence[int]) -> TrainingReport:
+    """Train, cross-validate, save and register a new version of local machine ``name``."""
+    decided = decided_examples(task_type, job_ids)
+    names = tuple(sorted(set(decided.labels)))
+    if len(names) < 2 or len(set(decided.groups)) < FOLDS:
+        raise MachineError(
+            f"{len(decided.labels)} decided items in {len(set(decided.groups))} groups with labels "
+            f"{list(names)}: training needs two labels and at least {FOLDS} groups"
+        )
+    codes, scores = cross_validated(decided.examples, decided.labels, names, decided.groups, folds=FOLDS)
+    right = codes == np.array([names.index(label) for label in decided.labels])
+    classifier = LocalClassifier(names, dense_encoder()).fit(decided.examples, decided.labels)
+    figures = {
+        "cv_accuracy": float(right.mean()),
+        "ece": calibration_error(scores, right),
+        "ece_calibrated": calibrate(scores, right).ece,
+    }
+    annotator = register_annotator(
+        name,
+        task_type,
+        MachineBackend.LOCAL,
+        f"{classifier.features}+logistic",
+        settings={**figures, "labels": list(names), "jobs": list(job_ids), "examples": len(decided.labels)},
+    )
+    path = save_classifier(classifier, annotator)
+    annotator.settings["file"] = path.name
+    annotator.save(update_fields=["settings"])
+    return TrainingReport(
+        annotator,
+        len(decided.labels),
+        figures["cv_accuracy"],
+        figures["ece"],
+        figures["ece_calibrated"],
+        path,
+    )
+
+
+def classifier_path(annotator: MachineAnnotator) -> Path:
+    return Path(settings.VAR_DIR) / "machines" / f"{annotator.name}-v{annotator.version}.pickle"
+
+
+def save_classifier(classifier: LocalClassifier, annotator: MachineAnnotator) -> Path:
+    """Written beside its final name and renamed over it: a reader never sees half a file. The
+    encoder is not saved (the packaged one is loaded again)."""
+    path = classifier_path(annotator)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("wb") as out:
+        pickle.dump(replace(classifier, encoder=None), out)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, path)
+    return path
+
+
+def load_classifier(annotator: MachineAnnotator) -> LocalClassifier:
+    """The saved classifier of a local annotator (our own file, written by save_classifier)."""
+    with classifier_path(annotator).open("rb") as saved:
+        classifier: LocalClassifier = pickle.load(saved)
+    return (
+        replace(classifier, encoder=dense_encoder())
+        if annotator.model_name.startswith("minilm")
+        else classifier
+    )
+
+
+def label_job(annotator: MachineAnnotator, job: Job) -> tuple[int, int, dict[int, float]]:
+    """Label the job's items the machine was not trained on: (labels written, items skipped as seen
+    in training, each labelled item's score)."""
+    fields = get_task_type(job.task_type).machine_texts
+    items = list(job.items.order_by("pk").values_list("pk", "payload"))
+    examples = [tuple(str(payload.get(f, "")) for f in fields) for _, payload in items]
+    classifier = load_classifier(annotator)
+    codes, scores, unseen = classifier.label(examples)
+    labelled = [
+        (pk, classifier.labels[code], score)
+        for (pk, _), code, score, keep in zip(items, codes, scores, unseen, strict=True)
+        if keep
+    ]
+    scores_of = {pk: float(score) for pk, _, score in labelled}
+    written = record_machine_labels(annotator, job, {pk: label for pk, label, _ in labelled}, scores_of)
+    return written, int((~unseen).sum()), scores_of

@@ -1,0 +1,87 @@
+"""The openai_compatible backend's transport: one chat-completions call per item, through the `openai`
+client library, which lives in this module only.
+
+Behaviour of the API this relies on (https://platform.openai.com/docs/api-reference/chat/create):
+the reply's ``choices[0].message.content`` holds the text, ``message.refusal`` is set instead when the
+model refuses, ``usage.total_tokens`` counts what is billed; 429 means the request was refused for its
+rate and not served (https://platform.openai.com/docs/guides/error-codes). The client's own retries
+are off: a retry of a call that may have been served is the caller's decision, not the library's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import openai
+from django.conf import settings
+
+MAX_TOKENS = 16  # a label is a word or two; anything longer is not an answer
+
+
+class ChatLostError(RuntimeError):
+    """No reply: a timeout or a dropped connection. The call may have been served and charged."""
+
+
+class ChatRateLimitedError(RuntimeError):
+    """429: the server refused the call for its rate; it was not served."""
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    text: str  # the content, or the refusal
+    refused: bool
+    tokens: int
+
+
+@dataclass(frozen=True)
+class ChatEndpoint:
+    base_url: str
+    model: str
+    api_key: str
+    timeout: float
+
+    @classmethod
+    def from_settings(cls) -> ChatEndpoint:
+        return cls(
+            settings.MACHINE_CHAT_BASE_URL,
+            settings.MACHINE_CHAT_MODEL,
+            settings.MACHINE_CHAT_API_KEY or "none",  # local servers take any key; the client needs one
+            float(settings.MACHINE_CHAT_TIMEOUT),
+        )
+
+
+def worst_case_cost(prompt: str, price_per_1k_tokens: Decimal) -> Decimal:
+    """An upper bound on one call's cost: every character a token, plus the longest reply allowed."""
+    return (len(prompt) + MAX_TOKENS) * price_per_1k_tokens / 1000
+
+
+def parse_label(reply: ChatReply, labels: Sequence[str]) -> str:
+    """The label the reply gives, or "" when it gives none: a refusal, or text that is not exactly one
+    of ``labels`` (spaces around it aside). Nothing is coerced: "SUPPORT, mostly" is no answer."""
+    text = reply.text.strip()
+    return text if not reply.refused and text in labels else ""
+
+
+def ask(endpoint: ChatEndpoint, prompt: str, temperature: float) -> ChatReply:
+    """One call; a lost reply and a 429 raise their own errors, any other API error propagates."""
+    client = openai.OpenAI(
+        base_url=endpoint.base_url, api_key=endpoint.api_key, timeout=endpoint.timeout, max_retries=0
+    )
+    try:
+        completion = client.chat.completions.create(
+            model=endpoint.model,
+            messages=[{"role": "user", "content": prompt}],
+            temperature=temperature,
+            max_tokens=MAX_TOKENS,
+        )
+    except openai.RateLimitError as error:
+        raise ChatRateLimitedError(str(error)) from None
+    except (openai.APITimeoutError, openai.APIConnectionError) as error:
+        raise ChatLostError(str(error) or type(error).__name__) from None
+    message = completion.choices[0].message
+    tokens = completion.usage.total_tokens if completion.usage else len(prompt) + MAX_TOKENS
+    if message.refusal:
+        return ChatReply(message.refusal, True, tokens)
+    return ChatReply(message.content or "", False, tokens)
