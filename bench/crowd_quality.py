@@ -43,6 +43,7 @@ class Run:
     paid: float = 0.0
     shown: int = 0
     gold_shown: int = 0
+    honest_stopped: int = 0  # honest workers the checks stopped (false stops)
     answers: dict[int, dict[int, str]] = field(
         default_factory=lambda: defaultdict(dict)
     )  # item → worker → label
@@ -115,6 +116,7 @@ def _do_hit(
         run.paid_bad += REWARD
     if live and should_stop(estimate(_evidence(run, worker, state), POLICY.quality_confidence), POLICY):
         state.stopped = True
+        run.honest_stopped += not (model.spammer or model.adversary)
 
 
 def _evidence(run: Run, worker: int, state: Seen) -> Evidence:
@@ -143,7 +145,7 @@ def one_seed(seed: int) -> tuple[Run, Run, list[str]]:
 
 def main() -> None:
     started = time.perf_counter()
-    falls, gains, shares, today_shares = [], [], [], []
+    falls, gains, shares, today_shares, false_stops = [], [], [], [], 0
     for seed in SEEDS:
         today, live, truth = one_seed(seed)
         fall = 1 - live.paid_bad / today.paid_bad if today.paid_bad else 0.0
@@ -159,6 +161,7 @@ def main() -> None:
             flush=True,
         )
         gains.append(accuracies[1] - accuracies[0])
+        false_stops += live.honest_stopped
     met_money, met_accuracy, met_gold = min(falls) >= 0.7, min(gains) >= 0, max(shares) <= 0.05
     print(
         f"crowd_quality (simulated crowd) over {len(falls)} seeds: money to spammers+adversaries falls "
@@ -166,7 +169,8 @@ def main() -> None:
         f"accuracy live-today min={min(gains):+.4f} mean={statistics.mean(gains):+.4f} "
         f"(goal >= 0: {_verdict(met_accuracy)}); gold shown live max={max(shares):.2%} "
         f"mean={statistics.mean(shares):.2%} vs today {statistics.mean(today_shares):.1%} "
-        f"(goal <= 5%: {_verdict(met_gold)})",
+        f"(goal <= 5%: {_verdict(met_gold)}); honest workers stopped: {false_stops} of "
+        f"{len(falls) * round(CROWD['size'] * 0.7)}",
         flush=True,
     )
     print(f"crowd_quality: done in {time.perf_counter() - started:.0f} s", flush=True)
