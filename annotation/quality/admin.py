@@ -10,9 +10,10 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from accounts.roles import REVERSE_STOP
+from accounts.roles import ACCEPT_WRITING, REVERSE_STOP
 from annotation.quality import services as quality
-from annotation.quality.models import QualityCheck, WorkerStop
+from annotation.quality.models import QualityCheck, WorkerStop, WritingRecord
+from annotation.quality.writing_records import accept_writing
 
 
 @admin.register(WorkerStop)
@@ -88,3 +89,48 @@ class QualityCheckAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+@admin.register(WritingRecord)
+class WritingRecordAdmin(admin.ModelAdmin):
+    """Free-text answers with how they were written; flagged ones wait here for a person."""
+
+    list_display = ["pk", "job", "field", "flagged", "why", "accepted_at", "accepted_by"]
+    list_filter = ["flagged", "accepted_at"]
+    fields = readonly_fields = [
+        "job",
+        "field",
+        "answer",
+        "signals",
+        "flagged",
+        "reasons",
+        "accepted_at",
+        "accepted_by",
+    ]
+    actions = ["accept"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WritingRecord]:
+        return super().get_queryset(request).select_related("response__job", "accepted_by")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_accept_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(ACCEPT_WRITING)
+
+    @admin.display(description="job")
+    def job(self, record: WritingRecord) -> str:
+        return str(record.response.job)
+
+    @admin.display(description="answer")
+    def answer(self, record: WritingRecord) -> str:
+        return str(record.response.value or record.response.label)
+
+    @admin.display(description="why flagged")
+    def why(self, record: WritingRecord) -> str:
+        return "; ".join(record.reasons)
+
+    @admin.action(description="Accept the selected answers into the corpus", permissions=["accept"])
+    def accept(self, request: HttpRequest, queryset: QuerySet[WritingRecord]) -> None:
+        done = accept_writing(list(queryset.values_list("pk", flat=True)), request.user)
+        self.message_user(request, f"{done} flagged answer field(s) accepted.", messages.SUCCESS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from annotation.models import Assignment, Job, Worker
+from annotation.models import Assignment, Job, Response, Worker
 
 
 class QualityCheck(models.Model):
@@ -65,3 +65,33 @@ class WorkerStop(models.Model):
     @property
     def in_force(self) -> bool:
         return self.reversed_at is None
+
+
+class WritingRecord(models.Model):
+    """How one free-text field of a response was written, as the task page recorded it, and whether
+    it was flagged. A flagged answer stays out of the corpus until a person accepts it."""
+
+    response = models.ForeignKey(Response, on_delete=models.CASCADE, related_name="writing_records")
+    field = models.CharField(max_length=200, help_text="The answer's field, as the form names it.")
+    # The page's counts (annotation.quality.writing.WritingSignals); empty: the page sent none.
+    signals = models.JSONField(default=dict, blank=True)
+    flagged = models.BooleanField(default=False, db_index=True)
+    reasons = models.JSONField(default=list, blank=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        app_label = "annotation"
+        ordering = ["response", "field"]
+        permissions = [("accept_writingrecord", "Can accept a flagged free-text answer into the corpus")]
+        constraints = [models.UniqueConstraint(fields=["response", "field"], name="writingrecord_once")]
+
+    def __str__(self) -> str:
+        return f"{self.field} of response {self.response_id}{' (flagged)' if self.flagged else ''}"
+
+    @property
+    def held(self) -> bool:
+        """Whether it keeps its answer out of the corpus: flagged, and no person has accepted it."""
+        return self.flagged and self.accepted_at is None
