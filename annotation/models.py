@@ -386,4 +386,4 @@ class MTurkBatch(models.Model):
 
 
 # The live quality checks' rows (annotation/quality/models.py), registered with this app.
-from annotation.quality.models import QualityCheck, WorkerStop  # noqa: E402, F401
+from annotation.quality.models import QualityCheck, WorkerStop, WritingRecord  # noqa: E402, F401
