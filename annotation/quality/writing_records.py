@@ -49,6 +49,8 @@ def record_writing(assignment: Assignment, texts: Mapping[int, list[str]], poste
     """Store how each free-text field of the assignment's answers was written; how many were flagged.
     A record that is missing or not the page's is kept as such and flagged: the answer then waits for
     a person, it is not lost."""
+    if not texts:
+        return 0  # no free text on the page: nothing read, nothing written
     responses = dict(Response.objects.filter(assignment=assignment).values_list("item_id", "pk"))
     rows = []
     for item_id, names in texts.items():

@@ -128,7 +128,9 @@ def test_a_worker_who_answers_the_opposite_is_stopped_told_why_and_nothing_is_re
 def test_honest_workers_are_not_stopped() -> None:
     job = live_job()
     stop_an_adversary(job)
-    assert list(WorkerStop.objects.values_list("worker__external_id", flat=True)) == ["market-id-of-the-adversary"]
+    assert list(WorkerStop.objects.values_list("worker__external_id", flat=True)) == [
+        "market-id-of-the-adversary"
+    ]
 
 
 def test_a_person_reverses_a_stop_and_the_worker_gets_work_again_for_good() -> None:
