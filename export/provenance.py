@@ -27,7 +27,7 @@ from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.market_interface.registry import get_provider
 from annotation.models import Assignment, AssignmentState, Job, Response
-from annotation.task_types import builtin_rules
+from annotation.task_types import builtin_rules, get_task_type
 from annotation.work.pseudonyms import pseudonym
 from annotation.work.records import pseudonym_key
 from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
@@ -133,10 +133,52 @@ def annotation_rows(key: bytes) -> list[dict[str, Any]]:
                 "value": response.value,
                 "gold": response.is_gold,
                 "simulated": response.simulated,
+                "origin": "crowd",
             }
         )
-    rows.sort(key=lambda row: (row["job_id"], row["item"], row["worker"]))
+    rows += expert_rows(key)
+    rows.sort(key=lambda row: (row["job_id"], row["item"], row["origin"], row["worker"]))
     return rows
+
+
+def expert_rows(key: bytes) -> list[dict[str, Any]]:
+    """Each expert's latest decision on an item, as a label of origin "expert"; the expert only as a
+    keyed pseudonym of their account."""
+    latest: dict[tuple[int, int | None], Adjudication] = {}
+    for decision in Adjudication.objects.select_related(
+        "outcome__item__claim", "outcome__item__perspective", "outcome__item__evidence", "job"
+    ).order_by("decided_at", "pk"):
+        latest[(decision.outcome_id, decision.decided_by_id)] = decision
+    return [_expert_row(decision, key) for decision in latest.values()]
+
+
+def _expert_row(decision: Adjudication, key: bytes) -> dict[str, Any]:
+    item = decision.outcome.item
+    return {
+        "job_id": decision.job_id,
+        "task_type": decision.job.task_type,
+        "item": item.key,
+        "claim_id": item.claim.cid if item.claim else None,
+        "perspective_id": item.perspective.pid if item.perspective else None,
+        "evidence_id": item.evidence.eid if item.evidence else None,
+        "worker": pseudonym("expert", str(decision.decided_by_id), key),
+        "label": decision.new_label,
+        "value": None,
+        "gold": False,
+        "simulated": False,
+        "origin": "expert",
+    }
+
+
+def label_orders() -> dict[str, list[str]]:
+    """The answer labels, in their order, of each released task type whose answers are one label each
+    (the label distributions' columns); multi-label and free-text tasks have none."""
+    names = Job.objects.order_by().values_list("task_type", flat=True).distinct()
+    return {
+        name: [value for value, _ in get_task_type(name).labels]
+        for name in sorted(names)
+        if categorical_rule(name) is not None and get_task_type(name).labels
+    }
 
 
 CENT = Decimal("0.01")

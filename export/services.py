@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -231,6 +232,7 @@ def write_release_files(
     records = perspectrum_records()
     annotations = provenance.annotation_rows(key)
     _write_data_files(version, directory, records, annotations)
+    crowd = [row for row in annotations if row["origin"] == "crowd"]
     statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
     jobs = provenance.jobs_record(key)
     simulated = any(job["simulated"] for job in jobs) or any(row["simulated"] for row in annotations)
@@ -238,7 +240,13 @@ def write_release_files(
     missing = len(cited - {e["eId"] for e in records[EVIDENCE]})
     issues = known_issues(records[CLAIMS], records[POOL], missing, split, simulated)
     sheet = build_datasheet(
-        version, statistics, provenance.crawl_record(), jobs, count_workers(annotations), issues
+        version,
+        statistics,
+        provenance.crawl_record(),
+        jobs,
+        count_workers(crowd),
+        issues,
+        origins=Counter(row["origin"] for row in annotations),
     )
     (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
     facts = {
@@ -266,7 +274,7 @@ def _write_data_files(
 ) -> None:
     """The PERSPECTRUM files, the JSON-lines files and their schemas."""
     write_perspectrum(version, directory, records)
-    for path, rows in jsonl_files(records, annotations).items():
+    for path, rows in jsonl_files(records, annotations, provenance.label_orders()).items():
         (directory / path).parent.mkdir(exist_ok=True)
         (directory / path).write_bytes(dumps_lines(rows))
     (directory / SCHEMAS).mkdir(exist_ok=True)
