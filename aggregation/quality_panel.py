@@ -12,7 +12,7 @@ from aggregation.quality_charts import accuracy_over_time
 from annotation.models import Job, Response
 from annotation.quality import services as quality
 from annotation.quality.gold_schedule import QualityPolicy
-from annotation.quality.models import QualityCheck, WorkerStop
+from annotation.quality.models import QualityCheck, WorkerStop, WritingRecord
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class QualityPanel:
     paid_to_stopped: Decimal
     gold_answers: int
     answers: int
+    flagged_writing: int  # free-text answers flagged and not yet accepted
 
     @property
     def gold_share(self) -> float | None:
@@ -31,9 +32,10 @@ class QualityPanel:
 
 
 def quality_panel(job: Job) -> QualityPanel | None:
-    """The panel of a job whose quality is checked live; None for a job that does not."""
+    """The panel of a job whose quality is checked live, or that has free-text answers; None otherwise."""
     policy = quality.policy_of(job)
-    if not policy.live:
+    written = WritingRecord.objects.filter(response__job=job)
+    if not policy.live and not written.exists():
         return None
     series: dict[str, list[float]] = defaultdict(list)
     latest: dict[str, QualityCheck] = {}
@@ -56,6 +58,7 @@ def quality_panel(job: Job) -> QualityPanel | None:
         paid_to_stopped=quality.paid_to_stopped(job),
         gold_answers=responses.filter(is_gold=True).count(),
         answers=responses.count(),
+        flagged_writing=written.filter(flagged=True, accepted_at__isnull=True).count(),
     )
 
 

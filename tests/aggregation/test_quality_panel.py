@@ -55,3 +55,17 @@ def test_a_job_without_live_checks_has_no_panel() -> None:
     make_corpus(claims=1)
     job = work.create_job("stance", {})
     assert quality_panel(job) is None
+
+
+def test_flagged_free_text_answers_waiting_for_a_person_are_counted_on_the_panel(client: Client) -> None:
+    from tests.annotation.test_writing_records import TYPED, start, submit
+
+    job, assignment = start(client)
+    submit(client, assignment, {"1": TYPED, "2": {"pasted": 64, "pastes": 1}})
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+
+    page = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+
+    panel = quality_panel(job)
+    assert panel is not None and panel.flagged_writing == 1
+    assert ">1</a>" in page.split('id="flagged-writing"')[1][:200]
