@@ -20,7 +20,7 @@ from annotation.quality.writing_records import accept_writing
 class WorkerStopAdmin(admin.ModelAdmin):
     list_display = ["pk", "job", "annotator", "estimate", "bar", "created", "reversed_at", "reversed_by"]
     list_filter = ["reversed_at", "job"]
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "job",
         "annotator",
         "estimate",
@@ -30,7 +30,7 @@ class WorkerStopAdmin(admin.ModelAdmin):
         "reversed_at",
         "reversed_by",
         "reversal_note",
-    ]
+    )
     actions = ["reverse"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -97,7 +97,7 @@ class WritingRecordAdmin(admin.ModelAdmin):
 
     list_display = ["pk", "job", "field", "flagged", "why", "accepted_at", "accepted_by"]
     list_filter = ["flagged", "accepted_at"]
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "job",
         "field",
         "answer",
@@ -106,7 +106,7 @@ class WritingRecordAdmin(admin.ModelAdmin):
         "reasons",
         "accepted_at",
         "accepted_by",
-    ]
+    )
     actions = ["accept"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[WritingRecord]:

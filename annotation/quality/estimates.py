@@ -11,12 +11,14 @@ otherwise. Nobody is rejected by this: rejecting work is a person's decision.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from annotation.quality.gold_schedule import QualityPolicy, beta_interval
 
 MIN_OTHERS = 2
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ def current_decision(others: Iterable[str], min_others: int = MIN_OTHERS) -> str
 
 
 def agreement(
-    answers: Mapping[str, str], others: Mapping[str, Sequence[str]], min_others: int = MIN_OTHERS
+    answers: Mapping[K, str], others: Mapping[K, Sequence[str]], min_others: int = MIN_OTHERS
 ) -> tuple[int, int]:
     """(compared, agreed): the worker's `answers` (item → label) against the current decision on each
     item, made from `others` (item → the other workers' labels)."""
