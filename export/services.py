@@ -232,20 +232,16 @@ def write_release_files(
     records = perspectrum_records()
     annotations = provenance.annotation_rows(key)
     _write_data_files(version, directory, records, annotations)
-    crowd = [row for row in annotations if row["origin"] == "crowd"]
     statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
     jobs = provenance.jobs_record(key)
     simulated = any(job["simulated"] for job in jobs) or any(row["simulated"] for row in annotations)
-    cited = {eid for claim in records[CLAIMS] for c in claim["perspectives"] for eid in c["evidence"]}
-    missing = len(cited - {e["eId"] for e in records[EVIDENCE]})
-    issues = known_issues(records[CLAIMS], records[POOL], missing, split, simulated)
     sheet = build_datasheet(
         version,
         statistics,
         provenance.crawl_record(),
         jobs,
-        count_workers(crowd),
-        issues,
+        count_workers([row for row in annotations if row["origin"] == "crowd"]),  # people paid to label
+        _issues(records, split, simulated),
         origins=Counter(row["origin"] for row in annotations),
     )
     (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
@@ -267,6 +263,13 @@ def write_release_files(
     manifest = build_manifest(directory, facts)
     (directory / MANIFEST).write_bytes(canonical_json(manifest))
     return manifest
+
+
+def _issues(records: dict[str, Any], split: dict[str, Any], simulated: bool) -> list[str]:
+    """The datasheet's known issues; among them, evidence the clusters cite that the release lacks."""
+    cited = {eid for claim in records[CLAIMS] for c in claim["perspectives"] for eid in c["evidence"]}
+    missing = len(cited - {e["eId"] for e in records[EVIDENCE]})
+    return list(known_issues(records[CLAIMS], records[POOL], missing, split, simulated))
 
 
 def _write_data_files(
