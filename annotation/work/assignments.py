@@ -490,5 +490,8 @@ class ServiceQueue:
         except NoWorkError:
             return None
 
+    def items(self, assignment: Assignment) -> list[Item]:
+        return items_of(assignment)
+
     def submit(self, assignment: Assignment, answers: Mapping[int, Answer]) -> None:
         submit_assignment(assignment.pk, answers)

@@ -202,3 +202,28 @@ def test_an_impossible_bar_is_refused_at_creation() -> None:
     make_corpus(claims=2)
     with pytest.raises(work.JobError, match="quality_bar"):
         work.create_job("stance", {}, params={"quality_bar": 2})
+
+
+def test_a_simulated_crowd_answers_the_gold_added_to_its_assignments_and_its_bad_workers_are_stopped() -> (
+    None
+):
+    make_corpus(claims=40, perspectives=3)
+    make_corpus(claims=12, perspectives=3, status=Status.ADJUDICATED)
+    crowd = {"size": 10, "spammer_share": 0.2, "adversary_share": 0.2, "accuracy_low": 0.85}
+    job = work.create_job(
+        "stance",
+        {"status": "candidate", "gold": {"status": "adjudicated"}},
+        provider="simulated",
+        params={**LIVE, "crowd": crowd},
+    )
+    work.publish_job(job.pk)
+    work.sync_job(job.pk)
+
+    gold = WorkerItem.objects.filter(
+        worker__in=job.assignments.values("worker"), reason=WorkerItemReason.GOLD
+    )
+    assert gold.exists()
+    assert job.responses.filter(is_gold=True).count() == gold.count()
+    assert QualityCheck.objects.filter(job=job).count() == job.assignments.filter(state="submitted").count()
+    stopped = [stop.worker.model for stop in WorkerStop.objects.filter(job=job)]
+    assert stopped and all(model["spammer"] or model["adversary"] for model in stopped)
