@@ -26,7 +26,7 @@ from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
 from annotation.market_interface.registry import get_provider
-from annotation.models import Assignment, AssignmentState, Job, Response
+from annotation.models import Assignment, AssignmentState, Item, Job, Response
 from annotation.task_types import builtin_rules, get_task_type
 from annotation.work.pseudonyms import pseudonym
 from annotation.work.records import pseudonym_key
@@ -119,15 +119,9 @@ def annotation_rows(key: bytes) -> list[dict[str, Any]]:
     for response in Response.objects.select_related(
         "job", "item", "worker", "item__claim", "item__perspective", "item__evidence"
     ).order_by("job_id", "item__key", "pk"):
-        item = response.item
         rows.append(
             {
-                "job_id": response.job_id,
-                "task_type": response.job.task_type,
-                "item": item.key,
-                "claim_id": item.claim.cid if item.claim else None,
-                "perspective_id": item.perspective.pid if item.perspective else None,
-                "evidence_id": item.evidence.eid if item.evidence else None,
+                **_item_fields(response.job, response.item),
                 "worker": pseudonym(response.worker.provider, response.worker.external_id, key),
                 "label": response.label,
                 "value": response.value,
@@ -152,15 +146,21 @@ def expert_rows(key: bytes) -> list[dict[str, Any]]:
     return [_expert_row(decision, key) for decision in latest.values()]
 
 
-def _expert_row(decision: Adjudication, key: bytes) -> dict[str, Any]:
-    item = decision.outcome.item
+def _item_fields(job: Job, item: Item) -> dict[str, Any]:
+    """What a release line says of the labelled item: its job, task, key, and corpus ids."""
     return {
-        "job_id": decision.job_id,
-        "task_type": decision.job.task_type,
+        "job_id": job.pk,
+        "task_type": job.task_type,
         "item": item.key,
         "claim_id": item.claim.cid if item.claim else None,
         "perspective_id": item.perspective.pid if item.perspective else None,
         "evidence_id": item.evidence.eid if item.evidence else None,
+    }
+
+
+def _expert_row(decision: Adjudication, key: bytes) -> dict[str, Any]:
+    return {
+        **_item_fields(decision.job, decision.outcome.item),
         "worker": pseudonym("expert", str(decision.decided_by_id), key),
         "label": decision.new_label,
         "value": None,

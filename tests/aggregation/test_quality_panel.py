@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -11,11 +9,11 @@ from django.urls import reverse
 
 from aggregation.quality_panel import quality_panel
 from annotation import work
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerKind, LedgerState
 from annotation.models import Assignment, Response
 from annotation.quality.models import WorkerStop
 from tests.annotation.factories import make_corpus
-from tests.annotation.test_live_quality import live_job, stop_an_adversary
+from tests.annotation.test_live_quality import ledger_row, live_job, stop_an_adversary
 
 pytestmark = pytest.mark.django_db
 
@@ -25,16 +23,7 @@ def test_the_panel_shows_the_stopped_worker_the_money_paid_to_them_and_the_gold_
     adversary = stop_an_adversary(job)
     paid = Assignment.objects.filter(worker=adversary).first()
     assert paid is not None
-    LedgerEntry.objects.create(
-        kind=LedgerKind.BONUS,
-        provider="inhouse",
-        job=job,
-        assignment=paid,
-        token="t",
-        intent="i",
-        state=LedgerState.CONFIRMED,
-        amount=Decimal("1.75"),
-    )
+    ledger_row(paid, LedgerKind.BONUS, LedgerState.CONFIRMED, "1.75")
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
 
     page = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()

@@ -149,43 +149,30 @@ def test_a_person_reverses_a_stop_and_the_worker_gets_work_again_for_good() -> N
     assert WorkerStop.objects.count() == 1
 
 
+def ledger_row(assignment: Assignment, kind: str, state: str, amount: str = "0") -> LedgerEntry:
+    """A ledger row of the assignment as the engine leaves it (its market call made or failed)."""
+    token = f"{kind}-{state}-{amount}"
+    return LedgerEntry.objects.create(
+        kind=kind,
+        provider="inhouse",
+        job=assignment.job,
+        hit=assignment.hit,
+        assignment=assignment,
+        token=token,
+        intent=token,
+        state=state,
+        amount=Decimal(amount),
+    )
+
+
 def test_money_paid_to_a_stopped_worker_is_read_from_the_ledger() -> None:
     job = live_job()
     adversary = stop_an_adversary(job)
     assignment = Assignment.objects.filter(worker=adversary).first()
     assert assignment is not None
-    LedgerEntry.objects.create(
-        kind=LedgerKind.APPROVE,
-        provider="inhouse",
-        job=job,
-        hit=assignment.hit,
-        assignment=assignment,
-        token="t-approve",
-        intent="i-approve",
-        state=LedgerState.CONFIRMED,
-    )
-    LedgerEntry.objects.create(
-        kind=LedgerKind.BONUS,
-        provider="inhouse",
-        job=job,
-        hit=assignment.hit,
-        assignment=assignment,
-        token="t-bonus",
-        intent="i-bonus",
-        state=LedgerState.CONFIRMED,
-        amount=Decimal("0.25"),
-    )
-    LedgerEntry.objects.create(
-        kind=LedgerKind.BONUS,
-        provider="inhouse",
-        job=job,
-        hit=assignment.hit,
-        assignment=assignment,
-        token="t-failed",
-        intent="i-failed",
-        state=LedgerState.FAILED,
-        amount=Decimal("9.00"),
-    )
+    ledger_row(assignment, LedgerKind.APPROVE, LedgerState.CONFIRMED)
+    ledger_row(assignment, LedgerKind.BONUS, LedgerState.CONFIRMED, "0.25")
+    ledger_row(assignment, LedgerKind.BONUS, LedgerState.FAILED, "9.00")
 
     reward = Hit.objects.get(pk=assignment.hit_id).reward
     assert quality.paid_to_stopped(job) == reward + Decimal("0.25")
