@@ -7,6 +7,8 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 
 from accounts.models import AuditEvent
 from annotation import work
@@ -214,3 +216,19 @@ def test_a_simulated_crowd_answers_the_gold_added_to_its_assignments_and_its_bad
     assert QualityCheck.objects.filter(job=job).count() == job.assignments.filter(state="submitted").count()
     stopped = [stop.worker.model for stop in WorkerStop.objects.filter(job=job)]
     assert stopped and all(model["spammer"] or model["adversary"] for model in stopped)
+
+
+def test_a_stopped_in_house_annotator_is_told_why_on_the_page(client: Client) -> None:
+    job = live_job()
+    user = User.objects.create_user("annotator")
+    stop_an_adversary(job)
+    stopped = WorkerStop.objects.get().worker  # becomes the in-house annotator's own worker row
+    stopped.external_id, stopped.user = f"user-{user.pk}", user
+    stopped.save()
+    client.force_login(user)
+
+    page = client.post(reverse("annotation:start", args=[job.pk]))
+
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "not offering you more work" in text and "Nothing you submitted has been rejected" in text
