@@ -65,6 +65,10 @@ class AuditEvent(models.Model):
         # A release import, and each row of it where the platform's version was kept over the release's.
         IMPORTED = "imported", "imported a release"
         IMPORT_CONFLICT = "import_conflict", "kept the platform's version over a release's"
+        # A worker stopped in a job by the live quality check, with its evidence; a person letting them back.
+        WORKER_STOPPED = "worker_stopped", "stopped a worker in a job"
+        WORKER_STOP_REVERSED = "worker_stop_reversed", "let a stopped worker work again"
+        WRITING_ACCEPTED = "writing_accepted", "accepted flagged free-text answers"
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     actor = models.ForeignKey(

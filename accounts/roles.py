@@ -11,6 +11,10 @@ START_CRAWL = "crawler.start_crawl"
 RUN_PIPELINE = "pipeline.run_pipeline"
 ADJUDICATE = "aggregation.add_adjudication"
 TRUST_TEMPLATE = "annotation.trust_mturktemplate"
+# Letting a worker the live quality checks stopped work in their job again.
+REVERSE_STOP = "annotation.reverse_workerstop"
+# Letting a free-text answer flagged as pasted or typed too fast into the corpus.
+ACCEPT_WRITING = "annotation.accept_writingrecord"
 
 
 def _crud(app: str, *models: str, actions: tuple[str, ...] = ("view", "add", "change")) -> list[str]:
@@ -56,6 +60,10 @@ ROLES: dict[str, list[str]] = {
         *_crud("annotation", "mturktemplate"),
         *_crud("annotation", "mturkbatch", actions=("view",)),
         TRUST_TEMPLATE,
+        # The live quality checks: each worker's estimates, the stops with their evidence, reversing one.
+        *_crud("annotation", "qualitycheck", "workerstop", "writingrecord", actions=("view",)),
+        REVERSE_STOP,
+        ACCEPT_WRITING,
         *_crud(
             "aggregation", "aggregationrun", "itemoutcome", "workerquality", "adjudication", actions=("view",)
         ),
@@ -82,6 +90,7 @@ ROLES: dict[str, list[str]] = {
         *_crud("aggregation", "itemoutcome", "adjudication", "workerquality", actions=("view",)),
         "aggregation.change_itemoutcome",
         "annotation.view_job",
+        *_crud("annotation", "qualitycheck", "workerstop", actions=("view",)),
         *_crud("corpus", "claim", "perspective", "evidence", actions=("view",)),
         "corpus.view_perspectivecluster",
         "corpus.change_perspectivecluster",

@@ -27,6 +27,7 @@ from annotation.models import (
     Response,
     Worker,
 )
+from annotation.quality import admin as quality_admin  # noqa: F401  (registers the quality pages)
 from annotation.staff import markets as market_admin
 from annotation.staff.ledger import reconcile_jobs, show_market_cost  # also registers the ledger's admin
 from annotation.task_types import get_task_type, task_type_choices

@@ -65,6 +65,8 @@ class AssignmentState(models.TextChoices):
 class WorkerItemReason(models.TextChoices):
     ASSIGNED = "assigned"
     AUTHORED = "authored"
+    # A gold item added to one assignment by the job's adaptive gold schedule (in no HIT of its own).
+    GOLD = "gold"
 
 
 class Job(models.Model):
@@ -401,3 +403,7 @@ class MTurkBatch(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_name or 'batch'} ({len(self.rows)} rows) for {self.template.name}"
+
+
+# The live quality checks' rows (annotation/quality/models.py), registered with this app.
+from annotation.quality.models import QualityCheck, WorkerStop, WritingRecord  # noqa: E402, F401

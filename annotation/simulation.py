@@ -23,6 +23,7 @@ class CrowdParams:
     accuracy_low: float = 0.7
     accuracy_high: float = 0.95
     spammer_share: float = 0.1
+    adversary_share: float = 0.0
     seed: int = 0
 
     @classmethod
@@ -39,6 +40,8 @@ class CrowdParams:
             raise SimulationError("accuracies must satisfy 0 ≤ low ≤ high ≤ 1")
         if not 0 <= self.spammer_share <= 1:
             raise SimulationError("the spammer share must be between 0 and 1")
+        if not 0 <= self.adversary_share <= 1 - self.spammer_share:
+            raise SimulationError("the adversary share must be between 0 and 1 minus the spammer share")
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class WorkerModel:
     name: str
     accuracy: float
     spammer: bool = False
+    adversary: bool = False
     # Relative weights of the labels a worker falls back to; empty means uniform.
     bias: dict[str, float] = field(default_factory=dict)
 
@@ -58,16 +62,21 @@ class WorkerModel:
             name=str(values["name"]),
             accuracy=float(values["accuracy"]),
             spammer=bool(values.get("spammer", False)),
+            adversary=bool(values.get("adversary", False)),
             bias={str(k): float(v) for k, v in dict(values.get("bias", {})).items()},
         )
 
 
 def make_crowd(params: CrowdParams, labels: Sequence[str]) -> list[WorkerModel]:
-    """`params.size` workers, `spammer_share` of them spammers, each with a random label bias."""
+    """`params.size` workers, `spammer_share` of them spammers and `adversary_share` adversaries, each
+    with a random label bias."""
     params.validate()
     rng = random.Random(params.seed)
     # Spammers are drawn at random, not placed first, so no ordering of the crowd favours them.
     spammers = set(rng.sample(range(params.size), round(params.size * params.spammer_share)))
+    # Adversaries are drawn after the spammers, among the others, so adding them changes no spammer.
+    others = [index for index in range(params.size) if index not in spammers]
+    adversaries = set(rng.sample(others, round(params.size * params.adversary_share))) if others else set()
     crowd = []
     for index in range(params.size):
         bias = {label: rng.random() + 0.1 for label in labels}
@@ -76,6 +85,7 @@ def make_crowd(params: CrowdParams, labels: Sequence[str]) -> list[WorkerModel]:
                 name=f"sim-{params.seed}-{index:04d}",
                 accuracy=rng.uniform(params.accuracy_low, params.accuracy_high),
                 spammer=index in spammers,
+                adversary=index in adversaries,
                 bias=bias,
             )
         )
@@ -85,7 +95,15 @@ def make_crowd(params: CrowdParams, labels: Sequence[str]) -> list[WorkerModel]:
 def answer(worker: WorkerModel, known: str, labels: Sequence[str], rng: random.Random) -> str:
     """The label this worker gives to an item whose known label is `known`."""
     if not worker.spammer and rng.random() < worker.accuracy:
-        return known
+        believed = known
+    else:
+        believed = _biased(worker, labels, rng)
+    if not worker.adversary:
+        return believed
+    return _biased(worker, [label for label in labels if label != believed] or list(labels), rng)
+
+
+def _biased(worker: WorkerModel, labels: Sequence[str], rng: random.Random) -> str:
     weights = [worker.bias.get(label, 1.0) for label in labels]
     return rng.choices(list(labels), weights=weights, k=1)[0]
 

@@ -126,8 +126,10 @@ def build_datasheet(
     workers: Mapping[str, int],
     issues: Sequence[str],
     pay: Mapping[str, Any],
+    origins: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
-    """The datasheet as a dict: composition, collection, annotation steps, pay, workers, known issues.
+    """The datasheet as a dict: composition, collection, annotation steps, pay, workers, each
+    annotator's labels (`origins`: labels by who gave them), known issues.
 
     `pay` is what the jobs paid as the ledger records it (annotation.ledger.payments): its figures by
     currency and the sentence that says them."""
@@ -142,8 +144,23 @@ def build_datasheet(
         "workers": dict(workers),
         "worker_identities": "Keyed pseudonyms only (HMAC-SHA256 with a per-release key kept out of "
         "the release); raw worker ids never leave the platform's database.",
+        "annotator_labels": _annotator_labels(origins or {}),
         "known_issues": list(issues),
     }
+
+
+def _annotator_labels(origins: Mapping[str, int]) -> str:
+    counts = ", ".join(f"{count} from the {origin}" for origin, count in sorted(origins.items())) or "none"
+    return (
+        "Every label is released with its annotator (a keyed pseudonym) and its origin: crowd (a worker's "
+        "answer), expert (an adjudicator's decision) or machine (a model's answer) "
+        f"(jsonl/annotations.jsonl; labels: {counts}). Each item of a single-choice task also has its "
+        "crowd's label distribution, as counts and as a soft label summing to 1 "
+        "(jsonl/label_distributions.jsonl). They are included because disagreement is data: "
+        "perspectivist evaluation, and models trained on soft labels, need each annotator's label and "
+        "the spread of opinions on an item, not only the decided label. Gold answers are kept out of "
+        "the distributions, and so are expert and machine labels."
+    )
 
 
 def _composition(statistics: Mapping[str, Any]) -> dict[str, Any]:
@@ -229,6 +246,8 @@ def render_markdown(sheet: Mapping[str, Any], statistics: Mapping[str, Any]) -> 
     lines += ["", "## Workers", ""]
     lines += [f"- {key}: {value}" for key, value in sheet["workers"].items()]
     lines += ["", sheet["worker_identities"]]
+    if "annotator_labels" in sheet:  # releases built before per-annotator labels have none
+        lines += ["", "## Each annotator's labels", "", sheet["annotator_labels"]]
     lines += _statistics_lines(statistics)
     lines += ["", "## Known issues", ""]
     lines += [f"- {issue}" for issue in sheet["known_issues"]] or ["None recorded."]

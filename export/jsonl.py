@@ -8,8 +8,12 @@ Files with no records are not written: an empty file is not a loadable dataset.
 - ``stance_<split>.jsonl``: one line per claim–cluster: the claim, its topics and split, the cluster's
   perspective ids and texts (original first), both stance labels, the voter counts, evidence ids.
 - ``perspectives.jsonl``, ``evidence.jsonl``: the pools.
-- ``annotations.jsonl``: one line per crowd response, worker ids as keyed pseudonyms only; a richer
+- ``annotations.jsonl``: one line per label given: each crowd response, and each expert's decision,
+  with its annotator as a keyed pseudonym only and its ``origin`` (crowd, expert or machine); a richer
   answer than a label (a written paraphrase, a topic list) is kept as a JSON string in ``value_json``.
+- ``label_distributions.jsonl``: one line per item with categorical crowd answers: the task's labels in
+  its order, the crowd's count of each, and the share of each (a soft label summing to 1), for
+  perspectivist evaluation that wants the spread of opinions and not only the majority.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from export.splits import SPLITS
 
 DIRECTORY = "jsonl"
 UNSPLIT = "unsplit"
+# Who gave a label: crowd workers, experts (adjudication), or a machine annotator.
+ORIGINS = ("crowd", "expert", "machine")
 
 
 def dumps_lines(records: Iterable[Mapping[str, Any]]) -> bytes:
@@ -79,11 +85,50 @@ def annotation_record(row: Mapping[str, Any]) -> dict[str, Any]:
         "value_json": None if value is None else json.dumps(value, sort_keys=True, ensure_ascii=False),
         "gold": bool(row.get("gold")),
         "simulated": bool(row.get("simulated")),
+        "origin": str(row.get("origin", "crowd")),
     }
 
 
+def label_distribution_records(
+    annotations: Sequence[Mapping[str, Any]], label_orders: Mapping[str, Sequence[str]]
+) -> list[dict[str, Any]]:
+    """One record per item of a categorical task: its crowd's label counts and shares, in the task's
+    label order (`label_orders`: task type → labels). Gold answers and other origins are left out."""
+    counted: dict[tuple[int, str], dict[str, Any]] = {}
+    for row in annotations:
+        labels = label_orders.get(row["task_type"])
+        if (
+            not labels
+            or row.get("gold")
+            or row.get("origin", "crowd") != "crowd"
+            or row.get("label") not in labels
+        ):
+            continue
+        key = (row["job_id"], row["item"])
+        if key not in counted:
+            counted[key] = {
+                **{
+                    name: row.get(name)
+                    for name in ("job_id", "task_type", "item", "claim_id", "perspective_id", "evidence_id")
+                },
+                "labels": list(labels),
+                "counts": [0] * len(labels),
+                "simulated": False,
+            }
+        record = counted[key]
+        record["counts"][list(labels).index(row["label"])] += 1
+        record["simulated"] = record["simulated"] or bool(row.get("simulated"))
+    for record in counted.values():
+        total = sum(record["counts"])
+        record["annotators"] = total
+        record["soft_label"] = [count / total for count in record["counts"]]
+    return [counted[key] for key in sorted(counted)]
+
+
 def jsonl_files(
-    records: Mapping[str, Any], annotations: Sequence[Mapping[str, Any]]
+    records: Mapping[str, Any],
+    annotations: Sequence[Mapping[str, Any]],
+    label_orders: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Relative path → records, for every non-empty JSONL file of a release."""
     files: dict[str, list[dict[str, Any]]] = {
@@ -93,6 +138,9 @@ def jsonl_files(
     files[f"{DIRECTORY}/perspectives.jsonl"] = pool_records(records["pool"], "pId", "perspective_id")
     files[f"{DIRECTORY}/evidence.jsonl"] = pool_records(records["evidence"], "eId", "evidence_id")
     files[f"{DIRECTORY}/annotations.jsonl"] = [annotation_record(row) for row in annotations]
+    files[f"{DIRECTORY}/label_distributions.jsonl"] = label_distribution_records(
+        annotations, label_orders or {}
+    )
     return {path: rows for path, rows in files.items() if rows}
 
 
@@ -105,4 +153,5 @@ def schema_for(path: str) -> str:
         "perspectives.jsonl": "perspectives_jsonl.schema.json",
         "evidence.jsonl": "evidence_jsonl.schema.json",
         "annotations.jsonl": "annotations_jsonl.schema.json",
+        "label_distributions.jsonl": "label_distributions_jsonl.schema.json",
     }[name]

@@ -25,8 +25,8 @@ from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.payments import job_payments
 from annotation.market_interface.registry import get_provider
-from annotation.models import Assignment, AssignmentState, Job, Response
-from annotation.task_types import builtin_rules
+from annotation.models import Assignment, AssignmentState, Item, Job, Response
+from annotation.task_types import builtin_rules, get_task_type
 from annotation.work.pseudonyms import pseudonym
 from annotation.work.records import pseudonym_key
 from corpus.models import Claim, Evidence, Perspective, PerspectiveCluster, Status
@@ -118,23 +118,19 @@ def annotation_rows(key: bytes) -> list[dict[str, Any]]:
     for response in Response.objects.select_related(
         "job", "item", "worker", "item__claim", "item__perspective", "item__evidence"
     ).order_by("job_id", "item__key", "pk"):
-        item = response.item
         rows.append(
             {
-                "job_id": response.job_id,
-                "task_type": response.job.task_type,
-                "item": item.key,
-                "claim_id": item.claim.cid if item.claim else None,
-                "perspective_id": item.perspective.pid if item.perspective else None,
-                "evidence_id": item.evidence.eid if item.evidence else None,
+                **_item_fields(response.job, response.item),
                 "worker": pseudonym(response.worker.provider, response.worker.external_id, key),
                 "label": response.label,
                 "value": response.value,
                 "gold": response.is_gold,
                 "simulated": response.simulated,
+                "origin": "crowd",
             }
         )
-    rows.sort(key=lambda row: (row["job_id"], row["item"], row["worker"]))
+    rows += expert_rows(key)
+    rows.sort(key=lambda row: (row["job_id"], row["item"], row["origin"], row["worker"]))
     return rows
 
 
@@ -142,6 +138,52 @@ def contributing_jobs() -> QuerySet[Job]:
     """The jobs a release is made from: those with at least one response (a draft or a job nobody
     worked on gave the release nothing)."""
     return Job.objects.filter(pk__in=Response.objects.values("job_id")).order_by("pk")
+
+
+def expert_rows(key: bytes) -> list[dict[str, Any]]:
+    """Each expert's latest decision on an item, as a label of origin "expert"; the expert only as a
+    keyed pseudonym of their account."""
+    latest: dict[tuple[int, int | None], Adjudication] = {}
+    for decision in Adjudication.objects.select_related(
+        "outcome__item__claim", "outcome__item__perspective", "outcome__item__evidence", "job"
+    ).order_by("decided_at", "pk"):
+        latest[(decision.outcome_id, decision.decided_by_id)] = decision
+    return [_expert_row(decision, key) for decision in latest.values()]
+
+
+def _item_fields(job: Job, item: Item) -> dict[str, Any]:
+    """What a release line says of the labelled item: its job, task, key, and corpus ids."""
+    return {
+        "job_id": job.pk,
+        "task_type": job.task_type,
+        "item": item.key,
+        "claim_id": item.claim.cid if item.claim else None,
+        "perspective_id": item.perspective.pid if item.perspective else None,
+        "evidence_id": item.evidence.eid if item.evidence else None,
+    }
+
+
+def _expert_row(decision: Adjudication, key: bytes) -> dict[str, Any]:
+    return {
+        **_item_fields(decision.job, decision.outcome.item),
+        "worker": pseudonym("expert", str(decision.decided_by_id), key),
+        "label": decision.new_label,
+        "value": None,
+        "gold": False,
+        "simulated": False,
+        "origin": "expert",
+    }
+
+
+def label_orders() -> dict[str, list[str]]:
+    """The answer labels, in their order, of each released task type whose answers are one label each
+    (the label distributions' columns); multi-label and free-text tasks have none."""
+    names = Job.objects.order_by().values_list("task_type", flat=True).distinct()
+    return {
+        name: [value for value, _ in get_task_type(name).labels]
+        for name in sorted(names)
+        if categorical_rule(name) is not None and get_task_type(name).labels
+    }
 
 
 def jobs_record(key: bytes) -> list[dict[str, Any]]:

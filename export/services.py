@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -273,7 +274,14 @@ def _write_datasheet(
     paid = payments_of(provenance.contributing_jobs())
     pay = {"sentence": paid.sentence(), **paid.as_dict()}
     sheet = build_datasheet(
-        version, statistics, provenance.crawl_record(), jobs, count_workers(annotations), issues, pay
+        version,
+        statistics,
+        provenance.crawl_record(),
+        jobs,
+        count_workers([row for row in annotations if row["origin"] == "crowd"]),  # people paid to label
+        issues,
+        pay,
+        origins=Counter(row["origin"] for row in annotations),
     )
     (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
     return sheet
@@ -284,7 +292,7 @@ def _write_data_files(
 ) -> None:
     """The PERSPECTRUM files, the JSON-lines files and their schemas."""
     write_perspectrum(version, directory, records)
-    for path, rows in jsonl_files(records, annotations).items():
+    for path, rows in jsonl_files(records, annotations, provenance.label_orders()).items():
         (directory / path).parent.mkdir(exist_ok=True)
         (directory / path).write_bytes(dumps_lines(rows))
     (directory / SCHEMAS).mkdir(exist_ok=True)

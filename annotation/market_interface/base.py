@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from annotation.market_interface.money import Discrepancy, Finish, Money, Row
 
 if TYPE_CHECKING:
-    from annotation.models import Assignment, Hit, Job, Worker
+    from annotation.models import Assignment, Hit, Item, Job, Worker
     from annotation.task_types.base import Answer
 
 
@@ -103,6 +103,10 @@ class WorkQueue(Protocol):
     def qualify(self, worker: Worker, answers: Mapping[str, str]) -> bool: ...
 
     def next_assignment(self, worker: Worker) -> Assignment | None: ...
+
+    def items(self, assignment: Assignment) -> list[Item]:
+        """The items the assignment's page shows, in their places (its HIT's, and any gold added)."""
+        ...
 
     def submit(self, assignment: Assignment, answers: Mapping[int, Answer]) -> None: ...
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from django import forms
 from django.db.models import QuerySet
 
+from annotation.quality.gold_schedule import QUALITY_PARAMS
 from annotation.redundancy import REDUNDANCY_PARAMS
 from annotation.simulation import WorkerModel
 from annotation.simulation import answer as simulated_answer
@@ -158,7 +159,14 @@ class TaskType:
     def params(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults with a job's overrides; unknown names are refused so typos do not pass silently."""
         merged = self.defaults.as_params()
-        unknown = set(overrides or {}) - set(merged) - MARKET_PARAMS - REDUNDANCY_PARAMS - MACHINE_PARAMS
+        unknown = (
+            set(overrides or {})
+            - set(merged)
+            - MARKET_PARAMS
+            - REDUNDANCY_PARAMS
+            - MACHINE_PARAMS
+            - QUALITY_PARAMS
+        )
         if unknown:
             raise TaskTypeError(f"{self.slug} has no parameter(s) {sorted(unknown)}; known: {sorted(merged)}")
         merged.update(overrides or {})

@@ -26,6 +26,7 @@ from annotation import work
 from annotation.market_interface.base import WorkerIdentityError
 from annotation.market_interface.registry import get_provider, provider_names
 from annotation.models import Assignment, AssignmentState, Job, JobState, Qualification, Worker
+from annotation.quality.writing_records import free_text_names, record_writing
 from annotation.task_types import get_task_type
 from annotation.web import fragments
 from annotation.web.forms import HitForm, QuizForm
@@ -259,6 +260,7 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
         work.submit_assignment(assignment.pk, form.answers(), items, read=assignment)
     except work.AssignmentStateError as error:
         return _message(request, job, "Not saved", str(error), status=409)
+    record_writing(assignment, free_text_names(form.task_type, job, form.names, items), request.POST)
     return _after_submit(request, assignment, visitor, grant)
 
 

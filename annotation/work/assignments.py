@@ -25,6 +25,7 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
+from annotation.quality import services as quality
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
 from annotation.work import rows
@@ -142,6 +143,8 @@ def check_can_work(
         job.refresh_from_db(fields=["state"])
     if job.state not in JobState.open():
         raise NoWorkError("This job is not taking work at the moment.")
+    if quality.policy_of(job).stop_workers and (stop := quality.stop_in_force(job, worker)) is not None:
+        raise NoWorkError(quality.stop_message(stop))
     if not get_task_type(job.task_type).quiz:
         return  # nothing to qualify on (an imported MTurk template)
     if found == "unread":
@@ -331,6 +334,8 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
                 confirmed=confirmed,
             )
             _hold_items(hit, worker, assignment)
+            if quality.policy_of(job).adaptive:
+                quality.add_gold(assignment, len(rows.hit_item_ids(hit.pk)))
             return assignment
     except IntegrityError:
         # Another request gave this worker the HIT, one of its items, or an open assignment first.
@@ -370,7 +375,7 @@ def submit_assignment(
                 f"this assignment was {assignment.state}; its work can no longer be saved"
             )
         if items is None:
-            items = list(Item.objects.filter(hit_items__hit=assignment.hit_id))
+            items = items_of(assignment)
         for item in items:
             item.job = assignment.job
         if {item.pk for item in items} != set(answers):
@@ -382,6 +387,8 @@ def submit_assignment(
         rows.update(assignment, ["state", "submitted_at", "work_seconds"])  # no save(): 0.5 ms of ORM CPU
     if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
         settle_job(assignment.job_id)
+    if quality.policy_of(assignment.job).live:
+        quality.check_after_submit(assignment)
     return assignment
 
 
@@ -449,13 +456,20 @@ def market_hit(job: Job, hit_external_id: str) -> Hit | None:
 
 
 def items_of(assignment: Assignment) -> list[Item]:
-    """The assignment's items in their places, each with the assignment's job."""
-    return rows.hit_items(assignment.hit_id, assignment.job)
+    """The assignment's items in their places, each with the assignment's job: the HIT's, and the gold
+    an adaptive schedule added for this worker among them."""
+    items = rows.hit_items(assignment.hit_id, assignment.job)
+    if not quality.policy_of(assignment.job).adaptive:
+        return items
+    return quality.with_gold(assignment, items, quality.gold_of(assignment))
 
 
 def item_ids_of(assignment: Assignment) -> list[int]:
     """The ids of the assignment's items in their places (no item row read)."""
-    return rows.hit_item_ids(assignment.hit_id)
+    ids = rows.hit_item_ids(assignment.hit_id)
+    if not quality.policy_of(assignment.job).adaptive:
+        return ids
+    return quality.with_gold(assignment, ids, quality.gold_ids_of(assignment))
 
 
 class ServiceQueue:
@@ -475,6 +489,9 @@ class ServiceQueue:
             return next_assignment(self.job, worker)
         except NoWorkError:
             return None
+
+    def items(self, assignment: Assignment) -> list[Item]:
+        return items_of(assignment)
 
     def submit(self, assignment: Assignment, answers: Mapping[int, Answer]) -> None:
         submit_assignment(assignment.pk, answers)

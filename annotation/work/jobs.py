@@ -38,6 +38,7 @@ from annotation.models import (
     WorkerItem,
     WorkerItemReason,
 )
+from annotation.quality.gold_schedule import GoldPolicyError, QualityPolicy
 from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
@@ -149,13 +150,11 @@ def _job_params(
 ) -> tuple[dict[str, Any], AdaptivePolicy | None]:
     """The task type's defaults with `params` over them and the market's currency; the adaptive policy."""
     merged = definition.params(params)
-    try:
+    try:  # the redundancy, machine and quality policies are checked now, not when they are used
         adaptive = adaptive_policy(merged)
-    except AdaptiveError as error:
-        raise JobError(str(error)) from None
-    try:
-        machine_plan(merged)  # a machine beside the crowd is checked now, not when it is routed
-    except MachinePlanError as error:
+        machine_plan(merged)
+        QualityPolicy.from_params(merged)
+    except (AdaptiveError, MachinePlanError, GoldPolicyError) as error:
         raise JobError(str(error)) from None
     market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
     try:
@@ -168,12 +167,15 @@ def _job_params(
 def _select_gold(
     definition: TaskType, filters: Mapping[str, Any], params: Mapping[str, Any], specs: list[ItemSpec]
 ) -> list[ItemSpec]:
-    """The gold items the `gold` filter chooses, minus the regular items; none unless gold_per_hit > 0."""
-    if int(params["gold_per_hit"]) <= 0:
+    """The gold items the `gold` filter chooses, minus the regular items; none unless gold_per_hit > 0
+    or the gold schedule is adaptive (it adds gold to each worker's assignments, not to the HITs)."""
+    adaptive = QualityPolicy.from_params(params).adaptive
+    if int(params["gold_per_hit"]) <= 0 and not adaptive:
         return []
     chosen = gold_filters(filters)
     if chosen is None:
-        raise JobError("gold_per_hit > 0 needs a `gold` filter choosing the gold items")
+        needs = "gold_schedule: adaptive" if adaptive else "gold_per_hit > 0"
+        raise JobError(f"{needs} needs a `gold` filter choosing the gold items")
     regular_keys = {spec.key for spec in specs}
     return [spec for spec in definition.select_gold(chosen, params) if spec.key not in regular_keys]
 
@@ -199,7 +201,9 @@ def _store_items(job: Job, specs: list[ItemSpec], *, is_gold: bool) -> list[Item
 
 def _store_hits(job: Job, items: list[Item], gold: list[Item], params: Mapping[str, Any]) -> None:
     bundles = bundle([Grouped(item.pk, item.group) for item in items], int(params["groups_per_hit"]))
-    bundles = mix_gold(bundles, [item.pk for item in gold], int(params["gold_per_hit"]), int(params["seed"]))
+    # An adaptive schedule gives each worker their own gold as they take work (annotation.quality).
+    per_hit = 0 if QualityPolicy.from_params(params).adaptive else int(params["gold_per_hit"])
+    bundles = mix_gold(bundles, [item.pk for item in gold], per_hit, int(params["seed"]))
     reward = Decimal(str(params["reward"]))
     hits = Hit.objects.bulk_create(
         [

@@ -1,5 +1,8 @@
 """Turn the paraphrases written in a job into candidate perspectives (PERSPECTRUM step 2b).
 
+An answer whose writing the task page flagged (pasted whole, typed faster than people type) waits
+for a person: it joins the corpus only once accepted (annotation.quality.writing_records).
+
 The paper's rule: drop paraphrases of ≤ 3 tokens or identical to the original. Duplicates of one
 original are kept once (the first writer is its author). Each candidate records its writer, so
 the writer never verifies it.
@@ -14,6 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from annotation.models import Authorship, Job, Response
+from annotation.quality.writing_records import held_responses
 from corpus.models import Origin, Perspective
 from corpus.provenance import Writer
 from corpus.services import allocate_ids
@@ -32,6 +36,8 @@ class CollectReport:
     too_short: int
     copies_of_original: int
     duplicates: int
+    # Answers whose writing was flagged (pasted, typed too fast) and not yet accepted by a person.
+    held_for_review: int = 0
 
 
 def _normal(text: str) -> str:
@@ -44,8 +50,10 @@ def collect_paraphrases(job_id: int, *, min_tokens: int | None = None) -> Collec
     if job.task_type != "paraphrase_writing":
         raise ParaphraseCollectionError(f"job {job.pk} is {job.task_type}, not paraphrase_writing")
     limit = int(job.params.get("min_tokens", 3) if min_tokens is None else min_tokens)
+    held = held_responses().filter(response__job=job).values("response_id")
     responses = (
         Response.objects.filter(job=job, is_gold=False)
+        .exclude(pk__in=held)
         .select_related("item__perspective")
         .order_by("item_id", "created", "pk")
     )
@@ -54,7 +62,8 @@ def collect_paraphrases(job_id: int, *, min_tokens: int | None = None) -> Collec
         for response in responses:
             sorting.take(response)
         _store_candidates(sorting.new)
-    return CollectReport(len(sorting.new), sorting.short, sorting.copies, sorting.duplicates)
+    waiting = held.distinct().count()
+    return CollectReport(len(sorting.new), sorting.short, sorting.copies, sorting.duplicates, waiting)
 
 
 def _paraphrases_kept() -> set[tuple[int, str]]:

@@ -50,7 +50,7 @@ class SimulatedProvider(Provider):
                 assignment = queue.next_assignment(worker)
                 if assignment is None:
                     continue
-                items = assignment.hit.ordered_items()
+                items = queue.items(assignment)
                 queue.submit(assignment, {item.pk: task_type.simulate(item, model, rng) for item in items})
                 done += 1
                 still_working.append((model, worker))

@@ -1,0 +1,60 @@
+"""The dashboard's quality panel: estimates over time, stopped workers with evidence, money, gold."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from aggregation.quality_panel import quality_panel
+from annotation import work
+from annotation.ledger.models import LedgerKind, LedgerState
+from annotation.models import Assignment, Response
+from annotation.quality.models import WorkerStop
+from tests.annotation.factories import make_corpus
+from tests.annotation.test_live_quality import ledger_row, live_job, stop_an_adversary
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_panel_shows_the_stopped_worker_the_money_paid_to_them_and_the_gold_spent(client: Client) -> None:
+    job = live_job()
+    adversary = stop_an_adversary(job)
+    paid = Assignment.objects.filter(worker=adversary).first()
+    assert paid is not None
+    ledger_row(paid, LedgerKind.BONUS, LedgerState.CONFIRMED, "1.75")
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+
+    page = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+
+    panel = quality_panel(job)
+    assert panel is not None and len(panel.stops) == 1
+    gold = Response.objects.filter(job=job, is_gold=True).count()
+    assert gold > 0 and panel.gold_answers == gold
+    assert 'id="quality"' in page and "<svg" in page
+    assert "1.75" in page.split('id="paid-to-stopped"')[1][:40]
+    assert f">{gold} gold answer" in page
+    stop = WorkerStop.objects.get()
+    assert reverse("admin:annotation_workerstop_change", args=[stop.pk]) in page
+    assert "market-id-of-the-adversary" not in page
+
+
+def test_a_job_without_live_checks_has_no_panel() -> None:
+    make_corpus(claims=1)
+    job = work.create_job("stance", {})
+    assert quality_panel(job) is None
+
+
+def test_flagged_free_text_answers_waiting_for_a_person_are_counted_on_the_panel(client: Client) -> None:
+    from tests.annotation.test_writing_records import TYPED, start, submit
+
+    job, assignment = start(client)
+    submit(client, assignment, {"1": TYPED, "2": {"pasted": 64, "pastes": 1}})
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+
+    page = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+
+    panel = quality_panel(job)
+    assert panel is not None and panel.flagged_writing == 1
+    assert ">1</a>" in page.split('id="flagged-writing"')[1][:200]
