@@ -19,6 +19,7 @@ from annotation.ledger.decisions import unclear_rows
 from annotation.ledger.models import LedgerEntry
 from annotation.ledger.payments import Payments, job_payments
 from annotation.models import Job, Response, Worker
+from annotation.task_types import get_task_type
 from annotation.work import Progress, job_progress
 
 
@@ -158,9 +159,8 @@ def _charts(
         if rated
         else Chart(why_not="No item has answers from two workers, so no agreement ρ can be measured.")
     )
-    labels = charts.label_distribution(
-        dict(Counter(label or "no majority" for _, label in outcomes).most_common())
-    )
+    name = get_task_type(job.task_type).label_name
+    labels = charts.label_distribution(dict(Counter(name(label) for _, label in outcomes).most_common()))
     return rho, Chart(labels), worker_chart(qualities)
 
 

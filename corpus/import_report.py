@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from config.wording import count
 from corpus.merging import Verdict
 from corpus.perspectrum import detect_version, file_names
 
@@ -41,6 +42,8 @@ class ImportReport:
     unchanged: Counter[str] = field(default_factory=Counter)
     conflicts: list[Conflict] = field(default_factory=list)
     evidence_without_text: int = 0
+    # kind → ids of records whose text is empty in the release read
+    empty_texts: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def changed(self) -> bool:
@@ -61,6 +64,11 @@ class ImportReport:
             if self.evidence_without_text
             else []
         )
+        notes += [
+            f"{count(len(ids), kind.removesuffix('s'))} with empty text in the release, imported as they are "
+            f"(ids {_ids(ids)})"
+            for kind, ids in self.empty_texts.items()
+        ]
         counts = [
             f"{kind}: {self.created[kind]} created, {self.updated[kind]} updated, "
             f"{self.unchanged[kind]} unchanged"
@@ -78,6 +86,11 @@ class ImportReport:
             "unchanged": dict(self.unchanged),
             "conflicts": [asdict(conflict) for conflict in self.conflicts],
         }
+
+
+def _ids(ids: list[int], shown: int = 10) -> str:
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(map(str, ids[:shown])) + more
 
 
 def release_checksum(directory: Path, version: str | None = None) -> str:

@@ -46,6 +46,7 @@ def import_perspectrum(
     with progress.stage("read and validate the release"):
         release = read_release(directory, version)
     report = ImportReport(release.version, release_checksum(directory, release.version), dry_run)
+    report.empty_texts = empty_texts(release)
     writer = Writer.release(release.version)
     with transaction.atomic():
         with progress.stage("claims", unit="claims") as done:
@@ -212,6 +213,16 @@ def _sync_evidence(release: Release, report: ImportReport, writer: Writer) -> di
     return pks
 
 
+def empty_texts(release: Release) -> dict[str, list[int]]:
+    """The ids of the release's claims and perspectives whose text is empty: imported as they are,
+    and said, so nobody learns of them from a statistic ("length tokens min 0")."""
+    found = {
+        "claims": [c["cId"] for c in release.claims if not str(c["text"]).strip()],
+        "perspectives": [p["pId"] for p in release.pool if not str(p["text"]).strip()],
+    }
+    return {kind: ids for kind, ids in found.items() if ids}
+
+
 def _sync_paraphrase_links(release: Release, perspectives: dict[int, int], report: ImportReport) -> None:
     """A paraphrase paraphrases its cluster's original (first member); the first cluster by cId wins.
     Only the release's own perspectives are linked: a link the platform set stays."""
@@ -234,7 +245,10 @@ def _sync_paraphrase_links(release: Release, perspectives: dict[int, int], repor
         if pid in current and current[pid] != head
     ]
     bulk.update(Perspective, ["paraphrase_of_id"], changed)
-    report.updated["paraphrase links"] += len(changed)
+    # A link set where there was none is made, not changed (a first import makes every link).
+    made = sum(1 for pid, head in original_of.items() if pid in current and current[pid] is None)
+    report.created["paraphrase links"] += made
+    report.updated["paraphrase links"] += len(changed) - made
     report.unchanged["paraphrase links"] += len(original_of) - len(changed)
 
 

@@ -97,6 +97,9 @@ class ValidatePipeline(_Pipeline):
         return item
 
 
+UNCHANGED = "stancework/unchanged"
+
+
 class DedupePipeline(_Pipeline):
     """Drop a debate already ingested with the same content, or seen earlier in this crawl."""
 
@@ -112,7 +115,9 @@ class DedupePipeline(_Pipeline):
             raise self.drop(item, spider, "duplicate_in_run")
         self.seen.add(fingerprint)
         if ingest.is_unchanged(item.record):
-            raise self.drop(item, spider, "unchanged")
+            # Read again and found as it was: counted apart, never a drop (nothing is wrong with it).
+            self.stats.inc_value(UNCHANGED)
+            raise DropItem(f"unchanged: {item.url}")
         return item
 
 

@@ -25,7 +25,7 @@ from annotation.quality.gold_schedule import QUALITY_PARAMS
 from annotation.redundancy import REDUNDANCY_PARAMS
 from annotation.simulation import WorkerModel
 from annotation.simulation import answer as simulated_answer
-from annotation.task_types.decisions import Decision
+from annotation.task_types.decisions import NO_MAJORITY_LABEL, Decision
 from annotation.task_types.rules import AggregationRule
 from corpus.models import Claim, PerspectiveCluster
 
@@ -212,6 +212,13 @@ class TaskType:
     @property
     def label_values(self) -> list[str]:
         return [value for value, _ in self.labels]
+
+    def label_name(self, code: str) -> str:
+        """The name a person reads for a label code ("Mildly supports" for MILDLY_SUPPORT); an outcome
+        with no majority reads "No majority"; a code the task type does not name stays as it is."""
+        if code == NO_MAJORITY_LABEL or not code:
+            return "No majority"
+        return dict(self.labels).get(code, code)
 
     # Aggregation hooks ----------------------------------------------------------------------------
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:

@@ -8,11 +8,12 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from aggregation import services
+from aggregation import charts, services
 from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.dashboard import worker_chart
 from aggregation.models import ItemOutcome, WorkerQuality
 from annotation import work
+from annotation.task_types import get_task_type
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -109,3 +110,18 @@ def test_a_chart_with_data_draws_it_and_a_chart_without_says_why(admin_client: C
     assert len(figures) == 3 and all("<svg" in figure for figure in figures)
     assert worker_chart(unrated).svg == "" and "no reliability per worker" in worker_chart(unrated).why_not
     assert worker_chart([]).why_not == "Drawn once the job is aggregated."
+
+
+def test_the_label_chart_names_labels_as_the_task_type_declares_them(
+    admin_client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    job = stance_job(make_corpus(claims=2, perspectives=2))
+    answer(job, dict(zip(keys(job), [[S, S, S], [U, U, U], [S, U, NV], [U, U, U]], strict=True)))
+    services.aggregate_job(job.pk)
+    drawn: list[dict[str, int]] = []
+    monkeypatch.setattr(charts, "label_distribution", lambda counts: drawn.append(counts) or "<svg></svg>")
+
+    dashboard(admin_client, job.pk)
+
+    assert drawn == [{"Opposes": 2, "Supports": 1, "No majority": 1}]
+    assert get_task_type("stance").label_name("MILDLY_SUPPORT") == "Mildly supports"

@@ -106,6 +106,19 @@ def test_import_creates_claims_perspectives_clusters_and_marks_unknown_text_miss
     ]
 
 
+def test_a_first_import_creates_paraphrase_links_and_names_empty_texts(small_release: Path) -> None:
+    pool = json.loads((small_release / FILES[1]).read_text())
+    pool[4]["text"] = "  "
+    (small_release / FILES[1]).write_text(json.dumps(pool))
+
+    report = import_perspectrum(small_release)
+
+    said = "\n".join(report.lines())
+    assert (report.created["paraphrase links"], report.updated["paraphrase links"]) == (1, 0)
+    assert "paraphrase links: 1 created, 0 updated" in said
+    assert "1 perspective with empty text in the release, imported as they are (ids 5)" in said
+
+
 def test_second_import_changes_nothing(small_release: Path) -> None:
     import_perspectrum(small_release)
     stamps = {

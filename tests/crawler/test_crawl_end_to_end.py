@@ -103,7 +103,8 @@ def test_crawling_again_adds_no_duplicates(crawl_env: dict[str, str]) -> None:
     assert count(crawl_env, "corpus_claim") == DEBATES
     assert count(crawl_env, "crawler_pageversion") == 52
     second = query(crawl_env, "SELECT stats FROM crawler_crawlrun ORDER BY id DESC LIMIT 1")[0][0]
-    assert '"stancework/drop/unchanged": 41' in second
+    assert '"stancework/unchanged": 41' in second and "stancework/drop/unchanged" not in second
+    assert "idebate (saved pages)" in done.stdout and ", unchanged 41, " in done.stdout
 
 
 def test_a_crawl_killed_midway_and_run_again_finishes_without_duplicates(crawl_env: dict[str, str]) -> None:

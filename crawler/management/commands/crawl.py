@@ -15,6 +15,7 @@ from crawler import reporting, services
 from crawler.crawling import run_spider, serving
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
 from crawler.parsing import SITES
+from crawler.pipelines import UNCHANGED
 
 
 class Command(BaseCommand):
@@ -85,8 +86,9 @@ class Command(BaseCommand):
             )
             return
         self.stdout.write(
-            f"crawl {run.pk} {run.site}: {run.get_status_display()}; pages {run.pages}, "
-            f"debates ingested {run.items}, drops {run.drops}, errors {run.errors}"
+            f"crawl {run.pk} {run.site} ({run.mode_in_words}): {run.get_status_display()}; "
+            f"pages {run.pages}, debates ingested {run.items}, unchanged {run.stats.get(UNCHANGED, 0)}, "
+            f"drops {run.drops}, errors {run.errors}"
             + (f"; {outcome}" if outcome else "")
             + (f"; {run.message}" if run.status == RunStatus.FINISHED_WITH_ERRORS else "")
         )
