@@ -30,6 +30,8 @@ from backups.layout import (
     write_manifest,
 )
 from backups.postgres import count_tables, database_name, dump_database, restore_database
+from backups.schema import applied_schema, check_listed, code_schema, schema_notes
+from export.models import Release
 from export.verify import verify_release
 
 RELEASE_MANIFEST = "manifest.json"
@@ -47,6 +49,7 @@ class Restored:
     database: str
     releases_dir: Path
     releases: list[str]
+    notes: list[str] = field(default_factory=list)  # what the operator must do next (an older schema)
 
 
 def _default_database() -> Mapping[str, Any]:
@@ -79,13 +82,29 @@ def _write_backup(root: Path) -> tuple[Path, int]:
         # so every release the dump knows is already complete on disk when the archive is made.
         dump_database(database, partial / DATABASE_DUMP)
         files = archive_directory(Path(settings.RELEASES_DIR), partial / RELEASES_ARCHIVE)
-        write_manifest(partial, now, database=database_name(database), release_files=files)
+        write_manifest(
+            partial, now, database=database_name(database), release_files=files,
+            releases=_release_directories(), schema=applied_schema(connections["default"]),
+        )  # fmt: skip
         make_private(partial)
         partial.rename(final)
+    except OSError as error:  # a full disk, mostly: nothing half-written is kept
+        shutil.rmtree(partial, ignore_errors=True)
+        raise BackupError(f"cannot write the backup into {root}: {_reason(error)}; nothing kept") from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     return final, files
+
+
+def _reason(error: OSError) -> str:
+    """An OS error in words ("No space left on device"), without its traceback."""
+    return error.strerror or str(error)
+
+
+def _release_directories() -> list[str]:
+    """The releases the database knows, by folder: each must come back from the archive, verified."""
+    return sorted(Release.objects.values_list("directory", flat=True))
 
 
 def restore_backup(
@@ -104,12 +123,16 @@ def restore_backup(
     recreated (in that same transaction), and the existing releases directory is kept beside the new
     one as `<name>.before-restore-<time>`.
     """
-    check_backup(backup)
+    manifest = check_backup(backup)
+    notes = schema_notes(manifest, code_schema())
     database = database or _default_database()
     releases_dir = Path(releases_dir or settings.RELEASES_DIR)
     if not replace:
         _refuse_non_empty(database, releases_dir)
-    unpacked = _unpack_and_verify(backup / RELEASES_ARCHIVE, releases_dir)
+    try:
+        unpacked = _unpack_and_verify(backup / RELEASES_ARCHIVE, releases_dir, manifest)
+    except OSError as error:
+        raise BackupError(f"cannot unpack the releases beside {releases_dir}: {_reason(error)}") from None
     try:
         restore_database(database, backup / DATABASE_DUMP, replace=replace)
     except BaseException:
@@ -117,7 +140,7 @@ def restore_backup(
         raise
     releases = _releases_in(unpacked)
     _move_into_place(unpacked, releases_dir)
-    return Restored(database_name(database), releases_dir, releases)
+    return Restored(database_name(database), releases_dir, releases, notes)
 
 
 def _refuse_non_empty(database: Mapping[str, Any], releases_dir: Path) -> None:
@@ -135,14 +158,15 @@ def _releases_in(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if (p / RELEASE_MANIFEST).is_file())
 
 
-def _unpack_and_verify(archive: Path, releases_dir: Path) -> Path:
-    """The archive unpacked into a new folder beside the target, every release in it verified; the
-    folder, or BackupCorruptError (and no folder) when anything does not unpack or verify."""
+def _unpack_and_verify(archive: Path, releases_dir: Path, manifest: Mapping[str, Any]) -> Path:
+    """The archive unpacked into a new folder beside the target, every release in it verified and every
+    release backup.json lists present; the folder, or BackupCorruptError (and no folder) otherwise."""
     releases_dir.parent.mkdir(parents=True, exist_ok=True)
     unpacked = Path(tempfile.mkdtemp(prefix=f".{releases_dir.name}-restore-", dir=releases_dir.parent))
     try:
         unpacked.chmod(0o755)  # mkdtemp's 0700 would outlive the move; releases are served
         extract_archive(archive, unpacked)
+        check_listed(manifest, unpacked, _releases_in(unpacked))
         problems = {name: verify_release(unpacked / name) for name in _releases_in(unpacked)}
         bad = {name: found for name, found in problems.items() if found}
         if bad:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import string
 
 import pytest
 from django.core.management import call_command
@@ -10,14 +11,35 @@ from django.core.management.base import SystemCheckError
 from django.test import override_settings
 
 from config.checks import keys_check
-from config.keys import estimated_random_bytes
+from config.keys import estimated_random_bytes, weak_key_problem
 
 STRONG = {"SECRET_KEY": secrets.token_urlsafe(48), "WORKER_PSEUDONYM_KEY": secrets.token_hex(32)}
 
 
 @pytest.mark.parametrize("maker", [lambda: secrets.token_hex(32), lambda: secrets.token_urlsafe(32)])
-def test_the_keys_secrets_makes_hold_32_bytes(maker: object) -> None:
-    assert all(estimated_random_bytes(maker()) >= 32 for _ in range(100))  # type: ignore[operator]
+def test_the_keys_secrets_makes_pass(maker: object) -> None:
+    keys = [maker() for _ in range(100)]  # type: ignore[operator]
+    assert len(keys) == 100 and [key for key in keys if weak_key_problem("K", key)] == []
+
+
+PATTERNED = {
+    "a-word-repeated": "uncopyrightable" * 4,
+    "hex-digits-in-order": "0123456789abcdef" * 4,
+    "the-alphabet": string.ascii_letters,
+    "words": "correcthorsebatterystaple" + "correcthorsebatterystaple"[::-1] + "password1234567890",
+}
+
+
+@pytest.mark.parametrize("name", list(PATTERNED))
+def test_a_long_patterned_key_fails_and_the_message_gives_its_estimate(name: str) -> None:
+    key = PATTERNED[name]
+    held = estimated_random_bytes(key)
+
+    assert held < 16
+    with override_settings(DEBUG=False, **{**STRONG, "SECRET_KEY": key}):
+        (problem,) = keys_check()
+    assert f"SECRET_KEY holds about {held:.0f} random bytes" in problem.msg
+    assert "repetitions, sequences and dictionary words" in problem.msg
 
 
 @pytest.mark.parametrize(

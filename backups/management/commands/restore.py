@@ -47,3 +47,5 @@ class Command(BaseCommand):
             f"restored database {restored.database} and {len(restored.releases)} verified release(s) "
             f"into {restored.releases_dir}"
         )
+        for note in restored.notes:
+            self.stdout.write(note)
