@@ -8,16 +8,18 @@ parameter holders; fitting is deterministic, so aggregating a job twice gives th
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from aggregation.agreement import majority, worker_agreement_with_majority
 from aggregation.labels import NO_MAJORITY, LabelSet
 from aggregation.responses import Responses
 from aggregation.rowwise import row_argmax, row_max, row_sum
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -134,6 +136,8 @@ class Incidence:
 
     @classmethod
     def of(cls, responses: Responses) -> Incidence:
+        from scipy import sparse  # here, not at the top: a process that never fits a model does not load it
+
         k = responses.n_labels
         cell = responses.worker_index * k + responses.label
         ones = np.ones(len(responses))

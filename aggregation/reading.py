@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 import psycopg
 from django.db import connection
 from django.db.models import Max, QuerySet, TextField
@@ -63,6 +62,8 @@ def job_responses(
 
 
 def _fetched(rows: Iterable[tuple[int, int, str]]) -> Columns:
+    import pandas as pd  # here, not at the top: a process that never reads responses does not load it
+
     frame = pd.DataFrame(list(rows), columns=["item", "worker", "label"])
     codes, uniques = pd.factorize(frame["label"])
     return frame["item"].to_numpy(np.int64), frame["worker"].to_numpy(np.int64), codes, list(uniques)
