@@ -93,9 +93,7 @@ def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualific
     passed = score >= quiz_pass_mark(job)
     with transaction.atomic():
         # Written out, locked, with no join (the model's ordering would lock the worker's row too).
-        found = rows.select(
-            Qualification, "t.worker_id = %s AND t.task_type = %s", [worker.pk, job.task_type], lock=True
-        )
+        found = rows.select(Qualification, {"worker_id": worker.pk, "task_type": job.task_type}, lock=True)
         existing = found[0] if found else None
         if existing is None:
             return Qualification.objects.create(
@@ -254,12 +252,12 @@ def _bound_and_open(
     """In one query: the job's assignment the market's id names, and the worker's open one."""
     # Unordered: at most two rows, picked below. Written out (rows.select): the ORM took more CPU to
     # build this read than it takes to run.
-    where = "t.job_id = %s AND ((t.worker_id = %s AND t.state = %s)"
-    params: list[Any] = [job.pk, worker.pk, AssignmentState.ACCEPTED]
+    matches: list[dict[str, Any]] = [
+        {"job_id": job.pk, "worker_id": worker.pk, "state": AssignmentState.ACCEPTED}
+    ]
     if external_id:
-        where += " OR t.external_id = %s"
-        params.append(external_id)
-    found = rows.select(Assignment, where + ") LIMIT 3", params)
+        matches.append({"job_id": job.pk, "external_id": external_id})
+    found = rows.select(Assignment, *matches, limit=3)
     bound = next((a for a in found if external_id and a.external_id == external_id), None)
     open_one = next(
         (a for a in found if a.worker_id == worker.pk and a.state == AssignmentState.ACCEPTED), None
@@ -311,7 +309,7 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
             rows.lock(Worker, worker.pk)
             if _holds_open(job, worker):
                 raise _AlreadyOpenError
-            found = rows.select(Hit, "t.id = %s", [hit_pk], lock=True)
+            found = rows.select(Hit, {"id": hit_pk}, lock=True)
             if not found:
                 return None  # deleted since it was found to have a free slot
             hit = found[0]
@@ -389,7 +387,7 @@ def _locked(assignment_id: int, read: Assignment | None) -> Assignment:
     """The assignment's row locked for this transaction: read whole, or `read` brought up to date."""
     if read is None or read.pk != assignment_id:
         return Assignment.objects.select_for_update().select_related("job", "worker").get(pk=assignment_id)
-    (locked,) = rows.select(Assignment, "t.id = %s", [assignment_id], lock=True)
+    (locked,) = rows.select(Assignment, {"id": assignment_id}, lock=True)
     read.state, read.confirmed = locked.state, locked.confirmed
     return read
 
