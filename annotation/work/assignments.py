@@ -199,12 +199,12 @@ def _open_hits(job: Job, worker: Worker, hit: Hit | None, limit: int) -> list[in
     """The ids of the job's HITs (only `hit`, when given) with a free slot and none of the items the
     worker has seen, in order; at most `limit`.
 
-    Written out: the ORM spent about 2 ms of CPU building and compiling this query (an exclusion by
-    subquery and a filtered count) on every start, as much as the start's other queries together; run,
-    it costs 0.3 ms. The HITs the worker has seen an item of are read once (a hashed subplan), looked up
+    Written out: the ORM spent more CPU building and compiling this query (an exclusion by subquery and
+    a filtered count) on every start than the start's other queries together, and several times what
+    running it costs. The HITs the worker has seen an item of are read once (a hashed subplan), looked up
     by the worker's own items (HITs of other jobs among them match no HIT of this one), an array the
     planner can only probe the index with. Joined to the job's items instead, it walked every item of
-    the job on each start (6,000 index probes, 5 ms), or every HIT's items, whenever the tables had no
+    the job on each start (an index probe per item), or every HIT's items, whenever the tables had no
     statistics yet: a new database, a job just created, autovacuum off. The HITs are walked in order
     only until `limit` have a free slot."""
     holding, params = _holding_sql("a")
@@ -301,7 +301,7 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
     """A new assignment of the worker on the HIT, when it has a free slot; None when it has none, is gone,
     or another request gave the worker the HIT or one of its items first. Each lock is taken by a statement
     of its own, so the next one reads what the lock's last holder committed. The two reads of
-    assignments are written out: the ORM took 1 ms of CPU to build them, which run in 0.2 ms."""
+    assignments are written out: the ORM took more CPU to build them than they take to run."""
     holding, params = _holding_sql("a")
     try:
         with transaction.atomic(), connection.cursor() as cursor:
@@ -377,7 +377,8 @@ def submit_assignment(
         now = timezone.now()
         assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
         assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
-        rows.update(assignment, ["state", "submitted_at", "work_seconds"])  # no save(): 0.5 ms of ORM CPU
+        # Not save(): the ORM's CPU on every submitted page, for three columns.
+        rows.update(assignment, ["state", "submitted_at", "work_seconds"])
     if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
         settle_job(assignment.job_id)
     return assignment

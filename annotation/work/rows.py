@@ -3,9 +3,10 @@ read is one plain SELECT whose rows become model objects as the ORM's would (the
 same database converters, `Model.from_db`).
 
 Every worker page read the job, the worker and the worker's qualification through the ORM, and the
-task page and its answers the assignment with its job, HIT and worker: 0.4–1.4 ms of CPU each to
-build and compile queries that run in 0.1 ms. Nothing here is cached between requests: each read
-asks the database, so a paused job, a blocked worker or a failed quiz is seen on the next page.
+task page and its answers the assignment with its job, HIT and worker, spending several times more
+CPU building and compiling each query than the database spends running it. Nothing here is cached
+between requests: each read asks the database, so a paused job, a blocked worker or a failed quiz is
+seen on the next page.
 """
 
 from __future__ import annotations
