@@ -15,15 +15,7 @@ from django.db.models import DateField, Model
 from django.db.models.signals import ModelSignal, post_save, pre_save
 
 from annotation.models import Assignment
-from corpus.models import (
-    Claim,
-    ClaimTopic,
-    ClusterEvidence,
-    ClusterMember,
-    Evidence,
-    Perspective,
-    PerspectiveCluster,
-)
+from corpus import models as corpus
 from tests.config.test_function_length import ROOT, project_files
 
 SEARCH_SYNC = "search.signals._changed"  # queues a search index sync; an import is followed by rebuild_index
@@ -40,18 +32,18 @@ class Skipped:
 
 WRITTEN: dict[type[Model], Skipped] = {
     Assignment: Skipped(),  # rows.update: a submitted assignment's state, time and seconds
-    Claim: Skipped(
+    corpus.Claim: Skipped(
         frozenset({"updated"}),
         frozenset({SEARCH_SYNC}),
         "the import stamps each row it writes (written_by, written_at); its rows reach the search index by"
         " rebuild_index, which the pipeline runs before it searches",
     ),
-    Perspective: Skipped(frozenset({"updated"}), frozenset({SEARCH_SYNC}), "as claims"),
-    Evidence: Skipped(frozenset({"updated"}), frozenset({SEARCH_SYNC}), "as claims"),
-    PerspectiveCluster: Skipped(frozenset({"updated"}), why="as claims"),
-    ClusterMember: Skipped(),
-    ClusterEvidence: Skipped(),
-    ClaimTopic: Skipped(),
+    corpus.Perspective: Skipped(frozenset({"updated"}), frozenset({SEARCH_SYNC}), "as claims"),
+    corpus.Evidence: Skipped(frozenset({"updated"}), frozenset({SEARCH_SYNC}), "as claims"),
+    corpus.PerspectiveCluster: Skipped(frozenset({"updated"}), why="as claims"),
+    corpus.ClusterMember: Skipped(),
+    corpus.ClusterEvidence: Skipped(),
+    corpus.ClaimTopic: Skipped(),
 }
 
 
@@ -69,7 +61,7 @@ def what_save_adds(model: type[Model]) -> Skipped:
 
 
 def test_no_model_written_set_wise_gains_an_auto_now_field_or_a_save_receiver_its_writer_skips() -> None:
-    assert Assignment in WRITTEN and Claim in WRITTEN
+    assert Assignment in WRITTEN and corpus.Claim in WRITTEN
     for model, skipped in WRITTEN.items():
         found = what_save_adds(model)
         assert (found.auto_now, found.receivers) == (skipped.auto_now, skipped.receivers), (
@@ -109,5 +101,5 @@ def test_a_save_receiver_or_auto_now_field_is_seen() -> None:
         assert what_save_adds(Assignment).receivers == {f"{__name__}.{stamp.__qualname__}"}
     finally:
         pre_save.disconnect(stamp, sender=Assignment)
-    assert what_save_adds(Claim).auto_now == {"updated"}
+    assert what_save_adds(corpus.Claim).auto_now == {"updated"}
     assert bulk_models("bulk.insert(Claim, [], rows)\nbulk.update(model, [], rows)") == {"Claim"}
