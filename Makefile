@@ -8,7 +8,7 @@ PORT ?= 8000
 # settings.py reads them too: PUBLIC_URL (invitation links, the demo's login) defaults to http://HOST:PORT.
 export HOST PORT
 
-.PHONY: run test check lint typecheck contracts bench install install-dev migrate data serve clean
+.PHONY: run test test-sqlite check lint typecheck contracts bench install install-dev migrate data serve clean
 
 $(BIN)/activate:
 	@command -v $(PY) >/dev/null || { echo "$(PY) not found: install Python 3.11 (or run make PY=python3)"; exit 1; }
@@ -41,6 +41,13 @@ PYTEST_WORKERS ?= 2
 test: install-dev
 	$(PYTHON) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=20 $(PYTEST_ARGS)
 
+# The set-wise writers (corpus/bulk.py, annotation/work/rows.py, aggregation/storing.py) take one path on
+# PostgreSQL and another elsewhere: their tests run a second time on SQLite, the embedded default.
+SET_WISE_TESTS := tests/corpus/test_bulk.py tests/annotation/test_page_reads.py tests/aggregation/test_storing.py \
+	tests/aggregation/test_reading.py tests/config/test_set_wise_writers.py
+test-sqlite: install-dev
+	env -u DATABASE_URL $(PYTHON) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS) $(SET_WISE_TESTS)
+
 lint: install-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -52,8 +59,9 @@ typecheck: install-dev
 contracts: install-dev
 	$(BIN)/lint-imports --no-logo
 
-# `make check` runs exactly what CI runs: lint, types, import contracts and the tests.
-check: lint typecheck contracts test
+# `make check` runs exactly what CI runs: lint, types, import contracts, the tests, and the set-wise
+# writers' tests again on SQLite.
+check: lint typecheck contracts test test-sqlite
 
 bench: install-dev
 	$(PYTHON) -m bench $(BENCH_ARGS)

@@ -8,16 +8,18 @@ parameter holders; fitting is deterministic, so aggregating a job twice gives th
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
-from scipy import sparse
 
 from aggregation.agreement import majority, worker_agreement_with_majority
 from aggregation.labels import NO_MAJORITY, LabelSet
 from aggregation.responses import Responses
 from aggregation.rowwise import row_argmax, row_max, row_sum
+
+if TYPE_CHECKING:
+    from scipy import sparse
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -123,8 +125,8 @@ class Incidence:
 
     Both EM models only ever need, per iteration, the items' sums over a per-cell table (E-step)
     and the cells' sums over a per-item table (M-step): two sparse products with one non-zero per
-    response. That is why scipy.sparse is used rather than per-class ``bincount`` loops (about 10×
-    slower on 100k responses).
+    response. That is why scipy.sparse is used rather than per-class ``bincount`` loops, which
+    measured far slower (`python -m bench aggregation` times the models).
     """
 
     item_by_cell: sparse.csr_matrix
@@ -134,6 +136,8 @@ class Incidence:
 
     @classmethod
     def of(cls, responses: Responses) -> Incidence:
+        from scipy import sparse  # here, not at the top: a process that never fits a model does not load it
+
         k = responses.n_labels
         cell = responses.worker_index * k + responses.label
         ones = np.ones(len(responses))

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.special import digamma, expit, gammaln, logsumexp
 
 from aggregation.label_models import (
     Aggregate,
@@ -243,6 +242,8 @@ class MACE:
         """What the E-step uses for a share whose posterior is Dirichlet(``counts``) summing to
         ``total``: its mean, or with ``variational`` exp(E[log share])."""
         if self.variational:
+            from scipy.special import digamma  # loads with the first fit, not with every process
+
             return np.asarray(np.exp(digamma(counts) - digamma(total)), dtype=np.float64)
         return np.asarray(counts / total, dtype=np.float64)
 
@@ -253,6 +254,8 @@ class MACE:
             return np.full(k, -np.log(k))
         if self.prevalence != PREVALENCE_ESTIMATED:
             return np.log(np.asarray(self.prevalence, dtype=np.float64))
+        from scipy.special import digamma
+
         counts = posteriors.sum(axis=0)
         estimated = np.asarray(
             digamma(counts + self.prevalence_prior) - digamma(counts.sum() + k * self.prevalence_prior),
@@ -284,6 +287,8 @@ def toward_balance(log_weights: FloatArray, n_items: float, balanced: float, spr
     80/20 and 95/5 crowds unchanged. The cost: a 60/40 crowd whose estimate strays toward balance
     is drawn the rest of the way (55/45 to 70/30 crowds −0.0008 on average).
     """
+    from scipy.special import expit, gammaln, logsumexp
+
     k = len(log_weights)
     log_shares = log_weights - logsumexp(log_weights)
     shares = np.exp(log_shares[:-1])

@@ -185,9 +185,9 @@ class ItemOutcome(models.Model):
             ),
             # A job's outcomes are written together (one INSERT of a first run's rows, rewritten in
             # place after), so on PostgreSQL the job's rows are found by a block-range index of a few
-            # pages: a B-tree entry per row cost a first run of a million outcomes 0.6–1.2 s of the
-            # server's CPU. Its new ranges are summarized as they fill (migration 0009). SQLite makes
-            # it a plain index.
+            # pages: a B-tree entry per row cost a first run of a million outcomes more of the server's
+            # CPU than the rows themselves. Its new ranges are summarized as they fill (migration 0009).
+            # SQLite makes it a plain index.
             BrinIndex(fields=["job"], name="itemoutcome_job"),
         ]
 

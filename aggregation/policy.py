@@ -115,19 +115,6 @@ class AggregationPolicy:
 REASONS = (LOW_AGREEMENT, NO_MAJORITY_REASON, GOLD, MODEL, LOW_POSTERIOR)
 
 
-def contest_reasons(
-    rule: AgreementRule,
-    agreement: npt.NDArray[np.float64],
-    labels: npt.NDArray[np.intp],
-    model_labels: npt.NDArray[np.intp],
-    reference: npt.NDArray[np.intp],
-    low_posterior: npt.NDArray[np.bool_] | None = None,
-) -> list[list[str]]:
-    """Per item, why an expert should look at it, as a list (see :func:`contest_reason_masks`)."""
-    masks = contest_reason_masks(rule, agreement, labels, model_labels, reference, low_posterior)
-    return [reasons_of(mask) for mask in masks.tolist()]
-
-
 def contest_reason_masks(
     rule: AgreementRule,
     agreement: npt.NDArray[np.float64],

@@ -22,7 +22,6 @@ import numpy.typing as npt
 from aggregation.label_models import FloatArray, IntArray
 
 HONEST, BIASED, SPAMMER = 0, 1, 2
-KIND_NAMES = ("honest", "biased", "spammer")
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 production smoke test (`gunicorn --config config/gunicorn.conf.py …`; workers are each caller's own).
 
 Threaded workers: a sync worker is held for the whole of a request, which on this app waits on
-PostgreSQL and Redis for most of its time (a worker page costs about 5 ms of CPU), so 4 sync workers
-served 68 requests/s at 200 users with p95 3 s while using under half a core. Four threads each
-served 122 requests/s (p95 1.6 s) on the same loaded machine, and kept-alive connections cut the CPU
-per request (bench/load.py). Each thread holds its own database connection (CONN_MAX_AGE).
+PostgreSQL and Redis for most of its time, so sync workers left most of a core idle while requests
+queued. Four threads each served nearly twice the requests with half the p95 on the same loaded
+machine, and kept-alive connections cut the CPU per request (bench/load.py measures both). Each
+thread holds its own database connection (CONN_MAX_AGE).
 """
 
 worker_class = "gthread"

@@ -3,11 +3,12 @@ a model instance per row.
 
 The import of a 100k-claim release writes 1.3M perspectives and as many cluster members. Through
 `bulk_create`, building and flattening an instance per row cost more than the database's own work
-(profiled at 10k claims: 11 of 15 s in the members' and links' writes), and `bulk_update`'s CASE
-expression over 10k claims took 2.7 s to build. Here a row is a tuple. New rows go to PostgreSQL by
-`COPY … FROM STDIN`, which psycopg streams, and to other databases by one prepared INSERT run for
-every row; changed rows by one prepared UPDATE run for every row. Written by hand because Django
-has no COPY, and the packages that add one work from CSV files rather than from rows in memory.
+(profiled at 10k claims: most of the import's time went to the members' and links' writes), and
+`bulk_update`'s CASE expression over 10k claims took seconds to build (bench corpus times the
+import). Here a row is a tuple. New rows go to PostgreSQL by `COPY … FROM STDIN`, which psycopg
+streams, and to other databases by one prepared INSERT run for every row; changed rows by one
+prepared UPDATE run for every row. Written by hand because Django has no COPY, and the packages that
+add one work from CSV files rather than from rows in memory.
 """
 
 from __future__ import annotations

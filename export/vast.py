@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from annotation.models import Item, Job
 from annotation.task_types.builtin_rules import VAST_5_TO_3
@@ -22,6 +20,9 @@ from export.vast_quality import (
     worker_competence,
 )
 from export.vast_rows import COLUMNS, VastItem, vast_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TASK_TYPE = "vast_stance"
 
@@ -72,9 +73,7 @@ def export_vast(
         job_items(job), answers, excluded_workers=poor, neutral_share=neutral_share, seed=seed,
         simulated=simulated,
     )  # fmt: skip
-    frame = pd.DataFrame(rows, columns=list(COLUMNS))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_frame(out, frame)
+    frame = _written(rows, out)
     return VastExport(
         job_id=job.pk,
         path=out,
@@ -88,6 +87,16 @@ def export_vast(
         agreement_without_poor=stance_agreement(answers, poor),
         skipped_answers=skipped,
     )
+
+
+def _written(rows: list[dict[str, Any]], out: Path) -> pd.DataFrame:
+    """The rows as a table, written to `out` as CSV."""
+    import pandas as pd  # here, not at the top: commands and workers that never export do not load it
+
+    frame = pd.DataFrame(rows, columns=list(COLUMNS))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_frame(out, frame)
+    return frame
 
 
 def _check_limits(min_competence: float, min_answers: int, neutral_share: float) -> None:

@@ -12,14 +12,15 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from corpus.perspectrum import ReleaseFormatError, read_release
 from export.jsonl import DIRECTORY as JSONL_DIRECTORY
 from export.jsonl import schema_for
 from export.manifest import MANIFEST, SCHEMAS, release_paths, schema_files, sha256_of
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 MAX_PER_FILE = 20
 
@@ -135,4 +136,6 @@ def _validator(directory: Path, schema_name: str) -> Draft202012Validator:
 @cache
 def _compiled(text: str) -> Draft202012Validator:
     # Keyed by the schema's text, so a changed schema file is never served from the cache.
+    from jsonschema import Draft202012Validator  # loads with the first check, not with every process
+
     return Draft202012Validator(json.loads(text))

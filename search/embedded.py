@@ -1,14 +1,9 @@
 """The embedded backend: BM25 with English stemming, in-process, no server.
 
-Engine choice, measured on the PERSPECTRUM release (11,112 perspectives, the 907 claims as queries,
-2-core machine; reproduce with `python -m bench.search`):
-
-    engine                          index_s  qps    recall@15  cluster_recall@15
-    SQLite FTS5 (porter unicode61)  0.07     134    0.367      0.463
-    tantivy 0.27 (en_stem)          0.09     2074   0.363      0.458
-
-Both rank by BM25 with the same recall; tantivy answers a query about 15 times faster, which
-matters for step 3 where every evidence paragraph (thousands, each a long query) is a query.
+Engine choice: SQLite FTS5 (porter unicode61) and tantivy (en_stem) both rank by BM25 with the same
+recall on the PERSPECTRUM release (its 907 claims as queries), and tantivy answers a query an order of
+magnitude faster (`python -m bench search` prints both engines' figures), which matters for step 3
+where every evidence paragraph (thousands, each a long query) is a query.
 FTS5 would need no extra wheel, but its OR-query over many terms is the slow path. So tantivy.
 
 Tantivy allows one writer per index directory: a second writer raises IndexBusyError, which the

@@ -1,6 +1,6 @@
 """Sentence vectors kept on disk, keyed by a hash of the text (pure: numpy only).
 
-Encoding the 11,112 PERSPECTRUM perspectives with MiniLM takes about 80 s on 2 cores, and the
+Encoding the 11,112 PERSPECTRUM perspectives with MiniLM takes minutes on 2 cores, and the
 candidate services re-rank against the whole pool on every run: a text already encoded once is
 read back instead. No vector store library is used because all that is needed is a dict from
 text hash to row, saved as one .npz per model.

@@ -1,7 +1,7 @@
 """Radio groups rendered without the template engine.
 
 A stance HIT has 50 items of 5 choices each: Django's RadioSelect renders every choice through three
-templates, which took about 100 ms of a 120 ms task page under load (bench/load.py). This widget writes
+templates, which took most of a task page's time under load (bench/load.py). This widget writes
 the same markup as Django 5's radio.html and input_option.html with `format_html`, so pages, scripts
 and tests see no difference.
 """

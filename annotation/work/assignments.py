@@ -94,9 +94,7 @@ def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualific
     passed = score >= quiz_pass_mark(job)
     with transaction.atomic():
         # Written out, locked, with no join (the model's ordering would lock the worker's row too).
-        found = rows.select(
-            Qualification, "t.worker_id = %s AND t.task_type = %s", [worker.pk, job.task_type], lock=True
-        )
+        found = rows.select(Qualification, {"worker_id": worker.pk, "task_type": job.task_type}, lock=True)
         existing = found[0] if found else None
         if existing is None:
             return Qualification.objects.create(
@@ -204,12 +202,12 @@ def _open_hits(job: Job, worker: Worker, hit: Hit | None, limit: int) -> list[in
     """The ids of the job's HITs (only `hit`, when given) with a free slot and none of the items the
     worker has seen, in order; at most `limit`.
 
-    Written out: the ORM spent about 2 ms of CPU building and compiling this query (an exclusion by
-    subquery and a filtered count) on every start, as much as the start's other queries together; run,
-    it costs 0.3 ms. The HITs the worker has seen an item of are read once (a hashed subplan), looked up
+    Written out: the ORM spent more CPU building and compiling this query (an exclusion by subquery and
+    a filtered count) on every start than the start's other queries together, and several times what
+    running it costs. The HITs the worker has seen an item of are read once (a hashed subplan), looked up
     by the worker's own items (HITs of other jobs among them match no HIT of this one), an array the
     planner can only probe the index with. Joined to the job's items instead, it walked every item of
-    the job on each start (6,000 index probes, 5 ms), or every HIT's items, whenever the tables had no
+    the job on each start (an index probe per item), or every HIT's items, whenever the tables had no
     statistics yet: a new database, a job just created, autovacuum off. The HITs are walked in order
     only until `limit` have a free slot."""
     holding, params = _holding_sql("a")
@@ -257,12 +255,12 @@ def _bound_and_open(
     """In one query: the job's assignment the market's id names, and the worker's open one."""
     # Unordered: at most two rows, picked below. Written out (rows.select): the ORM took more CPU to
     # build this read than it takes to run.
-    where = "t.job_id = %s AND ((t.worker_id = %s AND t.state = %s)"
-    params: list[Any] = [job.pk, worker.pk, AssignmentState.ACCEPTED]
+    matches: list[dict[str, Any]] = [
+        {"job_id": job.pk, "worker_id": worker.pk, "state": AssignmentState.ACCEPTED}
+    ]
     if external_id:
-        where += " OR t.external_id = %s"
-        params.append(external_id)
-    found = rows.select(Assignment, where + ") LIMIT 3", params)
+        matches.append({"job_id": job.pk, "external_id": external_id})
+    found = rows.select(Assignment, *matches, limit=3)
     bound = next((a for a in found if external_id and a.external_id == external_id), None)
     open_one = next(
         (a for a in found if a.worker_id == worker.pk and a.state == AssignmentState.ACCEPTED), None
@@ -306,7 +304,7 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
     """A new assignment of the worker on the HIT, when it has a free slot; None when it has none, is gone,
     or another request gave the worker the HIT or one of its items first. Each lock is taken by a statement
     of its own, so the next one reads what the lock's last holder committed. The two reads of
-    assignments are written out: the ORM took 1 ms of CPU to build them, which run in 0.2 ms."""
+    assignments are written out: the ORM took more CPU to build them than they take to run."""
     holding, params = _holding_sql("a")
     try:
         with transaction.atomic(), connection.cursor() as cursor:
@@ -314,7 +312,7 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
             rows.lock(Worker, worker.pk)
             if _holds_open(job, worker):
                 raise _AlreadyOpenError
-            found = rows.select(Hit, "t.id = %s", [hit_pk], lock=True)
+            found = rows.select(Hit, {"id": hit_pk}, lock=True)
             if not found:
                 return None  # deleted since it was found to have a free slot
             hit = found[0]
@@ -384,7 +382,8 @@ def submit_assignment(
         now = timezone.now()
         assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
         assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
-        rows.update(assignment, ["state", "submitted_at", "work_seconds"])  # no save(): 0.5 ms of ORM CPU
+        # Not save(): the ORM's CPU on every submitted page, for three columns.
+        rows.update(assignment, ["state", "submitted_at", "work_seconds"])
     if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
         settle_job(assignment.job_id)
     if quality.policy_of(assignment.job).live:
@@ -396,7 +395,7 @@ def _locked(assignment_id: int, read: Assignment | None) -> Assignment:
     """The assignment's row locked for this transaction: read whole, or `read` brought up to date."""
     if read is None or read.pk != assignment_id:
         return Assignment.objects.select_for_update().select_related("job", "worker").get(pk=assignment_id)
-    (locked,) = rows.select(Assignment, "t.id = %s", [assignment_id], lock=True)
+    (locked,) = rows.select(Assignment, {"id": assignment_id}, lock=True)
     read.state, read.confirmed = locked.state, locked.confirmed
     return read
 

@@ -58,7 +58,7 @@ def gold_accuracy(job: Job) -> dict[int, tuple[int, int]]:
     """Per worker of a job: (gold answered, gold right). `Worker.gold_accuracy` holds the all-time figure."""
     # The responses of the job's gold items, found through those items: a job of a million items and
     # few or no gold ones then probes the response index for those few, where filtering by the
-    # response's own flag scanned all ten million rows (1.2 s on three processes, 0.1 s this way).
+    # response's own flag scanned all ten million rows.
     gold = Item.objects.filter(job=job, is_gold=True).values("pk")
     rows = (
         Response.objects.filter(job=job, is_gold=True, item__in=gold)

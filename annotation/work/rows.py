@@ -3,14 +3,15 @@ read is one plain SELECT whose rows become model objects as the ORM's would (the
 same database converters, `Model.from_db`).
 
 Every worker page read the job, the worker and the worker's qualification through the ORM, and the
-task page and its answers the assignment with its job, HIT and worker: 0.4–1.4 ms of CPU each to
-build and compile queries that run in 0.1 ms. Nothing here is cached between requests: each read
-asks the database, so a paused job, a blocked worker or a failed quiz is seen on the next page.
+task page and its answers the assignment with its job, HIT and worker, spending several times more
+CPU building and compiling each query than the database spends running it. Nothing here is cached
+between requests: each read asks the database, so a paused job, a blocked worker or a failed quiz is
+seen on the next page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal, TypeVar
@@ -145,13 +146,36 @@ def hit_item_ids(hit_id: int) -> list[int]:
     return [pk for (pk,) in rows]
 
 
-def select(model: type[M], where: str, params: Sequence[Any], *, lock: bool = False) -> list[M]:
-    """The rows of `model` (named `t` in `where`) that `where` picks, as objects; `lock`: locked for
-    this transaction where the database locks rows (PostgreSQL; SQLite locks the whole database)."""
+def select(
+    model: type[M], *matches: Mapping[str, Any], lock: bool = False, limit: int | None = None
+) -> list[M]:
+    """The rows of `model` that hold every value of one of `matches` (field name → value), as
+    objects, at most `limit` of them; `lock`: locked for this transaction where the database locks
+    rows (PostgreSQL; SQLite locks the whole database). Names are the model's fields and values go
+    as parameters: no caller writes SQL."""
     cols = _columns(model, "t")
+    where, params = _matching(model, matches)
+    limited = f" LIMIT {int(limit)}" if limit is not None else ""
     locked = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    found = _fetch(f"SELECT {cols.sql} FROM {model._meta.db_table} t WHERE {where}{locked}", params)
+    found = _fetch(f"SELECT {cols.sql} FROM {model._meta.db_table} t WHERE {where}{limited}{locked}", params)
     return [cols.build(row) for row in found]
+
+
+def _matching(model: type[Model], matches: Sequence[Mapping[str, Any]]) -> tuple[str, list[Any]]:
+    """`matches` as a WHERE clause on `t` (any match, all of its values) and its parameters."""
+    if not matches or not all(matches):
+        raise ValueError("select needs at least one match, each naming at least one field")
+    by_name = {name: field for field in model._meta.concrete_fields for name in (field.name, field.attname)}
+    quote = connection.ops.quote_name
+    alternatives, params = [], []
+    for match in matches:
+        unknown = sorted(set(match) - set(by_name))
+        if unknown:
+            raise ValueError(f"{model.__name__} has no column {', '.join(unknown)}")
+        fields = [(by_name[name], value) for name, value in match.items()]
+        alternatives.append(" AND ".join(f"t.{quote(field.column)} = %s" for field, _ in fields))
+        params += [field.get_db_prep_value(value, connection) for field, value in fields]
+    return " OR ".join(f"({alternative})" for alternative in alternatives), params
 
 
 def lock(model: type[Model], pk: int) -> bool:

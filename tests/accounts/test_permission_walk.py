@@ -190,9 +190,10 @@ def test_every_model_of_the_project_has_its_admin_permissions_and_some_role_may_
         "pipeline",
     }
     held = {dotted for perms in ROLES.values() for dotted in perms}
-    for model in apps.get_models():
-        if model._meta.app_label in project:
-            assert Permission.objects.filter(content_type__app_label=model._meta.app_label,
-                                             codename=f"view_{model._meta.model_name}").exists()  # fmt: skip
-            # Else its admin page, and the inlines that show it, are empty for every role.
-            assert f"{model._meta.app_label}.view_{model._meta.model_name}" in held
+    ours = [model for model in apps.get_models() if model._meta.app_label in project]
+    assert {model._meta.app_label for model in ours} == project  # every app of the project has models
+    for model in ours:
+        label, name = model._meta.app_label, model._meta.model_name
+        assert Permission.objects.filter(content_type__app_label=label, codename=f"view_{name}").exists()
+        # Else its admin page, and the inlines that show it, are empty for every role.
+        assert f"{label}.view_{name}" in held

@@ -119,6 +119,7 @@ def test_dataset_agreement_reports_kappa_alpha_and_mean_rho_over_rated_items():
 def test_the_majority_of_the_others_is_each_labels_majority_with_one_vote_fewer() -> None:
     # Every count matrix of up to four labels and counts 0–3 (ties, empty rows, a lone label), against
     # the definition: the majority of the counts with one vote fewer for that label.
+    compared = []
     for labels in range(1, 5):
         counts = np.array(list(itertools.product(range(4), repeat=labels)), dtype=np.int64)
         others = _majority_of_the_others(counts)
@@ -127,3 +128,5 @@ def test_the_majority_of_the_others_is_each_labels_majority_with_one_vote_fewer(
             less[:, label] -= 1
             given = counts[:, label] > 0  # only a label someone gave is looked up
             assert (others[given, label] == majority(less)[given]).all(), (labels, label)
+            compared.append(label)
+    assert len(compared) == 1 + 2 + 3 + 4  # each label of each width

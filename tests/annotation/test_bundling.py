@@ -23,6 +23,7 @@ def test_mix_gold_adds_the_asked_number_of_distinct_gold_items_to_each_hit() -> 
 
     mixed = mix_gold(hits, gold=[100, 101, 102], per_hit=2, seed=1)
 
+    assert len(mixed) == len(hits)
     for original, hit in zip(hits, mixed, strict=True):
         gold = [entry for entry in hit if entry >= 100]
         assert len(gold) == len(set(gold)) == 2

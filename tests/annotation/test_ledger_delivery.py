@@ -11,11 +11,12 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
 from celery.contrib.testing.worker import start_worker
-from celery.signals import task_postrun
+from celery.signals import before_task_publish, task_postrun
 from django.db import connection, transaction
 
 from annotation.ledger import intents
@@ -72,6 +73,22 @@ def test_a_payment_delivered_many_times_by_the_broker_pays_once(market: Counting
     assert set(states) <= {LedgerState.CLAIMED, LedgerState.SENT, LedgerState.CONFIRMED}
 
 
+@contextmanager
+def published(task_name: str) -> Iterator[list[str]]:
+    """The ids of the `task_name` messages this process hands to the broker while the block runs."""
+    sent: list[str] = []
+
+    def record(sender: str | None = None, headers: dict[str, str] | None = None, **kwargs: object) -> None:
+        if sender == task_name and headers:
+            sent.append(headers["id"])
+
+    before_task_publish.connect(record, weak=False)
+    try:
+        yield sent
+    finally:
+        before_task_publish.disconnect(record)
+
+
 @pytest.fixture
 def routed(queue: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """Send the ledger task to this test's queue, for the test."""
@@ -83,11 +100,14 @@ def routed(queue: str, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_a_row_queued_on_commit_runs_only_after_the_commit(market: CountingMarket, routed: str) -> None:
     assignment = make_assignment(make_job())
 
-    with transaction.atomic():
-        entry = intents.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
-        execute_ledger_entry_task.delay_on_commit(entry.pk)
-        time.sleep(0.5)  # were the task sent now, the worker would find no row, or pay before commit
-        assert market.bonuses == []
+    with published(execute_ledger_entry_task.name) as sent:
+        with transaction.atomic():
+            entry = intents.bonus_intent(assignment, Decimal("0.5"), "All gold right", "rule:gold")
+            execute_ledger_entry_task.delay_on_commit(entry.pk)
+            # Sending is synchronous: a task sent now would be listed already, and the worker could
+            # find no row, or pay before the commit.
+            assert sent == []
+        assert len(sent) == 1
     deadline = time.monotonic() + WAIT
     while LedgerEntry.objects.get(pk=entry.pk).state != LedgerState.CONFIRMED and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -111,6 +111,8 @@ def test_a_market_is_one_class_whose_surface_is_counted() -> None:
 
 
 def test_a_paid_market_makes_its_own_calls_and_one_that_pays_nobody_implements_no_money_hook() -> None:
+    paid = {name for name in provider_names() if type(get_provider(name)).money is not None}
+    assert paid == {"mturk", "prolific"} and {"inhouse", "simulated"} <= set(provider_names())
     for name in provider_names():
         market = type(get_provider(name))
         if market.money is None:
@@ -137,6 +139,7 @@ def test_each_market_folder_holds_one_market_class() -> None:
 
 
 def test_every_declared_control_is_one_the_interface_names() -> None:
+    assert {"inhouse", "simulated", "mturk", "prolific"} <= set(provider_names())
     for name in provider_names():
         assert get_provider(name).capabilities.controls <= set(Control), name
 

@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 from django.db import models, transaction
+from django.db.models import Q
 from django.test import Client
 from django.utils import timezone
 
 from annotation import work
-from annotation.models import Assignment, Hit, Item, Job, JobState, Qualification, Worker
+from annotation.models import Assignment, AssignmentState, Hit, Item, Job, JobState, Qualification, Worker
 from annotation.work import rows
 from tests.annotation.test_market_pages import (
     PROLIFIC,
@@ -80,14 +81,34 @@ def test_select_lock_and_update_write_what_the_orm_would() -> None:
     now = timezone.now()
     with transaction.atomic():
         assert rows.lock(Worker, assignment.worker_id) and not rows.lock(Worker, assignment.worker_id + 1000)
-        (locked,) = rows.select(Assignment, "t.id = %s", [assignment.pk], lock=True)
+        (locked,) = rows.select(Assignment, {"id": assignment.pk}, lock=True)
         locked.state, locked.submitted_at, locked.work_seconds = "submitted", now, 12.5
         rows.update(locked, ["state", "submitted_at", "work_seconds"])
 
     stored = Assignment.objects.get(pk=assignment.pk)
     assert (stored.state, stored.submitted_at, stored.work_seconds) == ("submitted", now, 12.5)
-    assert rows.select(Hit, "t.id = %s", [assignment.hit_id]) == [Hit.objects.get(pk=assignment.hit_id)]
-    assert rows.select(Item, "t.id = %s", [-1]) == []
+    assert rows.select(Hit, {"id": assignment.hit_id}) == [Hit.objects.get(pk=assignment.hit_id)]
+    assert rows.select(Item, {"id": -1}) == []
+
+
+def test_select_takes_columns_and_values_and_reads_what_the_orm_reads() -> None:
+    assignment = started_assignment()
+    job, worker = assignment.job, assignment.worker
+    Assignment.objects.filter(pk=assignment.pk).update(external_id="A-1")
+    open_one = {"job": job.pk, "worker_id": worker.pk, "state": AssignmentState.ACCEPTED}  # name or attname
+
+    either = rows.select(Assignment, open_one, {"job_id": job.pk, "external_id": "A-1"}, limit=3)
+    orm = Assignment.objects.filter(Q(**open_one) | Q(job=job, external_id="A-1"))
+
+    assert [as_orm(found) for found in either] == [as_orm(found) for found in orm] and len(either) == 1
+    assert rows.select(Assignment, {"job_id": job.pk, "external_id": "A-2"}) == []
+    assert len(rows.select(Item, {"job_id": job.pk}, limit=2)) == 2 < Item.objects.filter(job=job).count()
+    with pytest.raises(ValueError, match="Assignment has no column id = 1 OR 1"):
+        rows.select(Assignment, {"id = 1 OR 1": 1})  # a name is a field's, never SQL
+    with pytest.raises(ValueError, match="at least one match"):
+        rows.select(Assignment, {})
+    with pytest.raises(ValueError, match="at least one match"):
+        rows.select(Assignment)
 
 
 def test_a_job_paused_after_its_page_gives_no_work_on_start(client: Client) -> None:

@@ -55,6 +55,7 @@ def test_broker_results_cache_and_subprocesses_name_one_redis_database() -> None
 
 
 def test_the_scheduling_hints_name_test_files_that_exist() -> None:
+    assert parallel.LONG_FILES and parallel.SERVED_DEMO_FILES
     for name in (*parallel.LONG_FILES, *parallel.SERVED_DEMO_FILES):
         assert (REPO / name).is_file(), name
 

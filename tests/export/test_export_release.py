@@ -57,6 +57,7 @@ def test_full_release_round_trips_record_for_record(perspectrum_db: Path, tmp_pa
 def test_two_exports_of_the_same_state_are_byte_identical(perspectrum_db: Path, tmp_path: Path) -> None:
     first = export_perspectrum("1.0", tmp_path / "a")
     second = export_perspectrum("1.0", tmp_path / "b")
+    assert set(first) == set(second) == set(file_names("1.0"))  # the five files
     for kind in first:
         assert first[kind].read_bytes() == second[kind].read_bytes()
 

@@ -54,6 +54,7 @@ def test_heuristic_rows_carry_the_majority_of_their_votes(tmp_path: Path) -> Non
 
     frame = pd.read_csv(tmp_path / "vast.csv", keep_default_na=False)
     heur = frame[frame["type_idx"] == 1]
+    assert len(heur) > 0
     for row in heur.itertuples():
         votes = {0: row.Con, 1: row.Pro, 2: row.Neutral}
         assert votes[row.label] > max(v for label, v in votes.items() if label != row.label)

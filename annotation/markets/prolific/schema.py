@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from jsonschema import Draft202012Validator
-
 SCHEMA = Path(__file__).resolve().with_name("schema.json")
 API_HOST = "api.prolific.com"
 
@@ -64,6 +62,8 @@ def by_operation(operation: str) -> Endpoint:
 
 
 def _problems(fragment: dict[str, Any], value: Any) -> list[str]:
+    from jsonschema import Draft202012Validator  # loads with the first check, not with every process
+
     validator = Draft202012Validator({"$defs": schema()["$defs"], **fragment})
     return [
         f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}"

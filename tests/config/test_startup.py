@@ -1,0 +1,63 @@
+"""A management command and a Celery worker start without the heavy libraries: pandas, SciPy and
+matplotlib load when a function first needs them. How fast the start is, `python -m bench startup`
+measures; this test keeps the libraries from creeping back in through a module-level import."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("pandas", "scipy", "matplotlib")
+
+# Runs manage.py as `python manage.py ARGS` would, then reports which heavy libraries it loaded.
+MANAGE = """
+import contextlib, io, json, runpy, sys
+sys.argv = ["manage.py", *json.loads(sys.argv[1])]
+with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):  # a command's --help exits
+    runpy.run_path("manage.py", run_name="__main__")
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+# Imports what a Celery worker imports at start: Django, then every app's tasks module.
+WORKER = """
+import json, sys, django
+django.setup()
+from config.celery import app
+app.loader.import_default_modules()
+assert "aggregation.aggregate_job" in app.tasks, sorted(app.tasks)
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def loaded_packages(code: str, *arguments: str) -> set[str]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *arguments], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+@pytest.mark.parametrize("command", [["--help"], ["create_job", "--help"]])
+def test_a_management_command_starts_without_pandas_scipy_or_matplotlib(command: list[str]) -> None:
+    loaded = loaded_packages(MANAGE, json.dumps(command))
+    assert "django" in loaded and "config" in loaded  # the project itself was set up
+    assert not loaded & set(HEAVY)
+
+
+def test_a_celery_worker_starts_without_pandas_scipy_or_matplotlib() -> None:
+    loaded = loaded_packages(WORKER)
+    assert "aggregation" in loaded
+    assert not loaded & set(HEAVY)
+
+
+def test_the_probe_sees_a_heavy_library_that_a_command_loads() -> None:
+    """The probe reports a library the process did load, so the tests above can fail."""
+    probe = MANAGE.replace("import contextlib,", "import pandas, contextlib,")
+    assert "pandas" in loaded_packages(probe, json.dumps(["--help"]))
