@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")  # no display on a server; must precede pyplot's import
-import matplotlib.pyplot as plt
-
-from aggregation.charts import SIZE, _svg
+from aggregation.charts import _plot, _svg
 
 
 def accuracy_over_time(series: Mapping[str, Sequence[float]], stopped: Sequence[str], bar: float) -> str:
     """One line per worker (their estimate after each submit), stopped workers in red, the bar dashed."""
-    figure, axes = plt.subplots(figsize=SIZE)
+    figure, axes = _plot()
     for name, values in series.items():
         colour, width = ("#c44e52", 1.6) if name in stopped else ("#4c72b0", 0.8)
         axes.plot(range(1, len(values) + 1), values, color=colour, linewidth=width, alpha=0.8)

@@ -16,8 +16,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scipy.special import betaincinv
-
 FIXED, ADAPTIVE = "fixed", "adaptive"
 GOLD_SCHEDULES = (FIXED, ADAPTIVE)
 QUALITY_PARAMS = frozenset({"gold_schedule", "quality_bar", "quality_confidence", "stop_workers"})
@@ -87,6 +85,8 @@ def _flag(value: Any) -> bool:
 
 def beta_interval(successes: int, failures: int, confidence: float) -> tuple[float, float]:
     """The central `confidence` interval of Beta(1 + successes, 1 + failures)."""
+    from scipy.special import betaincinv  # here, not at the top: most processes never need SciPy
+
     tail = (1 - confidence) / 2
     # The inverse of the regularised incomplete beta function is the Beta's quantile function.
     low, high = betaincinv(1 + successes, 1 + failures, [tail, 1 - tail])
