@@ -13,6 +13,7 @@ from aggregation import charts
 from aggregation.adaptive_rounds import AdaptiveSummary, adaptive_summary
 from aggregation.adjudication import SampleAccuracy, adjudication_queue, adjudication_refusal, sample_accuracy
 from aggregation.declared import categorical_rule
+from aggregation.machine_panel import MachinePanel, machine_panel
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
 from aggregation.services import has_aggregation
 from annotation.ledger.decisions import unclear_rows
@@ -67,6 +68,8 @@ class Dashboard:
     # Why the job's items cannot be adjudicated ("" when they can): the link shows only then.
     adjudication_refusal: str = ""
     payments: Payments = field(default_factory=Payments)
+    # The machine beside the crowd, when the job has one (aggregation.machine_routing).
+    machine: MachinePanel | None = None
 
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
@@ -125,6 +128,7 @@ def job_dashboard(job: Job) -> Dashboard:
         unclear=list(unclear_rows(job.pk).order_by("pk")),
         adjudication_refusal=adjudication_refusal(job),
         payments=job_payments(job),
+        machine=machine_panel(job),
     )
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
+from django.urls import reverse
+from django.utils.html import escape
 
 from aggregation.machine_routing import calibration_items
 from aggregation.machine_training import label_job, train_local
@@ -65,3 +67,25 @@ def test_routing_before_the_crowd_has_decided_the_sample_is_a_clear_error() -> N
     job = stance_job(make_corpus(claims=6, perspectives=4), machine=PLAN)
     with pytest.raises(CommandError, match="calibration items are not decided by the crowd yet"):
         call_command("route_job", str(job.pk))
+
+
+def test_the_jobs_page_says_the_routing_is_not_chosen_yet(admin_client) -> None:
+    job = stance_job(make_corpus(claims=1, perspectives=2), machine=PLAN)
+    page = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+    assert "Machine beside the crowd" in page
+    assert f"run <code>manage.py route_job {job.pk}</code>" in page
+
+
+def test_the_jobs_page_shows_why_nothing_is_accepted_and_agreement_with_and_without_machines(
+    admin_client,
+) -> None:
+    train_local("m", "stance", [decided_job().pk])
+    job = decided_job(claims=6)
+    job.params["machine"] = PLAN
+    job.save(update_fields=["params"])
+    label_job(MachineAnnotator.objects.get(), job)
+    call_command("route_job", str(job.pk), stdout=StringIO())
+    job.refresh_from_db()
+    page = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+    assert "nothing: " + escape(job.params["machine_routing"]["reason"]) in page
+    assert "Mean ρ among people: 1.000; among people and machines:" in page
