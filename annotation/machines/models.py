@@ -67,6 +67,7 @@ class MachineReply(models.Model):
 
     class Meta:
         app_label = "annotation"
+        verbose_name_plural = "machine replies"
         constraints = [
             models.UniqueConstraint(
                 fields=["model_name", "prompt_version", "example_key"], name="machinereply_unique"
