@@ -85,13 +85,7 @@ class Command(BaseCommand):
                 f"helped crawl {run.pk} {run.site}: pages {helper.pages}, debates {helper.items}"
             )
             return
-        self.stdout.write(
-            f"crawl {run.pk} {run.site} ({run.mode_in_words}): {run.get_status_display()}; "
-            f"pages {run.pages}, debates ingested {run.items}, unchanged {run.stats.get(UNCHANGED, 0)}, "
-            f"drops {run.drops}, errors {run.errors}"
-            + (f"; {outcome}" if outcome else "")
-            + (f"; {run.message}" if run.status == RunStatus.FINISHED_WITH_ERRORS else "")
-        )
+        self.stdout.write(summary_line(run, outcome))
 
     def _join(self, site: str, wait: bool) -> CrawlHelper:
         while True:
@@ -104,3 +98,14 @@ class Command(BaseCommand):
 
 
 JOIN_POLL_SECONDS = 10
+
+
+def summary_line(run: CrawlRun, outcome: str) -> str:
+    """The crawl's one closing line: where its pages came from, its state and counts."""
+    return (
+        f"crawl {run.pk} {run.site} ({run.mode_in_words}): {run.get_status_display()}; "
+        f"pages {run.pages}, debates ingested {run.items}, unchanged {run.stats.get(UNCHANGED, 0)}, "
+        f"drops {run.drops}, errors {run.errors}"
+        + (f"; {outcome}" if outcome else "")
+        + (f"; {run.message}" if run.status == RunStatus.FINISHED_WITH_ERRORS else "")
+    )
