@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -322,6 +323,10 @@ def test_staff_download_a_release_file_and_anonymous_visitors_cannot(stack: Stac
     assert download.json()["version"] == stack.release
 
 
+SECURITY_HEADERS = ("Strict-Transport-Security", "X-Content-Type-Options", "Referrer-Policy",
+                    "Cross-Origin-Opener-Policy", "X-Frame-Options")  # fmt: skip
+
+
 def test_flower_refuses_a_request_without_its_login(stack: Stack) -> None:
     session = stack.session()
     user, password = stack.flower_login
@@ -346,6 +351,10 @@ def test_every_flower_path_asks_for_the_login_at_the_proxy(stack: Stack, path: s
 
     assert refused.status_code == wrong.status_code == 401
     assert "celery" not in refused.text.lower()
+    app = session.get(f"{stack.https}/admin/login/", timeout=10)
+    for name in SECURITY_HEADERS:  # the refusal carries the headers every other response does
+        assert refused.headers.get(name) == wrong.headers.get(name) == app.headers[name], name
+    assert "Server" not in refused.headers
 
 
 def test_flower_answers_with_the_apps_security_headers_and_secure_cookies(stack: Stack) -> None:
@@ -355,9 +364,10 @@ def test_flower_answers_with_the_apps_security_headers_and_secure_cookies(stack:
     page = session.get(f"{stack.https}/flower/", auth=stack.flower_login, timeout=10)
 
     assert metrics.status_code == page.status_code == 200
-    for name in ("Strict-Transport-Security", "X-Content-Type-Options", "Referrer-Policy",
-                 "Cross-Origin-Opener-Policy", "X-Frame-Options"):  # fmt: skip
+    for name in SECURITY_HEADERS:
         assert metrics.headers.get(name) == page.headers.get(name) == app.headers[name], name
+    for response in (app, metrics, page):  # no Server header names a version (Tornado's did)
+        assert not re.search(r"\d", response.headers.get("Server", "")), response.headers["Server"]
     assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
     assert page.cookies and all(cookie.secure for cookie in page.cookies), page.headers.get("Set-Cookie")
 
