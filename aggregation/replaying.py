@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from aggregation.adaptive import ADAPTIVE, FIXED, AdaptivePolicy, fixed_rounds, run_rounds
+from aggregation.label_files import check_lines, kept_rows, quoted
 from aggregation.label_models import IntArray
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSet
 from aggregation.policy import LABEL_MODELS
@@ -52,8 +53,10 @@ class Arrivals:
         )
 
 
-def read_arrivals(path: Path | str, labels: Sequence[str]) -> Arrivals:
-    """Read ``item,worker,label[,time]``; every label must be one of ``labels``."""
+def read_arrivals(path: Path | str, labels: Sequence[str], duplicates: str = "refuse") -> Arrivals:
+    """Read ``item,worker,label[,time]``; every label must be one of ``labels``, each (worker, item)
+    pair labelled once unless `duplicates` keeps the "first" or "last" (aggregation.label_files)."""
+    check_lines(path)
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
@@ -68,10 +71,20 @@ def read_arrivals(path: Path | str, labels: Sequence[str]) -> Arrivals:
     codes = pd.Categorical(frame["label"], categories=list(labels)).codes
     if (codes < 0).any():
         line = int(np.argmax(codes < 0)) + 2
-        raise LabelFileError(f"line {line}: label {frame['label'].iloc[line - 2]!r} not among {list(labels)}")
-    order = _arrival_order(frame)
+        raise LabelFileError(
+            f"line {line}: label {quoted(frame['label'].iloc[line - 2])} not among {list(labels)}"
+        )
     items, item_names = pd.factorize(frame["item"])
     workers, _ = pd.factorize(frame["worker"])
+    kept = kept_rows(items, workers, duplicates)
+    if kept is not None:
+        frame, codes, items, workers = (
+            frame[kept].reset_index(drop=True),
+            codes[kept],
+            items[kept],
+            workers[kept],
+        )
+    order = _arrival_order(frame)
     items, workers, codes = items[order], workers[order], codes[order].astype(np.intp)
     slot = pd.Series(items).groupby(items).cumcount().to_numpy()
     available = np.bincount(items, minlength=len(item_names))

@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from aggregation.deciding import decide
+from aggregation.label_files import LabelFileError, check_lines, kept_rows, quoted, warnings_about
 from aggregation.labels import LabelSet, LabelSetError
 from aggregation.policy import LABEL_MODELS
 from aggregation.responses import Responses, ResponsesError
@@ -26,10 +27,6 @@ OUTPUT = ["item", "label", "agreement", "status", "model_label", "confidence"]
 CHUNK_ROWS = 1_000_000
 
 
-class LabelFileError(ValueError):
-    """A labels file that cannot be read: missing columns, unknown labels, no rows."""
-
-
 @dataclass(frozen=True)
 class CodedLabels:
     """The file as codes: ``item_names[item_codes[r]]`` is row r's item, and so on."""
@@ -38,10 +35,15 @@ class CodedLabels:
     item_codes: npt.NDArray[np.int32]
     worker_codes: npt.NDArray[np.int32]
     label_codes: npt.NDArray[np.int8]
+    warnings: tuple[str, ...] = ()  # allowed, but worth a word: one item, blank item names
 
 
-def read_labels(path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK_ROWS) -> CodedLabels:
-    """Read ``item,worker,label`` rows chunk by chunk; every label must be one of ``labels``."""
+def read_labels(
+    path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK_ROWS, duplicates: str = "refuse"
+) -> CodedLabels:
+    """Read ``item,worker,label`` rows chunk by chunk; every label must be one of ``labels``, each
+    (worker, item) pair labelled once unless `duplicates` keeps the "first" or "last" (label_files)."""
+    check_lines(path)
     known: dict[str, int] = {}
     workers: dict[str, int] = {}
     parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int8]]] = []
@@ -54,7 +56,7 @@ def read_labels(path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK
                 )
             codes = pd.Categorical(chunk["label"], categories=list(labels)).codes
             if (codes < 0).any():
-                unknown = sorted(set(chunk["label"][codes < 0]))[:5]
+                unknown = ", ".join(map(quoted, sorted(set(chunk["label"][codes < 0]))[:5]))
                 first = number * chunk_rows + int(np.argmax(codes < 0)) + 2
                 raise LabelFileError(f"line {first}: label(s) {unknown} not among {list(labels)}")
             parts.append((_global_codes(chunk["item"], known), _global_codes(chunk["worker"], workers),
@@ -65,12 +67,14 @@ def read_labels(path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK
         raise LabelFileError(f"{path}: {error}") from None
     if not sum(len(part[0]) for part in parts):
         raise LabelFileError(f"{path} has no rows")
-    return CodedLabels(
-        item_names=list(known),
-        item_codes=np.concatenate([p[0] for p in parts]),
-        worker_codes=np.concatenate([p[1] for p in parts]),
-        label_codes=np.concatenate([p[2] for p in parts]),
-    )
+    item_codes = np.concatenate([p[0] for p in parts])
+    worker_codes = np.concatenate([p[1] for p in parts])
+    label_codes = np.concatenate([p[2] for p in parts])
+    kept = kept_rows(item_codes, worker_codes, duplicates)
+    if kept is not None:
+        item_codes, worker_codes, label_codes = item_codes[kept], worker_codes[kept], label_codes[kept]
+    names = list(known)
+    return CodedLabels(names, item_codes, worker_codes, label_codes, tuple(warnings_about(names)))
 
 
 def _global_codes(values: pd.Series, index: dict[str, int]) -> npt.NDArray[np.int32]:

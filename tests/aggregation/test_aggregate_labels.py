@@ -143,7 +143,8 @@ def test_a_bad_labels_file_gets_a_clear_error(tmp_path: Path, text: str, message
 
 def test_reading_in_small_chunks_gives_the_same_codes(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
-    rows = [(f"i{rng.integers(50)}", f"w{rng.integers(9)}", "abc"[rng.integers(3)]) for _ in range(500)]
+    pairs = rng.choice(100 * 9, size=500, replace=False)  # each worker labels an item once
+    rows = [(f"i{pair // 9}", f"w{pair % 9}", "abc"[rng.integers(3)]) for pair in pairs]
     source = write(tmp_path / "in.csv", "item,worker,label\n" + "".join(f"{i},{w},{x}\n" for i, w, x in rows))
     whole, chunked = read_labels(source, "abc"), read_labels(source, "abc", chunk_rows=7)
     assert whole.item_names == chunked.item_names

@@ -46,6 +46,11 @@ class Command(BaseCommand):
             "--comparison", choices=[">=", ">"], help="ρ's comparison (default: the task type's, else >=)"
         )
         parser.add_argument("--out", type=Path, required=True)
+        parser.add_argument(
+            "--duplicates", choices=["first", "last"], default="refuse",
+            help="keep the first or the last label of a worker who labelled an item more than once "
+            "(default: refuse the file, naming the lines)",
+        )  # fmt: skip
 
     def handle(self, *args: Any, **options: Any) -> None:
         labels, declared = self._labels_and_rule(options["labels"], options["task_type"])
@@ -57,8 +62,10 @@ class Command(BaseCommand):
         progress = shown_on(self.stderr)
         try:
             with progress.stage("read the labels", unit="rows") as done:
-                coded = read_labels(options["file"], labels)
+                coded = read_labels(options["file"], labels, duplicates=options["duplicates"])
                 done(len(coded.item_codes))
+            for warning in coded.warnings:
+                self.stderr.write(f"warning: {warning}")
             with progress.stage(f"decide by the {options['decide']}", unit="items") as done:
                 table = aggregate_labels(
                     coded, labels, label_model=options["label_model"], decision=options["decide"],

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aggregation.adaptive import ADAPTIVE, FIXED, REDUNDANCIES, AdaptiveError, AdaptivePolicy
 from aggregation.deciding import DECISIONS
+from aggregation.label_files import warnings_about
 from aggregation.machines.checking import (
     RoutingCheck,
     check_routing,
@@ -47,6 +48,11 @@ class Command(BaseCommand):
         parser.add_argument("--decide", choices=list(DECISIONS), default="model")
         parser.add_argument("--gold", type=Path, help="item,label: the true label of some items")
         parser.add_argument("--out", type=Path, required=True)
+        parser.add_argument(
+            "--duplicates", choices=["first", "last"], default="refuse",
+            help="keep the first or the last label of a worker who labelled an item more than once "
+            "(default: refuse the file, naming the lines)",
+        )  # fmt: skip
         machine = parser.add_argument_group("machine routing, checked against the crowd's decisions")
         machine.add_argument(
             "--machine-scores", type=Path, help="item,label,score: a machine's label of each item"
@@ -71,7 +77,9 @@ class Command(BaseCommand):
             adaptive = AdaptivePolicy(
                 options["min_workers"], options["max_workers"], options["stop_posterior"]
             )
-            arrivals = read_arrivals(options["file"], labels)
+            arrivals = read_arrivals(options["file"], labels, duplicates=options["duplicates"])
+            for warning in warnings_about(arrivals.item_names):
+                self.stderr.write(f"warning: {warning}")
             chosen = {"label_model": options["label_model"], "decision": options["decide"]}
             played = {
                 policy: replay(arrivals, labels, policy, adaptive, **chosen)
