@@ -56,18 +56,7 @@ class Arrivals:
 def read_arrivals(path: Path | str, labels: Sequence[str], duplicates: str = "refuse") -> Arrivals:
     """Read ``item,worker,label[,time]``; every label must be one of ``labels``, each (worker, item)
     pair labelled once unless `duplicates` keeps the "first" or "last" (aggregation.label_files)."""
-    check_lines(path)
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise LabelFileError(f"{path} has no rows") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as error:
-        raise LabelFileError(f"{path}: {error}") from None
-    columns = list(frame.columns)
-    if columns not in (["item", "worker", "label"], ["item", "worker", "label", "time"]):
-        raise LabelFileError(f"the header must be item,worker,label[,time], not {','.join(columns)}")
-    if frame.empty:
-        raise LabelFileError(f"{path} has no rows")
+    frame = _read_rows(path)
     codes = pd.Categorical(frame["label"], categories=list(labels)).codes
     if (codes < 0).any():
         line = int(np.argmax(codes < 0)) + 2
@@ -94,6 +83,23 @@ def read_arrivals(path: Path | str, labels: Sequence[str], duplicates: str = "re
     return Arrivals(
         [str(name) for name in item_names], answer_workers, answer_labels, available.astype(np.intp)
     )
+
+
+def _read_rows(path: Path | str) -> pd.DataFrame:
+    """The file's rows as text, once its lines pass `check_lines` and its header is the expected one."""
+    check_lines(path)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise LabelFileError(f"{path} has no rows") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as error:
+        raise LabelFileError(f"{path}: {error}") from None
+    columns = list(frame.columns)
+    if columns not in (["item", "worker", "label"], ["item", "worker", "label", "time"]):
+        raise LabelFileError(f"the header must be item,worker,label[,time], not {','.join(columns)}")
+    if frame.empty:
+        raise LabelFileError(f"{path} has no rows")
+    return frame
 
 
 def _arrival_order(frame: pd.DataFrame) -> IntArray:
