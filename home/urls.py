@@ -1,0 +1,10 @@
+from django.urls import path
+
+from home import jobs
+
+app_name = "jobs"
+
+urlpatterns = [
+    path("new/", jobs.new_job, name="new"),
+    path("<int:job_id>/", jobs.job_page, name="job"),
+]
