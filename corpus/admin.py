@@ -7,11 +7,12 @@ stays fast on the full release.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.db.models import Count, Model, QuerySet
 from django.forms import BaseModelFormSet, ModelForm
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -148,6 +149,12 @@ class ClaimAdmin(PersonEditsAdmin):
     inlines = [ClaimTopicInline, ClusterInline]
     list_per_page = 100
     show_full_result_count = False
+    actions = ["new_job"]
+
+    @admin.action(description="New job for the selected claims (a form, nothing made yet)")
+    def new_job(self, request: HttpRequest, queryset: QuerySet[Claim]) -> HttpResponseRedirect:
+        cids = ",".join(str(cid) for cid in queryset.order_by("cid").values_list("cid", flat=True))
+        return HttpResponseRedirect(f"{reverse('jobs:new')}?{urlencode({'claims': cids})}")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Claim]:
         return (

@@ -16,6 +16,7 @@ from django.test import Client
 from accounts.models import Team
 from annotation.models import Job, JobState
 from operations.models import Operation, OperationState
+from pipeline.models import PipelineRun
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -131,3 +132,31 @@ def test_the_home_page_leads_to_the_form_and_the_form_to_nothing_without_the_per
     client.force_login(staff("lead", "researcher"))
     assert 'href="/jobs/new/"' in client.get("/").content.decode()
     assert client.get("/jobs/new/?claims=1,2").status_code == 200
+
+
+def test_a_set_of_claims_in_the_admin_leads_to_the_form_with_their_ids(client: Client) -> None:
+    claims = make_corpus(claims=3, perspectives=1)
+    client.force_login(staff("lead", "researcher"))
+    chosen = sorted(claim.cid for claim in claims[:2])
+
+    led = client.post(
+        "/admin/corpus/claim/", {"action": "new_job", "_selected_action": [claim.pk for claim in claims[:2]]}
+    )
+    page = client.get(led["Location"]).content.decode()
+
+    assert led.status_code == 302 and led["Location"].startswith("/jobs/new/?claims=")
+    assert f'value="{chosen[0]},{chosen[1]}"' in page
+
+
+def test_a_pipeline_runs_page_leads_to_a_new_job_over_what_its_jobs_kept(client: Client) -> None:
+    make_corpus(claims=1, perspectives=2)
+    call_command("create_job", "stance", stdout=StringIO())
+    job = Job.objects.get()
+    run = PipelineRun.objects.create(name="demo")
+    run.steps.create(name="stance", position=0).jobs.add(job)
+    client.force_login(staff("lead", "researcher"))
+
+    page = client.get(f"/admin/pipeline/pipelinerun/{run.pk}/change/").content.decode()
+
+    assert f'href="/jobs/{job.pk}/"' in page
+    assert f"/jobs/new/?kept_from={job.pk}&amp;task_type=stance" in page
