@@ -151,7 +151,8 @@ class ClaimAdmin(PersonEditsAdmin):
     show_full_result_count = False
     actions = ["new_job"]
 
-    @admin.action(description="New job for the selected claims (a form, nothing made yet)")
+    # It only leads to the new-job form, which checks annotation.add_job itself.
+    @admin.action(description="New job for the selected claims (a form first)", permissions=["view"])
     def new_job(self, request: HttpRequest, queryset: QuerySet[Claim]) -> HttpResponseRedirect:
         cids = ",".join(str(cid) for cid in queryset.order_by("cid").values_list("cid", flat=True))
         return HttpResponseRedirect(f"{reverse('jobs:new')}?{urlencode({'claims': cids})}")
