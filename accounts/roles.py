@@ -1,5 +1,6 @@
-"""The four roles, as Django groups with named permissions (the data migration creates them; the
-README lists them). Staff status lets a person into the admin; the role decides what they may do there.
+"""The four roles, as Django groups with named permissions (the data migration creates them;
+docs/design/people.md lists them). Staff status lets a person into the admin; the role decides what they
+may do there.
 """
 
 from __future__ import annotations

@@ -42,7 +42,8 @@ VOTER_COUNT_LABELS = [str(choice.label) for choice in list(Stance5)[:5]]
 
 class PersonEdits:
     """What is changed here is a person's edit: stamped with who and when, which a re-import or a
-    re-run then leaves alone (STYLE rule 21). The provenance fields are shown, never edited."""
+    re-run then leaves alone (house style rule 21, docs/design/house-style.md). The provenance fields are
+    shown, never edited."""
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         own = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]

@@ -196,7 +196,7 @@ def assign_claim_splits(plan: SplitPlan, *, keep_existing: bool = False) -> dict
     topics = exported_topics()
     claims = Claim.objects.filter(cid__in=list(topics))
     current = dict(claims.values_list("cid", "split"))
-    # A split a person set stays, whatever the plan (STYLE rule 21).
+    # A split a person set stays, whatever the plan (house style rule 21, docs/design/house-style.md).
     held = set(claims.filter(written_by=WrittenBy.PERSON).exclude(split="").values_list("cid", flat=True))
     fixed = {cid: split for cid, split in current.items() if split and (keep_existing or cid in held)}
     result = split_claims(topics, plan, fixed if keep_existing or held else None)

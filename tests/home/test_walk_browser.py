@@ -2,7 +2,7 @@
 no page of the walk, nor the demo's output, shows a template comment or a Python repr.
 
 With SCREENSHOTS_DIR set, the test also saves the home page and a dashboard reached from it, as the
-README shows them.
+README and docs/index.md show them.
 """
 
 from __future__ import annotations
