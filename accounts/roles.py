@@ -71,6 +71,8 @@ ROLES: dict[str, list[str]] = {
         "aggregation.add_aggregationrun",
         "aggregation.change_workerquality",
         *_crud("export", "release", actions=("view",)),
+        # Building a release from the releases page (it can re-split the claims).
+        "export.add_release",
         *_crud("pipeline", "pipelinerun", "steprun"),
         RUN_PIPELINE,
         *_crud("operations", "operation", actions=("view",)),

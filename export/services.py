@@ -168,7 +168,7 @@ class ReleaseExistsError(RuntimeError):
 
 
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-RESERVED_VERSIONS = {"diff"}  # names the releases page uses for itself (export/urls.py)
+RESERVED_VERSIONS = {"diff", "build"}  # names the releases page uses for itself (export/urls.py)
 
 
 def exported_topics() -> dict[int, list[str]]:

@@ -19,6 +19,7 @@ from accounts.roles import SPEND_MONEY
 from annotation.models import Job
 from annotation.work import JobError, estimate_cost_locally, job_progress
 from annotation.work.job_requests import forecast_job, open_job
+from home.job_exports import DOWNLOADS
 from home.job_form import NewJobForm
 from operations.models import Operation, OperationState
 from operations.services import start_operation
@@ -90,6 +91,7 @@ def job_page(request: HttpRequest, job_id: int) -> HttpResponse:
         running=any(op.state in OperationState.open() for op in operations),
         extend_form=ExtendForm(),
         buttons=[name for name in ACTIONS if name != "extend"],
+        download=DOWNLOADS.get(job.task_type, ""),
         allowed={name for name, (_, needed) in ACTIONS.items() if request.user.has_perm(needed)},
     )
     return render(request, "home/job.html", context)

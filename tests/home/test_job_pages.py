@@ -8,16 +8,19 @@ from html import unescape
 from io import StringIO
 from typing import Any
 
+import pandas as pd
 import pytest
 from django.contrib.auth.models import Group, User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
 from accounts.models import Team
+from annotation import work
 from annotation.models import Job, JobState
+from export.vast_rows import COLUMNS as VAST_COLUMNS
 from operations.models import Operation, OperationState
 from pipeline.models import PipelineRun
-from tests.annotation.factories import make_corpus
+from tests.annotation.factories import make_corpus, make_vast_corpus
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-test-password"
@@ -160,3 +163,32 @@ def test_a_pipeline_runs_page_leads_to_a_new_job_over_what_its_jobs_kept(client:
 
     assert f'href="/jobs/{job.pk}/"' in page
     assert f"/jobs/new/?kept_from={job.pk}&amp;task_type=stance" in page
+
+
+def test_a_vast_job_is_downloaded_from_its_page_as_the_vast_csv(client: Client) -> None:
+    make_vast_corpus()
+    job = work.create_job(
+        "vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": {"seed": 3}}
+    )
+    work.publish_job(job.pk)
+    work.sync_job(job.pk)
+    client.force_login(staff("lead", "researcher"))
+
+    page = client.get(f"/jobs/{job.pk}/").content.decode()
+    download = client.get(f"/jobs/{job.pk}/download/")
+
+    assert f'href="/jobs/{job.pk}/download/"' in page and "the VAST CSV" in page
+    assert download.status_code == 200 and download["Content-Type"].startswith("text/csv")
+    frame = pd.read_csv(StringIO(download.content.decode()), keep_default_na=False)
+    assert tuple(frame.columns) == VAST_COLUMNS and len(frame) > 0
+
+
+def test_a_job_that_cannot_be_exported_goes_back_to_its_page_saying_why(client: Client) -> None:
+    make_vast_corpus()
+    job = work.create_job("vast_stance", {"status": "kept"})
+    client.force_login(staff("lead", "researcher"))
+
+    answered = client.get(f"/jobs/{job.pk}/download/", follow=True)
+
+    assert answered.redirect_chain == [(f"/jobs/{job.pk}/", 302)]
+    assert "has no counted answers yet" in answered.content.decode()
