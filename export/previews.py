@@ -41,7 +41,7 @@ def _pretty(value: Any) -> str:
 
 def _json_lines(path: Path) -> Preview:
     with path.open() as lines:
-        total, shown = 0, []
+        total, shown = 0, list[str]()
         for line in lines:
             if line.strip():
                 total += 1
@@ -63,7 +63,7 @@ def _csv(path: Path) -> Preview:
     with path.open(newline="") as rows:
         reader = csv.reader(rows)
         header = next(reader, [])
-        total, shown = 0, []
+        total, shown = 0, list[str]()
         for row in reader:
             total += 1
             if len(shown) < FIRST:
