@@ -34,6 +34,7 @@ STAFF_PAGES = {
     "export:diff",
     "admin:crawler_crawlrun_start", "admin:crawler_crawlrun_change", "admin:pipeline_pipelinerun_change",
     "admin:annotation_job_change", "admin:aggregation_aggregationrun_change", "api-root", "api-docs",
+    "jobs:new", "jobs:job", "teams:teams", "export:preview",
 }  # fmt: skip
 
 
