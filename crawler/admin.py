@@ -140,8 +140,8 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
         """The run's page lists the debates it crawled and the claims they became, with a way to a job."""
         context = dict(extra_context or {})
         if object_id.isdigit():
-            debates = services.run_debates(int(object_id)).select_related("claim")
-            cids = services.run_claim_ids(int(object_id))
+            debates = services.crawled_debates(int(object_id)).select_related("claim")
+            cids = sorted(set(debates.filter(claim__isnull=False).values_list("claim__cid", flat=True)))
             context.update(
                 debates=debates[:DEBATES_SHOWN],
                 debates_total=debates.count(),

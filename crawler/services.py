@@ -316,11 +316,18 @@ def record_drop(run_id: int | None, url: str, reason: str, detail: str = "") -> 
     Drop.objects.create(run_id=run_id, url=url[:2000], reason=reason[:64], detail=detail)
 
 
-def run_debates(run_id: int) -> QuerySet[Debate]:
-    """The debates a run crawled (first or again), in the order they were stored."""
-    return Debate.objects.filter(Q(first_run_id=run_id) | Q(last_run_id=run_id)).order_by("pk")
+def written_debates(run_id: int) -> QuerySet[Debate]:
+    """The debates a run wrote into the corpus (new, or changed since the last crawl)."""
+    return Debate.objects.filter(Q(first_run_id=run_id) | Q(last_run_id=run_id))
+
+
+def crawled_debates(run_id: int) -> QuerySet[Debate]:
+    """Every debate the run crawled: those it wrote and those it read again unchanged (their page's
+    version names the run that last fetched it), in the order they were stored."""
+    fetched = Debate.objects.filter(page__versions__last_run_id=run_id)
+    return (written_debates(run_id) | fetched).distinct().order_by("pk")
 
 
 def run_claim_ids(run_id: int) -> list[int]:
-    """The cIds of the claims the run's debates became, in order."""
-    return sorted(run_debates(run_id).filter(claim__isnull=False).values_list("claim__cid", flat=True))
+    """The cIds of the claims the run wrote, in order (what a pipeline's crawl step hands on)."""
+    return sorted(written_debates(run_id).filter(claim__isnull=False).values_list("claim__cid", flat=True))

@@ -146,3 +146,19 @@ def test_a_runs_page_links_its_debates_their_claims_and_a_job_over_them(staff_cl
     assert reverse("admin:crawler_debate_change", args=[debate.pk]) in page
     assert reverse("admin:corpus_claim_change", args=[debate.claim.pk]) in page
     assert f"/jobs/new/?claims={debate.claim.cid}&amp;task_type=stance" in page
+
+
+def test_a_recrawls_page_lists_the_debates_it_found_unchanged(staff_client: Client) -> None:
+    record = parse_debate("idebate", SMOKERS.read_bytes(), "https://idebate.org/x")
+    stored = services.store_page(None, "idebate", record.url, SMOKERS.read_bytes(), record.url)
+    first = services.create_run("idebate")
+    ingest.ingest_debate(record, prepared(record), stored.version_id, first.pk)
+    CrawlRun.objects.filter(pk=first.pk).update(status="finished")
+    again = services.create_run("idebate")
+    services.store_page(again.pk, "idebate", record.url, SMOKERS.read_bytes(), record.url)  # read again
+    debate = Debate.objects.get()
+
+    page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[again.pk])).content.decode()
+
+    assert reverse("admin:corpus_claim_change", args=[debate.claim.pk]) in page
+    assert services.run_claim_ids(again.pk) == []  # what a pipeline hands on: only what the run wrote
