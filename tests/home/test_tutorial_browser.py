@@ -20,7 +20,9 @@ from tests.served_demo import ServedDemo
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 PASSWORD = "a-long-test-password-9"
 CRAWL_SECONDS = 300
+BUILD_SECONDS = 600
 JOB_NAME = "My first stance job"
+ADJUDICATED_AT_MOST = 500  # a bound on the keyboard loop, far above one claim's perspectives
 
 
 def log_in(page: Any, demo: ServedDemo) -> None:
@@ -115,7 +117,7 @@ def aggregate_and_adjudicate(page: Any) -> int:
     page.wait_for_selector("#item:not([hidden])")
     screenshot(page, "tutorial-09-adjudicate.png")
     decided = 0
-    while page.locator("#done[hidden]").count() and decided < 50:
+    while page.locator("#done[hidden]").count() and decided < ADJUDICATED_AT_MOST:
         left = page.inner_text("#left")
         page.keyboard.press("1")
         page.wait_for_function(f"document.getElementById('left').textContent !== {left!r}")
@@ -128,7 +130,9 @@ def build_preview_compare_download(page: Any) -> bytes:
     page.click("#start-something >> text=Releases")
     page.fill("input[name=version]", "1.0")
     page.fill("input[name=notes]", "my first corpus")
-    page.click("#build")
+    # Without a Celery worker (the served demo) the build runs as the request ends: wait for it.
+    with page.expect_navigation(timeout=BUILD_SECONDS * 1000):
+        page.click("#build", no_wait_after=True)
     page.wait_for_selector("#builds tr.build.done")
     screenshot(page, "tutorial-10-build.png")
     page.click("#builds a >> text=build release 1.0")
@@ -143,7 +147,7 @@ def build_preview_compare_download(page: Any) -> bytes:
     assert "demo-1 → 1.0" in page.inner_text("#content")
     screenshot(page, "tutorial-12-diff.png")
     page.go_back()
-    page.click("text=1.0")
+    page.click("a:text-is('1.0')")
     with page.expect_download() as download:
         page.click("text=Download everything (zip)")
     return download.value.path().read_bytes()
