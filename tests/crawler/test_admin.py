@@ -134,11 +134,17 @@ def test_a_crawl_of_saved_pages_says_so_and_its_statistics_are_a_folded_table(st
     )
 
 
-def test_a_runs_page_links_its_debates_their_claims_and_a_job_over_them(staff_client: Client) -> None:
+def crawled_once() -> tuple[CrawlRun, str]:
+    """A run that fetched and ingested one saved idebate page; the debate's URL."""
     record = parse_debate("idebate", SMOKERS.read_bytes(), "https://idebate.org/x")
     stored = services.store_page(None, "idebate", record.url, SMOKERS.read_bytes(), record.url)
     run = services.create_run("idebate")
     ingest.ingest_debate(record, prepared(record), stored.version_id, run.pk)
+    return run, record.url
+
+
+def test_a_runs_page_links_its_debates_their_claims_and_a_job_over_them(staff_client: Client) -> None:
+    run, _ = crawled_once()
     debate = Debate.objects.get()
 
     page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk])).content.decode()
@@ -149,13 +155,10 @@ def test_a_runs_page_links_its_debates_their_claims_and_a_job_over_them(staff_cl
 
 
 def test_a_recrawls_page_lists_the_debates_it_found_unchanged(staff_client: Client) -> None:
-    record = parse_debate("idebate", SMOKERS.read_bytes(), "https://idebate.org/x")
-    stored = services.store_page(None, "idebate", record.url, SMOKERS.read_bytes(), record.url)
-    first = services.create_run("idebate")
-    ingest.ingest_debate(record, prepared(record), stored.version_id, first.pk)
+    first, url = crawled_once()
     CrawlRun.objects.filter(pk=first.pk).update(status="finished")
     again = services.create_run("idebate")
-    services.store_page(again.pk, "idebate", record.url, SMOKERS.read_bytes(), record.url)  # read again
+    services.store_page(again.pk, "idebate", url, SMOKERS.read_bytes(), url)  # read again, unchanged
     debate = Debate.objects.get()
 
     page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[again.pk])).content.decode()

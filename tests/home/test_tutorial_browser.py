@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from annotation.task_types import get_task_type
+from tests.annotation.test_browser import take_the_quiz
 from tests.home.browsing import screenshot
 from tests.served_demo import ServedDemo
 
@@ -90,10 +90,7 @@ def annotate(browser: Any, link: str, username: str, key: str, shoot: bool) -> i
     page.fill("input[name=password2]", PASSWORD)
     page.click("#join")
     page.click(f"text={JOB_NAME}")
-    page.click("text=Take the qualification quiz")
-    for question in get_task_type("stance").quiz:
-        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
-    page.click("#submit-quiz")
+    take_the_quiz(page, "stance")
     page.click("text=Start working")
     page.wait_for_selector("fieldset.item")
     items = page.locator("fieldset.item").count()
