@@ -8,7 +8,7 @@ PORT ?= 8000
 # settings.py reads them too: PUBLIC_URL (invitation links, the demo's login) defaults to http://HOST:PORT.
 export HOST PORT
 
-.PHONY: run test test-sqlite check lint typecheck contracts bench install install-dev migrate data serve clean
+.PHONY: run test test-sqlite check lint typecheck contracts bench docs install install-dev migrate data serve clean
 
 $(BIN)/activate:
 	@command -v $(PY) >/dev/null || { echo "$(PY) not found: install Python 3.11 (or run make PY=python3)"; exit 1; }
@@ -62,6 +62,11 @@ contracts: install-dev
 # `make check` runs exactly what CI runs: lint, types, import contracts, the tests, and the set-wise
 # writers' tests again on SQLite.
 check: lint typecheck contracts test test-sqlite
+
+# The documentation (docs/, mkdocs.yml) as a site in var/site; --strict: a broken link or a page left
+# out of the nav fails the build. The command and API reference pages are generated (docs_build/).
+docs: install-dev
+	$(BIN)/mkdocs build --strict
 
 bench: install-dev
 	$(PYTHON) -m bench $(BENCH_ARGS)

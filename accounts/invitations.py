@@ -53,6 +53,14 @@ def invitation_url(invitation: Invitation, base_url: str = "") -> str:
     return (base_url or settings.PUBLIC_URL).rstrip("/") + path
 
 
+def revoke(invitation: Invitation) -> bool:
+    """End an unused invitation now (its link then says it expired); whether it was still open."""
+    now = timezone.now()
+    return bool(
+        Invitation.objects.filter(pk=invitation.pk, used_at__isnull=True, expires__gt=now).update(expires=now)
+    )
+
+
 def open_invitation(value: str) -> Invitation:
     """The invitation a link names, if it can still be used."""
     try:

@@ -1,5 +1,6 @@
-"""The four roles, as Django groups with named permissions (the data migration creates them; the
-README lists them). Staff status lets a person into the admin; the role decides what they may do there.
+"""The four roles, as Django groups with named permissions (the data migration creates them;
+docs/design/people.md lists them). Staff status lets a person into the admin; the role decides what they
+may do there.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ ROLES: dict[str, list[str]] = {
         "aggregation.add_aggregationrun",
         "aggregation.change_workerquality",
         *_crud("export", "release", actions=("view",)),
+        # Building a release from the releases page (it can re-split the claims).
+        "export.add_release",
         *_crud("pipeline", "pipelinerun", "steprun"),
         RUN_PIPELINE,
         *_crud("operations", "operation", actions=("view",)),

@@ -1,4 +1,4 @@
-"""A job's write-back to the corpus, as the job's writer (STYLE rule 21)."""
+"""A job's write-back to the corpus, as the job's writer (house style rule 21, docs/design/house-style.md)."""
 
 from __future__ import annotations
 

@@ -7,15 +7,26 @@ from django.urls import include, path
 from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer, TemplateHTMLRenderer
 from rest_framework.routers import APIRootView, DefaultRouter
 
 from api import views
+
+
+class EndpointPage(TemplateHTMLRenderer):
+    """The list of endpoints as a page for a browser (JSON for everyone else), with a way home."""
+
+    template_name = "api/endpoints.html"
+
+    def get_template_context(self, data: Any, renderer_context: Any) -> dict[str, Any]:
+        return {"endpoints": data}
 
 
 class EndpointList(APIRootView):
     """The list of endpoints: any logged-in person may read it (each endpoint checks its own permission)."""
 
     permission_classes = [IsAuthenticated]
+    renderer_classes = [JSONRenderer, EndpointPage]
 
 
 class Router(DefaultRouter):
@@ -50,7 +61,12 @@ urlpatterns = [
     path("schema/", loaded_on_first_request("drf_spectacular.views.SpectacularAPIView"), name="api-schema"),
     path(
         "docs/",
-        loaded_on_first_request("drf_spectacular.views.SpectacularSwaggerView", url_name="api-schema"),
+        # Its template carries the way home every page has.
+        loaded_on_first_request(
+            "drf_spectacular.views.SpectacularSwaggerView",
+            url_name="api-schema",
+            template_name="api/swagger_ui.html",
+        ),
         name="api-docs",
     ),
     path("", include(router.urls)),

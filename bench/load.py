@@ -56,7 +56,7 @@ P95_GOALS_MS = {50: 100.0, 200: 300.0}
 BEFORE_COMMIT = "327a8d8"
 BEFORE_RATIO_GOAL = 0.5  # CPU per HIT and per request, a share of the before code's (printed as 50%)
 # Issue 30's goals as it wrote them: half of the 0.12 CPU-s per HIT and 14 ms per request it was filed
-# with, on another machine (this one's are in README's Scaling section).
+# with, on another machine (this one's are in docs/benchmarks.md).
 CPU_GOALS = {"cpu_s_per_hit": 0.060, "cpu_ms_per_request": 7.0}
 PAGE_PATHS = 20  # participants walked in-process for the CPU and queries per page type
 THINK_SECONDS = (1.0, 3.0)  # between a participant's pages: reading, choosing

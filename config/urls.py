@@ -13,6 +13,8 @@ urlpatterns = [
     path("", home, name="home"),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("jobs/", include("home.urls")),
+    path("teams/", include("accounts.urls")),
     path("annotate/", include("annotation.web.urls")),
     path("aggregation/", include("aggregation.urls")),
     path("releases/", include("export.urls")),

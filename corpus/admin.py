@@ -7,11 +7,12 @@ stays fast on the full release.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.db.models import Count, Model, QuerySet
 from django.forms import BaseModelFormSet, ModelForm
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -41,7 +42,8 @@ VOTER_COUNT_LABELS = [str(choice.label) for choice in list(Stance5)[:5]]
 
 class PersonEdits:
     """What is changed here is a person's edit: stamped with who and when, which a re-import or a
-    re-run then leaves alone (STYLE rule 21). The provenance fields are shown, never edited."""
+    re-run then leaves alone (house style rule 21, docs/design/house-style.md). The provenance fields are
+    shown, never edited."""
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         own = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
@@ -148,6 +150,13 @@ class ClaimAdmin(PersonEditsAdmin):
     inlines = [ClaimTopicInline, ClusterInline]
     list_per_page = 100
     show_full_result_count = False
+    actions = ["new_job"]
+
+    # It only leads to the new-job form, which checks annotation.add_job itself.
+    @admin.action(description="New job for the selected claims (a form first)", permissions=["view"])
+    def new_job(self, request: HttpRequest, queryset: QuerySet[Claim]) -> HttpResponseRedirect:
+        cids = ",".join(str(cid) for cid in queryset.order_by("cid").values_list("cid", flat=True))
+        return HttpResponseRedirect(f"{reverse('jobs:new')}?{urlencode({'claims': cids})}")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Claim]:
         return (

@@ -58,7 +58,7 @@ class Split(models.TextChoices):
 
 
 class WrittenBy(models.TextChoices):
-    """Who wrote a corpus row's current content last (STYLE rule 21)."""
+    """Who wrote a corpus row's current content last (house style rule 21, docs/design/house-style.md)."""
 
     IMPORT = "import", "release import"
     CRAWL = "crawl", "crawl"

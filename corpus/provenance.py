@@ -1,4 +1,5 @@
-"""Who wrote a corpus row last, set by every write path through one helper (STYLE rule 21).
+"""Who wrote a corpus row last, set by every write path through one helper (house style rule 21,
+docs/design/house-style.md).
 
 A write path names its writer (`Writer.release`, `.crawl`, `.job`, `.person`) with `writing(...)`;
 inside, `stamp()` gives the provenance fields for the rows it writes, and `guard()` decides which

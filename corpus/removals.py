@@ -1,4 +1,5 @@
-"""A person's removal of a cluster member or evidence link leaves a `Removal` (STYLE rule 21): without
+"""A person's removal of a cluster member or evidence link leaves a `Removal` (house style rule 21,
+docs/design/house-style.md): without
 it, the next job that saw the pair would simply add it back.
 
 Write paths delete members and links through `delete`, and ask `withheld` which pairs they may not

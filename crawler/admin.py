@@ -32,6 +32,11 @@ class StartCrawlForm(forms.Form):
         required=False,
         help_text="keep the queue in Redis so helper processes (crawl SITE --join) share the work",
     )
+    saved_pages = forms.BooleanField(
+        required=False,
+        label="Saved pages",
+        help_text="crawl the saved idebate pages served on this machine, not the live site (a first try)",
+    )
 
     def clean_archive(self) -> str:
         value = self.cleaned_data["archive"].strip()
@@ -44,6 +49,7 @@ class StartCrawlForm(forms.Form):
 
 
 LIVE_COUNTS = ("pages", "items", "drops", "errors")
+DEBATES_SHOWN = 100  # on a run's page; the counts and the job link cover them all
 
 
 class HelperInline(admin.TabularInline):
@@ -128,6 +134,22 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
             "<details><summary>{} figures</summary><table>{}</table></details>", len(run.stats), rows
         )
 
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: Any = None
+    ) -> HttpResponse:
+        """The run's page lists the debates it crawled and the claims they became, with a way to a job."""
+        context = dict(extra_context or {})
+        if object_id.isdigit():
+            debates = services.crawled_debates(int(object_id)).select_related("claim")
+            cids = sorted(set(debates.filter(claim__isnull=False).values_list("claim__cid", flat=True)))
+            context.update(
+                debates=debates[:DEBATES_SHOWN],
+                debates_total=debates.count(),
+                claim_ids=",".join(map(str, cids)),
+                claims_total=len(cids),
+            )
+        return super().change_view(request, object_id, form_url, context)
+
     def get_urls(self) -> list[URLPattern]:
         start = path("start/", self.admin_site.admin_view(self.start_view), name="crawler_crawlrun_start")
         return [start, *super().get_urls()]
@@ -152,6 +174,7 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
                     limit=form.cleaned_data["limit"],
                     user_id=request.user.pk,
                     shared=form.cleaned_data["shared"],
+                    saved_pages=form.cleaned_data["saved_pages"],
                 )
             except services.CrawlRequestError as error:
                 form.add_error(None, str(error))

@@ -2,7 +2,8 @@
 for the `make run` demo (which crawls the saved pages in ../shared/fixtures, never the live site).
 
 The 49 debate pages are the real saved ones; the theme listings around them are generated in the
-Drupal listing structure of SPEC §7 (`div.debatabase-theme-listing-title a`, pager `?page=N` from 0),
+Drupal listing structure docs/design/construction.md describes (`div.debatabase-theme-listing-title a`,
+pager `?page=N` from 0),
 with vote and login links that the crawler must never request.
 """
 

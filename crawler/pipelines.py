@@ -17,7 +17,7 @@ from crawler import ingest, services
 from crawler.items import DebateItem, ListingItem
 from crawler.parsing.cleaning import clean_evidence, point_flag
 
-# Sites whose headlines are often just the body's first words (SPEC §7).
+# Sites whose headlines are often just the body's first words (docs/design/construction.md, the debate sites).
 HEADLINE_FILTER_SITES = frozenset({"debatewise"})
 
 

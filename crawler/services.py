@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,13 +19,13 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from accounts import audit
 from accounts.models import AuditEvent
 from crawler import processes
-from crawler.models import CrawlMode, CrawlRun, Drop, Page, PageVersion, RunStatus
+from crawler.models import CrawlMode, CrawlRun, Debate, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
 from operations.queueing import registered_task
 
@@ -123,9 +124,17 @@ def _already_active(site: str, mode: str) -> CrawlRequestError:
 
 
 def request_crawl(
-    site: str, archive: str = "", limit: int | None = None, user_id: int | None = None, shared: bool = False
+    site: str,
+    archive: str = "",
+    limit: int | None = None,
+    user_id: int | None = None,
+    shared: bool = False,
+    saved_pages: bool = False,
 ) -> CrawlRun:
-    """Create a run and start its crawl process through Celery once the run is committed."""
+    """Create a run and start its crawl process through Celery once the run is committed; with
+    `saved_pages`, the crawl reads the saved pages served on this machine instead of the site."""
+    if saved_pages:
+        saved_pages_launch(site)  # refuse now, on the form, rather than in the worker
     with transaction.atomic():
         if shared and not settings.REDIS_URL:
             raise CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
@@ -135,8 +144,23 @@ def request_crawl(
             actor, AuditEvent.Action.CRAWL, f"crawl {run.pk} of {site}", archive=archive, limit=limit
         )
         # Enqueue after commit: the worker must find the run. (celery-types lacks delay_on_commit.)
-        registered_task(LAUNCH_CRAWL_TASK).delay_on_commit(run.pk)  # type: ignore[attr-defined]
+        registered_task(LAUNCH_CRAWL_TASK).delay_on_commit(run.pk, saved_pages)  # type: ignore[attr-defined]
     return run
+
+
+def saved_pages_launch(site: str) -> tuple[dict[str, str], list[str]]:
+    """The environment and arguments of a crawl of the saved pages (`SHARED_FIXTURES_DIR`), served on
+    127.0.0.1 for the crawl's lifetime, without a delay: no real site is behind them."""
+    pages = Path(settings.SHARED_FIXTURES_DIR) / SAVED_PAGES_SITE / "pages"
+    if site != SAVED_PAGES_SITE:
+        raise CrawlRequestError(f"saved pages exist for {SAVED_PAGES_SITE} only, not {site}")
+    if not pages.is_dir():
+        raise CrawlRequestError(f"no saved pages at {pages}: crawl the live site or its web archive")
+    return {**os.environ, "CRAWLER_DOWNLOAD_DELAY_MS": "0"}, ["--serve-saved-pages", str(pages)]
+
+
+# The site whose saved pages ship with the project's shared data.
+SAVED_PAGES_SITE = "idebate"
 
 
 def crawl_command(run: CrawlRun) -> list[str]:
@@ -150,8 +174,11 @@ def crawl_command(run: CrawlRun) -> list[str]:
     ]
 
 
-def launch_crawl(run_id: int) -> int:
+def launch_crawl(run_id: int, saved_pages: bool = False) -> int:
     """Start the crawl of a queued run as its own process; returns the pid. Never runs Scrapy here."""
+    if saved_pages:
+        env, extra = saved_pages_launch(CrawlRun.objects.get(pk=run_id).site)
+        return start_crawl_process(run_id, env, extra).pid
     return start_crawl_process(run_id).pid
 
 
@@ -287,3 +314,20 @@ def record_drop(run_id: int | None, url: str, reason: str, detail: str = "") -> 
     if run_id is None:
         return
     Drop.objects.create(run_id=run_id, url=url[:2000], reason=reason[:64], detail=detail)
+
+
+def written_debates(run_id: int) -> QuerySet[Debate]:
+    """The debates a run wrote into the corpus (new, or changed since the last crawl)."""
+    return Debate.objects.filter(Q(first_run_id=run_id) | Q(last_run_id=run_id))
+
+
+def crawled_debates(run_id: int) -> QuerySet[Debate]:
+    """Every debate the run crawled: those it wrote and those it read again unchanged (their page's
+    version names the run that last fetched it), in the order they were stored."""
+    fetched = Debate.objects.filter(page__versions__last_run_id=run_id)
+    return (written_debates(run_id) | fetched).distinct().order_by("pk")
+
+
+def run_claim_ids(run_id: int) -> list[int]:
+    """The cIds of the claims the run wrote, in order (what a pipeline's crawl step hands on)."""
+    return sorted(written_debates(run_id).filter(claim__isnull=False).values_list("claim__cid", flat=True))

@@ -9,9 +9,9 @@ from crawler import services
 
 
 @shared_task(name=services.LAUNCH_CRAWL_TASK, acks_late=False, time_limit=60)
-def launch_crawl_task(run_id: int) -> int:
+def launch_crawl_task(run_id: int, saved_pages: bool = False) -> int:
     """Start `manage.py crawl --run <run_id>`; returns its pid."""
-    return services.launch_crawl(run_id)
+    return services.launch_crawl(run_id, saved_pages)
 
 
 @shared_task(name="crawler.fail_silent_runs", time_limit=60)

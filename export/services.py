@@ -168,7 +168,7 @@ class ReleaseExistsError(RuntimeError):
 
 
 VERSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-RESERVED_VERSIONS = {"diff"}  # names the releases page uses for itself (export/urls.py)
+RESERVED_VERSIONS = {"diff", "build"}  # names the releases page uses for itself (export/urls.py)
 
 
 def exported_topics() -> dict[int, list[str]]:
@@ -196,7 +196,7 @@ def assign_claim_splits(plan: SplitPlan, *, keep_existing: bool = False) -> dict
     topics = exported_topics()
     claims = Claim.objects.filter(cid__in=list(topics))
     current = dict(claims.values_list("cid", "split"))
-    # A split a person set stays, whatever the plan (STYLE rule 21).
+    # A split a person set stays, whatever the plan (house style rule 21, docs/design/house-style.md).
     held = set(claims.filter(written_by=WrittenBy.PERSON).exclude(split="").values_list("cid", flat=True))
     fixed = {cid: split for cid, split in current.items() if split and (keep_existing or cid in held)}
     result = split_claims(topics, plan, fixed if keep_existing or held else None)

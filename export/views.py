@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 
 from accounts.permissions import staff_permission
 from export.models import Release
+from export.release_pages import BuildForm, recent_builds
 from export.services import DATASHEET, diff_releases
 
 VIEW_RELEASES = "export.view_release"
@@ -37,9 +38,10 @@ def releases(request: HttpRequest) -> HttpResponse:
     listed = list(Release.objects.order_by("-created", "-pk"))
     # Each release beside the one built before it, for its "changes since" link (the oldest has none).
     rows = [(release, older.version if older else None) for release, older in zip_longest(listed, listed[1:])]
-    return render(
-        request, "export/releases.html", _context(request, title="Releases", releases=listed, rows=rows)
+    context = _context(
+        request, title="Releases", releases=listed, rows=rows, build_form=BuildForm(), builds=recent_builds()
     )
+    return render(request, "export/releases.html", context)
 
 
 @staff_permission(VIEW_RELEASES)

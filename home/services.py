@@ -1,6 +1,7 @@
 """What the staff home page shows: first what needs a person now, then what happened lately.
 
-Each section names the permission a person needs to see it (rule 18); a section they may not see is
+Each section names the permission a person needs to see it (house style rule 18,
+docs/design/house-style.md); a section they may not see is
 left out, not shown empty. The home page reads every app, so it sits above them all (import-linter)."""
 
 from __future__ import annotations

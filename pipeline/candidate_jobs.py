@@ -1,4 +1,5 @@
-"""Candidate generation turned into crowd jobs (SPEC §2 steps 2a–3; issue 7's candidates).
+"""Candidate generation turned into crowd jobs (docs/design/construction.md, steps 2a–3; issue 7's
+candidates).
 
 Retrieval (search/) proposes; these services create the annotation jobs that `publish_job` and
 `sync_job` then run. Each returns None when there is nothing to annotate.

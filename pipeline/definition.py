@@ -1,4 +1,5 @@
-"""The PERSPECTRUM construction pipeline as one definition (SPEC §2). Pure data.
+"""The PERSPECTRUM construction pipeline as one definition (docs/design/construction.md, the steps). Pure
+data.
 
 A run goes through these steps in order; each is resumable, so running a step again continues
 where it stopped. Job steps publish a crowd job and wait for it; with the simulated crowd they
@@ -68,7 +69,7 @@ STEPS: tuple[Step, ...] = (
 )
 STEP_NAMES = tuple(step.name for step in STEPS)
 
-# Every number is a default a user can change per run (SPEC: "defaults, not constants").
+# Every number is a default a user can change per run (docs/design/construction.md: defaults, not constants).
 DEFAULTS: dict[str, Any] = {
     "provider": "simulated",
     "crowd": {"size": 12, "spammer_share": 0.2, "seed": 0},

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.conf import settings
-from django.db.models import Q
 
 from aggregation.adaptive_rounds import adaptive_summary, is_adaptive, next_round
 from aggregation.services import aggregate_job, has_aggregation
@@ -19,7 +18,7 @@ from annotation.work.accuracy import bonus_correct_answers, job_accuracy
 from annotation.work.paraphrases import collect_paraphrases
 from config.wording import count, figure
 from crawler import services as crawler
-from crawler.models import CrawlRun, Debate, RunStatus
+from crawler.models import CrawlRun, RunStatus
 from export.vast import VastExportError, export_vast
 from export.vast_rows import describe_types
 from pipeline import candidate_jobs, review
@@ -112,11 +111,7 @@ def crawl(ctx: Context) -> Outcome:
         return Outcome(StepState.WAITING, f"crawl {run.pk} {run.status}: " + _crawl_figures(run))
     if run.status not in (RunStatus.FINISHED, RunStatus.FINISHED_WITH_ERRORS):
         raise StepError(f"crawl {run.pk} ended {run.status}: {run.message}")
-    cids = sorted(
-        Debate.objects.filter(Q(first_run=run) | Q(last_run=run), claim__isnull=False).values_list(
-            "claim__cid", flat=True
-        )
-    )
+    cids = crawler.run_claim_ids(run.pk)
     ctx.params["claims"] = cids
     # Finished with errors: what it crawled goes on, and the message keeps the failed requests in view.
     failed = f" ({run.message})" if run.status == RunStatus.FINISHED_WITH_ERRORS else ""
@@ -131,13 +126,10 @@ def _crawl_figures(run: CrawlRun) -> str:
 
 def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
     """Create the crawl's run (one active per site and mode: the database refuses a second) and start it."""
-    extra: list[str] = []
-    if options.get("serve_fixtures"):
-        pages = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
-        if not pages.is_dir():
-            raise StepError(f"no saved pages at {pages}: give crawl.start_urls for a live or archive crawl")
-        extra = ["--serve-saved-pages", str(pages)]
+    env, extra = dict(os.environ), list[str]()
     try:
+        if options.get("serve_fixtures"):
+            env, extra = crawler.saved_pages_launch(options["site"])
         run = crawler.create_run(
             options["site"],
             archive=options.get("archive", ""),
@@ -148,8 +140,6 @@ def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
         raise StepError(str(error)) from None
     ctx.step.output["crawl_run"] = run.pk
     ctx.step.save(update_fields=["output"])
-    # The saved pages are served without a delay: no real site is behind them.
-    env = {**os.environ, **({"CRAWLER_DOWNLOAD_DELAY_MS": "0"} if extra else {})}
     crawler.start_crawl_process(run.pk, env, extra)
     run.refresh_from_db()
     return run

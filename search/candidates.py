@@ -1,4 +1,5 @@
-"""Candidate generation for the crowd steps (SPEC §2): plain item lists, no database.
+"""Candidate generation for the crowd steps (docs/design/construction.md, the steps): plain item lists, no
+database.
 
 Each function takes a search backend (or a web source) and plain (id, text) records, and returns
 frozen dataclasses that an annotation job turns into items. `search/services.py` has the same

@@ -3,7 +3,7 @@
 Measured on PERSPECTRUM (claim as query over the 11,112-perspective pool, cluster_recall@15; every
 corpus statistic leaves the query claim out). The ablation below was explored on all claims; the
 honest figures are `python -m bench search`'s: every setting tuned on train+dev claims, the test
-split reported once (0.687 with the packaged MiniLM, 0.693 fine-tuned; README "Retrieval"):
+split reported once (0.687 with the packaged MiniLM, 0.693 fine-tuned; docs/design/retrieval.md):
 
     bench line                            what it adds                                 cr@15  test
     embedded-bm25                         tantivy BM25 alone                           0.460  0.469

@@ -1,4 +1,5 @@
-"""The one interface every crowd market implements (SPEC §4): one class per market, `Provider`.
+"""The one interface every crowd market implements (docs/design/construction.md, markets): one class per
+market, `Provider`.
 
 A market is where work is *advertised* and *paid*; the work itself is always done in our own task
 pages, whatever the market, so answers reach us through the worker pages (or, for the simulated

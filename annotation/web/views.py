@@ -139,6 +139,7 @@ def job_home(request: HttpRequest, pk: int) -> HttpResponse:
         "visitor": visitor,
         "qualification": found,
         "can_quiz": work.can_retry_quiz(visitor.worker, job, found),
+        "quiz_terms": work.quiz_terms(job),
         "quiz_url": _url("quiz", job.pk, visitor),
         "start_url": _url("start", job.pk, visitor),
         "blocked": visitor.worker.blocked,
@@ -177,6 +178,7 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
     # The questions before any answer are the task type's, the same on every worker's page.
     shared = fragments.read(fragments.quiz_key(task_type.slug) if not form.is_bound else "")
     context = {"job": job, "task_type": task_type, "form": form, "visitor": visitor, "shared_quiz": shared}
+    context["quiz_terms"] = work.quiz_terms(job)
     return render(request, "annotation/quiz.html", {**context, "page_token": page_token(visitor, job)})
 
 

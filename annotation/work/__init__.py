@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         next_assignment,
         qualification,
         quiz_pass_mark,
+        quiz_terms,
         submit_assignment,
     )
     from annotation.work.jobs import (
@@ -87,6 +88,7 @@ _HOMES = {
     "next_assignment": "annotation.work.assignments",
     "qualification": "annotation.work.assignments",
     "quiz_pass_mark": "annotation.work.assignments",
+    "quiz_terms": "annotation.work.assignments",
     "submit_assignment": "annotation.work.assignments",
     "BudgetError": "annotation.work.jobs",
     "CostEstimate": "annotation.work.jobs",
@@ -168,6 +170,7 @@ __all__ = [
     "publish_job",
     "qualification",
     "quiz_pass_mark",
+    "quiz_terms",
     "request_publish",
     "request_sync",
     "resume_job",

@@ -114,6 +114,13 @@ def quiz_pass_mark(job: Job) -> float:
     return float(job.params.get("quiz_pass_mark", 0.75))
 
 
+def quiz_terms(job: Job) -> str:
+    """What the annotator is told before the quiz: how many attempts, and the share to get right."""
+    attempts = int(job.params.get("quiz_attempts", 1))
+    tries = "one attempt" if attempts == 1 else f"{attempts} attempts"
+    return f"You have {tries}; you pass with {quiz_pass_mark(job):.0%} of the answers right or more."
+
+
 def can_retry_quiz(worker: Worker, job: Job, found: Qualification | None | rows.Unread = "unread") -> bool:
     """Whether the worker may take the quiz (again); `found`: their qualification, when already read."""
     if found == "unread":

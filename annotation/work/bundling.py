@@ -1,6 +1,7 @@
 """Bundle items into HITs and mix in gold items. Pure: no Django.
 
-Every SPEC design bundles whole groups: 10 claims with all their perspectives (group = claim),
+Every design of docs/design/construction.md bundles whole groups: 10 claims with all their perspectives
+(group = claim),
 15 perspectives (group = perspective), 24 candidates (group = candidate), 20 paragraphs × 8
 candidates (group = paragraph), 10 claims (group = claim). So one rule serves them all.
 """

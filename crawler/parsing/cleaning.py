@@ -1,4 +1,5 @@
-"""Evidence cleaning and the headline filter, as the PERSPECTRUM crawler did them (SPEC §7).
+"""Evidence cleaning and the headline filter, as the PERSPECTRUM crawler did them
+(docs/design/construction.md, the debate sites).
 
 Pure functions over strings. Sentences come from `sentences.split_sentences`, which does not cut at
 abbreviations ("Prop. 215", "U.S."), so a short-sentence filter never drops half a sentence.

@@ -1,6 +1,6 @@
 """debatewise.org: the wiki layout (until ~2018, `/debates/<id>-<slug>/`) and today's (`/<id>-<slug>/`).
 
-No saved page of either era exists; the selectors follow SPEC §7's description of the layouts.
+No saved page of either era exists; the selectors follow the layouts docs/design/construction.md describes.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """idebate: the Drupal Debatabase (idebate.org, ~2012–2019) and the idebate.net layout (2020–).
 
-Selectors follow SPEC §7. Pure: lxml only.
+Selectors follow docs/design/construction.md (the debate sites). Pure: lxml only.
 """
 
 from __future__ import annotations

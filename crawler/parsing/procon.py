@@ -31,7 +31,8 @@ SITE = "procon"
 TOPIC_HOST = r"(?!www\.)[a-z0-9][a-z0-9-]*\.procon\.org"
 ANY_HOST = r"(?:[a-z0-9-]+\.)*procon\.org"
 # Every form a procon debate page took, by era. The PERSPECTRUM authors' 2018 crawl took topic-site
-# roots and headline.php pages; SPEC §7 names the quotes pages; public scrapers show the rest.
+# roots and headline.php pages; docs/design/construction.md names the quotes pages; public scrapers show
+# the rest.
 URL_FORMS: dict[str, str] = {
     # 2016–2020 topic-site home: the debate itself (newblue boxes, later div.argument-container).
     "topic_root": rf"https?://{TOPIC_HOST}/?(?:index\.php)?",

@@ -27,7 +27,8 @@ class DebatewiseSpider(DebateSpider):
         yield from super().parse_listing(response)
 
     def parse_debate(self, response: Response) -> Iterator[Any]:
-        """A pre-2019 wiki debate page (fixture built from SPEC §7, not saved from the site).
+        """A pre-2019 wiki debate page (fixture built from docs/design/construction.md, not saved from the
+        site).
 
         @fixture tests/fixtures/crawler/debatewise/wiki-debate.html
         @returns items 1 1

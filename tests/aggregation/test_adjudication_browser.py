@@ -1,6 +1,6 @@
 """Done-when: an expert decides five contested items in real Chromium with the keyboard alone.
 
-With SCREENSHOTS_DIR set, the test also saves the page as the README shows it.
+With SCREENSHOTS_DIR set, the test also saves the page as docs/how-to/adjudicate.md shows it.
 """
 
 from __future__ import annotations

@@ -159,8 +159,9 @@ def test_dawid_skene_is_never_worse_than_crowdkits_on_the_simulated_benchmark(cr
     reason="fed sorted rows, crowd-kit's MACE is right on 0.9240 of these 4,000 items, ours on 0.92075 "
     "(its strategy prior 10 suits honest workers whose errors are uniform; ours is 1, for skewed "
     "binary crowds). Over 21 seeds of this generator ours is 0.00032 behind on average (SE 0.00030, "
-    "`python -m bench mace_seeds`), within noise; no variant tried is ahead robustly (README, bench "
-    "aggregation); on the bench's 100k labels ours is ahead, 0.9379 against 0.9334",
+    "`python -m bench mace_seeds`), within noise; no variant tried is ahead robustly "
+    "(docs/benchmarks.md, bench aggregation); on the bench's 100k labels ours is ahead, "
+    "0.9379 against 0.9334",
 )
 def test_mace_is_never_worse_than_crowdkits_on_the_simulated_benchmark(crowdkit):
     ours, theirs = bench_crowd(crowdkit)(MACE(), crowdkit.MACE(random_state=0))

@@ -58,6 +58,16 @@ def test_instructions_lead_to_the_quiz_then_the_task(annotator: Client, job) -> 
     assert Qualification.objects.get().passed
 
 
+def test_the_annotator_is_told_the_quizs_attempts_and_pass_mark_before_taking_it(
+    annotator: Client, job
+) -> None:
+    home = annotator.get(reverse("annotation:job", args=[job.pk])).content.decode()
+    quiz = annotator.get(reverse("annotation:quiz", args=[job.pk])).content.decode()
+
+    for page in (home, quiz):
+        assert "You have one attempt; you pass with 75% of the answers right or more." in page
+
+
 def test_failing_the_quiz_shows_a_clear_message_and_no_work(annotator: Client, job) -> None:
     failed = annotator.post(reverse("annotation:quiz", args=[job.pk]), quiz_answers(right=False))
     started = annotator.post(reverse("annotation:start", args=[job.pk]))

@@ -1,5 +1,5 @@
 """docker-compose.yml, the Caddyfile and the Dockerfile (no Docker engine runs here): their structure is
-what the README's "Deploy" section promises. tests/deploy/ runs the same processes without Docker."""
+what docs/how-to/deploy.md promises. tests/deploy/ runs the same processes without Docker."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""No function of the project is longer than the house limit (STYLE.md rule 13: about 40 lines a
+"""No function of the project is longer than the house limit (house style rule 13,
+docs/design/house-style.md: about 40 lines a
 function), counted from its first decorator to its last line, nested functions and methods included."""
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ SHARED_FIXTURES = Path(settings.SHARED_FIXTURES_DIR)
 IDEBATE_PAGES = SHARED_FIXTURES / "idebate" / "pages"
 IDEBATE_EXPECTED = SHARED_FIXTURES / "idebate" / "expected"
 PROCON_QUOTES = SHARED_FIXTURES / "procon" / "medicalmarijuana-view-answers-001325-2015-07.html"
-# Pages built here from SPEC §7's documented structure (no saved page of these layouts exists).
+# Pages built here from the structure docs/design/construction.md documents (no saved page of these layouts
+# exists).
 BUILT = REPO / "tests" / "fixtures" / "crawler"
 
 

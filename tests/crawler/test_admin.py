@@ -9,8 +9,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from crawler import reporting, services
-from crawler.models import CrawlRun
+from crawler import ingest, reporting, services
+from crawler.models import CrawlRun, Debate
+from crawler.parsing import parse_debate
+from tests.crawler.test_ingest import SMOKERS, prepared
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +30,7 @@ def test_staff_start_a_crawl_that_is_launched_after_commit(
 ) -> None:
     launched: list[int] = []
 
-    def launch(run_id: int) -> int:
+    def launch(run_id: int, saved_pages: bool = False) -> int:
         launched.append(run_id)
         return 1
 
@@ -42,6 +44,38 @@ def test_staff_start_a_crawl_that_is_launched_after_commit(
     assert response.status_code == 302
     assert (run.site, run.mode, run.archive_from, run.limit) == ("procon", "archive", "2015", 20)
     assert launched == [run.pk]
+
+
+def test_a_crawl_of_the_saved_pages_serves_them_to_its_process(
+    staff_client: Client, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks, tmp_path
+) -> None:
+    (tmp_path / "idebate" / "pages").mkdir(parents=True)
+    monkeypatch.setattr(services.settings, "SHARED_FIXTURES_DIR", tmp_path)
+    started: list[list[str]] = []
+
+    def start(run_id: int, env: dict[str, str] | None = None, extra: list[str] | None = None) -> object:
+        started.append(list(extra or []))
+        return type("Process", (), {"pid": 1})()
+
+    # Starting spawns `manage.py crawl`; here we check what it is started with.
+    monkeypatch.setattr(services, "start_crawl_process", start)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post(
+            reverse("admin:crawler_crawlrun_start"), {"site": "idebate", "saved_pages": "on"}
+        )
+
+    assert response.status_code == 302
+    assert started == [["--serve-saved-pages", str(tmp_path / "idebate" / "pages")]]
+
+
+def test_saved_pages_of_another_site_are_refused_on_the_form(staff_client: Client) -> None:
+    response = staff_client.post(
+        reverse("admin:crawler_crawlrun_start"), {"site": "procon", "saved_pages": "on"}
+    )
+
+    assert response.status_code == 200
+    assert "saved pages exist for idebate only" in response.content.decode()
+    assert not CrawlRun.objects.exists()
 
 
 def test_a_bad_archive_range_is_refused_by_the_form(staff_client: Client) -> None:
@@ -98,3 +132,36 @@ def test_a_crawl_of_saved_pages_says_so_and_its_statistics_are_a_folded_table(st
         f"crawl {run.pk}: idebate (saved pages)" in home
         and f"crawl {live.pk}: debatewise (live site)" in home
     )
+
+
+def crawled_once() -> tuple[CrawlRun, str]:
+    """A run that fetched and ingested one saved idebate page; the debate's URL."""
+    record = parse_debate("idebate", SMOKERS.read_bytes(), "https://idebate.org/x")
+    stored = services.store_page(None, "idebate", record.url, SMOKERS.read_bytes(), record.url)
+    run = services.create_run("idebate")
+    ingest.ingest_debate(record, prepared(record), stored.version_id, run.pk)
+    return run, record.url
+
+
+def test_a_runs_page_links_its_debates_their_claims_and_a_job_over_them(staff_client: Client) -> None:
+    run, _ = crawled_once()
+    debate = Debate.objects.get()
+
+    page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk])).content.decode()
+
+    assert reverse("admin:crawler_debate_change", args=[debate.pk]) in page
+    assert reverse("admin:corpus_claim_change", args=[debate.claim.pk]) in page
+    assert f"/jobs/new/?claims={debate.claim.cid}&amp;task_type=stance" in page
+
+
+def test_a_recrawls_page_lists_the_debates_it_found_unchanged(staff_client: Client) -> None:
+    first, url = crawled_once()
+    CrawlRun.objects.filter(pk=first.pk).update(status="finished")
+    again = services.create_run("idebate")
+    services.store_page(again.pk, "idebate", url, SMOKERS.read_bytes(), url)  # read again, unchanged
+    debate = Debate.objects.get()
+
+    page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[again.pk])).content.decode()
+
+    assert reverse("admin:corpus_claim_change", args=[debate.claim.pk]) in page
+    assert services.run_claim_ids(again.pk) == []  # what a pipeline hands on: only what the run wrote

@@ -53,7 +53,7 @@ def test_page_extracts_as_the_corpus_authors_did(slug: str) -> None:
 
 def test_pages_without_points_are_dropped_with_a_reason() -> None:
     no_points = [s for s in SLUGS if not (IDEBATE_EXPECTED / s / "pro").is_dir()]
-    assert len(no_points) == 7  # about the 12% SPEC §7 expects
+    assert len(no_points) == 7  # about the 12% docs/design/construction.md expects
     for slug in no_points:
         with pytest.raises(BadPageError) as caught:
             parse_debate("idebate", (IDEBATE_PAGES / f"{slug}.html").read_bytes(), "https://idebate.org/")
@@ -82,7 +82,7 @@ def test_a_title_without_a_body_is_left_out_and_noted() -> None:
 
 
 def test_idebate_net_layout_is_parsed() -> None:
-    # Built from SPEC §7's documented structure: no saved idebate.net page exists.
+    # Built from the structure docs/design/construction.md documents: no saved idebate.net page exists.
     record = parse_debate(
         "idebate", (BUILT / "idebate" / "net-debate.html").read_bytes(), "https://idebate.net/x"
     )

@@ -1,4 +1,5 @@
-"""The layouts the sites really used beyond SPEC §7: idebate.net counterpoints, procon's 2018 quote
+"""The layouts the sites really used beyond those docs/design/construction.md describes: idebate.net
+counterpoints, procon's 2018 quote
 boxes, 2019–20 Top 10 columns and 2020 argument containers, and a 2018 topic page checked against
 the PERSPECTRUM authors' own crawl of it. Fixtures: tests/fixtures/crawler/README.md."""
 

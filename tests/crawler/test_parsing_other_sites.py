@@ -1,7 +1,8 @@
 """debatewise and procon extraction, and pages that must be dropped with a reason.
 
-The debatewise pages, the procon newblue page and the bad pages were built here from SPEC §7's
-documented structure (tests/fixtures/crawler/README.md); the procon quotes page is real (2015).
+The debatewise pages, the procon newblue page and the bad pages were built here from the structure
+docs/design/construction.md documents (tests/fixtures/crawler/README.md); the procon quotes page is real
+(2015).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The release page in real Chromium: the datasheet reads as a document, with real tables.
 
-With SCREENSHOTS_DIR set, the test also saves the page as the README shows it.
+With SCREENSHOTS_DIR set, the test also saves the page as docs/how-to/release.md shows it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 no page of the walk, nor the demo's output, shows a template comment or a Python repr.
 
 With SCREENSHOTS_DIR set, the test also saves the home page and a dashboard reached from it, as the
-README shows them.
+README and docs/index.md show them.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ STAFF_PAGES = {
     "export:diff",
     "admin:crawler_crawlrun_start", "admin:crawler_crawlrun_change", "admin:pipeline_pipelinerun_change",
     "admin:annotation_job_change", "admin:aggregation_aggregationrun_change", "api-root", "api-docs",
+    "jobs:new", "jobs:job", "teams:teams", "export:preview",
 }  # fmt: skip
 
 

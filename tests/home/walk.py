@@ -17,7 +17,7 @@ from django.urls import Resolver404, resolve
 # Pages a click does not open as a page (downloads), or that change state when opened.
 NOT_CLICKED = {
     "export:zip", "export:file", "admin:logout", "annotation:logout", "admin:password_change",
-    "admin:jsi18n", "api-schema",
+    "admin:jsi18n", "api-schema", "jobs:download",
 }  # fmt: skip
 # Admin pages of every model that add nothing to the walk (each kind is reached on one model).
 SKIPPED_SUFFIXES = ("_add", "_delete", "_history", "_live")

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import work
 from annotation.task_types import task_type_slugs
-from annotation.task_types.base import TaskTypeError
+from annotation.work.job_requests import JobRequest, open_job, request_params
 from config.wording import count
 
 
@@ -55,37 +55,37 @@ class Command(BaseCommand):
             for name in ("claims", "source", "split", "topic", "status", "limit", "gold")
             if options[name] not in (None, "")
         }
-        params: dict[str, Any] = {}
-        for name, option in (
-            ("workers_per_item", "workers"),
-            ("groups_per_hit", "bundle"),
-            ("reward", "reward"),
-        ):
-            if options[option] is not None:
-                params[name] = options[option]
-        if options["gold_per_hit"] is not None:
-            params["gold_per_hit"] = options["gold_per_hit"]
-        for entry in options["param"]:
-            name, _, raw = entry.partition("=")
-            try:
-                params[name] = json.loads(raw)
-            except json.JSONDecodeError:
-                params[name] = raw
+        params = request_params(
+            workers=options["workers"],
+            bundle=options["bundle"],
+            reward=options["reward"],
+            gold_per_hit=options["gold_per_hit"],
+            extra=dict(_named_param(entry) for entry in options["param"]),
+        )
+        request = JobRequest(
+            options["task_type"],
+            filters,
+            provider=options["provider"],
+            params=params,
+            budget=options["budget"],
+            name=options["name"],
+            allow_single_worker=options["allow_single_worker"],
+        )
         try:
-            if not options["allow_single_worker"]:
-                work.check_workers_per_item(options["task_type"], params)
-            job = work.create_job(
-                options["task_type"],
-                filters,
-                provider=options["provider"],
-                params=params,
-                budget=options["budget"],
-                name=options["name"],
-            )
-        except (work.JobError, TaskTypeError, ValueError) as error:
+            job = open_job(request)
+        except work.JobError as error:
             raise CommandError(str(error)) from error
         progress = work.job_progress(job)
         self.stdout.write(
             f"job {job.pk}: {count(job.items.count(), 'item')} in {count(progress.hits, 'HIT')}"
             f" × {count(job.workers_per_item, 'worker')}"
         )
+
+
+def _named_param(entry: str) -> tuple[str, Any]:
+    """NAME=JSON, or NAME=text when the value is not JSON."""
+    name, _, raw = entry.partition("=")
+    try:
+        return name, json.loads(raw)
+    except json.JSONDecodeError:
+        return name, raw

@@ -1,7 +1,8 @@
 """How Prolific ledger rows become calls (`ProlificProvider.send`, `resolve` and `follow_ups`). A bonus
 is two calls: set up (pays nobody), then pay.
 
-Every call is sent once and a lost reply is decided by reading (STYLE rule 22): a study created is
+Every call is sent once and a lost reply is decided by reading (house style rule 22,
+docs/design/house-style.md): a study created is
 looked for in the project by its internal name before any create, and a transition reads the study's
 status before and after. The pay call is not idempotent: its row is claimed before the call, and an
 unclear outcome is resolved by reading the submission's bonuses. Bonuses land "in the following
