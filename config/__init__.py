@@ -8,6 +8,12 @@ import os
 # 10M rows was slower by as much (bench labels). Set before NumPy is imported; a deployment may set it to 1.
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
-from config.celery import app as celery_app
 
-__all__ = ["celery_app"]
+def __getattr__(name: str) -> object:
+    """`config.celery_app`, loaded when first asked for, so that importing a pure module of this
+    package (`config.wording`) loads no Celery; Django loads the app when it starts (accounts' ready)."""
+    if name == "celery_app":
+        from config.celery import app
+
+        return app
+    raise AttributeError(name)

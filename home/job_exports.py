@@ -6,7 +6,6 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import pandas as pd
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
@@ -14,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect
 from accounts.permissions import staff_permission
 from annotation.models import Job
 from annotation.work.counter_speeches import COLUMNS, CounterSpeechExportError, counter_speech_rows
+from config.csv_files import csv_lines
 from export.vast import VastExportError, export_vast
 
 VIEW_RESPONSES = "annotation.view_response"
@@ -35,8 +35,8 @@ def job_download(request: HttpRequest, job_id: int) -> HttpResponse:
         if job.task_type == "vast_stance":
             return _csv(_vast_csv(job.pk), f"vast-job{job.pk}.csv")
         if job.task_type == "counter_speech":
-            rows = pd.DataFrame(counter_speech_rows(job.pk), columns=list(COLUMNS))
-            return _csv(rows.to_csv(index=False), f"counter-speech-job{job.pk}.csv")
+            rows = ([row.get(name) for name in COLUMNS] for row in counter_speech_rows(job.pk))
+            return _csv("".join(csv_lines(list(COLUMNS), rows)), f"counter-speech-job{job.pk}.csv")
     except (VastExportError, CounterSpeechExportError) as error:
         messages.error(request, f"No download: {error}")
         return redirect("jobs:job", job_id=job.pk)
