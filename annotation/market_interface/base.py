@@ -9,7 +9,8 @@ A market does five things: publish (describe the listings to offer), sync (read 
 pay and review (make one ledger row's call: `send`, and `resolve` a lost reply by reading), and read the
 market's state of one piece of work (`work_status`). Whatever spends or commits money is a ledger row,
 recorded before the call; the ledger engine alone calls `send`, `resolve`, `work_status` and
-`follow_ups`, with rows it speaks of in this interface's own terms (`money.Row`). The non-paying calls
+`follow_ups`, with rows it speaks of in this interface's own terms (`money.Row`), and hands them what
+else of its records a market may read or write (`money.Records`). The non-paying calls
 (pause, resume, expire, re-offer, block, unblock) are one method, `control`. What a market can do is
 declared data: `Capabilities`, and `Money` for how its paying calls are made safe (None where nothing is
 paid, so a market without money implements no money hook).
@@ -29,7 +30,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from annotation.market_interface.money import Discrepancy, Finish, Money, Row
+from annotation.market_interface.money import Discrepancy, Finish, Money, Records, Row
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Hit, Item, Job, Worker
@@ -55,13 +56,6 @@ class ExternalIdentity:
     # Anything else the market sent that must be carried through our pages (turkSubmitTo, SESSION_ID…).
     extra: Mapping[str, str] = field(default_factory=dict)
     preview: bool = False
-
-
-@dataclass(frozen=True)
-class PublishedHit:
-    hit_pk: int
-    external_id: str
-    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -257,15 +251,15 @@ class Provider(ABC):
         """The market's state of the work a review or payment row acts on (`row.market_ref`)."""
         raise NotImplementedError
 
-    def send(self, row: Row) -> Finish:
+    def send(self, row: Row, records: Records) -> Finish:
         """Make the row's one call (publish, extend, review, pay) and say how it ended."""
         raise NotImplementedError
 
-    def resolve(self, row: Row) -> Finish | None:
+    def resolve(self, row: Row, records: Records) -> Finish | None:
         """Decide an unclear row from the market's state, never by repeating the call; None: not yet."""
         return None
 
-    def follow_ups(self, row: Row) -> Sequence[Row]:
+    def follow_ups(self, row: Row, records: Records) -> Sequence[Row]:
         """The ledger rows a confirmed row leads to (Prolific's pay row after a bonus is set up),
         recorded in the transaction that confirms it; the engine then executes them. None by default."""
         return []
@@ -285,7 +279,7 @@ class Provider(ABC):
         """The market fee rate for this job; by default the declared one (`declared_fee`)."""
         return declared_fee(self, job)
 
-    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+    def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Every disagreement between our records and the market for one job; for no job (None), what
         the market has that no job of ours recorded."""
         return ()
