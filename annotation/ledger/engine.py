@@ -22,7 +22,7 @@ from django.utils import timezone
 from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.records import RECORDS
 from annotation.ledger.wants import unwanted
-from annotation.market_interface.base import Provider, ProviderError
+from annotation.market_interface.base import Money, Provider, ProviderError
 from annotation.market_interface.errors import (
     MarketBusyError,
     MarketConfigError,
@@ -30,14 +30,14 @@ from annotation.market_interface.errors import (
     MarketUnavailableError,
     PaymentOutcomeUnclearError,
 )
-from annotation.market_interface.money import Finish, Money, Row
+from annotation.market_interface.money import Finish, Row
 from annotation.market_interface.registry import get_provider
 
 log = logging.getLogger(__name__)
 
 
 def paying(name: str) -> tuple[Provider, Money]:
-    """The market and how its paying calls are made safe; refused before any row is claimed when the
+    """The market and its money (declared values and hooks); refused before any row is claimed when the
     market pays nobody (it declares no `money`)."""
     market = get_provider(name)
     if market.money is None:
@@ -45,12 +45,12 @@ def paying(name: str) -> tuple[Provider, Money]:
     return market, market.money
 
 
-def precheck(market: Provider, money: Money, entry: LedgerEntry) -> Finish | None:
+def precheck(money: Money, entry: LedgerEntry) -> Finish | None:
     """Work already reviewed as asked is confirmed without a call; work in a state the market would
     refuse the call in fails without one."""
     if entry.kind not in money.payable:
         return None
-    status = market.work_status(entry)
+    status = money.work_status(entry)
     if entry.kind in money.reviewed and status == money.reviewed[entry.kind]:
         return Finish(RowState.CONFIRMED, entry.market_ref, f"already {status} at {money.market}")
     if status not in money.payable[entry.kind]:
@@ -148,7 +148,7 @@ def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
     if refused is not None:
         return _refused(entry, refused)
     try:
-        early = precheck(market, money, entry)
+        early = precheck(money, entry)
         if early is not None:
             return _finish(entry, early, [state])
         if not _move(entry, [state], RowState.SENT, sent_at=timezone.now()):
@@ -157,7 +157,7 @@ def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
             entry.refresh_from_db()
             return entry
         state = RowState.SENT
-        finish = market.send(entry, RECORDS)
+        finish = money.send(entry, RECORDS)
     except PaymentOutcomeUnclearError as exc:
         log.warning("ledger %s: outcome unclear, to be resolved by reading: %s", entry.pk, exc)
         return _finish(entry, Finish(RowState.UNCLEAR, excerpt=exc.excerpt or str(exc)), [state])
@@ -169,7 +169,7 @@ def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
     # together: a worker dying between the two can no longer leave a bonus set up and never paid.
     with transaction.atomic():
         entry = _finish(entry, finish, [state])
-        follow_ups = market.follow_ups(entry, RECORDS) if entry.state == RowState.CONFIRMED else []
+        follow_ups = money.follow_ups(entry, RECORDS) if entry.state == RowState.CONFIRMED else []
     for row in follow_ups:
         execute(row.pk)
     return entry
@@ -222,7 +222,7 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
     """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
     confirmed too: `ProviderError` (or `InFlightError`) otherwise."""
     entry = confirmed(entry)
-    for row in paying(entry.provider)[0].follow_ups(entry, RECORDS):
+    for row in paying(entry.provider)[1].follow_ups(entry, RECORDS):
         confirmed(_entry(row))
     return entry
 
@@ -246,7 +246,7 @@ def resolve(entry_id: int) -> LedgerEntry:
     if entry.state != RowState.UNCLEAR:
         return entry
     try:
-        finish = paying(entry.provider)[0].resolve(entry, RECORDS)
+        finish = paying(entry.provider)[1].resolve(entry, RECORDS)
     except MarketError as exc:
         log.info("ledger %s: could not read the market yet: %s", entry.pk, exc)
         return entry

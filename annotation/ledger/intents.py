@@ -155,7 +155,7 @@ def _check_same(entry: LedgerEntry, fields: dict[str, Any]) -> None:
 def row_params(kind: str, assignment: Assignment) -> dict[str, Any]:
     """What the assignment's market needs in a review or bonus row beyond the assignment."""
     market = get_provider(assignment.job.provider)
-    return market.row_params(kind, assignment) if market.money is not None else {}
+    return market.money.row_params(kind, assignment) if market.money is not None else {}
 
 
 def review_intent(assignment: Assignment, *, approve: bool, feedback: str) -> LedgerEntry:

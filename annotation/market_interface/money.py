@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any, Protocol
@@ -156,29 +156,6 @@ class Finish:
     state: str
     ref: str = ""
     excerpt: str = ""
-
-
-@dataclass(frozen=True)
-class Money:
-    """How a paid market's calls are made safe, declared once: what the ledger engine and its sweeper
-    read. A market that pays nobody declares none (`Provider.money` is None)."""
-
-    # What the market calls itself in a row's excerpt ("already Approved at MTurk").
-    market: str
-    # What the market calls one piece of reviewed or paid work.
-    work_noun: str = "assignment"
-    # Row kinds whose call is not idempotent: once sent, never sent again (resolved by reading).
-    not_idempotent: frozenset[str] = frozenset()
-    # Row kinds whose call carries the row's token, and how long the market honours it.
-    token_protected: frozenset[str] = frozenset()
-    token_lifetime: dt.timedelta | None = None
-    # Reviews and payments act on one piece of work: the market's states it may be in for each row
-    # kind, and the state a review leaves it in.
-    payable: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    reviewed: Mapping[str, str] = field(default_factory=dict)
-    # Row kinds whose confirmation moves money to a worker: an approval pays the work's reward, a bonus
-    # its amount (at Prolific the bonus is set up first and its `pay` row moves the money).
-    pays: frozenset[str] = frozenset({"approve", "bonus"})
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
-from annotation.market_interface.base import Control, Provider
+from annotation.market_interface.base import Control, Money, Provider
 from annotation.market_interface.registry import get_provider, provider_names
 from tests.annotation.test_market_folders import ROOT, project_files
 
 MONEY_METHODS = ("approve", "reject", "bonus", "pay", "extend", "send_bonus")
-# What the ledger engine alone calls on a market that declares `money`.
+# What the ledger engine alone calls on a paid market's `money`, beside its declared values.
 MONEY_HOOKS = ("work_status", "send", "resolve", "follow_ups", "row_params")
 ROW_WRITERS = {"annotation.ledger.intents", "annotation.ledger.engine", "annotation.ledger.listings"}
 # The services of annotation.work (and aggregation's soft block) that take a market's controls.
@@ -89,11 +89,11 @@ def declared(cls: type) -> tuple[set[str], set[str]]:
 MARKET_AUTHOR = {
     "annotation.market_interface.base": {
         *("Provider", "Capabilities", "Control", "Listing", "SyncReport", "AssignmentReport", "Handoff"),
-        *("MarketIds", "ExternalIdentity", "WorkQueue", "checked_id", "ProviderError"),
+        *("MarketIds", "ExternalIdentity", "WorkQueue", "Money", "checked_id", "ProviderError"),
         *("WorkerIdentityError", "MissingParamsError", "SubmitOriginError", "InvalidParamsError"),
     },
     "annotation.market_interface.money": {
-        *("Row", "Records", "Finish", "Money", "Discrepancy", "RowKind", "RowState", "IssueKind"),
+        *("Row", "Records", "Finish", "Discrepancy", "RowKind", "RowState", "IssueKind"),
         *("issue", "bonus_issues", "cents"),
     },
     "annotation.market_interface.errors": {
@@ -154,12 +154,12 @@ def test_every_name_of_the_market_interface_is_counted_for_market_authors_or_the
 
 
 def test_a_market_is_one_class_whose_surface_is_counted() -> None:
-    """What a market can implement or declare on its one class, `Provider`: 14 methods and 9 values."""
+    """What a market can implement or declare on its one class, `Provider`: 9 methods and 9 values; its
+    money hooks are on its one `money` object, with the values that make its calls safe."""
     methods, values = declared(Provider)
     assert sorted(methods) == sorted(
         [
             *("publish", "sync", "control", "check"),
-            *MONEY_HOOKS,
             *("balance", "fee", "reconcile", "market_ids", "after_submit"),
         ]
     )
@@ -170,6 +170,7 @@ def test_a_market_is_one_class_whose_surface_is_counted() -> None:
         ]
     )
     assert members(Provider) == methods | values
+    assert set(MONEY_HOOKS) <= members(Money) and not set(MONEY_HOOKS) & members(Provider)
 
 
 def test_the_whole_surface_a_market_author_must_know_is_counted() -> None:
@@ -179,7 +180,7 @@ def test_the_whole_surface_a_market_author_must_know_is_counted() -> None:
     kinds, `issue`, `bonus_issues`, `cents`, the rows and records behind `Records`) is counted here
     now, where before a market imported it from the ledger uncounted."""
     surface = market_author_surface()
-    assert surface["Provider"] == 24 and surface["Money"] == 9 and surface["Capabilities"] == 10
+    assert surface["Provider"] == 19 and surface["Money"] == 14 and surface["Capabilities"] == 10
     assert (len(surface), sum(surface.values())) == (37, 175)
 
 
@@ -192,7 +193,7 @@ def test_a_paid_market_makes_its_own_calls_and_one_that_pays_nobody_implements_n
             own = {hook for cls in market.__mro__ if cls is not Provider for hook in vars(cls)}
             assert own & set(MONEY_HOOKS) == set(), name
         else:
-            assert market.send is not Provider.send, name
+            assert isinstance(market.money, Money) and "send" in vars(type(market.money)), name
 
 
 def test_each_market_folder_holds_one_market_class() -> None:

@@ -17,11 +17,12 @@ from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import (
     Capabilities,
     Listing,
+    Money,
     Provider,
     ProviderError,
     SyncReport,
 )
-from annotation.market_interface.money import Finish, Money, Records, Row
+from annotation.market_interface.money import Finish, Records, Row
 from annotation.models import AssignmentState, Hit, Job, JobState
 from tests.annotation.factories import make_corpus
 
@@ -29,18 +30,25 @@ pytestmark = pytest.mark.django_db
 sent_calls: list[str] = []
 
 
-class FlakyMarket(Provider):
-    """The market refuses the first call of every intent, then accepts."""
+class FlakyMoney(Money):
+    """The flaky market's paying calls."""
 
-    name = "flaky"
-    capabilities = Capabilities(review=True, bonus=True)
-    money = Money("Flaky")
+    def work_status(self, row: Row) -> str:
+        raise AssertionError("it declares no payable states, so the engine never reads a work status")
 
     def send(self, row: Row, records: Records) -> Finish:
         sent_calls.append(row.token)
         if len(sent_calls) == 1:
             return Finish(RowState.FAILED, excerpt="refused: try later")
         return Finish(RowState.CONFIRMED, f"made-{len(sent_calls)}")
+
+
+class FlakyMarket(Provider):
+    """The market refuses the first call of every intent, then accepts."""
+
+    name = "flaky"
+    capabilities = Capabilities(review=True, bonus=True)
+    money = FlakyMoney("Flaky")
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         for hit in hits:

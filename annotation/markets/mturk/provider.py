@@ -22,7 +22,7 @@ from annotation.market_interface.base import (
     SyncReport,
     WorkQueue,
 )
-from annotation.market_interface.money import Discrepancy, Finish, Records, Row
+from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
 from annotation.markets.mturk import calls
 from annotation.markets.mturk.client import mturk_client
@@ -174,15 +174,6 @@ class MTurkProvider(Provider):
     def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Assignments and bonuses per HIT of a job; MTurk lists no HIT that none of ours recorded."""
         return reconcile_mturk_job(job, records) if job is not None else ()
-
-    def work_status(self, row: Row) -> str:
-        return mturk_client().get_assignment(row.market_ref).status
-
-    def send(self, row: Row, records: Records) -> Finish:
-        return calls.send(row, records)
-
-    def resolve(self, row: Row, records: Records) -> Finish | None:
-        return calls.resolve(row, records)
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""

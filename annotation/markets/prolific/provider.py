@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 from django.conf import settings
 
@@ -25,7 +25,7 @@ from annotation.market_interface.base import (
     reward_lines,
 )
 from annotation.market_interface.errors import MarketAuthError, MarketConfigError, MarketRejectedError
-from annotation.market_interface.money import Discrepancy, Finish, Records, Row, RowKind
+from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
 from annotation.markets.prolific import account, calls
 from annotation.markets.prolific.client import ProlificClient, prolific_client
@@ -207,26 +207,6 @@ class ProlificProvider(Provider):
     def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Submissions and bonuses per study of a job; for no job, the studies none of ours recorded."""
         return reconcile_prolific_job(job, records) if job is not None else unowned_studies(records)
-
-    def work_status(self, row: Row) -> str:
-        return prolific_client().get_submission(row.market_ref).status
-
-    def send(self, row: Row, records: Records) -> Finish:
-        return calls.send(row, records)
-
-    def resolve(self, row: Row, records: Records) -> Finish | None:
-        return calls.resolve(row, records)
-
-    def follow_ups(self, row: Row, records: Records) -> Sequence[Row]:
-        return [calls.pay_intent(row, records)] if row.kind == RowKind.BONUS else []
-
-    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
-        """A bonus is set up on the study; a rejection carries the job's rejection category."""
-        if kind == RowKind.BONUS:
-            return {"study_id": assignment.hit.external_id}
-        if kind == RowKind.REJECT:
-            return {"category": rejection_category(assignment.job.params)}
-        return {}
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         if identity is None:
