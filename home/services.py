@@ -15,7 +15,7 @@ from django.db.models import Count
 
 from aggregation.adjudication import adjudication_queue
 from aggregation.models import AggregationRun, RunState
-from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.models import LedgerEntry, RowState
 from annotation.models import Job, JobState
 from annotation.work import job_progress
 from crawler.models import CrawlRun, RunStatus
@@ -48,7 +48,7 @@ def contested_jobs(user: User) -> list[dict[str, Any]]:
 
 def unclear_payments(user: User) -> list[LedgerEntry]:
     """Money calls whose outcome nobody knows yet: a person decides by reading the market."""
-    return list(LedgerEntry.objects.filter(state=LedgerState.UNCLEAR).select_related("job")[:FAILED_SHOWN])
+    return list(LedgerEntry.objects.filter(state=RowState.UNCLEAR).select_related("job")[:FAILED_SHOWN])
 
 
 def failed_operations(user: User) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from aggregation import dashboard, services
 from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.models import Adjudication, ItemOutcome
 from annotation import work
-from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.payments import Amounts, Payments, job_payments
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response
@@ -117,7 +117,7 @@ def paid_of(job: Job) -> str:
     if job.provider in ("inhouse", "simulated"):
         crowd = "In-house annotators" if job.provider == "inhouse" else "Simulated crowd"
         return f"{crowd}: nothing was paid through a market."
-    rows = LedgerEntry.objects.filter(job=job, state=LedgerState.CONFIRMED)
+    rows = LedgerEntry.objects.filter(job=job, state=RowState.CONFIRMED)
     rewards = rows.filter(kind="approve").aggregate(s=Sum("hit__reward"))["s"] or Decimal(0)
     moving = "pay" if job.provider == "prolific" else "bonus"
     bonuses = rows.filter(kind=moving).aggregate(s=Sum("amount"))["s"] or Decimal(0)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.models import LedgerEntry, RowState
 
 SPEND_MONEY = "annotation.spend_money"
 
@@ -27,16 +27,16 @@ def decide_unclear(entry_id: int, *, moved: bool, user: object, evidence: str) -
     if not evidence.strip():
         raise DecisionError("a decision names the evidence it rests on")
     note = f"decided by {user} ({'money moved' if moved else 'money did not move'}): {evidence.strip()}"
-    state = LedgerState.CONFIRMED if moved else LedgerState.FAILED
+    state = RowState.CONFIRMED if moved else RowState.FAILED
     fields = {"state": state, "finished_at": timezone.now(), "response_excerpt": note[:2000]}
     if not moved:
         fields["error"] = note[:500]
-    if not LedgerEntry.objects.filter(pk=entry_id, state=LedgerState.UNCLEAR).update(**fields):
+    if not LedgerEntry.objects.filter(pk=entry_id, state=RowState.UNCLEAR).update(**fields):
         raise DecisionError(f"ledger row {entry_id} is no longer unclear")
     return LedgerEntry.objects.get(pk=entry_id)
 
 
 def unclear_rows(job_id: int | None = None) -> QuerySet[LedgerEntry]:
     """Unclear rows (of one job, or all): what the ledger admin and the job's pages show as money in doubt."""
-    rows = LedgerEntry.objects.filter(state=LedgerState.UNCLEAR)
+    rows = LedgerEntry.objects.filter(state=RowState.UNCLEAR)
     return rows.filter(job_id=job_id) if job_id is not None else rows

@@ -19,9 +19,10 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.models import LedgerEntry, RowState
+from annotation.ledger.records import RECORDS
 from annotation.ledger.wants import unwanted
-from annotation.market_interface.base import Provider, ProviderError
+from annotation.market_interface.base import Money, Provider, ProviderError
 from annotation.market_interface.errors import (
     MarketBusyError,
     MarketConfigError,
@@ -29,14 +30,14 @@ from annotation.market_interface.errors import (
     MarketUnavailableError,
     PaymentOutcomeUnclearError,
 )
-from annotation.market_interface.money import Finish, Money, Row
+from annotation.market_interface.money import Finish, Row
 from annotation.market_interface.registry import get_provider
 
 log = logging.getLogger(__name__)
 
 
 def paying(name: str) -> tuple[Provider, Money]:
-    """The market and how its paying calls are made safe; refused before any row is claimed when the
+    """The market and its money (declared values and hooks); refused before any row is claimed when the
     market pays nobody (it declares no `money`)."""
     market = get_provider(name)
     if market.money is None:
@@ -44,16 +45,16 @@ def paying(name: str) -> tuple[Provider, Money]:
     return market, market.money
 
 
-def precheck(market: Provider, money: Money, entry: LedgerEntry) -> Finish | None:
+def precheck(money: Money, entry: LedgerEntry) -> Finish | None:
     """Work already reviewed as asked is confirmed without a call; work in a state the market would
     refuse the call in fails without one."""
     if entry.kind not in money.payable:
         return None
-    status = market.work_status(entry)
+    status = money.work_status(entry)
     if entry.kind in money.reviewed and status == money.reviewed[entry.kind]:
-        return Finish(LedgerState.CONFIRMED, entry.market_ref, f"already {status} at {money.market}")
+        return Finish(RowState.CONFIRMED, entry.market_ref, f"already {status} at {money.market}")
     if status not in money.payable[entry.kind]:
-        return Finish(LedgerState.FAILED, excerpt=f"{money.market} reports the {money.work_noun} as {status}")
+        return Finish(RowState.FAILED, excerpt=f"{money.market} reports the {money.work_noun} as {status}")
     return None
 
 
@@ -74,12 +75,12 @@ def refusal(market: Provider, money: Money, entry: LedgerEntry, publishing: bool
     not its job's or its market's (failed, naming both)."""
     reason = unwanted(entry, publishing=publishing)
     if reason and entry.sent_at is None:
-        return Finish(LedgerState.FAILED, excerpt=reason)
+        return Finish(RowState.FAILED, excerpt=reason)
     if reason:
-        return Finish(LedgerState.UNCLEAR, excerpt=f"{reason}; it may have been made before: read it")
+        return Finish(RowState.UNCLEAR, excerpt=f"{reason}; it may have been made before: read it")
     if token_expired(money, entry, timezone.now()):
         return Finish(
-            LedgerState.UNCLEAR,
+            RowState.UNCLEAR,
             excerpt=f"its token was first sent over {money.token_lifetime} ago, past {money.market}'s "
             "lifetime for it: decided by reading the market, never sent again",
         )
@@ -91,7 +92,7 @@ def _currency_refusal(market: Provider, entry: LedgerEntry) -> Finish | None:
     for theirs, whose in ((booked, f"job {entry.job_id}"), (market.currency, money_name(market))):
         if theirs and theirs != entry.currency:
             return Finish(
-                LedgerState.FAILED,
+                RowState.FAILED,
                 excerpt=f"currency: the row is in {entry.currency} but {whose} is in {theirs}: refused",
             )
     return None
@@ -128,7 +129,7 @@ def _finish(entry: LedgerEntry, finish: Finish, source: Sequence[str]) -> Ledger
     fields: dict[str, Any] = {"finished_at": timezone.now(), "response_excerpt": finish.excerpt[:2000]}
     if finish.ref:
         fields["result_ref"] = finish.ref
-    if finish.state == LedgerState.FAILED:
+    if finish.state == RowState.FAILED:
         fields["error"] = finish.excerpt[:500]
     _move(entry, source, finish.state, **fields)
     entry.refresh_from_db()
@@ -142,33 +143,33 @@ def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
     market, money = paying(entry.provider)
     if not _claim(entry):
         return entry  # another delivery holds (or finished) the row: its state now, not as first read
-    state = LedgerState.CLAIMED
+    state = RowState.CLAIMED
     refused = refusal(market, money, entry, publishing)
     if refused is not None:
         return _refused(entry, refused)
     try:
-        early = precheck(market, money, entry)
+        early = precheck(money, entry)
         if early is not None:
             return _finish(entry, early, [state])
-        if not _move(entry, [state], LedgerState.SENT, sent_at=timezone.now()):
+        if not _move(entry, [state], RowState.SENT, sent_at=timezone.now()):
             # The sweeper took the row back while this delivery was stalled (a frozen worker, a slow
             # read) and another may have paid it since: only the holder of the claim may call.
             entry.refresh_from_db()
             return entry
-        state = LedgerState.SENT
-        finish = market.send(entry)
+        state = RowState.SENT
+        finish = money.send(entry, RECORDS)
     except PaymentOutcomeUnclearError as exc:
         log.warning("ledger %s: outcome unclear, to be resolved by reading: %s", entry.pk, exc)
-        return _finish(entry, Finish(LedgerState.UNCLEAR, excerpt=exc.excerpt or str(exc)), [state])
+        return _finish(entry, Finish(RowState.UNCLEAR, excerpt=exc.excerpt or str(exc)), [state])
     except MarketUnavailableError as exc:
         return _back_off(entry, state, exc, money)
     except MarketError as exc:
-        return _finish(entry, Finish(LedgerState.FAILED, excerpt=f"{exc} {exc.excerpt}".strip()), [state])
+        return _finish(entry, Finish(RowState.FAILED, excerpt=f"{exc} {exc.excerpt}".strip()), [state])
     # A confirmed row and the rows it leads to (Prolific's pay row after a bonus set-up) commit
     # together: a worker dying between the two can no longer leave a bonus set up and never paid.
     with transaction.atomic():
         entry = _finish(entry, finish, [state])
-        follow_ups = market.follow_ups(entry) if entry.state == LedgerState.CONFIRMED else []
+        follow_ups = money.follow_ups(entry, RECORDS) if entry.state == RowState.CONFIRMED else []
     for row in follow_ups:
         execute(row.pk)
     return entry
@@ -178,8 +179,8 @@ def _claim(entry: LedgerEntry) -> bool:
     """Whether this caller claimed the requested row (read again either way)."""
     claimed = _move(
         entry,
-        [LedgerState.REQUESTED],
-        LedgerState.CLAIMED,
+        [RowState.REQUESTED],
+        RowState.CLAIMED,
         claimed_at=timezone.now(),
         attempts=F("attempts") + 1,
     )
@@ -190,11 +191,11 @@ def _claim(entry: LedgerEntry) -> bool:
 def _refused(entry: LedgerEntry, refused: Finish) -> LedgerEntry:
     """A claimed row not sent: failed with its reason, or unclear and read at once (failed there, it
     keeps the reason it was not sent as well as what the reading found)."""
-    entry = _finish(entry, refused, [LedgerState.CLAIMED])
-    if entry.state != LedgerState.UNCLEAR:
+    entry = _finish(entry, refused, [RowState.CLAIMED])
+    if entry.state != RowState.UNCLEAR:
         return entry
     entry = resolve(entry.pk)
-    if entry.state == LedgerState.FAILED:
+    if entry.state == RowState.FAILED:
         LedgerEntry.objects.filter(pk=entry.pk).update(error=f"{refused.excerpt} — {entry.error}"[:500])
         entry.refresh_from_db()
     return entry
@@ -206,11 +207,11 @@ class InFlightError(ProviderError):
 
 def confirmed(entry: LedgerEntry, *, publishing: bool = False) -> LedgerEntry:
     """The row's call made (unless an earlier run confirmed it), insisting it ended confirmed."""
-    if entry.state != LedgerState.CONFIRMED:
+    if entry.state != RowState.CONFIRMED:
         entry = execute(entry.pk, publishing=publishing)
-    if entry.state in (LedgerState.CLAIMED, LedgerState.SENT):
+    if entry.state in (RowState.CLAIMED, RowState.SENT):
         raise InFlightError(f"{entry.provider} {entry.kind} is being made by another request right now")
-    if entry.state != LedgerState.CONFIRMED:
+    if entry.state != RowState.CONFIRMED:
         raise ProviderError(
             f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
         )
@@ -221,7 +222,7 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
     """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
     confirmed too: `ProviderError` (or `InFlightError`) otherwise."""
     entry = confirmed(entry)
-    for row in paying(entry.provider)[0].follow_ups(entry):
+    for row in paying(entry.provider)[1].follow_ups(entry, RECORDS):
         confirmed(_entry(row))
     return entry
 
@@ -229,15 +230,11 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
 def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, money: Money) -> LedgerEntry:
     """A transient failure: back to requested when a resend is safe, else unclear. A market that
     turned the call away before acting on it (MarketBusyError: Prolific's 429) did nothing: safe."""
-    if (
-        entry.kind in money.not_idempotent
-        and state == LedgerState.SENT
-        and not isinstance(exc, MarketBusyError)
-    ):
-        target = LedgerState.UNCLEAR
+    if entry.kind in money.not_idempotent and state == RowState.SENT and not isinstance(exc, MarketBusyError):
+        target = RowState.UNCLEAR
     else:
         # Reviews are read before they are sent; token-protected calls reuse their token.
-        target = LedgerState.REQUESTED
+        target = RowState.REQUESTED
     _move(entry, [state], target, error=str(exc)[:500])
     entry.refresh_from_db()
     return entry
@@ -246,16 +243,16 @@ def _back_off(entry: LedgerEntry, state: str, exc: MarketUnavailableError, money
 def resolve(entry_id: int) -> LedgerEntry:
     """Decide an unclear row by reading the market; left unclear when the market cannot tell yet."""
     entry = LedgerEntry.objects.get(pk=entry_id)
-    if entry.state != LedgerState.UNCLEAR:
+    if entry.state != RowState.UNCLEAR:
         return entry
     try:
-        finish = paying(entry.provider)[0].resolve(entry)
+        finish = paying(entry.provider)[1].resolve(entry, RECORDS)
     except MarketError as exc:
         log.info("ledger %s: could not read the market yet: %s", entry.pk, exc)
         return entry
     if finish is None:
         return entry
-    return _finish(entry, finish, [LedgerState.UNCLEAR])
+    return _finish(entry, finish, [RowState.UNCLEAR])
 
 
 @dataclass(frozen=True)
@@ -271,21 +268,21 @@ def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = 
     requeued: list[int] = []
     unclear: list[int] = []
     # Claimed but never sent: the call did not go out.
-    for entry in LedgerEntry.objects.filter(state=LedgerState.CLAIMED, claimed_at__lt=cutoff):
-        if _move(entry, [LedgerState.CLAIMED], LedgerState.REQUESTED):
+    for entry in LedgerEntry.objects.filter(state=RowState.CLAIMED, claimed_at__lt=cutoff):
+        if _move(entry, [RowState.CLAIMED], RowState.REQUESTED):
             requeued.append(entry.pk)
     # Sent and never finished: the call may have gone out.
-    for entry in LedgerEntry.objects.filter(state=LedgerState.SENT, sent_at__lt=cutoff):
+    for entry in LedgerEntry.objects.filter(state=RowState.SENT, sent_at__lt=cutoff):
         if resend_is_safe(paying(entry.provider)[1], entry, now):
-            if _move(entry, [LedgerState.SENT], LedgerState.REQUESTED):
+            if _move(entry, [RowState.SENT], RowState.REQUESTED):
                 requeued.append(entry.pk)
-        elif _move(entry, [LedgerState.SENT], LedgerState.UNCLEAR, error="stale after the call was sent"):
+        elif _move(entry, [RowState.SENT], RowState.UNCLEAR, error="stale after the call was sent"):
             unclear.append(entry.pk)
-    requeued += LedgerEntry.objects.filter(state=LedgerState.REQUESTED, updated__lt=cutoff).values_list(
+    requeued += LedgerEntry.objects.filter(state=RowState.REQUESTED, updated__lt=cutoff).values_list(
         "pk", flat=True
     )
     unclear += (
-        LedgerEntry.objects.filter(state=LedgerState.UNCLEAR)
+        LedgerEntry.objects.filter(state=RowState.UNCLEAR)
         .exclude(pk__in=unclear)
         .values_list("pk", flat=True)
     )

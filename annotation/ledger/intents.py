@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState, cents
+from annotation.ledger.models import LedgerEntry, RowKind, RowState, cents
 from annotation.ledger.tokens import idempotency_token
 from annotation.market_interface.base import Listing
 from annotation.market_interface.registry import get_provider
@@ -73,7 +73,7 @@ def _standing_attempt(intent: str, fields: dict[str, Any]) -> LedgerEntry:
     latest = LedgerEntry.objects.filter(intent=intent).order_by("-attempt").first()
     if latest is None:
         return _attempt(intent, 1, fields)
-    if latest.state == LedgerState.FAILED:
+    if latest.state == RowState.FAILED:
         return _attempt(intent, latest.attempt + 1, fields)
     _check_same(latest, fields)
     return latest
@@ -91,7 +91,7 @@ def retry(entry_id: int) -> LedgerEntry:
     """A new attempt of a failed row, with the same amount and parameters and a new token."""
     entry = LedgerEntry.objects.get(pk=entry_id)
     latest = LedgerEntry.objects.filter(intent=entry.intent).order_by("-attempt").first()
-    if entry.state != LedgerState.FAILED or latest is None or latest.pk != entry.pk:
+    if entry.state != RowState.FAILED or latest is None or latest.pk != entry.pk:
         raise RetryError(
             f"ledger row {entry.pk} is {entry.state} (attempt {entry.attempt} of {latest and latest.attempt})"
         )
@@ -101,8 +101,16 @@ def retry(entry_id: int) -> LedgerEntry:
 
 
 ATTEMPT_FIELDS = (
-    "kind", "provider", "job_id", "hit_id", "assignment_id", "market_ref", "worker_ref", "amount", "currency",
-)  # fmt: skip
+    "kind",
+    "provider",
+    "job_id",
+    "hit_id",
+    "assignment_id",
+    "market_ref",
+    "worker_ref",
+    "amount",
+    "currency",
+)
 # What the engine writes into a row's params while making its call, not what was asked.
 ENGINE_NOTES = frozenset({"paid_before"})
 
@@ -147,12 +155,12 @@ def _check_same(entry: LedgerEntry, fields: dict[str, Any]) -> None:
 def row_params(kind: str, assignment: Assignment) -> dict[str, Any]:
     """What the assignment's market needs in a review or bonus row beyond the assignment."""
     market = get_provider(assignment.job.provider)
-    return market.row_params(kind, assignment) if market.money is not None else {}
+    return market.money.row_params(kind, assignment) if market.money is not None else {}
 
 
 def review_intent(assignment: Assignment, *, approve: bool, feedback: str) -> LedgerEntry:
     """The ledger row for approving or rejecting an assignment at its market."""
-    kind = LedgerKind.APPROVE if approve else LedgerKind.REJECT
+    kind = RowKind.APPROVE if approve else RowKind.REJECT
     params: dict[str, Any] = {"feedback": feedback, **row_params(kind, assignment)}
     return record(
         kind,
@@ -170,9 +178,9 @@ def review_intent(assignment: Assignment, *, approve: bool, feedback: str) -> Le
 def bonus_intent(assignment: Assignment, amount: Decimal, reason: str, ref: str) -> LedgerEntry:
     """The ledger row for a bonus; `ref` names why (a rule, a batch) so two bonuses stay two rows."""
     job = assignment.job
-    params: dict[str, Any] = {"reason": reason, **row_params(LedgerKind.BONUS, assignment)}
+    params: dict[str, Any] = {"reason": reason, **row_params(RowKind.BONUS, assignment)}
     return record(
-        LedgerKind.BONUS,
+        RowKind.BONUS,
         job.provider,
         [f"asg:{assignment.external_id or assignment.pk}", ref],
         job_id=job.pk,
@@ -188,7 +196,7 @@ def bonus_intent(assignment: Assignment, amount: Decimal, reason: str, ref: str)
 def listing_intent(job: Job, listing: Listing, *, more: bool = False) -> LedgerEntry:
     """The ledger row that offers a listing at the job's market: CREATE_HIT, or EXTEND for `more`."""
     return record(
-        LedgerKind.EXTEND if more else LedgerKind.CREATE_HIT,
+        RowKind.EXTEND if more else RowKind.CREATE_HIT,
         job.provider,
         [f"job:{job.pk}", *listing.refs],
         job_id=job.pk,

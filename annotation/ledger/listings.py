@@ -9,11 +9,20 @@ listings itself: no row, no call. Call these with no transaction open.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from annotation.ledger import engine, intents
-from annotation.market_interface.base import PublishedHit
 from annotation.market_interface.registry import get_provider
 from annotation.models import Hit, Job
+
+
+@dataclass(frozen=True)
+class PublishedHit:
+    """A HIT as published: its market id and the URL workers reach it at."""
+
+    hit_pk: int
+    external_id: str
+    url: str = ""
 
 
 def publish_hits(job: Job, hits: Sequence[Hit]) -> list[PublishedHit]:

@@ -13,47 +13,26 @@ no model module itself.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
+from enum import StrEnum
 
 from django.db import models
 
-
-def cents(amount: Decimal | int | str) -> int:
-    """A money amount in whole cents, as the markets and reconciliation compare it."""
-    return int((Decimal(amount) * 100).to_integral_value())
+# The vocabularies a market reads and answers in are the market interface's; the ledger stores them.
+from annotation.market_interface.money import IssueKind, RowKind, RowState, cents  # noqa: F401
 
 
-class LedgerKind(models.TextChoices):
-    CREATE_HIT = "create_hit"
-    EXTEND = "extend"  # more assignments on a HIT: more work, more money
-    APPROVE = "approve"
-    REJECT = "reject"
-    BONUS = "bonus"
-    PAY = "pay"  # Prolific's second bonus call: the one that moves the money, not idempotent
-
-
-class LedgerState(models.TextChoices):
-    REQUESTED = "requested"
-    CLAIMED = "claimed"
-    SENT = "sent"
-    CONFIRMED = "confirmed"
-    FAILED = "failed"
-    UNCLEAR = "unclear"
-
-    @classmethod
-    def open(cls) -> list[str]:
-        """Rows that still need a decision (the sweeper and the admin look at these)."""
-        return [cls.REQUESTED, cls.CLAIMED, cls.SENT, cls.UNCLEAR]
-
-    @classmethod
-    def final(cls) -> list[str]:
-        return [cls.CONFIRMED, cls.FAILED]
+def labelled(kinds: type[StrEnum], labels: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """Field choices for one of the market interface's vocabularies, labelled as Django labels its own."""
+    labels = labels or {}
+    return [(kind.value, labels.get(kind, kind.name.replace("_", " ").title())) for kind in kinds]
 
 
 class LedgerEntry(models.Model):
     """One intended market call and what became of it."""
 
-    kind = models.CharField(max_length=16, choices=LedgerKind.choices)
+    kind = models.CharField(max_length=16, choices=labelled(RowKind))
     provider = models.CharField(max_length=32)
     job = models.ForeignKey(
         "annotation.Job", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -80,7 +59,7 @@ class LedgerEntry(models.Model):
     # values is refused (annotation.ledger.intents.IdempotencyConflictError), never merged.
     fingerprint = models.CharField(max_length=64, blank=True)
     state = models.CharField(
-        max_length=16, choices=LedgerState.choices, default=LedgerState.REQUESTED, db_index=True
+        max_length=16, choices=labelled(RowState), default=RowState.REQUESTED, db_index=True
     )
     attempts = models.PositiveSmallIntegerField(default=0)
     # Everything else the call needs (feedback, reason, HIT spec, the bonus snapshot before paying).
@@ -107,14 +86,15 @@ class LedgerEntry(models.Model):
         return f"{self.provider} {self.kind}{money} [{self.state}]"
 
 
-class IssueKind(models.TextChoices):
-    STATE = "state", "assignment state differs"
-    APPROVAL = "approval", "approval or rejection differs"
-    BONUS = "bonus", "bonus payments differ"
-    HIT = "hit", "HIT differs"
-    OPEN_ENTRY = "open_entry", "ledger row still open"
-    UNKNOWN = "unknown", "work the market does not know"
-    UNOWNED = "unowned", "at the market, owned by no job of ours"
+ISSUE_LABELS: dict[str, str] = {
+    IssueKind.STATE: "assignment state differs",
+    IssueKind.APPROVAL: "approval or rejection differs",
+    IssueKind.BONUS: "bonus payments differ",
+    IssueKind.HIT: "HIT differs",
+    IssueKind.OPEN_ENTRY: "ledger row still open",
+    IssueKind.UNKNOWN: "work the market does not know",
+    IssueKind.UNOWNED: "at the market, owned by no job of ours",
+}
 
 
 class ReconciliationIssue(models.Model):
@@ -124,7 +104,7 @@ class ReconciliationIssue(models.Model):
         "annotation.Job", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     provider = models.CharField(max_length=32)
-    kind = models.CharField(max_length=16, choices=IssueKind.choices)
+    kind = models.CharField(max_length=16, choices=labelled(IssueKind, ISSUE_LABELS))
     ref = models.CharField(max_length=128, help_text="The market's id of the thing that differs.")
     ours = models.CharField(max_length=300, blank=True)
     theirs = models.CharField(max_length=300, blank=True)

@@ -14,13 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.registry import get_provider
 from annotation.models import Job
 from config.wording import money
 
 # The states of a row whose call may have gone out without a clear answer back.
-IN_DOUBT = (LedgerState.CLAIMED, LedgerState.SENT, LedgerState.UNCLEAR)
+IN_DOUBT = (RowState.CLAIMED, RowState.SENT, RowState.UNCLEAR)
 FIGURES = ("confirmed", "unclear", "refunded")
 
 
@@ -92,13 +92,13 @@ def job_payments(job: Job) -> Payments:
     )
     for kind, state, currency, amount, reward in rows:
         # A review row acts on one piece of work: its money is the work's reward.
-        value = amount or (reward if kind in (LedgerKind.APPROVE, LedgerKind.REJECT) else None) or Decimal(0)
+        value = amount or (reward if kind in (RowKind.APPROVE, RowKind.REJECT) else None) or Decimal(0)
         amounts = found.by_currency.setdefault(currency, Amounts())
-        if kind in market.money.pays and state == LedgerState.CONFIRMED:
+        if kind in market.money.pays and state == RowState.CONFIRMED:
             amounts.confirmed += value
         elif kind in market.money.pays and state in IN_DOUBT:
             amounts.unclear += value
-        elif kind == LedgerKind.REJECT and state == LedgerState.CONFIRMED:
+        elif kind == RowKind.REJECT and state == RowState.CONFIRMED:
             amounts.refunded += value
     return found
 

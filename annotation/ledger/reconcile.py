@@ -3,32 +3,24 @@
 A run reads the market through its paginated listings (assignments and bonus payments per HIT on
 MTurk; submissions per study on Prolific), replaces the job's unresolved issues with what it finds,
 and changes nothing else: deciding what to do about a mismatch is a person's job, in the admin.
-A market reports what it finds as `Discrepancy`s (the market interface's terms, built with the
-helpers here); this module alone stores them as `ReconciliationIssue` rows.
+A market reports what it finds as `Discrepancy`s (the market interface's terms), reading our side
+through the `Records` the ledger hands it (annotation.ledger.records); this module alone stores them
+as `ReconciliationIssue` rows.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.ledger.models import (
-    IssueKind,
-    LedgerEntry,
-    LedgerKind,
-    LedgerState,
-    ReconciliationIssue,
-    cents,
-)
-from annotation.market_interface.money import Discrepancy
+from annotation.ledger.models import IssueKind, LedgerEntry, ReconciliationIssue, RowState
+from annotation.ledger.records import RECORDS
+from annotation.market_interface.money import Discrepancy, issue
 from annotation.market_interface.registry import get_provider, provider_names
-from annotation.models import Assignment, AssignmentState, Job, JobState
+from annotation.models import Job, JobState
 
 RECENT = dt.timedelta(days=30)
 
@@ -53,7 +45,7 @@ def reconcile_markets() -> list[ReconciliationIssue]:
     """What each market has that no job of ours owns (a study in our project nobody recorded)."""
     found: list[ReconciliationIssue] = []
     for name in reconciling_markets():
-        issues = [stored(None, name, each) for each in get_provider(name).reconcile(None)]
+        issues = [stored(None, name, each) for each in get_provider(name).reconcile(None, RECORDS)]
         with transaction.atomic():
             ReconciliationIssue.objects.filter(
                 job=None, provider=name, kind=IssueKind.UNOWNED, resolved=False
@@ -68,7 +60,8 @@ def reconcile_job(job_id: int) -> list[ReconciliationIssue]:
     provider = get_provider(job.provider)
     if not provider.capabilities.reconcile:
         return []
-    found = [stored(job, job.provider, each) for each in [*provider.reconcile(job), *open_entries(job)]]
+    reported = provider.reconcile(job, RECORDS)
+    found = [stored(job, job.provider, each) for each in [*reported, *open_entries(job)]]
     with transaction.atomic():
         ReconciliationIssue.objects.filter(job=job, resolved=False).delete()
         return ReconciliationIssue.objects.bulk_create(found)
@@ -87,59 +80,6 @@ def stored(job: Job | None, provider: str, found: Discrepancy) -> Reconciliation
     )
 
 
-def issue(kind: str, ref: str, ours: object, theirs: object, entry: LedgerEntry | None = None) -> Discrepancy:
-    return Discrepancy(kind, ref, str(ours), str(theirs), entry.pk if entry is not None else None)
-
-
-def confirmed_rows(job: Job, kind: str) -> dict[str, list[LedgerEntry]]:
-    rows: dict[str, list[LedgerEntry]] = defaultdict(list)
-    for entry in LedgerEntry.objects.filter(job=job, kind=kind, state=LedgerState.CONFIRMED):
-        rows[entry.market_ref].append(entry)
-    return rows
-
-
-def compare_assignments(
-    job: Job,
-    market: dict[str, tuple[str, str]],
-    states: Mapping[str, str],
-    reviews: Mapping[str, str],
-) -> Iterable[Discrepancy]:
-    """Local states and reviews against the market's.
-
-    market: assignment ref → (market status, worker); states: market status → our state;
-    reviews: ledger kind → the market status a confirmed review leaves.
-    """
-    local = {a.external_id: a for a in Assignment.objects.filter(job=job).exclude(external_id="")}
-    approved, rejected = confirmed_rows(job, LedgerKind.APPROVE), confirmed_rows(job, LedgerKind.REJECT)
-    for ref, (status, _worker) in market.items():
-        ours = local.get(ref)
-        expected = states.get(status)
-        if ours is None and expected is not None and expected != "accepted":
-            yield issue(IssueKind.STATE, ref, "no such assignment", status)
-        elif ours is not None and expected is not None and ours.state != expected:
-            yield issue(IssueKind.STATE, ref, ours.state, status)
-        for kind, rows in ((LedgerKind.APPROVE, approved), (LedgerKind.REJECT, rejected)):
-            if rows.get(ref) and status != reviews[kind]:
-                yield issue(IssueKind.APPROVAL, ref, f"{kind} confirmed", status, rows[ref][0])
-            if not rows.get(ref) and status == reviews[kind]:
-                yield issue(IssueKind.APPROVAL, ref, f"no {kind} in the ledger", status)
-    for ref, ours in sorted(local.items()):
-        if ref not in market and ours.state in AssignmentState.done():
-            # Submitted through our pages, unknown to the market: made-up ids, or work never sent.
-            # It is not confirmed, so it counts for nothing; staff see it here.
-            yield issue(IssueKind.UNKNOWN, ref, f"{ours.state}, worker {ours.worker_id}", "unknown")
-    for ref in set(approved) | set(rejected):
-        if ref not in market:
-            yield issue(IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
-
-
-def bonus_issues(ours: Mapping[str, Decimal], paid: Mapping[str, Decimal]) -> Iterable[Discrepancy]:
-    """Bonus money per assignment (MTurk) or submission (Prolific): ours against the market's, to the cent."""
-    for ref in sorted(set(ours) | set(paid)):
-        if cents(ours.get(ref, Decimal(0))) != cents(paid.get(ref, Decimal(0))):
-            yield issue(IssueKind.BONUS, ref, ours.get(ref, Decimal(0)), paid.get(ref, Decimal(0)))
-
-
 def open_entries(job: Job) -> list[Discrepancy]:
     return [
         issue(
@@ -149,5 +89,5 @@ def open_entries(job: Job) -> list[Discrepancy]:
             "",
             entry,
         )
-        for entry in LedgerEntry.objects.filter(job=job, state__in=LedgerState.open())
+        for entry in LedgerEntry.objects.filter(job=job, state__in=RowState.open())
     ]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from celery import shared_task
 
 from annotation.ledger import engine, reconcile
-from annotation.ledger.models import LedgerState
+from annotation.ledger.models import RowState
 
 
 @shared_task(bind=True, name="annotation.execute_ledger_entry", max_retries=6)
 def execute_ledger_entry_task(self, entry_id: int) -> str:  # type: ignore[no-untyped-def]
     entry = engine.execute(entry_id)
-    if entry.state == LedgerState.REQUESTED and entry.error:
+    if entry.state == RowState.REQUESTED and entry.error:
         # Back in `requested` after a named transient error: try again later, same token.
         raise self.retry(countdown=30 * 2**self.request.retries)
     return str(entry.state)

@@ -10,13 +10,13 @@ which cancelling the job does not undo: they are paid whatever the job's state.
 
 from __future__ import annotations
 
-from annotation.ledger.models import LedgerEntry, LedgerKind
+from annotation.ledger.models import LedgerEntry, RowKind
 from annotation.models import Job, JobState
 
 # The job states in which each work-offering row is wanted (CREATE_HIT: with a publish under way).
 WANTED_IN: dict[str, tuple[str, ...]] = {
-    LedgerKind.CREATE_HIT: (JobState.DRAFT,),
-    LedgerKind.EXTEND: (*JobState.open(), JobState.COMPLETE),
+    RowKind.CREATE_HIT: (JobState.DRAFT,),
+    RowKind.EXTEND: (*JobState.open(), JobState.COMPLETE),
 }
 
 
@@ -32,7 +32,7 @@ def unwanted(entry: LedgerEntry, *, publishing: bool = False) -> str:
     if state not in wanted_in:
         wanted = "/".join(wanted_in)
         return f"cancelled: job {entry.job_id} is {state}; a {entry.kind} is made only when it is {wanted}"
-    if entry.kind == LedgerKind.CREATE_HIT and not publishing:
+    if entry.kind == RowKind.CREATE_HIT and not publishing:
         return (
             f"cancelled: job {entry.job_id} is a draft with no publish under way; publishing it "
             "again offers its work"

@@ -9,7 +9,8 @@ A market does five things: publish (describe the listings to offer), sync (read 
 pay and review (make one ledger row's call: `send`, and `resolve` a lost reply by reading), and read the
 market's state of one piece of work (`work_status`). Whatever spends or commits money is a ledger row,
 recorded before the call; the ledger engine alone calls `send`, `resolve`, `work_status` and
-`follow_ups`, with rows it speaks of in this interface's own terms (`money.Row`). The non-paying calls
+`follow_ups`, with rows it speaks of in this interface's own terms (`money.Row`), and hands them what
+else of its records a market may read or write (`money.Records`). The non-paying calls
 (pause, resume, expire, re-offer, block, unblock) are one method, `control`. What a market can do is
 declared data: `Capabilities`, and `Money` for how its paying calls are made safe (None where nothing is
 paid, so a market without money implements no money hook).
@@ -21,6 +22,7 @@ one place that reads them from a request. Nothing outside a market's folder test
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,7 +31,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from annotation.market_interface.money import Discrepancy, Finish, Money, Row
+from annotation.market_interface.money import Discrepancy, Finish, Records, Row
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Hit, Item, Job, Worker
@@ -55,13 +57,6 @@ class ExternalIdentity:
     # Anything else the market sent that must be carried through our pages (turkSubmitTo, SESSION_ID…).
     extra: Mapping[str, str] = field(default_factory=dict)
     preview: bool = False
-
-
-@dataclass(frozen=True)
-class PublishedHit:
-    hit_pk: int
-    external_id: str
-    url: str = ""
 
 
 @dataclass(frozen=True)
@@ -202,14 +197,61 @@ def checked_id(name: str, value: str, pattern: re.Pattern[str]) -> str:
     return value
 
 
+@dataclass(frozen=True)
+class Money(ABC):
+    """A paid market's money in one place: how its paying calls are made safe, declared once (what the
+    ledger engine and its sweeper read), and the hooks the ledger engine alone calls with its rows. A
+    market that pays nobody has none (`Provider.money` is None)."""
+
+    # What the market calls itself in a row's excerpt ("already Approved at MTurk").
+    market: str
+    # What the market calls one piece of reviewed or paid work.
+    work_noun: str = "assignment"
+    # Row kinds whose call is not idempotent: once sent, never sent again (resolved by reading).
+    not_idempotent: frozenset[str] = frozenset()
+    # Row kinds whose call carries the row's token, and how long the market honours it.
+    token_protected: frozenset[str] = frozenset()
+    token_lifetime: dt.timedelta | None = None
+    # Reviews and payments act on one piece of work: the market's states it may be in for each row
+    # kind, and the state a review leaves it in.
+    payable: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    reviewed: Mapping[str, str] = field(default_factory=dict)
+    # Row kinds whose confirmation moves money to a worker: an approval pays the work's reward, a bonus
+    # its amount (at Prolific the bonus is set up first and its `pay` row moves the money).
+    pays: frozenset[str] = frozenset({"approve", "bonus"})
+
+    @abstractmethod
+    def work_status(self, row: Row) -> str:
+        """The market's state of the work a review or payment row acts on (`row.market_ref`)."""
+
+    @abstractmethod
+    def send(self, row: Row, records: Records) -> Finish:
+        """Make the row's one call (publish, extend, review, pay) and say how it ended."""
+
+    def resolve(self, row: Row, records: Records) -> Finish | None:
+        """Decide an unclear row from the market's state, never by repeating the call; None: not yet."""
+        return None
+
+    def follow_ups(self, row: Row, records: Records) -> Sequence[Row]:
+        """The ledger rows a confirmed row leads to (Prolific's pay row after a bonus is set up),
+        recorded in the transaction that confirms it; the engine then executes them. None by default."""
+        return []
+
+    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
+        """What a review or bonus row of this kind needs beyond the assignment (Prolific: the study a
+        bonus is paid on, a rejection's category). Raising here refuses the row before it is written."""
+        return {}
+
+
 class Provider(ABC):
     """Base for every market: inhouse, simulated, mturk, prolific, and any added in settings.
 
-    Work: `publish` describes the listings the ledger records (and this market's `send` makes), `sync`
-    reads the market's work, `control` takes the non-paying actions it declares. Money, where the market
-    is paid (`money` declared): `work_status`, `send`, `resolve`, `follow_ups` and `row_params`, called
-    by the ledger only. The rest is what the cost check reads (`balance`, `fee`), what the market would
-    refuse before any row (`check`), its reconciliation and how it reads a worker at our pages.
+    Work: `publish` describes the listings the ledger records (and this market's `money.send` makes),
+    `sync` reads the market's work, `control` takes the non-paying actions it declares. Money, where the
+    market is paid: one object, `money` (`Money`: its declared values and `work_status`, `send`,
+    `resolve`, `follow_ups`, `row_params`), called by the ledger only. The rest is what the cost check
+    reads (`balance`, `fee`), what the market would refuse before any row (`check`), its reconciliation
+    and how it reads a worker at our pages.
     """
 
     name: ClassVar[str]
@@ -217,7 +259,7 @@ class Provider(ABC):
     crowd: ClassVar[str] = ""
     simulated: ClassVar[bool] = False
     capabilities: ClassVar[Capabilities] = Capabilities()
-    # How the market's paying calls are made safe; None where nothing is paid through the market.
+    # The market's money, declared values and hooks in one object; None where nothing is paid there.
     money: ClassVar[Money | None] = None
     # Market fee on top of rewards, for the worst-case cost check before publishing.
     fee_rate: ClassVar[Decimal] = Decimal("0")
@@ -251,30 +293,6 @@ class Provider(ABC):
         """Raise when the market would refuse the job as set up (a MarketError), or, given a rejection's
         message, that rejection (a RejectionError); called before any ledger row or market call."""
 
-    # -- money: called by the ledger engine only, on markets that declare `money` ---------------------
-
-    def work_status(self, row: Row) -> str:
-        """The market's state of the work a review or payment row acts on (`row.market_ref`)."""
-        raise NotImplementedError
-
-    def send(self, row: Row) -> Finish:
-        """Make the row's one call (publish, extend, review, pay) and say how it ended."""
-        raise NotImplementedError
-
-    def resolve(self, row: Row) -> Finish | None:
-        """Decide an unclear row from the market's state, never by repeating the call; None: not yet."""
-        return None
-
-    def follow_ups(self, row: Row) -> Sequence[Row]:
-        """The ledger rows a confirmed row leads to (Prolific's pay row after a bonus is set up),
-        recorded in the transaction that confirms it; the engine then executes them. None by default."""
-        return []
-
-    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
-        """What a review or bonus row of this kind needs beyond the assignment (Prolific: the study a
-        bonus is paid on, a rejection's category). Raising here refuses the row before it is written."""
-        return {}
-
     # -- what the cost check, reconciliation and our pages read ---------------------------------------
 
     def balance(self) -> Decimal | None:
@@ -285,7 +303,7 @@ class Provider(ABC):
         """The market fee rate for this job; by default the declared one (`declared_fee`)."""
         return declared_fee(self, job)
 
-    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+    def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Every disagreement between our records and the market for one job; for no job (None), what
         the market has that no job of ours recorded."""
         return ()

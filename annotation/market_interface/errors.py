@@ -48,16 +48,8 @@ class MarketConfigError(MarketError):
     """The platform is not configured for this market (no token, no workspace, bad endpoint)."""
 
 
-class AssignmentLimitError(MarketError):
-    """A HIT would need 10 or more assignments, which triggers MTurk's extra 20% fee."""
-
-
 class PaymentOutcomeUnclearError(MarketError):
     """A paying call went out and no clear answer came back.
 
     The money may or may not have moved. Never repeat the call: read the market's state instead.
     """
-
-
-class VerificationError(MarketError):
-    """The market said a request was already processed, but reading its state did not confirm it."""

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts import audit
 from accounts.models import AuditEvent
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.models import Assignment, Item, Job, Response, Worker, WorkerItem, WorkerItemReason
 from annotation.quality.estimates import Estimate, Evidence, current_decision, estimate, should_stop
 from annotation.quality.gold_schedule import QualityPolicy, gold_count, gold_places, gold_rate
@@ -224,7 +224,7 @@ def paid_to_stopped(job: Job | None = None) -> Decimal:
         pairs |= Q(job_id=job_id, assignment__worker_id=worker_id)
     if not pairs:
         return Decimal("0.00")
-    confirmed = LedgerEntry.objects.filter(pairs, state=LedgerState.CONFIRMED)
-    approved = confirmed.filter(kind=LedgerKind.APPROVE).aggregate(total=Sum("hit__reward"))["total"]
-    bonuses = confirmed.filter(kind=LedgerKind.BONUS).aggregate(total=Sum("amount"))["total"]
+    confirmed = LedgerEntry.objects.filter(pairs, state=RowState.CONFIRMED)
+    approved = confirmed.filter(kind=RowKind.APPROVE).aggregate(total=Sum("hit__reward"))["total"]
+    bonuses = confirmed.filter(kind=RowKind.BONUS).aggregate(total=Sum("amount"))["total"]
     return (approved or Decimal("0.00")) + (bonuses or Decimal("0.00"))

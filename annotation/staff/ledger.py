@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from accounts.permissions import NamedPermissions
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
-from annotation.ledger.models import LedgerEntry, LedgerState, ReconciliationIssue
+from annotation.ledger.models import LedgerEntry, ReconciliationIssue, RowState
 from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
 from annotation.models import Job
 from annotation.staff.markets import start
@@ -40,8 +40,13 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
     search_fields = ["token", "intent", "market_ref", "result_ref", "worker_ref"]
     date_hierarchy = "requested_at"
     actions = [
-        "run_requested", "retry_failed", "resolve_unclear", "decide_moved", "decide_not_moved", "sweep_stale",
-    ]  # fmt: skip
+        "run_requested",
+        "retry_failed",
+        "resolve_unclear",
+        "decide_moved",
+        "decide_not_moved",
+        "sweep_stale",
+    ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: LedgerEntry | None = None) -> list[str]:
         return [field.name for field in LedgerEntry._meta.fields]
@@ -57,7 +62,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         permissions=["spend_money"],
     )
     def run_requested(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
-        queued = _queue(queryset, LedgerState.REQUESTED, execute_ledger_entry_task)
+        queued = _queue(queryset, RowState.REQUESTED, execute_ledger_entry_task)
         self.message_user(request, f"{queued} requested rows queued for their market call")
 
     @admin.action(
@@ -66,7 +71,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
     )
     def retry_failed(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
         retried = []
-        for entry in queryset.filter(state=LedgerState.FAILED):
+        for entry in queryset.filter(state=RowState.FAILED):
             try:
                 attempt = intents.retry(entry.pk)
             except intents.RetryError as error:
@@ -81,7 +86,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         permissions=["spend_money"],
     )
     def resolve_unclear(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
-        queued = _queue(queryset, LedgerState.UNCLEAR, resolve_ledger_entry_task)
+        queued = _queue(queryset, RowState.UNCLEAR, resolve_ledger_entry_task)
         self.message_user(request, f"{queued} unclear rows queued to be resolved by reading the market")
 
     @admin.action(
@@ -100,7 +105,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
 
     def _decide(self, request: HttpRequest, queryset: QuerySet[LedgerEntry], *, moved: bool) -> None:
         done = 0
-        for entry in queryset.filter(state=LedgerState.UNCLEAR):
+        for entry in queryset.filter(state=RowState.UNCLEAR):
             # The evidence the person had in front of them: the row's own record of the call.
             evidence = f"row {entry.pk}: {entry.response_excerpt or entry.error or 'no reply recorded'}"
             try:

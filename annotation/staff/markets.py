@@ -9,6 +9,7 @@ same services as everything else, so every paying call goes through the money le
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -37,28 +38,34 @@ from operations.services import start_operation
 TEMPLATE = "annotation/admin/confirm_market_action.html"
 
 
+@dataclass(frozen=True)
+class Confirmation:
+    """What an action's confirmation page says: its question, its table's columns, its button."""
+
+    title: str
+    headers: Sequence[str]
+    confirm_label: str
+    note: str = ""
+    read_market: str = ""  # the label of the button that reads the market's balance and price again
+
+
 def _confirm(
     modeladmin: admin.ModelAdmin,
     request: HttpRequest,
     queryset: QuerySet[Any],
-    *,
-    title: str,
-    headers: Sequence[str],
+    page: Confirmation,
     rows: Sequence[Sequence[object]],
-    confirm_label: str,
     form: forms.Form | None = None,
-    note: str = "",
-    read_market: str = "",
 ) -> TemplateResponse:
     context = {
         **modeladmin.admin_site.each_context(request),
-        "title": title,
-        "headers": headers,
+        "title": page.title,
+        "headers": page.headers,
         "rows": rows,
         "form": form,
-        "note": note,
-        "read_market": read_market,
-        "confirm_label": confirm_label,
+        "note": page.note,
+        "read_market": page.read_market,
+        "confirm_label": page.confirm_label,
         "objects": list(queryset),
         "action": request.POST.get("action", ""),
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
@@ -157,18 +164,15 @@ def publish_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, querys
     elif "confirm" in request.POST:
         start(modeladmin, request, "annotation.publish_jobs", "Publish", {"job_ids": _pks(jobs)}, len(jobs))
         return None
-    return _confirm(
-        modeladmin,
-        request,
-        queryset,
+    page = Confirmation(
         title="Publish these jobs?",
         headers=COST_HEADERS,
-        rows=_cost_rows(jobs),
         confirm_label="Publish",
         note="The worst case is every assignment done and every allowed bonus paid, with the market fee. "
         + COST_NOTE,
         read_market=READ_MARKET,
     )
+    return _confirm(modeladmin, request, queryset, page, _cost_rows(jobs))
 
 
 class ExtendForm(forms.Form):
@@ -194,19 +198,15 @@ def extend_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
         return None
     # The cost on the page is for `count`; confirming a count whose cost was not shown shows it first.
     form = ExtendForm(initial={"count": count, "shown": count})
-    return _confirm(
-        modeladmin,
-        request,
-        queryset,
+    page = Confirmation(
         title=f"Extend these jobs by {count} assignment(s) per HIT?",
         headers=COST_HEADERS,
-        rows=_cost_rows(jobs, extra=count),
         confirm_label=f"Extend by {count}",
-        form=form,
         note="Change the number and press 'Show the cost' to see what another extension would cost. "
         + COST_NOTE,
         read_market=READ_MARKET,
     )
+    return _confirm(modeladmin, request, queryset, page, _cost_rows(jobs, extra=count), form)
 
 
 @admin.action(
@@ -219,16 +219,13 @@ def expire_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
         start(modeladmin, request, "annotation.expire_jobs", "Expire", {"job_ids": _pks(jobs)}, len(jobs))
         return None
     rows = [[job, job.provider, job.state, job.hits.filter(expired=False).count()] for job in jobs]
-    return _confirm(
-        modeladmin,
-        request,
-        queryset,
+    page = Confirmation(
         title="Expire these jobs' HITs on their market?",
         headers=["job", "market", "state", "HITs still offered"],
-        rows=rows,
         confirm_label="Expire",
         note="Work already accepted can still be submitted. Extending offers the HITs again.",
     )
+    return _confirm(modeladmin, request, queryset, page, rows)
 
 
 @admin.action(description="Approve submitted work (through the ledger)", permissions=["spend_money"])
@@ -273,16 +270,12 @@ def reject_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Qu
         start(modeladmin, request, "annotation.review_work", "Reject", params, len(chosen))
         return None
     rows = [[a, a.job, a.worker, a.state] for a in queryset.select_related("job", "worker")]
-    return _confirm(
-        modeladmin,
-        request,
-        queryset,
+    page = Confirmation(
         title="Reject this work?",
         headers=["assignment", "job", "worker", "state"],
-        rows=rows,
         confirm_label="Reject",
-        form=form,
     )
+    return _confirm(modeladmin, request, queryset, page, rows, form)
 
 
 class BonusForm(forms.Form):
@@ -315,17 +308,13 @@ def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
     for a in queryset.select_related("job", "worker"):
         cap = a.job.params.get("bonus_cap", 0)
         rows.append([a, a.job, get_provider(a.job.provider).name, a.state, cap])
-    return _confirm(
-        modeladmin,
-        request,
-        queryset,
+    page = Confirmation(
         title="Pay a bonus for this work?",
         headers=["assignment", "job", "market", "state", "job bonus cap"],
-        rows=rows,
         confirm_label="Pay the bonus",
-        form=form,
         note="The market adds its fee. A job's bonuses never pass its bonus_cap parameter.",
     )
+    return _confirm(modeladmin, request, queryset, page, rows, form)
 
 
 @admin.action(
@@ -342,14 +331,11 @@ def bonus_correct_answers(modeladmin: admin.ModelAdmin, request: HttpRequest, qu
     for job in jobs:
         correct = job_accuracy(job.pk).overall.correct
         rows.append([job, get_provider(job.provider).name, correct, job.params.get("bonus_cap", 0)])
-    return _confirm(
-        modeladmin,
-        request,
-        queryset,
+    page = Confirmation(
         title="Pay a bonus for each correct answer?",
         headers=["job", "market", "correct answers", "job bonus cap"],
-        rows=rows,
         confirm_label="Pay the bonuses",
         note="Each correct answer earns its share of the HIT's reward, once; the market adds its fee. "
         "A job's bonuses never pass its bonus_cap parameter.",
     )
+    return _confirm(modeladmin, request, queryset, page, rows)

@@ -15,7 +15,7 @@ from django.db.models.functions import Greatest
 
 from annotation.ledger import engine, intents
 from annotation.ledger.listings import extend_hits
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import Control
 from annotation.market_interface.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, JobState
@@ -88,8 +88,8 @@ def bonus_assignment(assignment_id: int, amount: Decimal, reason: str, batch: st
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=assignment.job_id)
         entry = intents.bonus_intent(assignment, amount, reason, f"batch:{batch}")
-        promised = LedgerEntry.objects.filter(job=job, kind=LedgerKind.BONUS)
-        promised = promised.exclude(state=LedgerState.FAILED)
+        promised = LedgerEntry.objects.filter(job=job, kind=RowKind.BONUS)
+        promised = promised.exclude(state=RowState.FAILED)
         total = promised.aggregate(total=Sum("amount"))["total"] or Decimal(0)
         cap = Decimal(str(job.params.get("bonus_cap", 0)))
         if total > cap:

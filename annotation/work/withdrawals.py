@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 
 from annotation.ledger import engine
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import Control, ProviderError
 from annotation.market_interface.errors import MarketError
 from annotation.market_interface.registry import control
@@ -15,21 +15,21 @@ from annotation.models import Hit, Job, JobState
 
 log = logging.getLogger(__name__)
 
-OFFERS = [LedgerKind.CREATE_HIT, LedgerKind.EXTEND]
+OFFERS = [RowKind.CREATE_HIT, RowKind.EXTEND]
 WITHDRAWN = "withdrawn"  # noted in a row's params once what it made is stopped
 
 
 def cancel_offers(job: Job) -> list[LedgerEntry]:
     """The job's offer rows still requested, each through the ledger's gate: a job that no longer wants
     them has them failed with the reason (or, when one may have been made, read at the market)."""
-    rows = LedgerEntry.objects.filter(job=job, kind__in=OFFERS, state=LedgerState.REQUESTED)
+    rows = LedgerEntry.objects.filter(job=job, kind__in=OFFERS, state=RowState.REQUESTED)
     return [engine.execute(pk) for pk in rows.values_list("pk", flat=True)]
 
 
 def unwanted_listings(job: Job | None = None) -> list[LedgerEntry]:
     """Studies or HITs made for cancelled jobs and not stopped yet (of one job, or of all)."""
     rows = LedgerEntry.objects.filter(
-        kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED, job__state=JobState.CANCELLED
+        kind=RowKind.CREATE_HIT, state=RowState.CONFIRMED, job__state=JobState.CANCELLED
     ).exclude(result_ref="")
     if job is not None:
         rows = rows.filter(job=job)

@@ -48,7 +48,7 @@ from django.db import connection
 from django.utils import timezone
 
 from annotation.ledger import intents
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.fake_server import FakeProlificServer
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
@@ -269,12 +269,10 @@ def tally(bonuses: list[LedgerEntry], market: FakeProlific) -> Tally:
     job_id = bonuses[0].job_id
     assert job_id is not None, "make_bonuses gives every bonus its job"
     rows = list(LedgerEntry.objects.filter(job_id=job_id))
-    confirmed_pay = {
-        r.params.get("submission_id") for r in rows if _is(r, LedgerKind.PAY, LedgerState.CONFIRMED)
-    }
+    confirmed_pay = {r.params.get("submission_id") for r in rows if _is(r, RowKind.PAY, RowState.CONFIRMED)}
     latest: dict[str, LedgerEntry] = {}
     for row in sorted(rows, key=lambda r: (r.kind, r.attempt)):
-        latest[row.market_ref if row.kind == LedgerKind.BONUS else row.params.get("submission_id", "")] = row
+        latest[row.market_ref if row.kind == RowKind.BONUS else row.params.get("submission_id", "")] = row
     counts = Counter[str]()
     for ref in refs:
         paid = market.paid(ref)
@@ -282,7 +280,7 @@ def tally(bonuses: list[LedgerEntry], market: FakeProlific) -> Tally:
             counts["paid_twice"] += 1
         elif paid == 1 and ref in confirmed_pay:
             counts["confirmed"] += 1
-        elif paid == 0 and latest.get(ref) is not None and latest[ref].state == LedgerState.FAILED:
+        elif paid == 0 and latest.get(ref) is not None and latest[ref].state == RowState.FAILED:
             counts["failed"] += 1
         else:
             counts["lost"] += 1
@@ -292,8 +290,8 @@ def tally(bonuses: list[LedgerEntry], market: FakeProlific) -> Tally:
         failed=counts["failed"],
         lost=counts["lost"],
         paid_twice=counts["paid_twice"],
-        open_rows=sum(1 for r in rows if r.state not in LedgerState.final()),
-        unexplained_failures=sum(1 for r in rows if r.state == LedgerState.FAILED and not r.error),
+        open_rows=sum(1 for r in rows if r.state not in RowState.final()),
+        unexplained_failures=sum(1 for r in rows if r.state == RowState.FAILED and not r.error),
     )
 
 

@@ -26,7 +26,7 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine, intents
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.fake import FakeMTurk
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
@@ -144,7 +144,7 @@ def mturk_outage(bonuses: int = 200) -> OutageOutcome:
         pass_hours(market, OUTAGE_HOURS)
         market.down = False
         settle()
-        failed = [a for a in assignments if _latest(a).state == LedgerState.FAILED]
+        failed = [a for a in assignments if _latest(a).state == RowState.FAILED]
         for assignment in failed:
             engine.execute(intents.bonus_intent(assignment, BONUS, "bench: outage", "rule:outage").pk)
         granted = Counter(b["AssignmentId"] for b in market.bonuses)
@@ -154,14 +154,14 @@ def mturk_outage(bonuses: int = 200) -> OutageOutcome:
         paid_once=counts[1],
         paid_twice=counts[2],
         unpaid=counts[0],
-        open_rows=LedgerEntry.objects.filter(state__in=LedgerState.open(), provider="mturk").count(),
+        open_rows=LedgerEntry.objects.filter(state__in=RowState.open(), provider="mturk").count(),
         asked_again=len(failed),
         lost_replies=lost,
     )
 
 
 def _latest(assignment: Assignment) -> LedgerEntry:
-    rows = LedgerEntry.objects.filter(kind=LedgerKind.BONUS, assignment=assignment)
+    rows = LedgerEntry.objects.filter(kind=RowKind.BONUS, assignment=assignment)
     latest = rows.order_by("-attempt").first()
     assert latest is not None, "every assignment has its bonus row"
     return latest

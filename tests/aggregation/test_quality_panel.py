@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from aggregation.quality_panel import quality_panel
 from annotation import work
-from annotation.ledger.models import LedgerKind, LedgerState
+from annotation.ledger.models import RowKind, RowState
 from annotation.models import Assignment, Response
 from annotation.quality.models import WorkerStop
 from tests.annotation.factories import make_corpus
@@ -23,7 +23,7 @@ def test_the_panel_shows_the_stopped_worker_the_money_paid_to_them_and_the_gold_
     adversary = stop_an_adversary(job)
     paid = Assignment.objects.filter(worker=adversary).first()
     assert paid is not None
-    ledger_row(paid, LedgerKind.BONUS, LedgerState.CONFIRMED, "1.75")
+    ledger_row(paid, RowKind.BONUS, RowState.CONFIRMED, "1.75")
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
 
     page = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()

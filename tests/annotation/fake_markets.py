@@ -17,20 +17,20 @@ from typing import Any
 
 from django.db import connection
 
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.fake import FakeMTurk
 from annotation.markets.prolific.fake import FakeProlific
 
 # The ledger row each of the fake Prolific's paying calls needs: its kind, and the field that
 # holds what the call acts on (see annotation.markets.prolific.fake.PayingHook).
 PROLIFIC_ROWS: dict[str, tuple[str, str]] = {
-    "create study": (LedgerKind.CREATE_HIT, "job_id"),
-    "publish study": (LedgerKind.CREATE_HIT, "result_ref"),
-    "add places": (LedgerKind.EXTEND, "market_ref"),
-    "approve submission": (LedgerKind.APPROVE, "market_ref"),
-    "reject submission": (LedgerKind.REJECT, "market_ref"),
-    "set up bonus": (LedgerKind.BONUS, "market_ref"),
-    "pay bonus": (LedgerKind.PAY, "market_ref"),
+    "create study": (RowKind.CREATE_HIT, "job_id"),
+    "publish study": (RowKind.CREATE_HIT, "result_ref"),
+    "add places": (RowKind.EXTEND, "market_ref"),
+    "approve submission": (RowKind.APPROVE, "market_ref"),
+    "reject submission": (RowKind.REJECT, "market_ref"),
+    "set up bonus": (RowKind.BONUS, "market_ref"),
+    "pay bonus": (RowKind.PAY, "market_ref"),
 }
 
 
@@ -45,7 +45,7 @@ class Guard:
         self.paying[what] += 1
         if connection.in_atomic_block:
             self.violations.append(f"{what} called inside a transaction")
-        if not rows.filter(state=LedgerState.SENT).exists():
+        if not rows.filter(state=RowState.SENT).exists():
             self.violations.append(f"{what} called without a sent ledger row")
 
     def prolific(self, what: str, ref: str) -> None:
@@ -59,7 +59,7 @@ class Guard:
         if "UniqueRequestToken" in params:
             rows = LedgerEntry.objects.filter(token=params["UniqueRequestToken"])
         else:
-            kind = LedgerKind.APPROVE if op == "ApproveAssignment" else LedgerKind.REJECT
+            kind = RowKind.APPROVE if op == "ApproveAssignment" else RowKind.REJECT
             rows = LedgerEntry.objects.filter(provider="mturk", kind=kind, market_ref=params["AssignmentId"])
         self.check(f"mturk {op}", rows)
 

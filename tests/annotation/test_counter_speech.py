@@ -15,7 +15,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from annotation import work
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.models import Assignment, Item, Job, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer, TaskTypeError
@@ -199,7 +199,7 @@ def toy_market(settings: Any) -> None:
 
 
 def bonus_rows(job: Job) -> list[LedgerEntry]:
-    return list(LedgerEntry.objects.filter(job=job, kind=LedgerKind.BONUS).order_by("pk"))
+    return list(LedgerEntry.objects.filter(job=job, kind=RowKind.BONUS).order_by("pk"))
 
 
 @pytest.mark.usefixtures("toy_market")
@@ -216,7 +216,7 @@ def test_a_correct_answer_yields_exactly_one_bonus_intent_of_its_share_and_a_wro
     share = item_shares(job)[assignment.hit_id]
     assert share == assignment.hit.reward / 4  # the bonus doubles the pay of the one right answer
     assert [(r.assignment_id, r.amount, r.state) for r in rows] == [
-        (assignment.pk, share, LedgerState.CONFIRMED)
+        (assignment.pk, share, RowState.CONFIRMED)
     ]
     assert keys[0] in rows[0].params["reason"]
     assert (report.paid, report.amount, report.refused) == (1, share, [])

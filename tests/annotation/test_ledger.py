@@ -16,9 +16,10 @@ from django.utils import timezone
 
 from annotation.ledger import engine, intents
 from annotation.ledger.listings import publish_hits
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.tokens import idempotency_token
-from annotation.markets.mturk.client import MarketAssignment, MTurkClient, Outcome
+from annotation.markets.mturk.answers import MarketAssignment, Outcome
+from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work import BudgetError, publish_job
 from tests.annotation.market_clients import market_clients
@@ -79,8 +80,8 @@ def test_a_bonus_row_is_sent_before_the_market_hears_of_it(
 
     done = engine.execute(entry.pk)
 
-    assert seen == [LedgerState.SENT]
-    assert (done.state, done.attempts, len(done.token) <= 64) == (LedgerState.CONFIRMED, 1, True)
+    assert seen == [RowState.SENT]
+    assert (done.state, done.attempts, len(done.token) <= 64) == (RowState.CONFIRMED, 1, True)
 
 
 @pytest.mark.django_db
@@ -104,7 +105,7 @@ def test_work_the_market_does_not_report_as_submitted_is_never_paid(
 
     done = engine.execute(entry.pk)
 
-    assert done.state == LedgerState.FAILED
+    assert done.state == RowState.FAILED
     assert "Rejected" in done.error
 
 
@@ -117,8 +118,8 @@ def test_approval_reads_the_market_first_and_confirms_an_already_approved_assign
 
     engine.confirmed(intents.review_intent(assignment, approve=True, feedback="Thanks"))
 
-    entry = LedgerEntry.objects.get(kind=LedgerKind.APPROVE)
-    assert (entry.state, entry.market_ref) == (LedgerState.CONFIRMED, ASG)
+    entry = LedgerEntry.objects.get(kind=RowKind.APPROVE)
+    assert (entry.state, entry.market_ref) == (RowState.CONFIRMED, ASG)
 
 
 @pytest.mark.django_db
@@ -131,7 +132,7 @@ def test_a_rejection_goes_through_the_ledger_with_feedback(mturk: MTurkClient, s
 
     engine.confirmed(intents.review_intent(assignment, approve=False, feedback="Failed the checks"))
 
-    assert LedgerEntry.objects.get(kind=LedgerKind.REJECT).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(kind=RowKind.REJECT).state == RowState.CONFIRMED
 
 
 @pytest.mark.django_db
@@ -164,8 +165,8 @@ def test_a_timeout_after_the_market_paid_is_retried_with_the_same_token_and_pays
     first = engine.execute(entry.pk)
     second = engine.execute(entry.pk)
 
-    assert first.state == LedgerState.REQUESTED and "unreachable" in first.error
-    assert (second.state, second.attempts) == (LedgerState.CONFIRMED, 2)
+    assert first.state == RowState.REQUESTED and "unreachable" in first.error
+    assert (second.state, second.attempts) == (RowState.CONFIRMED, 2)
     assert "replayed" in second.response_excerpt
     assert paid == ["once"]
     assert LedgerEntry.objects.count() == 1
@@ -235,7 +236,7 @@ def test_fifty_concurrent_deliveries_of_one_payment_make_one_market_call() -> No
 
     assert errors == []
     assert market.bonuses == [entry.token]
-    assert LedgerEntry.objects.get(pk=entry.pk).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(pk=entry.pk).state == RowState.CONFIRMED
 
 
 @pytest.mark.postgres
@@ -255,11 +256,11 @@ def test_the_sweeper_requeues_what_is_safe_and_marks_the_rest_unclear(mturk: MTu
     long_ago = timezone.now() - dt.timedelta(hours=1)
     claimed = intents.review_intent(assignment, approve=True, feedback="")
     sent_bonus = intents.bonus_intent(assignment, Decimal("1"), "r", "rule:a")
-    sent_pay = intents.record(LedgerKind.PAY, "prolific", ["bulk-1"], job_id=job.pk, market_ref="bulk-1")
+    sent_pay = intents.record(RowKind.PAY, "prolific", ["bulk-1"], job_id=job.pk, market_ref="bulk-1")
     old_bonus = intents.bonus_intent(assignment, Decimal("1"), "r", "rule:old")
-    LedgerEntry.objects.filter(pk=claimed.pk).update(state=LedgerState.CLAIMED, claimed_at=long_ago)
+    LedgerEntry.objects.filter(pk=claimed.pk).update(state=RowState.CLAIMED, claimed_at=long_ago)
     LedgerEntry.objects.filter(pk__in=[sent_bonus.pk, sent_pay.pk, old_bonus.pk]).update(
-        state=LedgerState.SENT, sent_at=long_ago
+        state=RowState.SENT, sent_at=long_ago
     )
     LedgerEntry.objects.filter(pk=old_bonus.pk).update(requested_at=timezone.now() - dt.timedelta(hours=30))
 
@@ -267,19 +268,19 @@ def test_the_sweeper_requeues_what_is_safe_and_marks_the_rest_unclear(mturk: MTu
 
     assert sorted(report.requeued) == sorted([claimed.pk, sent_bonus.pk])
     assert sorted(report.unclear) == sorted([sent_pay.pk, old_bonus.pk])
-    assert LedgerEntry.objects.get(pk=sent_pay.pk).state == LedgerState.UNCLEAR
+    assert LedgerEntry.objects.get(pk=sent_pay.pk).state == RowState.UNCLEAR
 
 
 @pytest.mark.django_db
 def test_an_unclear_mturk_bonus_is_resolved_from_the_bonus_listing(mturk: MTurkClient, stub: Stubber) -> None:
     entry = intents.bonus_intent(make_assignment(make_job()), Decimal("0.5"), "r", "rule:gold")
-    LedgerEntry.objects.filter(pk=entry.pk).update(state=LedgerState.UNCLEAR)
+    LedgerEntry.objects.filter(pk=entry.pk).update(state=RowState.UNCLEAR)
     bonus = {"WorkerId": WORKER, "BonusAmount": "0.50", "AssignmentId": ASG, "Reason": "r", "GrantTime": NOW}
     stub.add_response(
         "list_bonus_payments", {"BonusPayments": [bonus]}, {"AssignmentId": ASG, "MaxResults": 100}
     )
 
-    assert engine.resolve(entry.pk).state == LedgerState.CONFIRMED
+    assert engine.resolve(entry.pk).state == RowState.CONFIRMED
 
 
 @pytest.mark.django_db
@@ -340,7 +341,7 @@ def test_publishing_writes_one_create_hit_row_per_hit(
 
     assert [p.external_id for p in published] == ["HIT0", "HIT1"]
     assert published[0].url == f"https://sw.example/annotate/jobs/{job.pk}/"
-    rows = LedgerEntry.objects.filter(kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED)
+    rows = LedgerEntry.objects.filter(kind=RowKind.CREATE_HIT, state=RowState.CONFIRMED)
     assert rows.count() == 2
 
 
@@ -360,4 +361,4 @@ def test_a_delivery_that_lost_its_claim_while_reading_never_calls_the_market() -
     with market_clients(mturk=market):
         stalled = engine.execute(entry.pk)
 
-    assert (stalled.state, market.bonuses) == (LedgerState.REQUESTED, [])
+    assert (stalled.state, market.bonuses) == (RowState.REQUESTED, [])

@@ -20,7 +20,7 @@ from celery.signals import before_task_publish, task_postrun
 from django.db import connection, transaction
 
 from annotation.ledger import intents
-from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.tasks import execute_ledger_entry_task
 from config.celery import app
 from tests.annotation.market_clients import market_clients
@@ -69,8 +69,8 @@ def test_a_payment_delivered_many_times_by_the_broker_pays_once(market: Counting
     states = [result.get(timeout=WAIT) for result in results]
 
     assert market.bonuses == [entry.token]
-    assert LedgerEntry.objects.get(pk=entry.pk).state == LedgerState.CONFIRMED
-    assert set(states) <= {LedgerState.CLAIMED, LedgerState.SENT, LedgerState.CONFIRMED}
+    assert LedgerEntry.objects.get(pk=entry.pk).state == RowState.CONFIRMED
+    assert set(states) <= {RowState.CLAIMED, RowState.SENT, RowState.CONFIRMED}
 
 
 @contextmanager
@@ -109,8 +109,8 @@ def test_a_row_queued_on_commit_runs_only_after_the_commit(market: CountingMarke
             assert sent == []
         assert len(sent) == 1
     deadline = time.monotonic() + WAIT
-    while LedgerEntry.objects.get(pk=entry.pk).state != LedgerState.CONFIRMED and time.monotonic() < deadline:
+    while LedgerEntry.objects.get(pk=entry.pk).state != RowState.CONFIRMED and time.monotonic() < deadline:
         time.sleep(0.05)
 
-    assert LedgerEntry.objects.get(pk=entry.pk).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(pk=entry.pk).state == RowState.CONFIRMED
     assert market.bonuses == [entry.token]

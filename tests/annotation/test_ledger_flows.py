@@ -13,7 +13,7 @@ from botocore.stub import ANY, Stubber
 from django.utils import timezone
 
 from annotation.ledger import engine, intents
-from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState, ReconciliationIssue
+from annotation.ledger.models import IssueKind, LedgerEntry, ReconciliationIssue, RowKind, RowState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tokens import idempotency_token
 from annotation.markets.mturk.client import MTurkClient
@@ -69,10 +69,10 @@ def test_a_prolific_bonus_is_set_up_then_paid_once(market: RecordedProlific) -> 
     engine.paid(intents.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold"))
 
     setup, pay = LedgerEntry.objects.order_by("pk")
-    assert (setup.kind, setup.state, setup.result_ref) == (LedgerKind.BONUS, LedgerState.CONFIRMED, BULK)
+    assert (setup.kind, setup.state, setup.result_ref) == (RowKind.BONUS, RowState.CONFIRMED, BULK)
     # Prolific answers the setup in cents: 88 cents with fees and VAT, not 88 pounds.
     assert setup.response_excerpt.startswith("total with fees 0.88 ")
-    assert (pay.kind, pay.state, pay.market_ref) == (LedgerKind.PAY, LedgerState.CONFIRMED, BULK)
+    assert (pay.kind, pay.state, pay.market_ref) == (RowKind.PAY, RowState.CONFIRMED, BULK)
     assert market.calls("POST", PAY_PATH) == 1
 
 
@@ -89,19 +89,19 @@ def test_an_unclear_prolific_pay_is_resolved_by_reading_and_never_paid_again(
     market.add("GET", SUBMISSION_PATH, (200, "submission_with_bonus.json"))  # paid, minutes later
 
     setup = engine.execute(intents.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold").pk)
-    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     swept = engine.sweep_stale(now=timezone.now() + dt.timedelta(days=1))
     again = engine.execute(pay.pk)
     still = engine.resolve(pay.pk)
     settled = engine.resolve(pay.pk)
 
-    assert setup.state == LedgerState.CONFIRMED
-    assert pay.state == LedgerState.UNCLEAR
+    assert setup.state == RowState.CONFIRMED
+    assert pay.state == RowState.UNCLEAR
     assert pay.pk not in swept.requeued and pay.pk in swept.unclear
     assert (again.state, still.state, settled.state) == (
-        LedgerState.UNCLEAR,
-        LedgerState.UNCLEAR,
-        LedgerState.CONFIRMED,
+        RowState.UNCLEAR,
+        RowState.UNCLEAR,
+        RowState.CONFIRMED,
     )
     assert market.calls("POST", PAY_PATH) == 1
 
@@ -115,7 +115,7 @@ def test_prolific_approval_is_refused_for_a_submission_the_market_has_not_receiv
 
     entry = engine.execute(intents.review_intent(assignment, approve=True, feedback="").pk)
 
-    assert entry.state == LedgerState.FAILED and "REJECTED" in entry.error
+    assert entry.state == RowState.FAILED and "REJECTED" in entry.error
     assert market.calls("POST", f"/api/v1/submissions/{SUBMISSION}/transition/") == 0
 
 
@@ -195,9 +195,9 @@ def test_an_mturk_job_from_publish_to_a_clean_reconciliation(
     assert Assignment.objects.get(pk=assignment.pk).state == AssignmentState.APPROVED
     assert issues == []
     assert set(LedgerEntry.objects.values_list("kind", "state")) == {
-        (LedgerKind.CREATE_HIT, LedgerState.CONFIRMED),
-        (LedgerKind.APPROVE, LedgerState.CONFIRMED),
-        (LedgerKind.BONUS, LedgerState.CONFIRMED),
+        (RowKind.CREATE_HIT, RowState.CONFIRMED),
+        (RowKind.APPROVE, RowState.CONFIRMED),
+        (RowKind.BONUS, RowState.CONFIRMED),
     }
 
 
@@ -217,7 +217,7 @@ def test_reconciliation_flags_every_mismatch(mturk: MTurkClient, stub: Stubber) 
         accepted_at=timezone.now(),
     )
     approve = intents.review_intent(ours, approve=True, feedback="")
-    LedgerEntry.objects.filter(pk=approve.pk).update(state=LedgerState.CONFIRMED)
+    LedgerEntry.objects.filter(pk=approve.pk).update(state=RowState.CONFIRMED)
     intents.bonus_intent(ours, Decimal("1.00"), "r", "rule:stuck")  # requested, never sent
     other = {"AssignmentId": "A" * 30, "WorkerId": "AOTHER", "HITId": HIT_ID, "AssignmentStatus": "Approved"}
     page = listed("Submitted")

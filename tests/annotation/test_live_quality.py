@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from accounts.models import AuditEvent
 from annotation import work
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.models import Assignment, Hit, HitItem, Item, Job, Worker, WorkerItem, WorkerItemReason
 from annotation.quality import services as quality
 from annotation.quality.models import QualityCheck, WorkerStop
@@ -172,9 +172,9 @@ def test_money_paid_to_a_stopped_worker_is_read_from_the_ledger() -> None:
     adversary = stop_an_adversary(job)
     assignment = Assignment.objects.filter(worker=adversary).first()
     assert assignment is not None
-    ledger_row(assignment, LedgerKind.APPROVE, LedgerState.CONFIRMED)
-    ledger_row(assignment, LedgerKind.BONUS, LedgerState.CONFIRMED, "0.25")
-    ledger_row(assignment, LedgerKind.BONUS, LedgerState.FAILED, "9.00")
+    ledger_row(assignment, RowKind.APPROVE, RowState.CONFIRMED)
+    ledger_row(assignment, RowKind.BONUS, RowState.CONFIRMED, "0.25")
+    ledger_row(assignment, RowKind.BONUS, RowState.FAILED, "9.00")
 
     reward = Hit.objects.get(pk=assignment.hit_id).reward
     assert quality.paid_to_stopped(job) == reward + Decimal("0.25")

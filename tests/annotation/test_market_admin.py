@@ -14,7 +14,7 @@ from django.test import Client, TestCase
 from django.utils import timezone
 
 from annotation import work
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from operations.models import Operation
@@ -169,8 +169,8 @@ def test_a_bulk_bonus_asks_first_then_pays_through_the_ledger_within_the_cap(
     assert b"over its bonus_cap 0.50" in over.content
     entry = LedgerEntry.objects.get()
     assert (entry.kind, entry.state, entry.amount) == (
-        LedgerKind.BONUS,
-        LedgerState.CONFIRMED,
+        RowKind.BONUS,
+        RowState.CONFIRMED,
         Decimal("0.50"),
     )
 
@@ -188,7 +188,7 @@ def test_rejecting_in_bulk_asks_for_the_feedback_the_worker_reads(staff: Client,
 
     assert b"Reject this work?" in asked.content and b'name="feedback"' in asked.content
     assert Assignment.objects.get(pk=assignment.pk).state == AssignmentState.REJECTED
-    assert LedgerEntry.objects.get().kind == LedgerKind.REJECT
+    assert LedgerEntry.objects.get().kind == RowKind.REJECT
 
 
 def test_the_ledger_and_reconciliation_views_are_reachable_from_the_admin_index(staff: Client) -> None:

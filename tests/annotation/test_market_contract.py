@@ -18,7 +18,7 @@ import pytest
 
 from annotation import work
 from annotation.ledger.listings import publish_hits
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.market_interface.base import (
     AssignmentReport,
@@ -26,12 +26,13 @@ from annotation.market_interface.base import (
     Listing,
     MarketIds,
     MissingParamsError,
+    Money,
     Provider,
     SyncReport,
     WorkQueue,
     external_identity,
 )
-from annotation.market_interface.money import Finish, Money, Row
+from annotation.market_interface.money import Finish, Records, Row
 from annotation.market_interface.registry import get_provider, market_ids, provider_names
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job
@@ -49,17 +50,24 @@ TOY_CALLS: list[tuple[str, str]] = []
 TOY_PARAMS = ("toy_worker", "toy_task", "toy_session")
 
 
+class ToyMoney(Money):
+    """The toy market's paying calls."""
+
+    def work_status(self, row: Row) -> str:
+        raise AssertionError("it declares no payable states, so the engine never reads a work status")
+
+    def send(self, row: Row, records: Records) -> Finish:
+        TOY_CALLS.append((row.kind, row.token))
+        return Finish(RowState.CONFIRMED, row.market_ref or f"toy-{len(TOY_CALLS)}")
+
+
 class ToyMarket(Provider):
     """Pays through the ledger like a real market; knows its workers from three URL parameters."""
 
     name = "toy"
     capabilities = Capabilities(review=True, bonus=True)
     url_params = TOY_PARAMS
-    money = Money("Toy")
-
-    def send(self, row: Row) -> Finish:
-        TOY_CALLS.append((row.kind, row.token))
-        return Finish(LedgerState.CONFIRMED, row.market_ref or f"toy-{len(TOY_CALLS)}")
+    money = ToyMoney("Toy")
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         for hit in hits:
@@ -135,9 +143,9 @@ class MarketContract:
         job = self.published()
         assignment = self.submitted(job)
         work.review_assignment(assignment.pk, approve=True)
-        rows = LedgerEntry.objects.filter(job=job, kind=LedgerKind.APPROVE)
+        rows = LedgerEntry.objects.filter(job=job, kind=RowKind.APPROVE)
         if self.provider.capabilities.review:
-            assert [(r.provider, r.state) for r in rows] == [(self.name, LedgerState.CONFIRMED)]
+            assert [(r.provider, r.state) for r in rows] == [(self.name, RowState.CONFIRMED)]
         else:
             assert not rows.exists()
         assert Assignment.objects.get(pk=assignment.pk).state == AssignmentState.APPROVED
@@ -149,7 +157,7 @@ class MarketContract:
             entry = work.bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
             assert (entry.provider, entry.state, entry.amount) == (
                 self.name,
-                LedgerState.CONFIRMED,
+                RowState.CONFIRMED,
                 Decimal("0.50"),
             )
         else:
@@ -254,7 +262,7 @@ class TestToyMarketAddedInSettings(MarketContract):
         work.review_assignment(assignment.pk, approve=True)
         work.bonus_assignment(assignment.pk, Decimal("0.25"), "Thanks", "b1")
         tokens = set(LedgerEntry.objects.filter(provider="toy").values_list("token", flat=True))
-        assert [kind for kind, _ in TOY_CALLS] == [LedgerKind.APPROVE, LedgerKind.BONUS]
+        assert [kind for kind, _ in TOY_CALLS] == [RowKind.APPROVE, RowKind.BONUS]
         assert {token for _, token in TOY_CALLS} == tokens
 
 
@@ -264,8 +272,8 @@ def test_a_market_without_money_is_refused_before_its_ledger_row_is_claimed(sett
 
     make_corpus(claims=1, perspectives=1)
     job = work.create_job("stance", {}, provider="inhouse")
-    entry = intents.record(LedgerKind.APPROVE, "inhouse", ["asg:1"], job_id=job.pk)
+    entry = intents.record(RowKind.APPROVE, "inhouse", ["asg:1"], job_id=job.pk)
     with pytest.raises(MarketConfigError):
         engine.execute(entry.pk)
     entry.refresh_from_db()
-    assert (entry.state, entry.attempts) == (LedgerState.REQUESTED, 0)
+    assert (entry.state, entry.attempts) == (RowState.REQUESTED, 0)

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import ProviderError
 from annotation.market_interface.errors import MarketUnavailableError
 from annotation.markets.prolific.fake import FakeProlific
@@ -53,8 +53,8 @@ def publish_that_never_reached_prolific(fake: FakeProlific) -> Job:
     fake.throttle("transition-study")  # the PUBLISH is refused for now: the row goes back to requested
     with pytest.raises(ProviderError):
         work.publish_job(job.pk)
-    row = LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT)
-    assert row.state == LedgerState.REQUESTED
+    row = LedgerEntry.objects.get(kind=RowKind.CREATE_HIT)
+    assert row.state == RowState.REQUESTED
     return job
 
 
@@ -68,19 +68,19 @@ def test_a_cancelled_jobs_publish_is_never_made_by_the_sweeper(fake: FakeProlifi
     sweep_and_run()
 
     assert [s["status"] for s in fake.studies.values()] == ["UNPUBLISHED"]
-    row = LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT)
-    assert row.state == LedgerState.FAILED and "cancelled" in row.error
+    row = LedgerEntry.objects.get(kind=RowKind.CREATE_HIT)
+    assert row.state == RowState.FAILED and "cancelled" in row.error
 
 
 def test_a_draft_jobs_publish_is_never_made_by_the_sweeper(fake: FakeProlific) -> None:
     job = publish_that_never_reached_prolific(fake)
 
     sweep_and_run()
-    engine.execute(LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT).pk)  # the admin's "run requested"
+    engine.execute(LedgerEntry.objects.get(kind=RowKind.CREATE_HIT).pk)  # the admin's "run requested"
 
     assert fake.effects["publish-study"] == 0
     assert Job.objects.get(pk=job.pk).state == JobState.DRAFT
-    assert "draft" in LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT).error
+    assert "draft" in LedgerEntry.objects.get(kind=RowKind.CREATE_HIT).error
     assert work.publish_job(job.pk).state == JobState.PUBLISHED  # asked again: published once
     assert fake.effects["publish-study"] == 1 and len(fake.studies) == 1
 
@@ -143,8 +143,8 @@ def test_a_bonus_resent_after_a_25_hour_outage_is_read_at_mturk_not_paid_again(m
     mturk.lose_reply("SendBonus")  # paid, and the reply lost: the row goes back to requested
     with pytest.raises(ProviderError):
         work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
-    row = LedgerEntry.objects.get(kind=LedgerKind.BONUS)
-    assert row.state == LedgerState.REQUESTED
+    row = LedgerEntry.objects.get(kind=RowKind.BONUS)
+    assert row.state == RowState.REQUESTED
 
     mturk.advance(hours=25)  # MTurk is down for 25 hours; the token has expired when it is back
     LedgerEntry.objects.filter(pk=row.pk).update(requested_at=timezone.now() - dt.timedelta(hours=25))
@@ -152,7 +152,7 @@ def test_a_bonus_resent_after_a_25_hour_outage_is_read_at_mturk_not_paid_again(m
     sweep_and_run()
 
     assert len(mturk.bonuses) == 1
-    assert LedgerEntry.objects.get(pk=row.pk).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(pk=row.pk).state == RowState.CONFIRMED
 
 
 # -- find_study pages through every page, in order -------------------------------------------------
@@ -266,7 +266,7 @@ def test_a_reply_broken_mid_body_is_a_lost_reply_read_back(fake: FakeProlific) -
 
     assert reviewed.state == AssignmentState.APPROVED
     assert fake.effects["approve-submission"] == 1
-    assert LedgerEntry.objects.get(kind=LedgerKind.APPROVE).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(kind=RowKind.APPROVE).state == RowState.CONFIRMED
 
 
 def test_a_client_turns_every_broken_reply_into_a_lost_reply() -> None:
@@ -288,7 +288,7 @@ def test_a_throttled_pay_is_sent_again_after_retry_after_and_pays_once(fake: Fak
 
     assert waits == [4.0]
     assert fake.paid(assignment.external_id) == 1
-    assert LedgerEntry.objects.get(kind=LedgerKind.PAY).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(kind=RowKind.PAY).state == RowState.CONFIRMED
 
 
 def test_a_throttled_pay_goes_back_to_requested_and_is_sent_again_never_unclear(fake: FakeProlific) -> None:
@@ -301,8 +301,8 @@ def test_a_throttled_pay_goes_back_to_requested_and_is_sent_again_never_unclear(
 
     pays = [path for operation, path in fake.calls if operation == "pay-bonus-payments"]
     assert len(pays) == 2 and fake.paid(assignment.external_id) == 1
-    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
-    assert pay.state == LedgerState.CONFIRMED and "throttled" in pay.error
+    pay = LedgerEntry.objects.get(kind=RowKind.PAY)
+    assert pay.state == RowState.CONFIRMED and "throttled" in pay.error
 
 
 def test_a_maximum_time_prolific_refuses_is_refused_before_any_row(fake: FakeProlific) -> None:

@@ -16,7 +16,7 @@ from django.utils import timezone
 from annotation import work
 from annotation.ledger import engine
 from annotation.ledger.decisions import decide_unclear
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import ProviderError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import AssignmentState, JobState
@@ -39,7 +39,7 @@ def test_a_lost_create_makes_one_study_found_again_by_reading_the_project(
     assert fake.effects["create-study"] == 1 and len(fake.studies) == 1
     assert fake.effects["publish-study"] == 1
     assert job.state == JobState.PUBLISHED
-    assert LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(kind=RowKind.CREATE_HIT).state == RowState.CONFIRMED
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -51,7 +51,7 @@ def test_a_lost_publish_is_read_as_done_and_the_job_is_published_once(fake: Fake
 
     assert fake.effects["publish-study"] == 1 and len(fake.studies) == 1
     assert again.state == JobState.PUBLISHED
-    assert LedgerEntry.objects.get(kind=LedgerKind.CREATE_HIT).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(kind=RowKind.CREATE_HIT).state == RowState.CONFIRMED
 
 
 def test_a_publish_whose_ledger_row_failed_reuses_the_live_study_instead_of_making_another(
@@ -60,7 +60,7 @@ def test_a_publish_whose_ledger_row_failed_reuses_the_live_study_instead_of_maki
     """The old fault: a FAILED row while the study is live; the next publish must not create a second."""
     fake.lose_reply("transition-study")
     job = published()
-    LedgerEntry.objects.filter(kind=LedgerKind.CREATE_HIT).update(state=LedgerState.FAILED, result_ref="")
+    LedgerEntry.objects.filter(kind=RowKind.CREATE_HIT).update(state=RowState.FAILED, result_ref="")
     job.state = JobState.DRAFT
     job.save(update_fields=["state"])
     job.hits.update(external_id="")
@@ -96,8 +96,8 @@ def test_a_lost_review_is_read_back_from_the_submission(fake: FakeProlific, loss
     effect = "approve-submission" if approve else "reject-submission"
     assert fake.effects[effect] == 1
     assert reviewed.state == (AssignmentState.APPROVED if approve else AssignmentState.REJECTED)
-    kind = LedgerKind.APPROVE if approve else LedgerKind.REJECT
-    assert LedgerEntry.objects.get(kind=kind).state == LedgerState.CONFIRMED
+    kind = RowKind.APPROVE if approve else RowKind.REJECT
+    assert LedgerEntry.objects.get(kind=kind).state == RowState.CONFIRMED
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -107,11 +107,11 @@ def test_a_lost_pay_reply_pays_once_and_is_confirmed_by_reading(fake: FakeProlif
 
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
-    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     resolved = engine.resolve(pay.pk)
 
     assert fake.effects["pay-bonus"] == 1
-    assert resolved.state == LedgerState.CONFIRMED
+    assert resolved.state == RowState.CONFIRMED
     assert fake.submissions[assignment.external_id]["bonus_payments"] == [40]
 
 
@@ -126,13 +126,13 @@ def test_a_lost_bonus_set_up_is_unclear_never_set_up_again_nor_paid(fake: FakePr
     for _ in range(2):  # asked twice: the second ask finds the unclear row and sends nothing
         with pytest.raises(ProviderError, match="unclear"):
             work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
-    setup = LedgerEntry.objects.get(kind=LedgerKind.BONUS)
+    setup = LedgerEntry.objects.get(kind=RowKind.BONUS)
     engine.sweep_stale(now=timezone.now() + dt.timedelta(days=3))
     resolved = engine.resolve(setup.pk)
 
     assert fake.effects["set-up-bonus"] == 1
-    assert resolved.state == LedgerState.UNCLEAR
-    assert fake.effects["pay-bonus"] == 0 and not LedgerEntry.objects.filter(kind=LedgerKind.PAY).exists()
+    assert resolved.state == RowState.UNCLEAR
+    assert fake.effects["pay-bonus"] == 0 and not LedgerEntry.objects.filter(kind=RowKind.PAY).exists()
     assert fake.submissions[assignment.external_id]["bonus_payments"] == []
 
 
@@ -143,7 +143,7 @@ def test_a_person_deciding_a_lost_set_up_paid_nobody_lets_the_bonus_be_set_up_an
     fake.lose_reply("create-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
-    setup = LedgerEntry.objects.get(kind=LedgerKind.BONUS)
+    setup = LedgerEntry.objects.get(kind=RowKind.BONUS)
     boss = User.objects.create_superuser("boss", "boss@example.com", "pw")
 
     decide_unclear(setup.pk, moved=False, user=boss, evidence="an unpaid set-up pays nobody")

@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from accounts.models import AuditEvent
 from annotation import work
 from annotation.ledger import intents
-from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, ReconciliationIssue
+from annotation.ledger.models import IssueKind, LedgerEntry, ReconciliationIssue, RowKind
 from annotation.ledger.reconcile import jobs_to_reconcile, reconcile_job, reconcile_markets
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.schema import by_operation, check_request
@@ -302,10 +302,10 @@ def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation
     assert job.currency == "GBP"
     assert set(LedgerEntry.objects.filter(job=job).values_list("currency", flat=True)) == {"GBP"}
     assert set(LedgerEntry.objects.filter(job=job).values_list("kind", flat=True)) >= {
-        LedgerKind.CREATE_HIT, LedgerKind.BONUS, LedgerKind.PAY,
+        RowKind.CREATE_HIT, RowKind.BONUS, RowKind.PAY,
     }  # fmt: skip
     with pytest.raises(intents.CurrencyError, match="booked in GBP"):
-        intents.record(LedgerKind.EXTEND, "prolific", ["x"], job_id=job.pk, currency="USD")
+        intents.record(RowKind.EXTEND, "prolific", ["x"], job_id=job.pk, currency="USD")
 
 
 def test_a_job_in_another_currency_than_the_workspace_is_refused_naming_both(
@@ -400,7 +400,7 @@ def test_a_draft_whose_study_went_live_is_reconciled_and_flagged(fake: FakeProli
 
 
 def study_of_ledger(job: Job) -> str:
-    return str(LedgerEntry.objects.get(job=job, kind=LedgerKind.CREATE_HIT).result_ref)
+    return str(LedgerEntry.objects.get(job=job, kind=RowKind.CREATE_HIT).result_ref)
 
 
 def test_a_study_in_our_project_that_no_job_owns_is_flagged(fake: FakeProlific) -> None:

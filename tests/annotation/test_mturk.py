@@ -11,20 +11,17 @@ from botocore.exceptions import ReadTimeoutError
 from botocore.stub import ANY, Stubber
 
 from annotation.ledger.tokens import idempotency_token
-from annotation.market_interface.errors import (
-    AssignmentLimitError,
-    MarketRejectedError,
-    MarketUnavailableError,
-    VerificationError,
-)
+from annotation.market_interface.errors import MarketRejectedError, MarketUnavailableError
 from annotation.markets.mturk.client import (
     PRODUCTION_ENDPOINT,
     SANDBOX_ENDPOINT,
     MTurkClient,
+    VerificationError,
     build_boto3_client,
     mturk_closure_warning,
 )
 from annotation.markets.mturk.spec import (
+    AssignmentLimitError,
     HitSpec,
     HitTypeSpec,
     QualificationPolicy,

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import intents
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
 from annotation.markets.prolific.fake import FakeProlific
@@ -83,7 +83,7 @@ def run_the_ledger_machinery(assignment: Assignment) -> None:
     """A stale claimed bonus row requeued by the sweeper, and one sent through delay_on_commit."""
     stale = intents.bonus_intent(assignment, Decimal("0.10"), "Swept", "batch:swept")
     long_ago = timezone.now() - dt.timedelta(hours=1)
-    LedgerEntry.objects.filter(pk=stale.pk).update(state=LedgerState.CLAIMED, claimed_at=long_ago)
+    LedgerEntry.objects.filter(pk=stale.pk).update(state=RowState.CLAIMED, claimed_at=long_ago)
     sweep_ledger_task()
     with transaction.atomic():
         queued = intents.bonus_intent(assignment, Decimal("0.10"), "Queued", "batch:queued")
@@ -130,7 +130,7 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     assert set(guard.paying) == {f"mturk {op}" for op in GuardedMTurk.PAYING}
     assert [a["AssignmentStatus"] for a in mturk.assignments.values()] == ["Approved", "Rejected"]
     assert sorted(b["BonusAmount"] for b in mturk.bonuses) == ["0.10", "0.10", "0.25", "0.50"]
-    assert not LedgerEntry.objects.exclude(state=LedgerState.CONFIRMED).exists()
+    assert not LedgerEntry.objects.exclude(state=RowState.CONFIRMED).exists()
 
 
 def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
@@ -179,7 +179,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     assert [s["status"] for s in prolific.submissions.values()] == ["APPROVED", "REJECTED"]
     assert prolific.submissions["session0"]["bonus_payments"] == [50, 10, 10]
     assert Assignment.objects.get(pk=done[1].pk).state == AssignmentState.REJECTED
-    assert not LedgerEntry.objects.exclude(state=LedgerState.CONFIRMED).exists()
+    assert not LedgerEntry.objects.exclude(state=RowState.CONFIRMED).exists()
 
 
 def test_the_guard_catches_a_paying_call_made_without_a_ledger_row(guard: Guard, mturk: GuardedMTurk) -> None:
@@ -195,4 +195,4 @@ def test_the_guard_catches_a_paying_call_made_without_a_ledger_row(guard: Guard,
         "mturk ApproveAssignment called inside a transaction",
         "mturk ApproveAssignment called without a sent ledger row",
     ]
-    assert LedgerKind.BONUS not in set(LedgerEntry.objects.values_list("kind", flat=True))
+    assert RowKind.BONUS not in set(LedgerEntry.objects.values_list("kind", flat=True))

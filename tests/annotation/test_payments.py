@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from annotation import work
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.payments import job_payments, payments_of
 from annotation.markets.prolific.fake import FakeProlific
 from tests.annotation.factories import make_corpus
@@ -66,7 +66,7 @@ def test_a_prolific_bonus_counts_once_when_paid_not_when_set_up_and_an_unclear_p
     claims = [claim.cid for claim in make_corpus(claims=2, perspectives=2)]
     job = paid_prolific_job(markets[1], claims)
     reward = job.hits.get().reward
-    LedgerEntry.objects.filter(job=job, kind=LedgerKind.PAY).update(state=LedgerState.UNCLEAR)
+    LedgerEntry.objects.filter(job=job, kind=RowKind.PAY).update(state=RowState.UNCLEAR)
 
     paid = job_payments(job)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.market_interface.errors import MarketRejectedError
-from annotation.markets.prolific.client import ProlificClient, ProlificThrottledError
+from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake import FakeProlific
+from annotation.markets.prolific.http_errors import ProlificThrottledError
 from annotation.markets.prolific.schema import schema
 from annotation.markets.prolific.screening import least_maximum_time
 from annotation.markets.prolific.studies import StudySpec

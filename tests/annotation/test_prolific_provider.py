@@ -18,7 +18,7 @@ from django.utils import timezone
 from annotation import work
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import Control, ProviderError
 from annotation.market_interface.errors import MarketConfigError, RejectionError
 from annotation.market_interface.registry import control, get_provider
@@ -191,14 +191,14 @@ def test_a_short_rejection_is_refused_before_the_ledger_and_a_valid_one_then_rea
 
     with pytest.raises(RejectionError, match="at least 100 characters"):
         work.review_assignment(assignment.pk, approve=False, feedback="Too fast.")
-    written = LedgerEntry.objects.filter(kind=LedgerKind.REJECT).count()
+    written = LedgerEntry.objects.filter(kind=RowKind.REJECT).count()
     reviewed = work.review_assignment(assignment.pk, approve=False, feedback=REASON)
 
     assert written == 0
     assert reviewed.state == AssignmentState.REJECTED
     assert fake.rejections == {assignment.external_id: (REASON, "OTHER")}
-    assert list(LedgerEntry.objects.filter(kind=LedgerKind.REJECT).values_list("state", flat=True)) == [
-        LedgerState.CONFIRMED
+    assert list(LedgerEntry.objects.filter(kind=RowKind.REJECT).values_list("state", flat=True)) == [
+        RowState.CONFIRMED
     ]
 
 
@@ -209,7 +209,7 @@ def test_a_job_naming_an_unknown_rejection_category_writes_nothing(fake: FakePro
     with pytest.raises(RejectionError, match="unknown Prolific rejection category 'SLOPPY'"):
         work.review_assignment(assignment.pk, approve=False, feedback=REASON)
 
-    assert not LedgerEntry.objects.filter(kind=LedgerKind.REJECT).exists()
+    assert not LedgerEntry.objects.filter(kind=RowKind.REJECT).exists()
     assert "transition-submission" not in [op for op, _ in fake.calls]
 
 
@@ -289,14 +289,14 @@ def test_partially_approved_work_can_still_earn_a_bonus(recorded: RecordedProlif
 
     engine.paid(intents.bonus_intent(assignment, Decimal("0.25"), "Gold right", "rule:gold"))
 
-    assert set(LedgerEntry.objects.values_list("state", flat=True)) == {LedgerState.CONFIRMED}
+    assert set(LedgerEntry.objects.values_list("state", flat=True)) == {RowState.CONFIRMED}
 
 
 # -- bonuses read back from the submission --------------------------------------------------------
 
 
 def pay_rows(assignment: Assignment) -> list[tuple[int, str]]:
-    rows = LedgerEntry.objects.filter(kind=LedgerKind.PAY, assignment=assignment).order_by("pk")
+    rows = LedgerEntry.objects.filter(kind=RowKind.PAY, assignment=assignment).order_by("pk")
     return [(row.attempt, row.state) for row in rows]
 
 
@@ -312,14 +312,14 @@ def test_a_pay_call_answered_503_stays_unclear_however_long_and_is_never_paid_ag
 
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
-    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     within = engine.resolve(pay.pk).state
     days_later(pay)
     engine.resolve(pay.pk)
     engine.sweep_stale()
 
-    assert within == LedgerState.UNCLEAR
-    assert pay_rows(assignment) == [(1, LedgerState.UNCLEAR)]  # absence proves nothing: no second row
+    assert within == RowState.UNCLEAR
+    assert pay_rows(assignment) == [(1, RowState.UNCLEAR)]  # absence proves nothing: no second row
     assert fake.effects["pay-bonus"] == 0
 
 
@@ -328,7 +328,7 @@ def test_an_unclear_payment_is_decided_only_by_a_person_allowed_to_spend_money(f
     fake.unavailable("pay-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
-    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     researcher = User.objects.create_user("res")
     approver = User.objects.create_superuser("boss", "boss@example.com", "pw")
 
@@ -336,7 +336,7 @@ def test_an_unclear_payment_is_decided_only_by_a_person_allowed_to_spend_money(f
         decide_unclear(pay.pk, moved=False, user=researcher, evidence="no bonus on the submission")
     decided = decide_unclear(pay.pk, moved=False, user=approver, evidence="no bonus on the submission")
 
-    assert decided.state == LedgerState.FAILED
+    assert decided.state == RowState.FAILED
     assert "decided by boss" in decided.response_excerpt and "no bonus on the submission" in decided.error
     assert fake.effects["pay-bonus"] == 0
 
@@ -350,12 +350,12 @@ def test_a_bonus_landing_minutes_later_is_confirmed_by_reading_and_never_paid_ag
 
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.25"), "Fast and right", "fast")
-    pay = LedgerEntry.objects.get(kind=LedgerKind.PAY)
+    pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     before_landing = engine.resolve(pay.pk).state
     fake.settle()
     after_landing = engine.resolve(pay.pk).state
 
-    assert (before_landing, after_landing) == (LedgerState.UNCLEAR, LedgerState.CONFIRMED)
+    assert (before_landing, after_landing) == (RowState.UNCLEAR, RowState.CONFIRMED)
     assert fake.submissions[assignment.external_id]["bonus_payments"] == [25]
     assert [op for op, _ in fake.calls].count("pay-bonus-payments") == 1
 
@@ -368,11 +368,11 @@ def test_a_payment_is_matched_by_amount_and_time_not_by_its_place_in_the_list(fa
     fake.unavailable("pay-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
         work.bonus_assignment(assignment.pk, Decimal("0.25"), "Second batch", "second")  # never paid
-    second = LedgerEntry.objects.get(kind=LedgerKind.PAY, state=LedgerState.UNCLEAR)
+    second = LedgerEntry.objects.get(kind=RowKind.PAY, state=RowState.UNCLEAR)
     fake.settle()  # the first bonus lands: [25]
 
     days_later(second)
     engine.resolve(second.pk)
 
-    assert pay_rows(assignment) == [(1, LedgerState.CONFIRMED), (1, LedgerState.UNCLEAR)]
+    assert pay_rows(assignment) == [(1, RowState.CONFIRMED), (1, RowState.UNCLEAR)]
     assert fake.submissions[assignment.external_id]["bonus_payments"] == [25]

@@ -120,6 +120,16 @@ def test_a_type_only_import_of_the_ledger_in_the_market_interface_breaks_annotat
     assert "annotation.market_interface.reaches_up -> annotation.ledger.models" in result.stdout
 
 
+def test_a_market_importing_the_ledger_breaks_its_contract(tree: Path) -> None:
+    """A market reads its rows through the interface's `Row` and `Records`, never the ledger's models."""
+    calls = tree / "annotation" / "markets" / "mturk" / "calls.py"
+    calls.write_text(calls.read_text() + "\nfrom annotation.ledger.models import LedgerEntry  # noqa\n")
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert "annotation.markets is not allowed to import annotation.ledger" in result.stdout
+    assert "annotation.markets.mturk.calls -> annotation.ledger.models" in result.stdout
+
+
 # Folders that hold no code of the project's own.
 NOT_SOURCE = {"tests", "node_modules", "__pycache__"}
 # An import of `tests` at any depth: in the code, or in code a module hands a child interpreter.

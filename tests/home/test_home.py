@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from aggregation import services
 from aggregation.models import AggregationRun, RunState
-from annotation.ledger.models import LedgerEntry, LedgerState
+from annotation.ledger.models import LedgerEntry, RowState
 from annotation.models import JobState
 from crawler.models import CrawlRun, RunStatus
 from operations.models import Operation, OperationState
@@ -40,7 +40,7 @@ def test_staff_see_what_needs_them_each_with_a_link_to_act_on_it(client: Client)
     job = contested_job()
     LedgerEntry.objects.create(
         kind="bonus", provider="mturk", job=job, amount="287.78", token="t-1", intent="i-1",
-        state=LedgerState.UNCLEAR, error="timed out after sending",
+        state=RowState.UNCLEAR, error="timed out after sending",
     )  # fmt: skip
     Operation.objects.create(
         kind="annotation.publish_jobs", label="Publish job 9", state=OperationState.FAILED,

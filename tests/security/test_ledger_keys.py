@@ -13,15 +13,16 @@ from django.utils import timezone
 
 from annotation import work
 from annotation.ledger import engine, intents
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import (
     Capabilities,
     Listing,
+    Money,
     Provider,
     ProviderError,
     SyncReport,
 )
-from annotation.market_interface.money import Finish, Money, Row
+from annotation.market_interface.money import Finish, Records, Row
 from annotation.models import AssignmentState, Hit, Job, JobState
 from tests.annotation.factories import make_corpus
 
@@ -29,18 +30,25 @@ pytestmark = pytest.mark.django_db
 sent_calls: list[str] = []
 
 
+class FlakyMoney(Money):
+    """The flaky market's paying calls."""
+
+    def work_status(self, row: Row) -> str:
+        raise AssertionError("it declares no payable states, so the engine never reads a work status")
+
+    def send(self, row: Row, records: Records) -> Finish:
+        sent_calls.append(row.token)
+        if len(sent_calls) == 1:
+            return Finish(RowState.FAILED, excerpt="refused: try later")
+        return Finish(RowState.CONFIRMED, f"made-{len(sent_calls)}")
+
+
 class FlakyMarket(Provider):
     """The market refuses the first call of every intent, then accepts."""
 
     name = "flaky"
     capabilities = Capabilities(review=True, bonus=True)
-    money = Money("Flaky")
-
-    def send(self, row: Row) -> Finish:
-        sent_calls.append(row.token)
-        if len(sent_calls) == 1:
-            return Finish(LedgerState.FAILED, excerpt="refused: try later")
-        return Finish(LedgerState.CONFIRMED, f"made-{len(sent_calls)}")
+    money = FlakyMoney("Flaky")
 
     def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
         for hit in hits:
@@ -57,43 +65,43 @@ def flaky(settings: Any) -> None:
 
 
 def test_a_failed_row_is_retried_as_a_new_attempt_that_reaches_the_market(flaky: None) -> None:
-    first = intents.record(LedgerKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
-    assert engine.execute(first.pk).state == LedgerState.FAILED
+    first = intents.record(RowKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
+    assert engine.execute(first.pk).state == RowState.FAILED
 
-    again = intents.record(LedgerKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
+    again = intents.record(RowKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
     done = engine.execute(again.pk)
 
     assert again.pk != first.pk and again.token != first.token
-    assert (done.state, done.attempt) == (LedgerState.CONFIRMED, 2)
+    assert (done.state, done.attempt) == (RowState.CONFIRMED, 2)
     assert sent_calls == [first.token, again.token]
-    assert LedgerEntry.objects.get(pk=first.pk).state == LedgerState.FAILED  # history kept
+    assert LedgerEntry.objects.get(pk=first.pk).state == RowState.FAILED  # history kept
 
 
 def test_a_confirmed_or_open_row_is_found_again_not_retried(flaky: None) -> None:
     sent_calls.append("earlier refusal")  # the market accepts from now on
-    first = intents.record(LedgerKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
+    first = intents.record(RowKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
     engine.execute(first.pk)
 
-    again = intents.record(LedgerKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
+    again = intents.record(RowKind.CREATE_HIT, "flaky", ["job:1", "hit:1"], amount=Decimal("3"))
 
-    assert again.pk == first.pk and again.state == LedgerState.CONFIRMED
+    assert again.pk == first.pk and again.state == RowState.CONFIRMED
 
 
 def test_the_same_key_with_another_amount_is_a_conflict_and_pays_nothing(flaky: None) -> None:
-    first = intents.record(LedgerKind.BONUS, "flaky", ["asg:A1", "batch:b"], amount=Decimal("0.50"))
+    first = intents.record(RowKind.BONUS, "flaky", ["asg:A1", "batch:b"], amount=Decimal("0.50"))
 
     with pytest.raises(intents.IdempotencyConflictError, match=r"0\.50"):
-        intents.record(LedgerKind.BONUS, "flaky", ["asg:A1", "batch:b"], amount=Decimal("2.00"))
+        intents.record(RowKind.BONUS, "flaky", ["asg:A1", "batch:b"], amount=Decimal("2.00"))
 
     assert list(LedgerEntry.objects.values_list("pk", "amount")) == [(first.pk, Decimal("0.50"))]
     assert sent_calls == []
 
 
 def test_the_same_key_with_other_parameters_is_a_conflict(flaky: None) -> None:
-    intents.record(LedgerKind.REJECT, "flaky", ["asg:A1"], params={"feedback": "Checks failed."})
+    intents.record(RowKind.REJECT, "flaky", ["asg:A1"], params={"feedback": "Checks failed."})
 
     with pytest.raises(intents.IdempotencyConflictError):
-        intents.record(LedgerKind.REJECT, "flaky", ["asg:A1"], params={"feedback": "Another reason."})
+        intents.record(RowKind.REJECT, "flaky", ["asg:A1"], params={"feedback": "Another reason."})
 
 
 def test_a_bonus_batch_paid_again_with_another_amount_is_refused(flaky: None) -> None:
@@ -114,18 +122,18 @@ def test_a_bonus_batch_paid_again_with_another_amount_is_refused(flaky: None) ->
     with pytest.raises(intents.IdempotencyConflictError):
         work.bonus_assignment(assignment.pk, Decimal("2.00"), "Gold right", "gold")
 
-    paid = LedgerEntry.objects.filter(kind=LedgerKind.BONUS)
-    assert [(row.amount, row.state) for row in paid] == [(Decimal("0.50"), LedgerState.CONFIRMED)]
+    paid = LedgerEntry.objects.filter(kind=RowKind.BONUS)
+    assert [(row.amount, row.state) for row in paid] == [(Decimal("0.50"), RowState.CONFIRMED)]
 
 
 def test_the_retry_command_makes_a_new_attempt_of_a_failed_row(flaky: None) -> None:
-    first = intents.record(LedgerKind.BONUS, "flaky", ["asg:A1", "batch:b"], amount=Decimal("0.50"))
+    first = intents.record(RowKind.BONUS, "flaky", ["asg:A1", "batch:b"], amount=Decimal("0.50"))
     engine.execute(first.pk)
 
     call_command("retry_ledger_entry", str(first.pk))
 
     retried = LedgerEntry.objects.exclude(pk=first.pk).get()
-    assert (retried.attempt, retried.state, retried.amount) == (2, LedgerState.CONFIRMED, Decimal("0.50"))
+    assert (retried.attempt, retried.state, retried.amount) == (2, RowState.CONFIRMED, Decimal("0.50"))
 
 
 def test_a_refused_create_hit_does_not_block_publishing_for_ever(
@@ -148,4 +156,4 @@ def test_a_refused_create_hit_does_not_block_publishing_for_ever(
 
     assert published.state == JobState.PUBLISHED
     tokens = list(LedgerEntry.objects.order_by("attempt").values_list("attempt", "state"))
-    assert tokens == [(1, LedgerState.FAILED), (2, LedgerState.CONFIRMED)]
+    assert tokens == [(1, RowState.FAILED), (2, RowState.CONFIRMED)]

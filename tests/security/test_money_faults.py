@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
+from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from bench.rigs.fault_rig import (
     Rig,
     Tally,
@@ -50,7 +50,7 @@ def assert_settled_cleanly(result: Tally, faults: Rig) -> None:
 
 def held_pay_row() -> LedgerEntry:
     """The pay row whose call the market answered and holds: paid, and the worker does not know."""
-    return LedgerEntry.objects.get(kind=LedgerKind.PAY, state=LedgerState.SENT)
+    return LedgerEntry.objects.get(kind=RowKind.PAY, state=RowState.SENT)
 
 
 def test_a_worker_killed_while_the_market_pays_leaves_every_bonus_paid_once(faults: Rig) -> None:
@@ -62,7 +62,7 @@ def test_a_worker_killed_while_the_market_pays_leaves_every_bonus_paid_once(faul
 
     assert_settled_cleanly(result, faults)
     resolved = LedgerEntry.objects.get(pk=in_doubt.pk)
-    assert resolved.state == LedgerState.CONFIRMED
+    assert resolved.state == RowState.CONFIRMED
     assert "shows on the submission" in resolved.response_excerpt  # decided by reading, not by paying
 
 
@@ -88,14 +88,14 @@ def test_a_dropped_database_connection_while_the_market_pays_leaves_every_bonus_
 
     assert "terminating connection" in faults.worker.tail(400)  # the write after the payment failed
     assert_settled_cleanly(result, faults)
-    assert LedgerEntry.objects.get(pk=in_doubt.pk).state == LedgerState.CONFIRMED
+    assert LedgerEntry.objects.get(pk=in_doubt.pk).state == RowState.CONFIRMED
 
 
 def test_a_worker_frozen_mid_payment_past_the_stale_limit_does_not_pay_again_when_it_wakes(
     faults: Rig,
 ) -> None:
     pay_and_hold(faults, "read-before-bonus")
-    claimed = LedgerEntry.objects.get(kind=LedgerKind.BONUS, state=LedgerState.CLAIMED)
+    claimed = LedgerEntry.objects.get(kind=RowKind.BONUS, state=RowState.CLAIMED)
 
     freeze_worker(faults)
     result = faults.settle()

@@ -17,10 +17,9 @@ from django.contrib.auth.models import User
 from django.db import OperationalError
 from django.utils import timezone
 
-from annotation.ledger import engine, intents
+from annotation.ledger import engine, intents, records
 from annotation.ledger.decisions import decide_unclear
-from annotation.ledger.models import LedgerKind, LedgerState
-from annotation.markets.prolific import calls
+from annotation.ledger.models import RowKind, RowState
 from annotation.markets.prolific.fake import FakeProlific
 from bench.rigs.fault_rig import BONUS, make_bonuses
 from tests.annotation.market_clients import market_clients
@@ -30,7 +29,7 @@ RECORD = intents.record
 
 def die_before_recording_the_pay_row(kind: str, *args: Any, **kwargs: Any) -> Any:
     """The database connection drops (or the worker dies) just before the pay row is written."""
-    if kind == LedgerKind.PAY:
+    if kind == RowKind.PAY:
         raise OperationalError("server closed the connection unexpectedly")
     return RECORD(kind, *args, **kwargs)
 
@@ -43,7 +42,7 @@ def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_r
     market = FakeProlific()
     [bonus] = make_bonuses(1, market)
     with market_clients(prolific=market.client()):
-        monkeypatch.setattr(calls.intents, "record", die_before_recording_the_pay_row)
+        monkeypatch.setattr(records.intents, "record", die_before_recording_the_pay_row)
         with pytest.raises(OperationalError):
             engine.execute(bonus.pk)
         monkeypatch.undo()
@@ -58,7 +57,7 @@ def test_a_delivery_that_dies_between_setting_up_a_bonus_and_recording_its_pay_r
         # Prolific cannot read a set-up back, so the set-up stays unclear and nothing is sent again
         # (issue 26): nothing is lost, it waits for a person, and nobody is paid by a guess.
         bonus.refresh_from_db()
-        assert bonus.state == LedgerState.UNCLEAR and market.paid(bonus.market_ref) == 0
+        assert bonus.state == RowState.UNCLEAR and market.paid(bonus.market_ref) == 0
 
         boss = User.objects.create_superuser("boss", "boss@example.com", "pw")
         decide_unclear(bonus.pk, moved=False, user=boss, evidence="an unpaid set-up pays nobody")

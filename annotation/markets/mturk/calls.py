@@ -1,78 +1,78 @@
-"""How MTurk ledger rows become calls (`MTurkProvider.send` and `resolve`): HITs, extensions and bonuses
-carry the row's UniqueRequestToken, which MTurk honours for 24 hours."""
+"""MTurk's money: how its ledger rows become calls (`send`) and how a lost reply is decided by reading
+(`resolve`). HITs, extensions and bonuses carry the row's UniqueRequestToken, which MTurk honours for
+24 hours."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from annotation.ledger.models import LedgerEntry, LedgerKind, LedgerState
-from annotation.market_interface.money import Finish, Money, Row
+from annotation.market_interface.base import Money
+from annotation.market_interface.money import Finish, Records, Row, RowKind, RowState
 from annotation.markets.mturk.client import mturk_client
 from annotation.markets.mturk.spec import HitSpec
 from annotation.markets.mturk.states import PAYABLE, REVIEWED
 
-MONEY = Money(
+
+class MTurkMoney(Money):
+    """MTurk's paying calls, one per ledger row."""
+
+    def work_status(self, row: Row) -> str:
+        return mturk_client().get_assignment(row.market_ref).status
+
+    def send(self, entry: Row, records: Records) -> Finish:
+        """The row's one call at MTurk."""
+        client, p = mturk_client(), entry.params
+        if entry.kind == RowKind.CREATE_HIT:
+            spec = HitSpec(p["task_url"], int(p["max_assignments"]), dt.timedelta(seconds=int(p["lifetime"])))
+            outcome = client.create_hit(p["hit_type_id"], spec, entry.token)
+        elif entry.kind == RowKind.EXTEND:
+            outcome = client.create_additional_assignments(entry.market_ref, int(p["count"]), entry.token)
+        elif entry.kind == RowKind.APPROVE:
+            outcome = client.approve(entry.market_ref, p.get("feedback", ""))
+        elif entry.kind == RowKind.REJECT:
+            outcome = client.reject(entry.market_ref, p["feedback"])
+        elif entry.kind == RowKind.BONUS:
+            outcome = client.send_bonus(
+                entry.worker_ref, entry.market_ref, entry.amount, p["reason"], entry.token
+            )
+        else:
+            raise ValueError(f"MTurk has no {entry.kind} call")
+        return Finish(
+            RowState.CONFIRMED, outcome.ref, "replayed: MTurk had it already" if outcome.replayed else ""
+        )
+
+    def resolve(self, entry: Row, records: Records) -> Finish | None:
+        """An unclear row decided by reading MTurk: its bonuses, its HITs, an assignment's status."""
+        client = mturk_client()
+        if entry.kind == RowKind.BONUS:
+            # SendBonus is synchronous: ListBonusPayments is the whole truth.
+            at_market = sum(
+                1 for b in client.list_bonuses(assignment_id=entry.market_ref) if b.amount == entry.amount
+            )
+            confirmed = records.rows(
+                RowKind.BONUS, market=entry.provider, market_ref=entry.market_ref, states=[RowState.CONFIRMED]
+            )
+            ours = sum(1 for row in confirmed if row.amount == entry.amount and row.pk != entry.pk)
+            if at_market > ours:
+                return Finish(RowState.CONFIRMED, entry.market_ref, "bonus found at MTurk")
+            return Finish(RowState.FAILED, excerpt="no such bonus at MTurk")
+        if entry.kind == RowKind.CREATE_HIT:
+            for hit in client.list_hits():
+                if hit.annotation == entry.token:
+                    return Finish(RowState.CONFIRMED, hit.hit_id, "HIT found at MTurk")
+            return Finish(RowState.FAILED, excerpt="no HIT carries this token at MTurk")
+        if entry.kind in REVIEWED:
+            status = client.get_assignment(entry.market_ref).status
+            ok = status == REVIEWED[entry.kind]
+            return Finish(RowState.CONFIRMED if ok else RowState.FAILED, entry.market_ref, status)
+        return None
+
+
+MONEY = MTurkMoney(
     market="MTurk",
-    token_protected=frozenset({LedgerKind.CREATE_HIT, LedgerKind.EXTEND, LedgerKind.BONUS}),
+    token_protected=frozenset({RowKind.CREATE_HIT, RowKind.EXTEND, RowKind.BONUS}),
     # MTurk honours a UniqueRequestToken for 24 hours; past that a resend could act twice.
     token_lifetime=dt.timedelta(hours=23),
     payable=PAYABLE,
     reviewed=REVIEWED,
 )
-
-
-def send(entry: Row) -> Finish:
-    """The row's one call at MTurk."""
-    client, p = mturk_client(), entry.params
-    if entry.kind == LedgerKind.CREATE_HIT:
-        spec = HitSpec(p["task_url"], int(p["max_assignments"]), dt.timedelta(seconds=int(p["lifetime"])))
-        outcome = client.create_hit(p["hit_type_id"], spec, entry.token)
-    elif entry.kind == LedgerKind.EXTEND:
-        outcome = client.create_additional_assignments(entry.market_ref, int(p["count"]), entry.token)
-    elif entry.kind == LedgerKind.APPROVE:
-        outcome = client.approve(entry.market_ref, p.get("feedback", ""))
-    elif entry.kind == LedgerKind.REJECT:
-        outcome = client.reject(entry.market_ref, p["feedback"])
-    elif entry.kind == LedgerKind.BONUS:
-        outcome = client.send_bonus(
-            entry.worker_ref, entry.market_ref, entry.amount, p["reason"], entry.token
-        )
-    else:
-        raise ValueError(f"MTurk has no {entry.kind} call")
-    return Finish(
-        LedgerState.CONFIRMED, outcome.ref, "replayed: MTurk had it already" if outcome.replayed else ""
-    )
-
-
-def resolve(entry: Row) -> Finish | None:
-    """An unclear row decided by reading MTurk: its bonuses, its HITs, an assignment's status."""
-    client = mturk_client()
-    if entry.kind == LedgerKind.BONUS:
-        # SendBonus is synchronous: ListBonusPayments is the whole truth.
-        at_market = sum(
-            1 for b in client.list_bonuses(assignment_id=entry.market_ref) if b.amount == entry.amount
-        )
-        ours = (
-            LedgerEntry.objects.filter(
-                provider=entry.provider,
-                kind=LedgerKind.BONUS,
-                market_ref=entry.market_ref,
-                amount=entry.amount,
-                state=LedgerState.CONFIRMED,
-            )
-            .exclude(pk=entry.pk)
-            .count()
-        )
-        if at_market > ours:
-            return Finish(LedgerState.CONFIRMED, entry.market_ref, "bonus found at MTurk")
-        return Finish(LedgerState.FAILED, excerpt="no such bonus at MTurk")
-    if entry.kind == LedgerKind.CREATE_HIT:
-        for hit in client.list_hits():
-            if hit.annotation == entry.token:
-                return Finish(LedgerState.CONFIRMED, hit.hit_id, "HIT found at MTurk")
-        return Finish(LedgerState.FAILED, excerpt="no HIT carries this token at MTurk")
-    if entry.kind in REVIEWED:
-        status = client.get_assignment(entry.market_ref).status
-        ok = status == REVIEWED[entry.kind]
-        return Finish(LedgerState.CONFIRMED if ok else LedgerState.FAILED, entry.market_ref, status)
-    return None

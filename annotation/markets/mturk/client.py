@@ -1,7 +1,7 @@
 """Amazon Mechanical Turk over boto3: with its fake beside it (fake.py), the only module that imports boto3.
 
-Every call that accepts a UniqueRequestToken gets one (built by annotation.ledger.tokens from the
-ledger row); a reused token that MTurk reports as "already processed" counts as success only
+Every call that accepts a UniqueRequestToken gets one (the ledger row's token, made from what the
+call is about); a reused token that MTurk reports as "already processed" counts as success only
 after reading the market's state confirms it. Only named transient errors are retried.
 
 AWS announced that MTurk closes on 2026-09-30. The adapter stays complete for accounts and
@@ -15,7 +15,6 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from typing import Any, TypeVar
@@ -41,7 +40,14 @@ from annotation.market_interface.errors import (
     MarketError,
     MarketRejectedError,
     MarketUnavailableError,
-    VerificationError,
+)
+from annotation.markets.mturk.answers import (
+    MarketAssignment,
+    MarketBonus,
+    MarketHit,
+    Outcome,
+    assignment_from,
+    hit_from,
 )
 from annotation.markets.mturk.spec import HitSpec, HitTypeSpec, check_assignments, external_question, money
 
@@ -79,41 +85,8 @@ def mturk_closure_warning(today: dt.date | None = None) -> str:
     )
 
 
-@dataclass(frozen=True)
-class MarketAssignment:
-    assignment_id: str
-    worker_id: str
-    hit_id: str
-    status: str  # Submitted | Approved | Rejected
-    submit_time: dt.datetime | None
-    answer: str
-
-
-@dataclass(frozen=True)
-class MarketBonus:
-    assignment_id: str
-    worker_id: str
-    amount: Decimal
-    reason: str
-    granted_at: dt.datetime | None
-
-
-@dataclass(frozen=True)
-class MarketHit:
-    hit_id: str
-    hit_type_id: str
-    max_assignments: int
-    status: str
-    expiration: dt.datetime | None
-    annotation: str
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a paying or creating call achieved; `replayed` means MTurk had it already."""
-
-    ref: str
-    replayed: bool = False
+class VerificationError(MarketError):
+    """The market said a request was already processed, but reading its state did not confirm it."""
 
 
 class MTurkClient:
@@ -195,11 +168,11 @@ class MTurkClient:
     # -- reading ------------------------------------------------------------------------------
 
     def get_hit(self, hit_id: str) -> MarketHit:
-        return _hit(self._call("get_hit", HITId=hit_id)["HIT"])
+        return hit_from(self._call("get_hit", HITId=hit_id)["HIT"])
 
     def list_hits(self) -> Iterator[MarketHit]:
         for page in self._pages("list_hits"):
-            yield from (_hit(raw) for raw in page.get("HITs", []))
+            yield from (hit_from(raw) for raw in page.get("HITs", []))
 
     def list_assignments(self, hit_id: str, statuses: Sequence[str] = ()) -> Iterator[MarketAssignment]:
         """Every assignment of a HIT, through the paginator (100 a page)."""
@@ -207,10 +180,10 @@ class MTurkClient:
         if statuses:
             kwargs["AssignmentStatuses"] = list(statuses)
         for page in self._pages("list_assignments_for_hit", **kwargs):
-            yield from (_assignment(raw) for raw in page.get("Assignments", []))
+            yield from (assignment_from(raw) for raw in page.get("Assignments", []))
 
     def get_assignment(self, assignment_id: str) -> MarketAssignment:
-        return _assignment(self._call("get_assignment", AssignmentId=assignment_id)["Assignment"])
+        return assignment_from(self._call("get_assignment", AssignmentId=assignment_id)["Assignment"])
 
     def list_bonuses(self, *, hit_id: str = "", assignment_id: str = "") -> Iterator[MarketBonus]:
         kwargs = {"HITId": hit_id} if hit_id else {"AssignmentId": assignment_id}
@@ -394,28 +367,6 @@ def build_boto3_client(sandbox: bool) -> Any:
 
 def _first_page(pages: Any) -> dict[str, Any]:
     return dict(next(iter(pages)))
-
-
-def _hit(raw: dict[str, Any]) -> MarketHit:
-    return MarketHit(
-        hit_id=raw["HITId"],
-        hit_type_id=raw.get("HITTypeId", ""),
-        max_assignments=int(raw.get("MaxAssignments", 0)),
-        status=raw.get("HITStatus", ""),
-        expiration=raw.get("Expiration"),
-        annotation=raw.get("RequesterAnnotation", ""),
-    )
-
-
-def _assignment(raw: dict[str, Any]) -> MarketAssignment:
-    return MarketAssignment(
-        assignment_id=raw["AssignmentId"],
-        worker_id=raw["WorkerId"],
-        hit_id=raw["HITId"],
-        status=raw["AssignmentStatus"],
-        submit_time=raw.get("SubmitTime"),
-        answer=raw.get("Answer", ""),
-    )
 
 
 def _check_enabled() -> None:

@@ -22,7 +22,7 @@ from annotation.market_interface.base import (
     SyncReport,
     WorkQueue,
 )
-from annotation.market_interface.money import Discrepancy, Finish, Row
+from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
 from annotation.markets.mturk import calls
 from annotation.markets.mturk.client import mturk_client
@@ -171,18 +171,9 @@ class MTurkProvider(Provider):
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return mturk_ids(params)
 
-    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+    def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Assignments and bonuses per HIT of a job; MTurk lists no HIT that none of ours recorded."""
-        return reconcile_mturk_job(job) if job is not None else ()
-
-    def work_status(self, row: Row) -> str:
-        return mturk_client().get_assignment(row.market_ref).status
-
-    def send(self, row: Row) -> Finish:
-        return calls.send(row)
-
-    def resolve(self, row: Row) -> Finish | None:
-        return calls.resolve(row)
+        return reconcile_mturk_job(job, records) if job is not None else ()
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""

@@ -6,15 +6,21 @@ from collections import defaultdict
 from collections.abc import Iterable
 from decimal import Decimal
 
-from annotation.ledger.models import IssueKind, LedgerEntry, LedgerKind, LedgerState
-from annotation.ledger.reconcile import bonus_issues, compare_assignments, confirmed_rows, issue
-from annotation.market_interface.money import Discrepancy
+from annotation.market_interface.money import (
+    Discrepancy,
+    IssueKind,
+    Records,
+    RowKind,
+    RowState,
+    bonus_issues,
+    issue,
+)
 from annotation.markets.mturk.client import mturk_client
 from annotation.markets.mturk.states import ASSIGNMENT_STATES, REVIEWED
 from annotation.models import Job
 
 
-def reconcile_mturk_job(job: Job) -> Iterable[Discrepancy]:
+def reconcile_mturk_job(job: Job, records: Records) -> Iterable[Discrepancy]:
     client = mturk_client()
     market: dict[str, tuple[str, str]] = {}
     paid: dict[str, Decimal] = defaultdict(Decimal)
@@ -24,13 +30,12 @@ def reconcile_mturk_job(job: Job) -> Iterable[Discrepancy]:
             market[found.assignment_id] = (found.status, found.worker_id)
         for bonus in client.list_bonuses(hit_id=hit.external_id):
             paid[bonus.assignment_id] += bonus.amount
-    yield from compare_assignments(job, market, ASSIGNMENT_STATES, REVIEWED)
-    ours = {
-        ref: sum((row.amount for row in rows), Decimal(0))
-        for ref, rows in confirmed_rows(job, LedgerKind.BONUS).items()
-    }
+    yield from records.compare_assignments(job.pk, market, ASSIGNMENT_STATES, REVIEWED)
+    ours: dict[str, Decimal] = defaultdict(Decimal)
+    for row in records.rows(RowKind.BONUS, job_id=job.pk, states=[RowState.CONFIRMED]):
+        ours[row.market_ref] += row.amount
     yield from bonus_issues(ours, paid)
     published = {hit.external_id for hit in hits}
-    for entry in LedgerEntry.objects.filter(job=job, kind=LedgerKind.CREATE_HIT, state=LedgerState.CONFIRMED):
+    for entry in records.rows(RowKind.CREATE_HIT, job_id=job.pk, states=[RowState.CONFIRMED]):
         if entry.result_ref not in published:
             yield issue(IssueKind.HIT, entry.result_ref, "created in the ledger", "not on any HIT", entry)

@@ -13,7 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape
 
-from annotation.market_interface.errors import AssignmentLimitError, MarketConfigError
+from annotation.market_interface.errors import MarketConfigError, MarketError
 
 # System qualification types (MTurk documentation, "QualificationRequirement").
 LOCALE_QUALIFICATION = "00000000000000000071"
@@ -29,6 +29,10 @@ EXTERNAL_QUESTION_NS = (
     "http://mechanicalturk.amazonaws.com/AWSMechanicalTurkDataSchemas/2006-07-14/ExternalQuestion.xsd"
 )
 CENT = Decimal("0.01")
+
+
+class AssignmentLimitError(MarketError):
+    """A HIT would need 10 or more assignments, which triggers MTurk's extra 20% fee."""
 
 
 class SpecError(MarketConfigError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from annotation.ledger.models import LedgerKind
+from annotation.market_interface.money import RowKind
 from annotation.models import AssignmentState
 
 SUBMITTED = "Submitted"
@@ -16,10 +16,10 @@ ASSIGNMENT_STATES: dict[str, str] = {
     REJECTED: AssignmentState.REJECTED,
 }
 # The status a confirmed review leaves the assignment in at MTurk.
-REVIEWED: dict[str, str] = {LedgerKind.APPROVE: APPROVED, LedgerKind.REJECT: REJECTED}
+REVIEWED: dict[str, str] = {RowKind.APPROVE: APPROVED, RowKind.REJECT: REJECTED}
 # Statuses in which MTurk accepts each paying call.
 PAYABLE: dict[str, tuple[str, ...]] = {
-    LedgerKind.APPROVE: (SUBMITTED,),
-    LedgerKind.REJECT: (SUBMITTED,),
-    LedgerKind.BONUS: (SUBMITTED, APPROVED),
+    RowKind.APPROVE: (SUBMITTED,),
+    RowKind.REJECT: (SUBMITTED,),
+    RowKind.BONUS: (SUBMITTED, APPROVED),
 }

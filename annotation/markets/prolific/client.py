@@ -34,8 +34,6 @@ from django.conf import settings
 
 from annotation.market_interface.clients import market_client
 from annotation.market_interface.errors import (
-    MarketAuthError,
-    MarketBusyError,
     MarketConfigError,
     MarketError,
     MarketRejectedError,
@@ -43,6 +41,12 @@ from annotation.market_interface.errors import (
     PaymentOutcomeUnclearError,
 )
 from annotation.markets.prolific import resources
+from annotation.markets.prolific.http_errors import (
+    TRANSIENT_STATUS,
+    ProlificThrottledError,
+    raise_for_status,
+    throttled,
+)
 from annotation.markets.prolific.resources import (
     Balance,
     BulkBonus,
@@ -58,7 +62,6 @@ log = logging.getLogger(__name__)
 R = TypeVar("R")
 
 API_URL = "https://api.prolific.com"
-TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
 CENT = Decimal("0.01")
 PAGE_SIZE = 200  # the official client's default page
 MAX_PAGES = 1000  # a list that never ends is a fault, not a study
@@ -71,13 +74,6 @@ BEFORE_SENDING = (
     requests.exceptions.InvalidHeader,
     requests.exceptions.URLRequired,
 )
-
-
-class ProlificThrottledError(MarketBusyError):
-    """A 429: nothing was done, and Prolific asks us to wait `retry_after` seconds (its Retry-After)."""
-
-    def __init__(self, message: str, *, retry_after: float | None, excerpt: str = "") -> None:
-        super().__init__(message, retry_after=retry_after, code="429", excerpt=excerpt)
 
 
 class ProlificClient:
@@ -218,9 +214,9 @@ class ProlificClient:
             if response.status_code != 429 or attempt == self.attempts:
                 break
             # Turned away before any transaction: waiting as asked, then asking again, pays once.
-            self.sleep(self._wait(_throttled(response), attempt))
+            self.sleep(self._wait(throttled(response), attempt))
         if response.status_code == 429:
-            raise _throttled(response)  # nothing was paid: the ledger may send it again
+            raise throttled(response)  # nothing was paid: the ledger may send it again
         if response.status_code in TRANSIENT_STATUS:
             # A 5xx may come after the payment was queued; only reading state can tell.
             raise PaymentOutcomeUnclearError(
@@ -228,7 +224,7 @@ class ProlificClient:
                 code=str(response.status_code),
                 excerpt=response.text,
             )
-        _raise_for_status(response)
+        raise_for_status(response)
         return response.text[:500]
 
     def bonuses_paid(self, submission_id: str) -> tuple[int, ...]:
@@ -348,7 +344,7 @@ class ProlificClient:
             raise MarketUnavailableError(
                 f"Prolific unreachable, or its reply lost: {exc}", code=type(exc).__name__
             ) from exc
-        _raise_for_status(response)
+        raise_for_status(response)
         try:
             body = response.json()
         except ValueError as exc:
@@ -356,27 +352,6 @@ class ProlificClient:
                 "Prolific answered with something that is not JSON", excerpt=response.text
             ) from exc
         return body if isinstance(body, dict) else {"value": body}
-
-
-def _raise_for_status(response: requests.Response) -> None:
-    status = response.status_code
-    if status < 400:
-        return
-    text = response.text
-    try:
-        summary = resources.error_summary(response.json())
-    except ValueError:
-        summary = ""
-    said = f": {summary}" if summary else ""
-    if status == 429:
-        raise _throttled(response, said)
-    if status in TRANSIENT_STATUS:
-        raise MarketUnavailableError(f"Prolific answered {status}{said}", code=str(status), excerpt=text)
-    if status in (401, 403):
-        raise MarketAuthError(f"Prolific refused the token ({status}){said}", code=str(status), excerpt=text)
-    raise MarketRejectedError(
-        f"Prolific refused the request ({status}){said}", code=str(status), excerpt=text
-    )
 
 
 def _decided_by_reading(act: Callable[[], R], read: Callable[[], R], done: Callable[[R], bool]) -> R:
@@ -391,20 +366,6 @@ def _decided_by_reading(act: Callable[[], R], read: Callable[[], R], done: Calla
         if done(found):
             return found
         raise
-
-
-def _throttled(response: requests.Response, said: str = "") -> ProlificThrottledError:
-    return ProlificThrottledError(
-        f"Prolific throttled the request{said}", retry_after=_retry_after(response), excerpt=response.text
-    )
-
-
-def _retry_after(response: requests.Response) -> float | None:
-    value = response.headers.get("Retry-After", "")
-    try:
-        return float(value)
-    except ValueError:
-        return None  # absent, or an HTTP date: fall back to our own backoff
 
 
 def _amount(amount: Decimal) -> str:

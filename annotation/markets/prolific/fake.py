@@ -46,23 +46,24 @@ import requests
 from requests.adapters import BaseAdapter
 
 from annotation.markets.prolific.client import ProlificClient
+from annotation.markets.prolific.fake_faults import FaultsOnDemand, error_reply
 from annotation.markets.prolific.fake_studies import StudiesByThemselves, too_short_a_time
 from annotation.markets.prolific.schema import check_request, check_response, transitions
 
-HOLD_LIMIT = 60.0  # seconds a held reply waits at most, should a test forget to release it
 # Told of each call that creates work or pays, before it acts: what it is ("create study", "publish
 # study", "add places", "approve submission", "reject submission", "set up bonus", "pay bonus") and
 # what it acts on (the job id in the study's internal name, else the study, submission or bulk id).
 PayingHook = Callable[[str, str], None]
 
 
-class FakeProlific(StudiesByThemselves, BaseAdapter):
+class FakeProlific(FaultsOnDemand, StudiesByThemselves, BaseAdapter):
     """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema."""
 
     PROJECT, WORKSPACE = "project0000000000000000001", "workspace00000000000000001"
 
     def __init__(self, on_paying: PayingHook | None = None) -> None:
         super().__init__()
+        self.faults_cleared()
         self.on_paying = on_paying
         self.lock = threading.Lock()  # the loopback server answers from several threads
         self.ids = itertools.count(1)
@@ -72,25 +73,15 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
         self.groups: dict[str, dict[str, Any]] = {}
         self.settle_later = False
         self.unsettled: list[tuple[str, int]] = []
-        self.throttled: set[str] = set()  # operations answered 429 once
-        self.unavailable_once: set[str] = set()  # operations answered 503 once, doing nothing
-        self.lost: set[str] = set()  # operations carried out once, their reply lost on the way back
-        self.failed_after: set[str] = set()  # operations carried out once, then answered 502
-        self.down = False  # every request fails to connect (the market is unreachable)
-        # operations carried out once, their reply then broken mid-body (a ChunkedEncodingError, …)
-        self.broken: dict[str, type[requests.RequestException]] = {}
         self.currency = "GBP"  # what the workspace pays in
         self.effects: Counter[str] = Counter()  # what changed at the market, per operation
         self.rejections: dict[str, tuple[str, str]] = {}  # submission → (message, category)
         self.calls: list[tuple[str, str]] = []  # (operation, path) of every request
-        self.holding = _Hold()
         self.publishing_reads = 1  # reads of a PUBLISHING study before Prolific has it ACTIVE
         self.page_cap = 100  # the most results Prolific serves in one page, whatever was asked
-        self.retry_after: dict[str, str] = {}  # operation → the Retry-After of its next 429
         self.changes = itertools.count(1)  # orders studies by their last change
         self.changed_at: dict[str, int] = {}  # study → when it last changed
         self.publishing: dict[str, int] = {}  # study → reads left before Prolific has it ACTIVE
-        self.last_retry_after = ""
 
     def client(self, **options: Any) -> ProlificClient:
         """The real client, its requests answered by this fake (`options` as ProlificClient takes them)."""
@@ -131,48 +122,6 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
             self.submissions[submission_id]["bonus_payments"].append(cents)
         self.unsettled.clear()
 
-    def throttle(self, operation: str, *, retry_after: float | None = None) -> None:
-        """Answer the next request to `operation` (e.g. "pay-bonus-payments") with a 429, doing nothing;
-        with `retry_after`, the answer carries that Retry-After header (seconds)."""
-        self.throttled.add(operation)
-        if retry_after is not None:
-            self.retry_after[operation] = str(retry_after)
-
-    def unavailable(self, operation: str) -> None:
-        """Answer the next request to `operation` with a 503, doing nothing (the caller cannot tell)."""
-        self.unavailable_once.add(operation)
-
-    def lose_reply(self, operation: str) -> None:
-        """Carry out the next request to `operation`, then lose its reply (a read timeout)."""
-        self.lost.add(operation)
-
-    def break_reply(
-        self,
-        operation: str,
-        error: type[requests.RequestException] = requests.exceptions.ChunkedEncodingError,
-    ) -> None:
-        """Carry out the next request to `operation`, then break its reply mid-body with `error`."""
-        self.broken[operation] = error
-
-    def fail_after(self, operation: str) -> None:
-        """Carry out the next request to `operation`, then answer 502 (a gateway that lost the reply)."""
-        self.failed_after.add(operation)
-
-    def hold(self, nth: int, operation: str, *, unpaid: bool = False) -> None:
-        """Carry out the `nth` request to `operation`, then keep its reply until `release` is set.
-
-        With `unpaid`, only requests about a submission with no bonus yet count (the read made while
-        a bonus row is claimed, before the bonus is set up). `held` is set once the work is done."""
-        self.holding = _Hold(operation, nth, unpaid)
-
-    @property
-    def held(self) -> threading.Event:
-        return self.holding.held
-
-    @property
-    def release(self) -> threading.Event:
-        return self.holding.release
-
     def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         url = str(request.url)
         status, reply = self.respond(
@@ -202,14 +151,7 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
             status, reply = self._answer(found.operation, urlsplit(url), body or {})
             check_response(found, status, reply)
             hold = self.holding.counts(found.operation, self._unpaid(url))
-            if found.operation in self.lost:
-                self.lost.discard(found.operation)
-                raise requests.ReadTimeout(f"the reply to {found.operation} was lost")
-            if found.operation in self.broken:
-                raise self.broken.pop(found.operation)(f"the reply to {found.operation} broke mid-body")
-            if found.operation in self.failed_after:
-                self.failed_after.discard(found.operation)
-                status, reply = 502, error_reply(502, "Bad gateway", "The upstream reply was lost.")
+            status, reply = self._fault_after(found.operation, status, reply)
         if hold:
             self.holding.wait()
         return status, reply
@@ -224,14 +166,9 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
             self.on_paying(what, ref)
 
     def _answer(self, operation: str, url: SplitResult, body: dict[str, Any]) -> tuple[int, Any]:
-        self.last_retry_after = ""
-        if operation in self.throttled:
-            self.throttled.discard(operation)
-            self.last_retry_after = self.retry_after.pop(operation, "")
-            return 429, error_reply(429, "Too many requests", "Request was throttled.")
-        if operation in self.unavailable_once:
-            self.unavailable_once.discard(operation)
-            return 503, error_reply(503, "Service unavailable", "Try again later.")
+        refused = self._fault_before(operation)
+        if refused is not None:
+            return refused
         parts = url.path.strip("/").split("/")[2:]  # after api/v1
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         handler = getattr(self, "_" + operation.replace("-", "_"))
@@ -411,11 +348,6 @@ class FakeProlific(StudiesByThemselves, BaseAdapter):
         return {"results": results[offset : offset + limit], "meta": {"count": len(results)}}
 
 
-def error_reply(status: int, title: str, detail: str) -> dict[str, Any]:
-    """An error body in Prolific's format (status, error_code, title, detail)."""
-    return {"error": {"status": status, "error_code": status * 1000 + 1, "title": title, "detail": detail}}
-
-
 def _group(group: dict[str, Any]) -> dict[str, Any]:
     shown = {k: v for k, v in group.items() if k != "members"}
     return {**shown, "participant_count": len(group["members"]), "is_deleted": False}
@@ -431,26 +363,6 @@ def _detail(submission: dict[str, Any]) -> dict[str, Any]:
     """A submission read on its own (with `participant`, and its bonuses in cents)."""
     shown = {k: v for k, v in submission.items() if k != "participant_id"}
     return {**shown, "participant": submission["participant_id"]}
-
-
-class _Hold:
-    """Which reply to hold (the `nth` request to `operation`), and the events around it."""
-
-    def __init__(self, operation: str = "", nth: int = 0, unpaid: bool = False) -> None:
-        self.operation, self.nth, self.unpaid = operation, nth, unpaid
-        self.seen = 0
-        self.held, self.release = threading.Event(), threading.Event()
-
-    def counts(self, operation: str, unpaid: bool) -> bool:
-        """Count this request if it is of the kind held; true when it is the one to hold."""
-        if operation != self.operation or (self.unpaid and not unpaid):
-            return False
-        self.seen += 1
-        return self.seen == self.nth
-
-    def wait(self) -> None:
-        self.held.set()
-        self.release.wait(HOLD_LIMIT)
 
 
 _market: FakeProlific | None = None

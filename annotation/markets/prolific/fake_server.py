@@ -17,7 +17,8 @@ from typing import Any
 
 import requests
 
-from annotation.markets.prolific.fake import FakeProlific, error_reply
+from annotation.markets.prolific.fake import FakeProlific
+from annotation.markets.prolific.fake_faults import error_reply
 from annotation.markets.prolific.schema import API_HOST, SchemaViolation
 
 

@@ -6,11 +6,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, ClassVar, cast
+from typing import ClassVar, cast
 
 from django.conf import settings
 
-from annotation.ledger.models import LedgerKind
 from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
@@ -26,7 +25,7 @@ from annotation.market_interface.base import (
     reward_lines,
 )
 from annotation.market_interface.errors import MarketAuthError, MarketConfigError, MarketRejectedError
-from annotation.market_interface.money import Discrepancy, Finish, Row
+from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
 from annotation.markets.prolific import account, calls
 from annotation.markets.prolific.client import ProlificClient, prolific_client
@@ -205,29 +204,9 @@ class ProlificProvider(Provider):
     def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
         return prolific_ids(params)
 
-    def reconcile(self, job: Job | None) -> Iterable[Discrepancy]:
+    def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Submissions and bonuses per study of a job; for no job, the studies none of ours recorded."""
-        return reconcile_prolific_job(job) if job is not None else unowned_studies()
-
-    def work_status(self, row: Row) -> str:
-        return prolific_client().get_submission(row.market_ref).status
-
-    def send(self, row: Row) -> Finish:
-        return calls.send(row)
-
-    def resolve(self, row: Row) -> Finish | None:
-        return calls.resolve(row)
-
-    def follow_ups(self, row: Row) -> Sequence[Row]:
-        return [calls.pay_intent(row)] if row.kind == LedgerKind.BONUS else []
-
-    def row_params(self, kind: str, assignment: Assignment) -> dict[str, Any]:
-        """A bonus is set up on the study; a rejection carries the job's rejection category."""
-        if kind == LedgerKind.BONUS:
-            return {"study_id": assignment.hit.external_id}
-        if kind == LedgerKind.REJECT:
-            return {"category": rejection_category(assignment.job.params)}
-        return {}
+        return reconcile_prolific_job(job, records) if job is not None else unowned_studies(records)
 
     def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
         if identity is None:

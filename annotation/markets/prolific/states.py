@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from annotation.ledger.models import LedgerKind
+from annotation.market_interface.money import RowKind
 from annotation.markets.prolific.resources import Study
 from annotation.markets.prolific.studies import ACTIVE, COMPLETED, PAUSED
 from annotation.markets.prolific.studies import AWAITING_REVIEW as STUDY_AWAITING_REVIEW
@@ -79,10 +79,10 @@ def study_status_note(studies: Sequence[Study], *, paused_here: bool) -> StudyNo
 
 
 # The status a confirmed review leaves the submission in at Prolific.
-REVIEWED: dict[str, str] = {LedgerKind.APPROVE: APPROVED, LedgerKind.REJECT: REJECTED}
+REVIEWED: dict[str, str] = {RowKind.APPROVE: APPROVED, RowKind.REJECT: REJECTED}
 # Statuses in which Prolific accepts each paying call.
 PAYABLE: dict[str, tuple[str, ...]] = {
-    LedgerKind.APPROVE: (AWAITING_REVIEW,),
-    LedgerKind.REJECT: (AWAITING_REVIEW,),
-    LedgerKind.BONUS: (AWAITING_REVIEW, APPROVED, PARTIALLY_APPROVED),
+    RowKind.APPROVE: (AWAITING_REVIEW,),
+    RowKind.REJECT: (AWAITING_REVIEW,),
+    RowKind.BONUS: (AWAITING_REVIEW, APPROVED, PARTIALLY_APPROVED),
 }
