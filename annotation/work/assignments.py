@@ -21,6 +21,7 @@ from annotation.models import (
     JobState,
     Qualification,
     Response,
+    ResponseOrigin,
     Worker,
     WorkerItem,
     WorkerItemReason,
@@ -444,14 +445,14 @@ def _insert_responses(
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Response._meta.db_table} (job_id, item_id, worker_id, assignment_id, label, "
-            "value, is_gold, correct, simulated, created) "
-            "SELECT %s, item_id, %s, %s, label, value::jsonb, is_gold, correct, %s, %s "
+            "value, is_gold, correct, simulated, created, origin) "
+            "SELECT %s, item_id, %s, %s, label, value::jsonb, is_gold, correct, %s, %s, %s "
             "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[]) "
             "WITH ORDINALITY AS answered(item_id, label, value, is_gold, correct, n) ORDER BY n",
             [
                 assignment.job_id, assignment.worker_id, assignment.pk, assignment.simulated, timezone.now(),
-                [item.pk for item in items], [answer.label for answer in chosen], values,
-                [item.is_gold for item in items], list(correct),
+                ResponseOrigin.CROWD, [item.pk for item in items], [answer.label for answer in chosen],
+                values, [item.is_gold for item in items], list(correct),
             ],
         )  # fmt: skip
 
