@@ -114,10 +114,16 @@ def rated_responses(outcome: ItemOutcome) -> list[RatedResponse]:
         Response.objects.filter(item=outcome.item_id).select_related("worker").order_by("worker_id")
     ):
         q = quality.get(response.worker_id)
-        rated.append(RatedResponse(
-            str(response.worker), response.label, q.reliability if q else None, q.agreement if q else None,
-            tuple(q.flags) if q and q.flags else (), response.worker.blocked,
-        ))  # fmt: skip
+        rated.append(
+            RatedResponse(
+                str(response.worker),
+                response.label,
+                q.reliability if q else None,
+                q.agreement if q else None,
+                tuple(q.flags) if q and q.flags else (),
+                response.worker.blocked,
+            )
+        )
     return rated
 
 
@@ -174,35 +180,54 @@ def accept_model_labels(job: Job, threshold: float, *, user: Any) -> int:
     return accepted
 
 
+def _decision(outcome: ItemOutcome, label: str | Sequence[str]) -> tuple[str, str, bool, tuple[str, ...]]:
+    """What the adjudicator's answer means under the job's rule: (label as given, label decided, kept,
+    labels chosen — multi-label tasks only)."""
+    declared = declared_rule(outcome.job.task_type)
+    if isinstance(declared, MultiLabelRule):
+        chosen = _chosen_labels(outcome, label)
+        joined = declared.separator.join(chosen)
+        return joined, joined, bool(chosen), chosen
+    rule = rule_of(outcome.job)
+    if not isinstance(label, str) or label not in rule.answer_set.labels:
+        raise AdjudicationError(f"{label!r} is not one of {list(rule.answer_set.labels)}")
+    decided = rule.collapse.mapping[label] if rule.collapse is not None else label
+    return label, decided, decided in rule.keep, ()
+
+
 def adjudicate(outcome_id: int, label: str | Sequence[str], *, user: Any, note: str = "") -> Adjudication:
     """Set an item's final label (for a multi-label task, its labels), write it to the corpus, and
     record who decided, when, and over what."""
     with transaction.atomic():
         outcome = ItemOutcome.objects.select_for_update().select_related("item", "job").get(pk=outcome_id)
-        declared = declared_rule(outcome.job.task_type)
-        if isinstance(declared, MultiLabelRule):
-            chosen = _chosen_labels(outcome, label)
-            label = decided = declared.separator.join(chosen)
-            kept = bool(chosen)
-        else:
-            rule = rule_of(outcome.job)
-            if not isinstance(label, str) or label not in rule.answer_set.labels:
-                raise AdjudicationError(f"{label!r} is not one of {list(rule.answer_set.labels)}")
-            decided = rule.collapse.mapping[label] if rule.collapse is not None else label
-            kept, chosen = decided in rule.keep, ()
+        label, decided, kept, chosen = _decision(outcome, label)
         stamp = timezone.now()
         record = Adjudication(
-            outcome=outcome, job=outcome.job, cluster_id=outcome.item.cluster_id,
-            crowd_label=outcome.label, old_label=current_label(outcome), new_label=label,
-            decided_label=decided, old_status=_status_now(outcome), sampled=outcome.sampled,
-            new_status=Status.ADJUDICATED if kept else Status.REJECTED, note=note, decided_by=user,
+            outcome=outcome,
+            job=outcome.job,
+            cluster_id=outcome.item.cluster_id,
+            crowd_label=outcome.label,
+            old_label=current_label(outcome),
+            new_label=label,
+            decided_label=decided,
+            old_status=_status_now(outcome),
+            sampled=outcome.sampled,
+            new_status=Status.ADJUDICATED if kept else Status.REJECTED,
+            note=note,
+            decided_by=user,
             decided_at=stamp,
-        )  # fmt: skip
+        )
         written = f"adjudicated by {user} at {stamp:%Y-%m-%d %H:%M} UTC"
         _write(outcome, label, decided, kept, chosen, written, user)
         record.save()
-        audit.record(user, AuditEvent.Action.ADJUDICATED, f"item {outcome.item.key} of job {outcome.job_id}",
-                     old=record.old_label, new=label, note=note)  # fmt: skip
+        audit.record(
+            user,
+            AuditEvent.Action.ADJUDICATED,
+            f"item {outcome.item.key} of job {outcome.job_id}",
+            old=record.old_label,
+            new=label,
+            note=note,
+        )
     return record
 
 
@@ -231,11 +256,18 @@ def _write(
     if item.is_gold:
         return  # gold items check workers; their corpus rows are not the job's to change
     decision = Decision(
-        item_id=item.pk, label=decided, fine_label=label, counts=list(outcome.counts),
-        agreement=outcome.agreement, kept=kept, cluster_id=item.cluster_id,
-        perspective_id=item.perspective_id, evidence_id=item.evidence_id, claim_id=item.claim_id,
+        item_id=item.pk,
+        label=decided,
+        fine_label=label,
+        counts=list(outcome.counts),
+        agreement=outcome.agreement,
+        kept=kept,
+        cluster_id=item.cluster_id,
+        perspective_id=item.perspective_id,
+        evidence_id=item.evidence_id,
+        claim_id=item.claim_id,
         labels=labels,
-    )  # fmt: skip
+    )
     writer = Writer.person(user, f"adjudication of item {item.key} in job {outcome.job_id}")
     with provenance.writing(writer):
         get_task_type(outcome.job.task_type).write_adjudication(decision, rule)

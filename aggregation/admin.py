@@ -102,9 +102,12 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
             now = current_label(obj)
             if offered.multiple:
                 form.base_fields["final_label"] = forms.MultipleChoiceField(
-                    choices=offered.labels, widget=forms.CheckboxSelectMultiple, required=False,
-                    initial=[label for label in now.split(",") if label], help_text="None: no label applies.",
-                )  # fmt: skip
+                    choices=offered.labels,
+                    widget=forms.CheckboxSelectMultiple,
+                    required=False,
+                    initial=[label for label in now.split(",") if label],
+                    help_text="None: no label applies.",
+                )
             else:
                 field = form.base_fields["final_label"]
                 assert isinstance(field, forms.ChoiceField)
@@ -135,19 +138,31 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         return format_html(
             "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
             "reference {}; contested: {}; now in the corpus: <strong>{}</strong>",
-            obj.label, obj.fine_label, described_votes(obj.job.task_type, obj.counts), rho, obj.status,
+            obj.label,
+            obj.fine_label,
+            described_votes(obj.job.task_type, obj.counts),
+            rho,
+            obj.status,
             obj.model_label or "-",
-            f"{obj.model_confidence or 0.0:.0%}", obj.reference_label or "none",
-            ", ".join(obj.reasons) or "no", current_label(obj),
-        )  # fmt: skip
+            f"{obj.model_confidence or 0.0:.0%}",
+            obj.reference_label or "none",
+            ", ".join(obj.reasons) or "no",
+            current_label(obj),
+        )
 
     @admin.display(description="responses")
     def responses_table(self, obj: ItemOutcome) -> SafeString:
         rows = [
-            (r.worker, r.label, _share(r.reliability), _share(r.agreement), ", ".join(r.flags),
-             "blocked" if r.blocked else "")
+            (
+                r.worker,
+                r.label,
+                _share(r.reliability),
+                _share(r.agreement),
+                ", ".join(r.flags),
+                "blocked" if r.blocked else "",
+            )
             for r in rated_responses(obj)
-        ]  # fmt: skip
+        ]
         body = format_html_join(
             "", "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", rows
         )
@@ -208,8 +223,21 @@ class WorkerQualityAdmin(admin.ModelAdmin):
 
 @admin.register(AggregationRun)
 class AggregationRunAdmin(admin.ModelAdmin):
-    list_display = ("pk", "job", "created", "trigger", "state", "rule", "fleiss_kappa", "krippendorff_alpha",
-                    "kept", "rejected", "no_majority", "changed_items", "dashboard")  # fmt: skip
+    list_display = (
+        "pk",
+        "job",
+        "created",
+        "trigger",
+        "state",
+        "rule",
+        "fleiss_kappa",
+        "krippendorff_alpha",
+        "kept",
+        "rejected",
+        "no_majority",
+        "changed_items",
+        "dashboard",
+    )
     list_filter = ("state", "trigger", "task_type")
     readonly_fields = [f.name for f in AggregationRun._meta.fields]
     actions = ["aggregate_again"]
@@ -236,12 +264,28 @@ class AggregationRunAdmin(admin.ModelAdmin):
 
 @admin.register(Adjudication)
 class AdjudicationAdmin(admin.ModelAdmin):
-    list_display = ("outcome", "texts", "job", "crowd_label", "old_label", "new_label", "new_status",
-                    "sampled", "decided_by", "decided_at", "note")  # fmt: skip
+    list_display = (
+        "outcome",
+        "texts",
+        "job",
+        "crowd_label",
+        "old_label",
+        "new_label",
+        "new_status",
+        "sampled",
+        "decided_by",
+        "decided_at",
+        "note",
+    )
     list_filter = ("sampled", "new_status", "job")
     list_select_related = ("outcome__item", "job", "decided_by")
-    search_fields = ("outcome__item__key", "outcome__item__claim__text", "outcome__item__perspective__text",
-                     "outcome__item__evidence__text", "note")  # fmt: skip
+    search_fields = (
+        "outcome__item__key",
+        "outcome__item__claim__text",
+        "outcome__item__perspective__text",
+        "outcome__item__evidence__text",
+        "note",
+    )
     readonly_fields = [f.name for f in Adjudication._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

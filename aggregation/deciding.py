@@ -26,9 +26,13 @@ def on_rule_labels(answers: Responses, rule: AgreementRule) -> Responses:
     if rule.collapse is None:
         return answers
     return Responses(
-        answers.items, answers.workers, answers.item_index, answers.worker_index,
-        rule.collapse.codes(answers.label), rule.label_set,
-    )  # fmt: skip
+        answers.items,
+        answers.workers,
+        answers.item_index,
+        answers.worker_index,
+        rule.collapse.codes(answers.label),
+        rule.label_set,
+    )
 
 
 def decide(

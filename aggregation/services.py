@@ -26,14 +26,14 @@ from aggregation.quality import record_worker_quality
 from aggregation.reading import job_responses
 from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule
-from aggregation.storing import (
+from aggregation.copying_outcomes import first_run_items
+from aggregation.outcome_columns import (
     OutcomeColumns,
     decisions_to_write_back,
-    first_run_items,
     outcome_columns,
     reference_codes,
-    store_outcomes,
 )
+from aggregation.storing import store_outcomes
 from aggregation.topics import assign_topics, topic_label_set
 from aggregation.write_back import write_back
 from annotation.models import Item, Job
@@ -74,10 +74,21 @@ class AggregationReport:
     @classmethod
     def of(cls, run: AggregationRun) -> AggregationReport:
         return cls(
-            run.pk, run.job_id, run.task_type, run.rule, run.items, run.kept, run.rejected,
-            run.no_majority, run.adjudicated, run.fleiss_kappa, run.krippendorff_alpha, run.flagged_workers,
-            run.changed_items, run.corpus_writes,
-        )  # fmt: skip
+            run.pk,
+            run.job_id,
+            run.task_type,
+            run.rule,
+            run.items,
+            run.kept,
+            run.rejected,
+            run.no_majority,
+            run.adjudicated,
+            run.fleiss_kappa,
+            run.krippendorff_alpha,
+            run.flagged_workers,
+            run.changed_items,
+            run.corpus_writes,
+        )
 
 
 def has_aggregation(task_type: str) -> bool:
@@ -92,6 +103,18 @@ def current_policy(job: Job) -> AggregationPolicy:
     """The policy of the job's last successful run, or the defaults: re-runs decide as before."""
     last = job.aggregation_runs.filter(state=RunState.DONE).order_by("-created", "-pk").first()
     return AggregationPolicy.from_mapping(last.policy) if last else AggregationPolicy()
+
+
+def _record_run(job: Job, trigger: str, user: Any, **fields: Any) -> AggregationRun:
+    """A run's row: who started it, why, and the library versions it ran with."""
+    return AggregationRun.objects.create(
+        job=job,
+        trigger=trigger,
+        task_type=job.task_type,
+        versions=library_versions(),
+        started_by=user,
+        **fields,
+    )
 
 
 def aggregate_job(
@@ -117,16 +140,10 @@ def aggregate_job(
             done = _done_since_completion(job) if once else None
             if done is not None:
                 return AggregationReport.of(done)
-            run = AggregationRun.objects.create(
-                job=job, trigger=trigger, task_type=job.task_type, policy=policy.as_dict(),
-                label_model=policy.label_model, versions=library_versions(), started_by=user,
-            )  # fmt: skip
+            run = _record_run(job, trigger, user, policy=policy.as_dict(), label_model=policy.label_model)
             _aggregate(job, run, policy, task_type, progress)
     except (ResponsesError, LabelSetError, PolicyError, TaskTypeError) as error:
-        AggregationRun.objects.create(
-            job=job, trigger=trigger, task_type=job.task_type, state=RunState.FAILED, error=str(error),
-            versions=library_versions(), started_by=user,
-        )  # fmt: skip
+        _record_run(job, trigger, user, state=RunState.FAILED, error=str(error))
         raise AggregationError(f"job {job.pk} ({job.task_type}): {error}") from error
     return AggregationReport.of(run)
 
@@ -340,9 +357,15 @@ def _aggregate_multilabel(
 def _multilabel_decision(rule: MultiLabelRule, item: int, chosen: list[str], claim: int | None) -> Decision:
     joined = rule.separator.join(chosen)
     return Decision(
-        item_id=item, label=joined or NO_MAJORITY_LABEL, fine_label=joined, counts=[], agreement=None,
-        kept=bool(chosen), claim_id=claim, labels=tuple(chosen),
-    )  # fmt: skip
+        item_id=item,
+        label=joined or NO_MAJORITY_LABEL,
+        fine_label=joined,
+        counts=[],
+        agreement=None,
+        kept=bool(chosen),
+        claim_id=claim,
+        labels=tuple(chosen),
+    )
 
 
 def _store_multilabel_outcomes(job: Job, run: AggregationRun, decisions: list[Decision]) -> None:

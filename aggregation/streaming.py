@@ -59,8 +59,13 @@ def read_labels(
                 unknown = ", ".join(map(quoted, sorted(set(chunk["label"][codes < 0]))[:5]))
                 first = number * chunk_rows + int(np.argmax(codes < 0)) + 2
                 raise LabelFileError(f"line {first}: label(s) {unknown} not among {list(labels)}")
-            parts.append((_global_codes(chunk["item"], known), _global_codes(chunk["worker"], workers),
-                          codes.astype(np.int8)))  # fmt: skip
+            parts.append(
+                (
+                    _global_codes(chunk["item"], known),
+                    _global_codes(chunk["worker"], workers),
+                    codes.astype(np.int8),
+                )
+            )
     except pd.errors.EmptyDataError:
         raise LabelFileError(f"{path} has no rows") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as error:
@@ -86,6 +91,20 @@ def _global_codes(values: pd.Series, index: dict[str, int]) -> npt.NDArray[np.in
     return shared[local]
 
 
+def _responses(coded: CodedLabels, rule: AgreementRule, require_overlap: bool) -> Responses:
+    """The file's codes as responses to `rule`'s answers; a bad file is a `LabelFileError`."""
+    try:
+        return Responses.from_codes(
+            coded.item_codes,
+            coded.worker_codes,
+            coded.label_codes,
+            rule.answer_set,
+            require_overlap=require_overlap,
+        )
+    except (ResponsesError, LabelSetError) as error:
+        raise LabelFileError(str(error)) from None
+
+
 def aggregate_labels(
     coded: CodedLabels,
     labels: Sequence[str],
@@ -106,26 +125,19 @@ def aggregate_labels(
     if label_model not in LABEL_MODELS:
         raise LabelFileError(f"unknown label model {label_model!r}; known: {sorted(LABEL_MODELS)}")
     rule = labels_rule(labels, decision, threshold, comparison, declared)
-    try:
-        responses = Responses.from_codes(
-            coded.item_codes,
-            coded.worker_codes,
-            coded.label_codes,
-            rule.answer_set,
-            require_overlap=require_overlap,
-        )
-    except (ResponsesError, LabelSetError) as error:
-        raise LabelFileError(str(error)) from None
+    responses = _responses(coded, rule, require_overlap)
     outcome, fitted = decide(responses, rule, LABEL_MODELS[label_model](), decision, threshold or 0.0)
     names = np.asarray(coded.item_names, dtype=object)
-    return pd.DataFrame({
-        "item": names[responses.items],
-        "label": rule.label_set.names_of(outcome.labels),
-        "agreement": outcome.agreement,
-        "status": np.where(outcome.kept, "kept", "rejected"),
-        "model_label": rule.label_set.names_of(fitted.labels),
-        "confidence": fitted.probabilities.max(axis=1),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "item": names[responses.items],
+            "label": rule.label_set.names_of(outcome.labels),
+            "agreement": outcome.agreement,
+            "status": np.where(outcome.kept, "kept", "rejected"),
+            "model_label": rule.label_set.names_of(fitted.labels),
+            "confidence": fitted.probabilities.max(axis=1),
+        }
+    )
 
 
 def labels_rule(
@@ -144,5 +156,10 @@ def labels_rule(
             moved = None  # a majority-only rule has no agreement threshold to move (as a job's policy)
         return declared.with_threshold(moved, Comparison(comparison) if comparison else None)
     rho_threshold = (0.5 if threshold is None else threshold) if decision == "rule" else None
-    return AgreementRule("labels", LabelSet("labels", tuple(labels)), frozenset(labels), rho_threshold,
-                         Comparison(comparison or ">="))  # fmt: skip
+    return AgreementRule(
+        "labels",
+        LabelSet("labels", tuple(labels)),
+        frozenset(labels),
+        rho_threshold,
+        Comparison(comparison or ">="),
+    )

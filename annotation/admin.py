@@ -21,12 +21,11 @@ from annotation.models import (
     Hit,
     Item,
     Job,
-    MTurkBatch,
-    MTurkTemplate,
     Qualification,
     Response,
     Worker,
 )
+from annotation.mturk_templates import admin as mturk_templates_admin  # noqa: F401  (registers its pages)
 from annotation.quality import admin as quality_admin  # noqa: F401  (registers the quality pages)
 from annotation.staff import markets as market_admin
 from annotation.staff.ledger import reconcile_jobs, show_market_cost  # also registers the ledger's admin
@@ -119,16 +118,51 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
-            return ["name", "task_type", "provider", "filters", "params", "allow_single_worker", "budget",
-                    "teams"]  # fmt: skip
-        return ["name", "pages", "task_type", "provider", "state", "market", "money_in_doubt", "currency",
-                "progress", "annotators", "accuracy", "params", "filters", "budget", "teams"]  # fmt: skip
+            return [
+                "name",
+                "task_type",
+                "provider",
+                "filters",
+                "params",
+                "allow_single_worker",
+                "budget",
+                "teams",
+            ]
+        return [
+            "name",
+            "pages",
+            "task_type",
+            "provider",
+            "state",
+            "market",
+            "money_in_doubt",
+            "currency",
+            "progress",
+            "annotators",
+            "accuracy",
+            "params",
+            "filters",
+            "budget",
+            "teams",
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return ["pages", "task_type", "provider", "state", "market", "money_in_doubt", "currency", "progress",
-                "annotators", "accuracy", "params", "filters"]  # fmt: skip
+        return [
+            "pages",
+            "task_type",
+            "provider",
+            "state",
+            "market",
+            "money_in_doubt",
+            "currency",
+            "progress",
+            "annotators",
+            "accuracy",
+            "params",
+            "filters",
+        ]
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:
@@ -154,11 +188,21 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         if not rows:
             return "nobody has worked on it yet"
         workers = Worker.objects.in_bulk([row.key for row in rows])
-        body = format_html_join("", "<tr><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td></tr>", (
-            (workers[r.key], r.submitted, r.assignments, r.items, f"{r.minutes:.1f}",
-             "-" if r.gold_accuracy is None else f"{r.gold_accuracy:.0%} of {r.gold_answered}")
-            for r in rows
-        ))  # fmt: skip
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}/{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    workers[r.key],
+                    r.submitted,
+                    r.assignments,
+                    r.items,
+                    f"{r.minutes:.1f}",
+                    "-" if r.gold_accuracy is None else f"{r.gold_accuracy:.0%} of {r.gold_answered}",
+                )
+                for r in rows
+            ),
+        )
         head = "<tr><th>worker</th><th>submitted</th><th>items</th><th>minutes</th><th>gold</th></tr>"
         return format_html("<table>{}{}</table>", SafeString(head), body)
 
@@ -168,17 +212,24 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         if not found.overall.answered:
             return "no answers to items with a known answer"
         workers = Worker.objects.in_bulk(list(found.workers))
-        body = format_html_join("", "<tr><td>{}</td><td>{}/{}</td><td>{}</td></tr>", (
-            (workers[pk], tally.correct, tally.answered, f"{tally.accuracy:.0%}")
-            for pk, tally in sorted(found.workers.items())
-        ))  # fmt: skip
+        body = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}/{}</td><td>{}</td></tr>",
+            (
+                (workers[pk], tally.correct, tally.answered, f"{tally.accuracy:.0%}")
+                for pk, tally in sorted(found.workers.items())
+            ),
+        )
         mean = found.mean_worker_accuracy
         overall = found.overall
         summary = format_html(
             "<p>{}/{} answers correct ({}); mean accuracy over {} workers {}</p>",
-            overall.correct, overall.answered, f"{overall.accuracy or 0:.0%}", len(found.workers),
+            overall.correct,
+            overall.answered,
+            f"{overall.accuracy or 0:.0%}",
+            len(found.workers),
             f"{mean or 0:.0%}",
-        )  # fmt: skip
+        )
         head = "<tr><th>worker</th><th>correct</th><th>accuracy</th></tr>"
         return format_html("{}<table>{}{}</table>", summary, SafeString(head), body)
 
@@ -204,8 +255,11 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         link = reverse("admin:annotation_ledgerentry_changelist")
         return format_html(
             '{} unclear ({}): <a href="{}?state__exact=unclear&amp;job__id__exact={}">decide in the ledger</a>',  # noqa: E501
-            len(rows), ", ".join(f"{r.kind} {money(r.amount, r.currency)}" for r in rows), link, job.pk,
-        )  # fmt: skip
+            len(rows),
+            ", ".join(f"{r.kind} {money(r.amount, r.currency)}" for r in rows),
+            link,
+            job.pk,
+        )
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
@@ -316,41 +370,3 @@ class WorkerAdmin(admin.ModelAdmin):
         worker_ids = list(queryset.values_list("pk", flat=True))
         params, count = {"worker_ids": worker_ids}, len(worker_ids)
         market_admin.start(self, request, "annotation.unblock_workers", "Unblock workers", params, count)
-
-
-class MTurkBatchInline(admin.TabularInline):
-    model = MTurkBatch
-    fields = readonly_fields = ("source_name", "columns", "created")
-    extra = 0
-    can_delete = False
-
-
-@admin.register(MTurkTemplate)
-class MTurkTemplateAdmin(NamedPermissions, admin.ModelAdmin):
-    """Imported MTurk templates. Only `trust_mturktemplate` may mark one trusted (its scripts then run
-    on the platform's origin); everyone else sees `trusted` read-only."""
-
-    list_display = ("name", "trusted", "created")
-    list_filter = ("trusted",)
-    search_fields = ("name",)
-    inlines = [MTurkBatchInline]
-    actions = ["mark_trusted", "mark_untrusted"]
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        fixed = ("created_by", "created")
-        return fixed if self.has_trust_template_permission(request) else (*fixed, "trusted")
-
-    @admin.action(description="Trust: show as written, scripts run", permissions=["trust_template"])
-    def mark_trusted(self, request: HttpRequest, queryset: QuerySet[MTurkTemplate]) -> None:
-        self.message_user(request, f"Trusted: {queryset.update(trusted=True)}")
-
-    @admin.action(description="Stop trusting: sanitise again", permissions=["trust_template"])
-    def mark_untrusted(self, request: HttpRequest, queryset: QuerySet[MTurkTemplate]) -> None:
-        self.message_user(request, f"No longer trusted: {queryset.update(trusted=False)}")
-
-
-@admin.register(MTurkBatch)
-class MTurkBatchAdmin(admin.ModelAdmin):
-    list_display = ("source_name", "template", "created")
-    readonly_fields = ("template", "source_name", "columns", "created")
-    exclude = ("rows",)

@@ -50,9 +50,13 @@ class CountedCursorPagination(CursorPagination):
 
     def get_paginated_response(self, data: Sequence[Any]) -> Response:
         return Response(
-            {"count": self.count, "next": self.get_next_link(), "previous": self.get_previous_link(),
-             "results": data}
-        )  # fmt: skip
+            {
+                "count": self.count,
+                "next": self.get_next_link(),
+                "previous": self.get_previous_link(),
+                "results": data,
+            }
+        )
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         paged = super().get_paginated_response_schema(schema)

@@ -25,8 +25,20 @@ class JobSerializer(serializers.ModelSerializer[Job]):
 
     class Meta:
         model = Job
-        fields = ["id", "name", "task_type", "provider", "state", "filters", "params", "budget", "teams",
-                  "created", "published_at", "completed_at"]  # fmt: skip
+        fields = [
+            "id",
+            "name",
+            "task_type",
+            "provider",
+            "state",
+            "filters",
+            "params",
+            "budget",
+            "teams",
+            "created",
+            "published_at",
+            "completed_at",
+        ]
         read_only_fields = ["state", "created", "published_at", "completed_at"]
 
 
@@ -36,15 +48,17 @@ class JobCreateSerializer(serializers.Serializer[Any]):
     provider = serializers.ChoiceField(choices=[])
     filters = serializers.DictField(required=False, default=dict)
     params = serializers.DictField(required=False, default=dict)
-    budget = serializers.DecimalField(max_digits=10, decimal_places=2, required=False, allow_null=True,
-                                      min_value=Decimal("0"))  # fmt: skip
+    budget = serializers.DecimalField(
+        max_digits=10, decimal_places=2, required=False, allow_null=True, min_value=Decimal("0")
+    )
     teams = serializers.SlugRelatedField(
         slug_field="name", many=True, queryset=Team.objects.all(), required=False
     )
     allow_single_worker = serializers.BooleanField(
-        required=False, default=False,
+        required=False,
+        default=False,
         help_text="allow one worker per item for a task decided by agreement (a job you will not aggregate)",
-    )  # fmt: skip
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -86,10 +100,30 @@ RESPONSE_VALUES = ("item__key", "worker__provider", "worker__external_id", "labe
 class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):
     class Meta:
         model = AggregationRun
-        fields = ["id", "job", "trigger", "state", "error", "task_type", "rule", "label_model", "items",
-                  "responses", "workers", "kept", "rejected", "no_majority", "adjudicated", "mean_rho",
-                  "fleiss_kappa", "krippendorff_alpha", "flagged_workers", "changed_items",
-                  "corpus_writes", "created"]  # fmt: skip
+        fields = [
+            "id",
+            "job",
+            "trigger",
+            "state",
+            "error",
+            "task_type",
+            "rule",
+            "label_model",
+            "items",
+            "responses",
+            "workers",
+            "kept",
+            "rejected",
+            "no_majority",
+            "adjudicated",
+            "mean_rho",
+            "fleiss_kappa",
+            "krippendorff_alpha",
+            "flagged_workers",
+            "changed_items",
+            "corpus_writes",
+            "created",
+        ]
 
 
 class OutcomeSerializer(serializers.ModelSerializer[ItemOutcome]):
@@ -97,8 +131,19 @@ class OutcomeSerializer(serializers.ModelSerializer[ItemOutcome]):
 
     class Meta:
         model = ItemOutcome
-        fields = ["item", "label", "fine_label", "counts", "agreement", "status", "model_label",
-                  "model_confidence", "contested", "reasons", "sampled"]  # fmt: skip
+        fields = [
+            "item",
+            "label",
+            "fine_label",
+            "counts",
+            "agreement",
+            "status",
+            "model_label",
+            "model_confidence",
+            "contested",
+            "reasons",
+            "sampled",
+        ]
 
 
 OUTCOME_VALUES = ("item__key", *OutcomeSerializer.Meta.fields[1:])
@@ -113,15 +158,32 @@ class ReleaseSerializer(serializers.ModelSerializer[Release]):
 class CrawlRunSerializer(serializers.ModelSerializer[CrawlRun]):
     class Meta:
         model = CrawlRun
-        fields = ["id", "site", "mode", "archive_from", "archive_to", "limit", "shared", "status", "pages",
-                  "items", "drops", "errors", "message", "created", "started", "finished"]  # fmt: skip
+        fields = [
+            "id",
+            "site",
+            "mode",
+            "archive_from",
+            "archive_to",
+            "limit",
+            "shared",
+            "status",
+            "pages",
+            "items",
+            "drops",
+            "errors",
+            "message",
+            "created",
+            "started",
+            "finished",
+        ]
         read_only_fields = fields
 
 
 class CrawlStartSerializer(serializers.Serializer[Any]):
     site = serializers.ChoiceField(choices=sorted(SITES))
-    archive = serializers.CharField(required=False, default="", allow_blank=True, max_length=40,
-                                    help_text="FROM:TO Wayback timestamps")  # fmt: skip
+    archive = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=40, help_text="FROM:TO Wayback timestamps"
+    )
     limit = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=1_000_000)
     shared = serializers.BooleanField(required=False, default=False, help_text="queue in Redis for helpers")
 

@@ -89,13 +89,22 @@ def same_row(row: Any) -> Any:
 
 
 def item_row(item: Item) -> dict[str, Any]:
-    return {"key": item.key, "group": item.group, "is_gold": item.is_gold, "payload": item.payload,
-            "responses": item.responses_total}  # type: ignore[attr-defined]  # fmt: skip
+    return {
+        "key": item.key,
+        "group": item.group,
+        "is_gold": item.is_gold,
+        "payload": item.payload,
+        "responses": item.responses_total,  # type: ignore[attr-defined]
+    }
 
 
 def response_row(answer: Response) -> dict[str, Any]:
-    return {"item": answer.item.key, "worker": work.worker_pseudonym(answer.worker), "label": answer.label,
-            "created": answer.created}  # fmt: skip
+    return {
+        "item": answer.item.key,
+        "worker": work.worker_pseudonym(answer.worker),
+        "label": answer.label,
+        "created": answer.created,
+    }
 
 
 class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet[Job]):
@@ -103,14 +112,21 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     serializer_class = s.JobSerializer
     lookup_value_regex = ID
     needs = {
-        "list": "annotation.view_job", "retrieve": "annotation.view_job", "create": "annotation.add_job",
-        "publish": SPEND_MONEY, "pause": "annotation.change_job", "resume": "annotation.change_job",
-        "expire": SPEND_MONEY, "sync": "annotation.change_job",
-        "progress": "annotation.view_job", "items": "annotation.view_item",
+        "list": "annotation.view_job",
+        "retrieve": "annotation.view_job",
+        "create": "annotation.add_job",
+        "publish": SPEND_MONEY,
+        "pause": "annotation.change_job",
+        "resume": "annotation.change_job",
+        "expire": SPEND_MONEY,
+        "sync": "annotation.change_job",
+        "progress": "annotation.view_job",
+        "items": "annotation.view_item",
         "responses": "annotation.view_response",
-        "aggregate": "aggregation.add_aggregationrun", "runs": "aggregation.view_aggregationrun",
+        "aggregate": "aggregation.add_aggregationrun",
+        "runs": "aggregation.view_aggregationrun",
         "outcomes": "aggregation.view_itemoutcome",
-    }  # fmt: skip
+    }
 
     @extend_schema(request=s.JobCreateSerializer, responses={201: s.JobSerializer})
     def create(self, request: Request) -> ApiResponse:
@@ -121,9 +137,14 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             if not data["allow_single_worker"]:
                 work.check_workers_per_item(data["task_type"], data["params"])
             job = work.create_job(
-                data["task_type"], data["filters"], provider=data["provider"], params=data["params"],
-                budget=data.get("budget"), name=data["name"], created_by=request.user,
-            )  # fmt: skip
+                data["task_type"],
+                data["filters"],
+                provider=data["provider"],
+                params=data["params"],
+                budget=data.get("budget"),
+                name=data["name"],
+                created_by=request.user,
+            )
         except (TaskTypeError, work.JobError, ValueError) as error:
             raise ValidationError({"detail": str(error)}) from None
         job.teams.set(data.get("teams", []))
@@ -179,9 +200,14 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         return ApiResponse(s.ProgressSerializer({**progress.__dict__, "fraction": progress.fraction}).data)
 
     def _rows(
-        self, rows: QuerySet[Any], serializer: Serializer[Any], to_row: Callable[[Any], Any], name: str,
-        csv_values: Sequence[str], to_cells: Callable[[tuple[Any, ...]], Sequence[Any]] = tuple,
-    ) -> HttpResponseBase:  # fmt: skip
+        self,
+        rows: QuerySet[Any],
+        serializer: Serializer[Any],
+        to_row: Callable[[Any], Any],
+        name: str,
+        csv_values: Sequence[str],
+        to_cells: Callable[[tuple[Any, ...]], Sequence[Any]] = tuple,
+    ) -> HttpResponseBase:
         """Every row as a streamed CSV download (`?format=csv`), or this request's JSON page.
 
         The CSV reads `csv_values` (the serializer's fields, as database paths) with a server-side
@@ -328,8 +354,12 @@ class CrawlViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     queryset = CrawlRun.objects.order_by("-pk")
     serializer_class = s.CrawlRunSerializer
     lookup_value_regex = ID
-    needs = {"list": "crawler.view_crawlrun", "retrieve": "crawler.view_crawlrun", "create": START_CRAWL,
-             "stop": START_CRAWL}  # fmt: skip
+    needs = {
+        "list": "crawler.view_crawlrun",
+        "retrieve": "crawler.view_crawlrun",
+        "create": START_CRAWL,
+        "stop": START_CRAWL,
+    }
 
     @extend_schema(request=s.CrawlStartSerializer, responses={201: s.CrawlRunSerializer})
     def create(self, request: Request) -> ApiResponse:
@@ -338,9 +368,12 @@ class CrawlViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data = given.validated_data
         try:
             run = crawls.request_crawl(
-                data["site"], archive=data["archive"], limit=data.get("limit"), user_id=request.user.pk,
+                data["site"],
+                archive=data["archive"],
+                limit=data.get("limit"),
+                user_id=request.user.pk,
                 shared=data["shared"],
-            )  # fmt: skip
+            )
         except crawls.CrawlRequestError as error:
             raise Conflict(str(error)) from None
         return ApiResponse(s.CrawlRunSerializer(run).data, status=status.HTTP_201_CREATED)

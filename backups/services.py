@@ -83,9 +83,13 @@ def _write_backup(root: Path) -> tuple[Path, int]:
         dump_database(database, partial / DATABASE_DUMP)
         files = archive_directory(Path(settings.RELEASES_DIR), partial / RELEASES_ARCHIVE)
         write_manifest(
-            partial, now, database=database_name(database), release_files=files,
-            releases=_release_directories(), schema=applied_schema(connections["default"]),
-        )  # fmt: skip
+            partial,
+            now,
+            database=database_name(database),
+            release_files=files,
+            releases=_release_directories(),
+            schema=applied_schema(connections["default"]),
+        )
         make_private(partial)
         partial.rename(final)
     except OSError as error:  # a full disk, mostly: nothing half-written is kept

@@ -56,9 +56,18 @@ def main(name: str) -> None:
 
     task_prerun.connect(count_delivery, weak=False)
     app.worker_main(
-        ["worker", "--pool", "solo", "--hostname", f"{name}@%h", "--without-mingle", "--without-gossip",
-         "--loglevel", "WARNING"]
-    )  # fmt: skip
+        [
+            "worker",
+            "--pool",
+            "solo",
+            "--hostname",
+            f"{name}@%h",
+            "--without-mingle",
+            "--without-gossip",
+            "--loglevel",
+            "WARNING",
+        ]
+    )
 
 
 if __name__ == "__main__":

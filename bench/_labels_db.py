@@ -64,9 +64,13 @@ def seed(items: int) -> int:
 
     params = get_task_type("stance").params({"workers_per_item": PER_ITEM})
     job = Job.objects.create(
-        name=job_name(items), task_type="stance", provider="inhouse", state=JobState.COMPLETE,
-        params=params, workers_per_item=PER_ITEM,
-    )  # fmt: skip
+        name=job_name(items),
+        task_type="stance",
+        provider="inhouse",
+        state=JobState.COMPLETE,
+        params=params,
+        workers_per_item=PER_ITEM,
+    )
     rng = np.random.default_rng(7)
     ids = np.arange(1, items + 1)
     hits = items // ITEMS_PER_HIT
@@ -121,25 +125,47 @@ def _without_foreign_key_checks(cursor: Any) -> None:
 
 
 def _workers() -> pd.DataFrame:
-    return pd.DataFrame({
-        "id": np.arange(1, WORKERS + 1), "provider": "inhouse",
-        "external_id": [f"bench-{n}" for n in range(WORKERS)], "simulated": True, "model": "{}",
-        "blocked": False, "blocked_reason": "", "gold_answered": 0, "gold_correct": 0, "created": NOW,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "id": np.arange(1, WORKERS + 1),
+            "provider": "inhouse",
+            "external_id": [f"bench-{n}" for n in range(WORKERS)],
+            "simulated": True,
+            "model": "{}",
+            "blocked": False,
+            "blocked_reason": "",
+            "gold_answered": 0,
+            "gold_correct": 0,
+            "created": NOW,
+        }
+    )
 
 
 def _hits(job: int, hits: int) -> pd.DataFrame:
-    return pd.DataFrame({
-        "id": np.arange(1, hits + 1), "job_id": job, "position": np.arange(hits),
-        "assignments_wanted": PER_ITEM, "reward": "0.10", "external_id": "", "expired": False,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "id": np.arange(1, hits + 1),
+            "job_id": job,
+            "position": np.arange(hits),
+            "assignments_wanted": PER_ITEM,
+            "reward": "0.10",
+            "external_id": "",
+            "expired": False,
+        }
+    )
 
 
 def _items(job: int, ids: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({
-        "id": ids, "job_id": job, "key": ids.astype(str), "group": (ids // 5).astype(str), "payload": "{}",
-        "is_gold": False,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "id": ids,
+            "job_id": job,
+            "key": ids.astype(str),
+            "group": (ids // 5).astype(str),
+            "payload": "{}",
+            "is_gold": False,
+        }
+    )
 
 
 def _hit_items(ids: np.ndarray) -> pd.DataFrame:
@@ -149,11 +175,20 @@ def _hit_items(ids: np.ndarray) -> pd.DataFrame:
 
 
 def _assignments(job: int, hit_of: np.ndarray, worker_of: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({
-        "id": np.arange(1, len(hit_of) + 1), "job_id": job, "hit_id": hit_of, "worker_id": worker_of,
-        "state": "submitted", "external_id": "", "simulated": True, "accepted_at": NOW, "feedback": "",
-        "confirmed": True,
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "id": np.arange(1, len(hit_of) + 1),
+            "job_id": job,
+            "hit_id": hit_of,
+            "worker_id": worker_of,
+            "state": "submitted",
+            "external_id": "",
+            "simulated": True,
+            "accepted_at": NOW,
+            "feedback": "",
+            "confirmed": True,
+        }
+    )
 
 
 def _responses(
@@ -168,11 +203,18 @@ def _responses(
         worker = worker_of[assignment - 1]
         right = rng.random(len(item)) < accuracy[worker - 1]
         wrong = (truth[item - 1] + rng.integers(1, len(LABELS), len(item))) % len(LABELS)
-        yield pd.DataFrame({
-            "job_id": job, "item_id": item, "worker_id": worker, "assignment_id": assignment,
-            "label": LABELS[np.where(right, truth[item - 1], wrong)], "is_gold": False, "simulated": True,
-            "created": NOW,
-        })  # fmt: skip
+        yield pd.DataFrame(
+            {
+                "job_id": job,
+                "item_id": item,
+                "worker_id": worker,
+                "assignment_id": assignment,
+                "label": LABELS[np.where(right, truth[item - 1], wrong)],
+                "is_gold": False,
+                "simulated": True,
+                "created": NOW,
+            }
+        )
 
 
 def _id_chunks(ids: np.ndarray, size: int) -> list[np.ndarray]:

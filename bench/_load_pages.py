@@ -39,8 +39,14 @@ Measured = Callable[[str, Callable[[], Any]], Any]
 
 def walk(client: Any, seed: dict[str, Any], measure: Measured) -> None:
     """One participant's whole path, each request measured under its page type's name."""
-    job, query = seed["job"], {"PROLIFIC_PID": secrets.token_hex(12), "STUDY_ID": seed["study"],
-                               "SESSION_ID": secrets.token_hex(12)}  # fmt: skip
+    job, query = (
+        seed["job"],
+        {
+            "PROLIFIC_PID": secrets.token_hex(12),
+            "STUDY_ID": seed["study"],
+            "SESSION_ID": secrets.token_hex(12),
+        },
+    )
     params = "?" + "&".join(f"{k}={v}" for k, v in query.items())
     home = f"/annotate/jobs/{job}/"
     measure("job page", lambda: client.get(home + params, **HEADERS))
@@ -126,8 +132,12 @@ def main(argv: list[str]) -> None:
     spent = cpu_walks(paths, seeded, profile)
     counted = query_walks(min(paths, 10), seeded)
     for name, times in spent.items():
-        figures = {"page": name, "requests": len(times), "cpu_ms": round(1000 * sum(times) / len(times), 2),
-                   "queries": round(sum(counted[name]) / len(counted[name]), 1)}  # fmt: skip
+        figures = {
+            "page": name,
+            "requests": len(times),
+            "cpu_ms": round(1000 * sum(times) / len(times), 2),
+            "queries": round(sum(counted[name]) / len(counted[name]), 1),
+        }
         print(json.dumps(figures))
     if profile is not None and profile_file:
         profile.dump_stats(profile_file)

@@ -36,8 +36,15 @@ def write_synthetic_release(release: Path, claims: int, out: Path) -> dict[str, 
                 pool.append({"pId": PERSPECTIVE_BASE + len(pool), "text": texts[pid], "source": SOURCE})
                 pids.append(pool[-1]["pId"])
             clusters.append({**cluster, "pids": pids})
-        made.append({"cId": CLAIM_BASE + k, "text": base["text"], "source": SOURCE, "perspectives": clusters,
-                     "topics": base["topics"]})  # fmt: skip
+        made.append(
+            {
+                "cId": CLAIM_BASE + k,
+                "text": base["text"],
+                "source": SOURCE,
+                "perspectives": clusters,
+                "topics": base["topics"],
+            }
+        )
     out.mkdir(parents=True, exist_ok=True)
     (out / names[CLAIMS]).write_text(json.dumps(made))
     (out / names[POOL]).write_text(json.dumps(pool))

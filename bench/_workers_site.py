@@ -34,9 +34,13 @@ def ledger(rows: int) -> dict[str, Any]:
     )
     worker = Worker.objects.create(provider="mturk", external_id=worker_id)
     assignment = Assignment.objects.create(
-        job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED, external_id=assignment_id,
+        job=job,
+        hit=hit,
+        worker=worker,
+        state=AssignmentState.APPROVED,
+        external_id=assignment_id,
         accepted_at=timezone.now(),
-    )  # fmt: skip
+    )
     # Recording an intent queues nothing (its caller does, once): here every row is queued twice, as
     # two messages side by side, as a broker redelivers a task whose ack was lost. Three workers
     # prefetch from one queue, so the two copies usually run at once, on two workers.

@@ -52,8 +52,18 @@ def write_labels(path: Path) -> np.ndarray:
 
 
 def run(model: str, source: Path, out: Path, truth: np.ndarray) -> None:
-    command = [sys.executable, "manage.py", "aggregate_labels", str(source), "--labels", "a,b,c",
-               "--label-model", model, "--out", str(out)]  # fmt: skip
+    command = [
+        sys.executable,
+        "manage.py",
+        "aggregate_labels",
+        str(source),
+        "--labels",
+        "a,b,c",
+        "--label-model",
+        model,
+        "--out",
+        str(out),
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     started = time.perf_counter()
     done = subprocess.run(command, cwd=settings.BASE_DIR, capture_output=True, text=True, check=True)

@@ -20,8 +20,13 @@ REPO = Path(__file__).resolve().parent.parent
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.sqlite3"
-        env = {**os.environ, "DATABASE_URL": f"sqlite:///{db}", "STANCEWORK_VAR_DIR": tmp, "REDIS_URL": "",
-               "LOG_LEVEL": "WARNING"}  # fmt: skip
+        env = {
+            **os.environ,
+            "DATABASE_URL": f"sqlite:///{db}",
+            "STANCEWORK_VAR_DIR": tmp,
+            "REDIS_URL": "",
+            "LOG_LEVEL": "WARNING",
+        }
         manage = [sys.executable, str(REPO / "manage.py")]
         subprocess.run([*manage, "migrate", "-v0"], env=env, check=True, cwd=REPO)
         started = time.perf_counter()

@@ -17,8 +17,13 @@ from bench._child import ChildError, run_child
 from bench.rigs.databases import scratch_database
 
 SIZES = (10_000, 100_000)
-GOALS = {"import_s": 300.0, "export_s": 60.0, "admin_claims_ms": 300.0, "admin_perspectives_ms": 300.0,
-         "bm25_p95_ms": 50.0}  # fmt: skip
+GOALS = {
+    "import_s": 300.0,
+    "export_s": 60.0,
+    "admin_claims_ms": 300.0,
+    "admin_perspectives_ms": 300.0,
+    "bm25_p95_ms": 50.0,
+}
 
 CHILD = """
 import os, statistics, tempfile, time
@@ -90,7 +95,12 @@ def main(sizes: tuple[int, ...] = SIZES) -> None:
     if len(measured) > 1:
         small = min(measured)
         steps = len(str(largest // small)) - 1 or 1  # factors of ten between the sizes
-        growth = {key: (measured[largest][key] / max(measured[small][key], 1e-9)) ** (1 / steps)
-                  for key in measured[largest]}  # fmt: skip
-        print("scale cost per 10x growth (1 = flat, 10 = linear): "
-              + " ".join(f"{key}=x{value:.1f}" for key, value in growth.items()), flush=True)  # fmt: skip
+        growth = {
+            key: (measured[largest][key] / max(measured[small][key], 1e-9)) ** (1 / steps)
+            for key in measured[largest]
+        }
+        print(
+            "scale cost per 10x growth (1 = flat, 10 = linear): "
+            + " ".join(f"{key}=x{value:.1f}" for key, value in growth.items()),
+            flush=True,
+        )

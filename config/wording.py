@@ -11,8 +11,15 @@ from typing import Any
 from babel.numbers import get_currency_precision
 
 # Nouns whose plural is not the noun plus "s".
-IRREGULAR = {"person": "people", "analysis": "analyses", "entry": "entries", "query": "queries",
-             "reply": "replies", "study": "studies", "property": "properties"}  # fmt: skip
+IRREGULAR = {
+    "person": "people",
+    "analysis": "analyses",
+    "entry": "entries",
+    "query": "queries",
+    "reply": "replies",
+    "study": "studies",
+    "property": "properties",
+}
 
 
 def plural(noun: str) -> str:

@@ -20,11 +20,23 @@ from django.db import connection, models
 
 # Values of these fields reach the driver as the caller gives them (str, int, bool, float, None);
 # any other field's values (JSON, dates) go through the field's own preparation, as in bulk_create.
-AS_GIVEN = frozenset({
-    "CharField", "TextField", "SlugField", "URLField", "BooleanField", "FloatField", "ForeignKey",
-    "IntegerField", "SmallIntegerField", "BigIntegerField", "PositiveIntegerField",
-    "PositiveSmallIntegerField", "PositiveBigIntegerField",
-})  # fmt: skip
+AS_GIVEN = frozenset(
+    {
+        "CharField",
+        "TextField",
+        "SlugField",
+        "URLField",
+        "BooleanField",
+        "FloatField",
+        "ForeignKey",
+        "IntegerField",
+        "SmallIntegerField",
+        "BigIntegerField",
+        "PositiveIntegerField",
+        "PositiveSmallIntegerField",
+        "PositiveBigIntegerField",
+    }
+)
 
 
 def insert(

@@ -68,8 +68,14 @@ def sync_clusters(
 
 def _shown(cluster: ClusterKey) -> dict[str, Any]:
     s3, s5, votes, pids, eids, status = cluster
-    return {"pids": list(pids), "stance_label_3": s3, "stance_label_5": s5, "voter_counts": list(votes),
-            "evidence": list(eids), "status": status}  # fmt: skip
+    return {
+        "pids": list(pids),
+        "stance_label_3": s3,
+        "stance_label_5": s5,
+        "voter_counts": list(votes),
+        "evidence": list(eids),
+        "status": status,
+    }
 
 
 def _conflict(
@@ -184,8 +190,14 @@ def current_clusters(claim_pks: list[int]) -> tuple[dict[int, list[ClusterKey]],
             written.setdefault(row["cluster__claim_id"], []).append(row)
     for row in rows.values("pk", "claim_id", "stance_3", "stance_5", "voter_counts", "status", *PROVENANCE):
         current.setdefault(row["claim_id"], []).append(
-            (row["stance_3"], row["stance_5"], tuple(row["voter_counts"]), tuple(pids.get(row["pk"], [])),
-             tuple(eids.get(row["pk"], [])), row["status"])
-        )  # fmt: skip
+            (
+                row["stance_3"],
+                row["stance_5"],
+                tuple(row["voter_counts"]),
+                tuple(pids.get(row["pk"], [])),
+                tuple(eids.get(row["pk"], [])),
+                row["status"],
+            )
+        )
         written.setdefault(row["claim_id"], []).append(row)
     return current, written

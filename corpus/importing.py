@@ -78,15 +78,24 @@ def import_perspectrum(
 def _audit(report: ImportReport, writer: Writer) -> None:
     """The import in the audit trail, and each conflict (the platform's version kept) on its own."""
     audit.record(
-        None, AuditEvent.Action.IMPORTED, writer.ref, checksum=report.checksum,
-        created=dict(report.created), updated=dict(report.updated), conflicts=len(report.conflicts),
-    )  # fmt: skip
+        None,
+        AuditEvent.Action.IMPORTED,
+        writer.ref,
+        checksum=report.checksum,
+        created=dict(report.created),
+        updated=dict(report.updated),
+        conflicts=len(report.conflicts),
+    )
     for conflict in report.conflicts:
         audit.record(
-            None, AuditEvent.Action.IMPORT_CONFLICT, f"{writer.ref}: {conflict.kind} {conflict.key}",
-            release=conflict.release, platform=conflict.platform, changed_by=conflict.changed_by,
+            None,
+            AuditEvent.Action.IMPORT_CONFLICT,
+            f"{writer.ref}: {conflict.kind} {conflict.key}",
+            release=conflict.release,
+            platform=conflict.platform,
+            changed_by=conflict.changed_by,
             changed_at=conflict.changed_at,
-        )  # fmt: skip
+        )
 
 
 def already_imported(directory: Path, version: str | None = None) -> ImportedRelease | None:

@@ -46,18 +46,27 @@ class ReleaseAdmin(admin.ModelAdmin):
     @admin.display(description="files")
     def file_list(self, release: Release) -> str:
         return format_html_join(
-            "", '<div><a href="{}">{}</a> ({} bytes)</div>',
-            ((reverse("export:file", args=[release.version, f["name"]]), f["name"], f["bytes"])
-             for f in release.files),
-        )  # fmt: skip
+            "",
+            '<div><a href="{}">{}</a> ({} bytes)</div>',
+            (
+                (reverse("export:file", args=[release.version, f["name"]]), f["name"], f["bytes"])
+                for f in release.files
+            ),
+        )
 
     @admin.display(description="jobs it came from")
     def jobs(self, release: Release) -> str:
-        return format_html_join(
-            ", ", '<a href="{}">job {} ({})</a>',
-            ((reverse("aggregation:dashboard", args=[job["id"]]), job["id"], job["task_type"])
-             for job in release.manifest.get("jobs", [])),
-        ) or "none"  # fmt: skip
+        return (
+            format_html_join(
+                ", ",
+                '<a href="{}">job {} ({})</a>',
+                (
+                    (reverse("aggregation:dashboard", args=[job["id"]]), job["id"], job["task_type"])
+                    for job in release.manifest.get("jobs", [])
+                ),
+            )
+            or "none"
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # built by `manage.py build_release`, which validates and writes the files

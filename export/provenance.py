@@ -298,10 +298,25 @@ def agreement_record(jobs: list[dict[str, Any]], key: bytes) -> dict[str, Any]:
 def aggregation_runs() -> list[dict[str, Any]]:
     """Every completed aggregation run: its rule and policy, label model, figures, library versions."""
     fields = (
-        "pk", "job_id", "task_type", "rule", "policy", "label_model", "items", "responses", "workers",
-        "kept", "rejected", "no_majority", "adjudicated", "mean_rho", "fleiss_kappa",
-        "krippendorff_alpha", "flagged_workers", "versions",
-    )  # fmt: skip
+        "pk",
+        "job_id",
+        "task_type",
+        "rule",
+        "policy",
+        "label_model",
+        "items",
+        "responses",
+        "workers",
+        "kept",
+        "rejected",
+        "no_majority",
+        "adjudicated",
+        "mean_rho",
+        "fleiss_kappa",
+        "krippendorff_alpha",
+        "flagged_workers",
+        "versions",
+    )
     return [
         {
             **{

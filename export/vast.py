@@ -63,16 +63,18 @@ def export_vast(
     task type or with no answers."""
     _check_limits(min_competence, min_answers, neutral_share)
     job = _vast_job(job_id)
-    answers, skipped, simulated = job_answers(job)
-    if not answers:
-        raise VastExportError(f"job {job_id} has no counted answers yet")
+    answers, skipped, simulated = _counted_answers(job)
     seed = int(job.params.get("seed", 0)) if seed is None else seed
     competence = worker_competence(answers, seed=seed)
     poor = poor_workers(answers, competence, min_competence, min_answers)
     rows = vast_rows(
-        job_items(job), answers, excluded_workers=poor, neutral_share=neutral_share, seed=seed,
+        job_items(job),
+        answers,
+        excluded_workers=poor,
+        neutral_share=neutral_share,
+        seed=seed,
         simulated=simulated,
-    )  # fmt: skip
+    )
     frame = _written(rows, out)
     return VastExport(
         job_id=job.pk,
@@ -114,6 +116,14 @@ def _vast_job(job_id: int) -> Job:
     if job.task_type != TASK_TYPE:
         raise VastExportError(f"job {job_id} is a {job.task_type} job, not {TASK_TYPE}")
     return job
+
+
+def _counted_answers(job: Job) -> tuple[list[StanceAnswer], int, bool]:
+    """`job_answers`, refused when the job has none yet."""
+    answers, skipped, simulated = job_answers(job)
+    if not answers:
+        raise VastExportError(f"job {job.pk} has no counted answers yet")
+    return answers, skipped, simulated
 
 
 def job_items(job: Job) -> list[VastItem]:

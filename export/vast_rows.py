@@ -27,8 +27,12 @@ from annotation.task_types.vast_topics import lexically_disjoint, topic_string, 
 from export.vast_quality import StanceAnswer
 
 HEUR, CORR, LIST, SYNTHETIC_NEUTRAL = 1, 2, 3, 4
-TYPE_NAMES = {HEUR: "heuristic topic", CORR: "corrected topic", LIST: "listed topic",
-              SYNTHETIC_NEUTRAL: "synthetic neutral"}  # fmt: skip
+TYPE_NAMES = {
+    HEUR: "heuristic topic",
+    CORR: "corrected topic",
+    LIST: "listed topic",
+    SYNTHETIC_NEUTRAL: "synthetic neutral",
+}
 
 
 def describe_types(by_type: dict[int, int]) -> str:
@@ -44,10 +48,30 @@ LABEL_CODE = {CON: 0, PRO: 1, NEUTRAL: 2}
 # split). Left empty: `author` (PERSPECTRUM records no comment author), `pos_text` (no POS tagger is
 # installed), `change_lst`/`change_type` (sentiment-swap columns of vast_test-sentswap.csv only).
 COLUMNS = (
-    "author", "post", "ori_topic", "ori_id", "new_topic", "label", "type_idx", "new_id", "arc_id",
-    "text", "pos_text", "text_s", "topic", "topic_str", "seen?", "contains_topic?", "change_lst",
-    "change_type", "is_new_topic", "Pro", "Con", "Neutral", "simulated",
-)  # fmt: skip
+    "author",
+    "post",
+    "ori_topic",
+    "ori_id",
+    "new_topic",
+    "label",
+    "type_idx",
+    "new_id",
+    "arc_id",
+    "text",
+    "pos_text",
+    "text_s",
+    "topic",
+    "topic_str",
+    "seen?",
+    "contains_topic?",
+    "change_lst",
+    "change_type",
+    "is_new_topic",
+    "Pro",
+    "Con",
+    "Neutral",
+    "simulated",
+)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 

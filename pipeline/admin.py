@@ -27,8 +27,15 @@ class StepInline(admin.TabularInline):
     extra = 0
     can_delete = False
     fields = readonly_fields = (
-        "position", "name", "state", "message", "job_links", "crowd_progress", "started", "finished",
-    )  # fmt: skip
+        "position",
+        "name",
+        "state",
+        "message",
+        "job_links",
+        "crowd_progress",
+        "started",
+        "finished",
+    )
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False

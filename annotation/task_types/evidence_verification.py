@@ -190,5 +190,8 @@ def _supported_by_cluster(decisions: Sequence[Decision]) -> dict[tuple[int, int]
 
 
 def _link_pks(links: Any, pairs: set[tuple[int, int]]) -> list[int]:
-    return [pk for pk, cluster, evidence in links.values_list("pk", "cluster_id", "evidence_id")
-            if (cluster, evidence) in pairs]  # fmt: skip
+    return [
+        pk
+        for pk, cluster, evidence in links.values_list("pk", "cluster_id", "evidence_id")
+        if (cluster, evidence) in pairs
+    ]

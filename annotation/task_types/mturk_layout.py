@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
-import nh3
+from annotation.task_types.sanitising import sanitise
 
 TEXT, CHOICE, MULTI, FLAG = "text", "choice", "multi", "flag"
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9_]+)\}")
@@ -32,10 +32,18 @@ FIELD_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,100}$")
 # Names the platform's own pages post alongside the answers: a template may not take them.
 RESERVED_NAMES = frozenset(
     {
-        "page_token", "csrfmiddlewaretoken", "preview", "assignmentId", "hitId", "workerId",
-        "turkSubmitTo", "PROLIFIC_PID", "STUDY_ID", "SESSION_ID",
+        "page_token",
+        "csrfmiddlewaretoken",
+        "preview",
+        "assignmentId",
+        "hitId",
+        "workerId",
+        "turkSubmitTo",
+        "PROLIFIC_PID",
+        "STUDY_ID",
+        "SESSION_ID",
     }
-)  # fmt: skip
+)
 # Controls that submit or upload: the platform's page has its own Submit, and takes no files.
 DROPPED_INPUTS = frozenset({"submit", "image", "reset"})
 UNWRAPPED = frozenset({"form", "crowd-form", "html", "head", "body", "meta"})
@@ -98,31 +106,6 @@ def render_layout(source: str, row: Mapping[str, Any], names: Mapping[str, str],
     converter.close()
     converted = "".join(converter.out)
     return converted if trusted else sanitise(converted)
-
-
-ALLOWED_TAGS = nh3.ALLOWED_TAGS | {
-    "input", "select", "option", "optgroup", "textarea", "label", "fieldset", "legend", "button",
-    "audio", "video", "source", "section", "main",
-}  # fmt: skip
-ALLOWED_ATTRIBUTES: dict[str, set[str]] = {
-    **{tag: set(attributes) for tag, attributes in nh3.ALLOWED_ATTRIBUTES.items()},
-    "*": {"class", "id", "title", "lang", "dir"},
-    "input": {"name", "type", "value", "checked", "required", "placeholder", "min", "max", "step",
-              "maxlength", "minlength", "size", "pattern", "readonly"},
-    "select": {"name", "multiple", "required", "size"},
-    "option": {"value", "selected"},
-    "textarea": {"name", "rows", "cols", "placeholder", "required", "maxlength", "minlength"},
-    "label": {"for"},
-    "button": {"type", "value"},
-    "audio": {"src", "controls"},
-    "video": {"src", "controls", "width", "height"},
-    "source": {"src", "type"},
-}  # fmt: skip
-
-
-def sanitise(fragment: str) -> str:
-    """An untrusted template's HTML with scripts, styles, event handlers and unsafe URLs removed."""
-    return nh3.clean(fragment, tags=ALLOWED_TAGS, attributes=ALLOWED_ATTRIBUTES)
 
 
 def answer_columns(layout_field: LayoutField, value: Any) -> dict[str, str]:

@@ -21,11 +21,25 @@ if TYPE_CHECKING:
 
 # The 18 slugs of PERSPECTRUM's topic.json, used when the corpus has no Topic rows yet.
 TOPICS = (
-    "culture", "digital_freedom", "economy", "education", "environment", "ethics",
-    "gender", "health_and_medicine", "human_rights", "law", "philosophy", "politics",
-    "religion", "science_and_technology", "society", "sports_and_entertainments",
-    "world_international", "freedom_of_speech",
-)  # fmt: skip
+    "culture",
+    "digital_freedom",
+    "economy",
+    "education",
+    "environment",
+    "ethics",
+    "gender",
+    "health_and_medicine",
+    "human_rights",
+    "law",
+    "philosophy",
+    "politics",
+    "religion",
+    "science_and_technology",
+    "society",
+    "sports_and_entertainments",
+    "world_international",
+    "freedom_of_speech",
+)
 
 
 def topic_choices() -> tuple[tuple[str, str], ...]:

@@ -11,9 +11,19 @@ from annotation.models import Job
 from annotation.work.accuracy import graded_responses
 
 COLUMNS = (
-    "item", "motion", "point", "candidates", "true_answer", "chosen_answers", "answered", "correct",
-    "accuracy", "reasons", "other_reasons", "simulated",
-)  # fmt: skip
+    "item",
+    "motion",
+    "point",
+    "candidates",
+    "true_answer",
+    "chosen_answers",
+    "answered",
+    "correct",
+    "accuracy",
+    "reasons",
+    "other_reasons",
+    "simulated",
+)
 
 
 class CounterSpeechExportError(ValueError):
@@ -37,21 +47,23 @@ def counter_speech_rows(job_id: int) -> list[dict[str, Any]]:
         for response, _ in given:
             reasons.update((response.value or {}).get("reasons", []))
         right = sum(1 for _, correct in given if correct)
-        rows.append({
-            "item": item.key,
-            "motion": item.payload["motion"],
-            "point": item.payload["point"],
-            "candidates": json.dumps(item.payload["candidates"], ensure_ascii=False),
-            "true_answer": item.known_answer,
-            "chosen_answers": json.dumps([response.label for response, _ in given]),
-            "answered": len(given),
-            "correct": right,
-            "accuracy": right / len(given) if given else None,
-            "reasons": json.dumps(dict(sorted(reasons.items()))),
-            "other_reasons": json.dumps(
-                [text for response, _ in given if (text := (response.value or {}).get("other"))],
-                ensure_ascii=False,
-            ),
-            "simulated": any(response.simulated for response, _ in given),
-        })  # fmt: skip
+        rows.append(
+            {
+                "item": item.key,
+                "motion": item.payload["motion"],
+                "point": item.payload["point"],
+                "candidates": json.dumps(item.payload["candidates"], ensure_ascii=False),
+                "true_answer": item.known_answer,
+                "chosen_answers": json.dumps([response.label for response, _ in given]),
+                "answered": len(given),
+                "correct": right,
+                "accuracy": right / len(given) if given else None,
+                "reasons": json.dumps(dict(sorted(reasons.items()))),
+                "other_reasons": json.dumps(
+                    [text for response, _ in given if (text := (response.value or {}).get("other"))],
+                    ensure_ascii=False,
+                ),
+                "simulated": any(response.simulated for response, _ in given),
+            }
+        )
     return rows

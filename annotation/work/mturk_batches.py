@@ -30,15 +30,36 @@ from config.whole_files import WriteError
 MAX_ROWS = 100_000
 MAX_TEMPLATE_BYTES = 1_000_000
 HIT_COLUMNS = [
-    "HITId", "HITTypeId", "Title", "Description", "Keywords", "Reward", "CreationTime", "MaxAssignments",
-    "RequesterAnnotation", "AssignmentDurationInSeconds", "AutoApprovalDelayInSeconds", "Expiration",
-    "NumberOfSimilarHITs", "LifetimeInSeconds",
-]  # fmt: skip
+    "HITId",
+    "HITTypeId",
+    "Title",
+    "Description",
+    "Keywords",
+    "Reward",
+    "CreationTime",
+    "MaxAssignments",
+    "RequesterAnnotation",
+    "AssignmentDurationInSeconds",
+    "AutoApprovalDelayInSeconds",
+    "Expiration",
+    "NumberOfSimilarHITs",
+    "LifetimeInSeconds",
+]
 ASSIGNMENT_COLUMNS = [
-    "AssignmentId", "WorkerId", "AssignmentStatus", "AcceptTime", "SubmitTime", "AutoApprovalTime",
-    "ApprovalTime", "RejectionTime", "RequesterFeedback", "WorkTimeInSeconds", "LifetimeApprovalRate",
-    "Last30DaysApprovalRate", "Last7DaysApprovalRate",
-]  # fmt: skip
+    "AssignmentId",
+    "WorkerId",
+    "AssignmentStatus",
+    "AcceptTime",
+    "SubmitTime",
+    "AutoApprovalTime",
+    "ApprovalTime",
+    "RejectionTime",
+    "RequesterFeedback",
+    "WorkTimeInSeconds",
+    "LifetimeApprovalRate",
+    "Last30DaysApprovalRate",
+    "Last7DaysApprovalRate",
+]
 TRAILING_COLUMNS = ["Approve", "Reject", "Stancework.Simulated"]
 STATUS = {
     AssignmentState.SUBMITTED: "Submitted",

@@ -64,11 +64,17 @@ def work_rows(assignments: QuerySet[Assignment], by: str) -> list[WorkRow]:
     rows = []
     for row in counted.order_by(by):
         more = answered.get(row[by], {})
-        rows.append(WorkRow(
-            key=row[by], assignments=row["n"], submitted=row["submitted"], items=more.get("items", 0),
-            seconds=row["seconds"] or 0.0, gold_answered=more.get("gold_answered", 0),
-            gold_correct=more.get("gold_correct", 0),
-        ))  # fmt: skip
+        rows.append(
+            WorkRow(
+                key=row[by],
+                assignments=row["n"],
+                submitted=row["submitted"],
+                items=more.get("items", 0),
+                seconds=row["seconds"] or 0.0,
+                gold_answered=more.get("gold_answered", 0),
+                gold_correct=more.get("gold_correct", 0),
+            )
+        )
     return rows
 
 

@@ -94,9 +94,20 @@ class RedisServer:
 
     def start(self) -> None:
         command = [
-            "redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-            "--appendonly", "no", "--dir", str(self.workdir), "--loglevel", "warning",
-        ]  # fmt: skip
+            "redis-server",
+            "--port",
+            str(self.port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(self.workdir),
+            "--loglevel",
+            "warning",
+        ]
         self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(self._answers, f"redis-server on port {self.port}", timeout=10)
 
@@ -141,10 +152,22 @@ class WorkerProcess:
 
     def start(self) -> None:
         command = [
-            sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo",
-            "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO",
-            "--hostname", f"faults-{uuid.uuid4().hex[:8]}@127.0.0.1",
-        ]  # fmt: skip
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "--pool",
+            "solo",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel",
+            "INFO",
+            "--hostname",
+            f"faults-{uuid.uuid4().hex[:8]}@127.0.0.1",
+        ]
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 command, env=self.env, cwd=settings.BASE_DIR, stdout=out, stderr=out, start_new_session=True

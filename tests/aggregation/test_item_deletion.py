@@ -12,6 +12,7 @@ from django.db import connection
 
 from aggregation import services, storing
 from aggregation.models import ItemOutcome
+from aggregation.outcome_columns import OutcomeColumns
 from annotation.models import Item
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -28,7 +29,7 @@ def test_an_item_deleted_during_its_jobs_aggregation_waits_for_it_and_leaves_no_
     written, release, deleted = threading.Event(), threading.Event(), threading.Event()
     errors: list[BaseException] = []
 
-    def held_open(job: Any, run: Any, columns: storing.OutcomeColumns, job_items: Any) -> storing.Stored:
+    def held_open(job: Any, run: Any, columns: OutcomeColumns, job_items: Any) -> storing.Stored:
         stored = storing.store_outcomes(job, run, columns, job_items)  # a first run: every outcome, by COPY
         written.set()
         release.wait(10)

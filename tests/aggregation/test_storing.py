@@ -14,9 +14,10 @@ from django.db.models import RestrictedError
 from django.db.models.signals import pre_delete
 from django.test.utils import CaptureQueriesContext
 
-from aggregation import services, storing
+from aggregation import copying_outcomes, services, storing
 from aggregation.adjudication import adjudicate
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome
+from aggregation.outcome_columns import OutcomeColumns
 from annotation.models import Job
 from corpus.models import PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
@@ -88,7 +89,7 @@ def test_a_rerun_with_nothing_new_writes_no_outcome(job: Any) -> None:
     ) == before
 
 
-def written_by_the_orm(job: Any, run: Any, columns: storing.OutcomeColumns, job_items: Any) -> int:
+def written_by_the_orm(job: Any, run: Any, columns: OutcomeColumns, job_items: Any) -> int:
     adjudicated = ItemOutcome.objects.filter(job=job, adjudications__isnull=False)
     return storing._store_by_orm(job, run, columns, {outcome.item_id for outcome in adjudicated})
 
@@ -103,12 +104,12 @@ def written_then_undone(job: Any) -> tuple[list[tuple[Any, ...]], int]:
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("part", [storing.COPY_PART, 4], ids=["one part", "staged in parts"])
+@pytest.mark.parametrize("part", [copying_outcomes.COPY_PART, 4], ids=["one part", "staged in parts"])
 def test_the_copy_path_writes_the_rows_the_orm_path_writes(
     job: Any, monkeypatch: pytest.MonkeyPatch, part: int
 ) -> None:
     assert connection.vendor == "postgresql"
-    monkeypatch.setattr(storing, "COPY_PART", part)
+    monkeypatch.setattr(copying_outcomes, "COPY_PART", part)
     expert = get_user_model().objects.create_user("expert")
     adjudicate(ItemOutcome.objects.get(job=job, item__key=keys(job)[1]).pk, S, user=expert)
     ItemOutcome.objects.filter(job=job, item__key=keys(job)[3]).update(sampled=True)
@@ -118,7 +119,7 @@ def test_the_copy_path_writes_the_rows_the_orm_path_writes(
     ItemOutcome.objects.filter(job=job, item__key=keys(job)[5]).delete()
 
     by_copy = written_then_undone(job)
-    monkeypatch.setattr(storing, "_store_by_copy", written_by_the_orm)
+    monkeypatch.setattr(storing, "store_by_copy", written_by_the_orm)
     by_orm = written_then_undone(job)
 
     assert by_copy == by_orm
@@ -180,11 +181,11 @@ def test_the_outcome_table_keeps_only_the_indexes_and_checks_its_queries_use(job
         assert cursor.fetchone()[0] is None  # full pages (migration 0013)
 
 
-def captured_columns(job: Any, monkeypatch: pytest.MonkeyPatch) -> storing.OutcomeColumns:
+def captured_columns(job: Any, monkeypatch: pytest.MonkeyPatch) -> OutcomeColumns:
     """The columns a run of the job stores (the run itself undone)."""
     captured = []
 
-    def capture(job: Any, run: Any, columns: storing.OutcomeColumns, job_items: Any) -> storing.Stored:
+    def capture(job: Any, run: Any, columns: OutcomeColumns, job_items: Any) -> storing.Stored:
         captured.append(columns)
         return storing.store_outcomes(job, run, columns, job_items)
 
@@ -213,7 +214,7 @@ def test_no_outcome_is_written_for_a_missing_item_or_another_jobs(
         ItemOutcome.objects.filter(job=job).delete()
     run = AggregationRun.objects.create(job=job, task_type="stance")
 
-    storing.store_outcomes(job, run, replace(columns, items=items), storing.first_run_items(job))
+    storing.store_outcomes(job, run, replace(columns, items=items), copying_outcomes.first_run_items(job))
 
     assert set(ItemOutcome.objects.values_list("item_id", flat=True)) == ours
     assert set(ItemOutcome.objects.values_list("job_id", flat=True)) == {job.pk}
@@ -249,20 +250,20 @@ def test_a_run_that_last_wrote_outcomes_cannot_be_deleted_and_takes_no_expert_de
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("part", [storing.COPY_PART, 4], ids=["one part", "encoded in parts"])
+@pytest.mark.parametrize("part", [copying_outcomes.COPY_PART, 4], ids=["one part", "encoded in parts"])
 def test_a_first_run_copies_the_rows_the_orm_path_writes(
     job: Any, monkeypatch: pytest.MonkeyPatch, part: int
 ) -> None:
     # Straight into the table by binary COPY: labels, reasons, counts and the NULL ρ of an item with
     # one rating (written NaN, then NULL) as the ORM writes them.
-    monkeypatch.setattr(storing, "COPY_PART", part)
+    monkeypatch.setattr(copying_outcomes, "COPY_PART", part)
     first = job.items.get(key=keys(job)[0])
     for response in first.responses.order_by("pk")[1:]:
         response.delete()
     ItemOutcome.objects.filter(job=job).delete()
 
     by_copy = written_then_undone(job)
-    monkeypatch.setattr(storing, "_store_by_copy", written_by_the_orm)
+    monkeypatch.setattr(storing, "store_by_copy", written_by_the_orm)
     by_orm = written_then_undone(job)
 
     assert by_copy == by_orm and len(by_copy[0]) == 6

@@ -68,9 +68,14 @@ class Command(BaseCommand):
                 self.stderr.write(f"warning: {warning}")
             with progress.stage(f"decide by the {options['decide']}", unit="items") as done:
                 table = aggregate_labels(
-                    coded, labels, label_model=options["label_model"], decision=options["decide"],
-                    threshold=threshold, comparison=options["comparison"], declared=declared,
-                )  # fmt: skip
+                    coded,
+                    labels,
+                    label_model=options["label_model"],
+                    decision=options["decide"],
+                    threshold=threshold,
+                    comparison=options["comparison"],
+                    declared=declared,
+                )
                 done(len(table))
             write_frame(options["out"], table, OUTPUT, float_format="%.6g")
         except (LabelFileError, WriteError) as error:
