@@ -111,6 +111,22 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         _in_background("cancel", "annotation.cancel_jobs", "Cancel (expires the HITs at the market)"),
     ]
 
+    # A created job's own figures and choices, shown but no longer edited (the budget and teams still are).
+    fixed_once_created = [
+        "pages",
+        "task_type",
+        "provider",
+        "state",
+        "market",
+        "money_in_doubt",
+        "currency",
+        "progress",
+        "annotators",
+        "accuracy",
+        "params",
+        "filters",
+    ]
+
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         if obj is None:
             kwargs["form"] = JobCreationForm
@@ -128,41 +144,12 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
                 "budget",
                 "teams",
             ]
-        return [
-            "name",
-            "pages",
-            "task_type",
-            "provider",
-            "state",
-            "market",
-            "money_in_doubt",
-            "currency",
-            "progress",
-            "annotators",
-            "accuracy",
-            "params",
-            "filters",
-            "budget",
-            "teams",
-        ]
+        return ["name", *self.fixed_once_created, "budget", "teams"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return []
-        return [
-            "pages",
-            "task_type",
-            "provider",
-            "state",
-            "market",
-            "money_in_doubt",
-            "currency",
-            "progress",
-            "annotators",
-            "accuracy",
-            "params",
-            "filters",
-        ]
+        return list(self.fixed_once_created)
 
     def save_model(self, request: HttpRequest, obj: Job, form: Any, change: bool) -> None:
         if change:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -16,11 +15,9 @@ from django.utils import timezone
 from annotation.ledger.listings import publish_hits
 from annotation.machines.plans import MachinePlanError, machine_plan
 from annotation.market_interface.base import (
-    AssignmentReport,
     Control,
     Provider,
     ProviderError,
-    SyncReport,
     booking_currency,
     declared_fee,
     reward_lines,
@@ -28,29 +25,21 @@ from annotation.market_interface.base import (
 from annotation.market_interface.errors import MarketError
 from annotation.market_interface.registry import control, get_provider
 from annotation.models import (
-    Assignment,
     AssignmentState,
     Hit,
-    HitItem,
-    Item,
     Job,
     JobState,
-    WorkerItem,
-    WorkerItemReason,
 )
 from annotation.quality.gold_schedule import GoldPolicyError, QualityPolicy
 from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
-from annotation.work import amounts, costs
+from annotation.work import amounts, costs, job_rows, market_reports
 from annotation.work.assignments import ServiceQueue
-from annotation.work.bundling import Grouped, bundle, mix_gold
+from annotation.work.job_rows import BATCH
 from annotation.work.settling import settle_job
 from annotation.work.withdrawals import cancel_offers, withdraw_unwanted
 from config.wording import listing
-
-BATCH = 2000
-
 
 # Agreement (ρ, κ, α, the label models) compares answers: it needs two of them on an item.
 MIN_WORKERS_TO_AGREE = 2
@@ -132,10 +121,10 @@ def create_job(
             currency=merged["currency"],
             created_by=created_by,
         )
-        items = _store_items(job, specs, is_gold=False)
-        gold_items = _store_items(job, gold, is_gold=True)
-        _store_hits(job, items, gold_items, merged)
-        _fence_authors(specs + gold, {item.key: item for item in items + gold_items})
+        items = job_rows.store_items(job, specs, is_gold=False)
+        gold_items = job_rows.store_items(job, gold, is_gold=True)
+        job_rows.store_hits(job, items, gold_items, merged)
+        job_rows.fence_authors(specs + gold, {item.key: item for item in items + gold_items})
     return job
 
 
@@ -178,61 +167,6 @@ def _select_gold(
         raise JobError(f"{needs} needs a `gold` filter choosing the gold items")
     regular_keys = {spec.key for spec in specs}
     return [spec for spec in definition.select_gold(chosen, params) if spec.key not in regular_keys]
-
-
-def _store_items(job: Job, specs: list[ItemSpec], *, is_gold: bool) -> list[Item]:
-    rows = [
-        Item(
-            job=job,
-            key=spec.key,
-            group=spec.group,
-            payload=spec.payload,
-            is_gold=is_gold,
-            known_answer=spec.known_answer,
-            claim_id=spec.claim_id,
-            perspective_id=spec.perspective_id,
-            cluster_id=spec.cluster_id,
-            evidence_id=spec.evidence_id,
-        )
-        for spec in specs
-    ]
-    return Item.objects.bulk_create(rows, batch_size=BATCH)
-
-
-def _store_hits(job: Job, items: list[Item], gold: list[Item], params: Mapping[str, Any]) -> None:
-    bundles = bundle([Grouped(item.pk, item.group) for item in items], int(params["groups_per_hit"]))
-    # An adaptive schedule gives each worker their own gold as they take work (annotation.quality).
-    per_hit = 0 if QualityPolicy.from_params(params).adaptive else int(params["gold_per_hit"])
-    bundles = mix_gold(bundles, [item.pk for item in gold], per_hit, int(params["seed"]))
-    reward = Decimal(str(params["reward"]))
-    hits = Hit.objects.bulk_create(
-        [
-            Hit(job=job, position=n, assignments_wanted=job.workers_per_item, reward=reward)
-            for n in range(len(bundles))
-        ],
-        batch_size=BATCH,
-    )
-    HitItem.objects.bulk_create(
-        [
-            HitItem(hit=hit, item_id=int(item_pk), position=place)  # type: ignore[call-overload]
-            for hit, pks in zip(hits, bundles, strict=True)
-            for place, item_pk in enumerate(pks)
-        ],
-        batch_size=BATCH,
-    )
-
-
-def _fence_authors(specs: list[ItemSpec], items: Mapping[str, Item]) -> None:
-    """The writer of a paraphrase never verifies it: hold the item for them as already 'seen'."""
-    WorkerItem.objects.bulk_create(
-        [
-            WorkerItem(item=items[spec.key], worker_id=worker_pk, reason=WorkerItemReason.AUTHORED)
-            for spec in specs
-            for worker_pk in spec.excluded_workers
-        ],
-        batch_size=BATCH,
-        ignore_conflicts=True,
-    )
 
 
 @dataclass(frozen=True)
@@ -352,39 +286,9 @@ def sync_job(job_id: int) -> Job:
         return job
     report = provider.sync(job, ServiceQueue(job))
     for start in range(0, len(report.assignments), BATCH):
-        _take_reports(job, report.assignments[start : start + BATCH])
-    _take_market_status(job.pk, report)
+        market_reports.take_reports(job, report.assignments[start : start + BATCH])
+    market_reports.take_market_status(job.pk, report)
     return settle_job(job.pk)
-
-
-def _take_market_status(job_id: int, report: SyncReport) -> None:
-    """The market's own status of the job and why; the job follows the market's state: paused here when
-    the market paused it by itself (nobody waits for work it no longer recruits for), collecting again
-    when the market recruits for a job paused here."""
-    with transaction.atomic():
-        job = Job.objects.select_for_update().get(pk=job_id)
-        job.market_status, job.market_note = report.market_status[:32], report.market_note[:300]
-        if report.market_paused and job.state in JobState.open():
-            job.state = JobState.PAUSED
-        elif report.market_recruiting and job.state == JobState.PAUSED:
-            job.state = JobState.COLLECTING
-        job.save(update_fields=["market_status", "market_note", "state", "updated"])
-
-
-def _take_reports(job: Job, reports: Sequence[AssignmentReport]) -> None:
-    """The market's word on a batch of assignments: their states, and confirmation of the ones it
-    reports as the same worker's on the same HIT. A report naming another worker changes nothing."""
-    by_id = {report.assignment_external_id: report for report in reports}
-    local = job.assignments.filter(external_id__in=list(by_id)).select_related("worker", "hit")
-    theirs = [a for a in local if a.worker.external_id == by_id[a.external_id].worker_external_id]
-    # One UPDATE per market state and batch, not one per assignment the market reports.
-    by_state: dict[str, list[int]] = defaultdict(list)
-    for assignment in theirs:
-        by_state[by_id[assignment.external_id].state].append(assignment.pk)
-    for state, pks in by_state.items():
-        Assignment.objects.filter(pk__in=pks).exclude(state=state).update(state=state)
-    confirmed = [a.pk for a in theirs if a.hit.external_id == by_id[a.external_id].hit_external_id]
-    Assignment.objects.filter(pk__in=confirmed, confirmed=False).update(confirmed=True)
 
 
 def job_progress(job: Job) -> Progress:
