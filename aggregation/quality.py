@@ -73,12 +73,6 @@ def soft_block(qualities: Iterable[WorkerQuality], *, by: Any = None) -> list[Wo
     return [block_worker(quality.worker_id, soft_block_reason(quality, by)) for quality in qualities]
 
 
-def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
-    """Soft-block every worker the job's latest aggregation flagged and who is not blocked yet."""
-    flagged = WorkerQuality.objects.filter(job_id=job_id, flagged=True, worker__blocked=False)
-    return soft_block(flagged, by=by)
-
-
 def request_soft_block(qualities: QuerySet[WorkerQuality], *, by: Any = None) -> int:
     """Queue the soft block of these rows' workers not blocked yet, as a background operation (it
     reaches their market: never in a web request); returns how many workers are queued."""

@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from crawler.parsing.records import ArchivePattern
-
 WAYBACK = "https://web.archive.org"
 # An archived page's links point back into the archive: /web/<timestamp>[flags]/<original URL>.
 ARCHIVED_LINK = re.compile(r"^(?:https?://[^/]+)?/web/(\d{1,14})[a-z_]*/(.+)$")
@@ -88,28 +86,6 @@ def parse_cdx(text: str) -> tuple[list[Capture], str]:
         if len(row) >= 2:
             captures.append(Capture(row[0], row[1], row[2] if len(row) > 2 else ""))
     return captures, resume_key
-
-
-def _host_and_rest(url: str) -> tuple[str, str]:
-    """("host", "/path?query") the way the CDX index keys a URL: no scheme, no port, no leading www."""
-    rest = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url, flags=re.I)
-    host, slash, tail = rest.partition("/")
-    host = host.split(":", 1)[0].lower().removeprefix("www.")
-    return host, "/" + tail if slash else "/"
-
-
-def cdx_covers(pattern: ArchivePattern, url: str) -> bool:
-    """Whether the CDX query of `pattern` lists captures of `url` (exact, prefix `*` or domain `*.`)."""
-    if pattern.original and not re.fullmatch(pattern.original, url):
-        return False
-    host, rest = _host_and_rest(url)
-    if pattern.url.startswith("*."):
-        domain = pattern.url[2:].split("/", 1)[0].lower()
-        return host == domain or host.endswith("." + domain)
-    want_host, want_rest = _host_and_rest(pattern.url)
-    if want_rest.endswith("*"):
-        return host == want_host and rest.startswith(want_rest[:-1])
-    return host == want_host and rest.rstrip("/") == want_rest.rstrip("/")
 
 
 def snapshot_url(timestamp: str, url: str, base: str = WAYBACK) -> str:

@@ -7,8 +7,6 @@ order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from annotation.task_types.decisions import NO_MAJORITY_LABEL
 from annotation.task_types.rules import CategoricalRule, LabelCollapse, MultiLabelRule
 
@@ -46,11 +44,6 @@ STANCE_FLIP: dict[str, str] = {
     NOT_VALID: NOT_VALID,
     NO_MAJORITY_LABEL: NO_MAJORITY_LABEL,
 }
-
-
-def flip_stance(labels: Sequence[str]) -> list[str]:
-    """Labels of a perspective moved to a claim of the opposite stance."""
-    return [STANCE_FLIP[label] for label in labels]
 
 
 # Paper §4.1 step 2a and the spec's defaults.

@@ -1,5 +1,6 @@
 import json
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -8,7 +9,7 @@ import pytest
 from aggregation.labels import LabelSetError
 from aggregation.responses import Responses
 from aggregation.rules import Comparison, apply_rule, apply_rule_to_counts
-from annotation.task_types.builtin_rules import flip_stance
+from annotation.task_types.builtin_rules import STANCE_FLIP
 from tests.aggregation.builtin_rules import (
     EVIDENCE,
     EVIDENCE_RULE,
@@ -19,6 +20,11 @@ from tests.aggregation.builtin_rules import (
     STANCE_RULE,
     stance_outcome,
 )
+
+
+def flip_stance(labels: Sequence[str]) -> list[str]:
+    """Labels of a perspective moved to a claim of the opposite stance."""
+    return [STANCE_FLIP[label] for label in labels]
 
 
 def stance_rows(votes: dict[str, list[str]]) -> Responses:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -11,9 +12,9 @@ from django.utils import timezone
 
 from aggregation import services
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger, WorkerQuality
-from aggregation.quality import block_flagged_workers
+from aggregation.quality import soft_block
 from annotation import work as annotation
-from annotation.models import Job, JobState
+from annotation.models import Job, JobState, Worker
 from corpus.models import (
     ClaimTopic,
     ClusterEvidence,
@@ -31,6 +32,12 @@ from tests.annotation.factories import make_corpus
 pytestmark = pytest.mark.django_db
 
 S, MS, MU, U, NV = "SUPPORT", "MILDLY_SUPPORT", "MILDLY_UNDERMINE", "UNDERMINE", "NOT_VALID"
+
+
+def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
+    """Soft-block every worker the job's latest aggregation flagged and who is not blocked yet."""
+    flagged = WorkerQuality.objects.filter(job_id=job_id, flagged=True, worker__blocked=False)
+    return soft_block(flagged, by=by)
 
 
 def clusters_of(job):

@@ -4,15 +4,38 @@ query, and reached from a listing page of its site; pages that are not debates a
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from crawler.parsing import archive_patterns, is_debate_url, listing_links
-from crawler.webarchive import cdx_covers
+from crawler.parsing.records import ArchivePattern
 
 RAW_DATA = Path(settings.PERSPECTRUM_DIR) / "raw_data"
+
+
+def _host_and_rest(url: str) -> tuple[str, str]:
+    """("host", "/path?query") the way the CDX index keys a URL: no scheme, no port, no leading www."""
+    rest = re.sub(r"^[a-z][a-z0-9+.-]*://", "", url, flags=re.I)
+    host, slash, tail = rest.partition("/")
+    host = host.split(":", 1)[0].lower().removeprefix("www.")
+    return host, "/" + tail if slash else "/"
+
+
+def cdx_covers(pattern: ArchivePattern, url: str) -> bool:
+    """Whether the CDX query of `pattern` lists captures of `url` (exact, prefix `*` or domain `*.`)."""
+    if pattern.original and not re.fullmatch(pattern.original, url):
+        return False
+    host, rest = _host_and_rest(url)
+    if pattern.url.startswith("*."):
+        domain = pattern.url[2:].split("/", 1)[0].lower()
+        return host == domain or host.endswith("." + domain)
+    want_host, want_rest = _host_and_rest(pattern.url)
+    if want_rest.endswith("*"):
+        return host == want_host and rest.startswith(want_rest[:-1])
+    return host == want_host and rest.rstrip("/") == want_rest.rstrip("/")
 
 
 def raw_urls(site: str) -> list[str]:
