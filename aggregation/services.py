@@ -16,23 +16,23 @@ import numpy.typing as npt
 from django.db import connection, transaction
 
 from aggregation.agreement import fleiss_kappa, krippendorff_alpha, rho, worker_agreement_with_majority
+from aggregation.copying_outcomes import first_run_items
 from aggregation.deciding import decide, on_rule_labels
 from aggregation.declared import declared_rule
 from aggregation.label_models import Aggregate, MajorityVote
 from aggregation.labels import NO_MAJORITY_LABEL, LabelSetError
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger
-from aggregation.policy import AggregationPolicy, PolicyError
-from aggregation.quality import record_worker_quality
-from aggregation.reading import job_responses
-from aggregation.responses import Responses, ResponsesError
-from aggregation.rules import AgreementRule
-from aggregation.copying_outcomes import first_run_items
 from aggregation.outcome_columns import (
     OutcomeColumns,
     decisions_to_write_back,
     outcome_columns,
     reference_codes,
 )
+from aggregation.policy import AggregationPolicy, PolicyError
+from aggregation.quality import record_worker_quality
+from aggregation.reading import job_responses
+from aggregation.responses import Responses, ResponsesError
+from aggregation.rules import AgreementRule
 from aggregation.storing import store_outcomes
 from aggregation.topics import assign_topics, topic_label_set
 from aggregation.write_back import write_back
