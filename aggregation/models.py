@@ -85,6 +85,22 @@ class LabelCounts(ArrayField):  # type: ignore[type-arg]
         return json.loads(value) if isinstance(value, str) else value
 
 
+# What a run counted and measured, as its API rows and a release's provenance report it.
+RUN_FIGURES = (
+    "items",
+    "responses",
+    "workers",
+    "kept",
+    "rejected",
+    "no_majority",
+    "adjudicated",
+    "mean_rho",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "flagged_workers",
+)
+
+
 class AggregationRun(models.Model):
     """One aggregation of a job: the rule, thresholds, label model, figures and library versions."""
 

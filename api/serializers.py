@@ -8,7 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from accounts.models import Team
-from aggregation.models import AggregationRun, ItemOutcome
+from aggregation.models import RUN_FIGURES, AggregationRun, ItemOutcome
 from annotation.market_interface.registry import provider_names
 from annotation.models import Job
 from annotation.task_types import task_type_slugs
@@ -109,17 +109,7 @@ class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):
             "task_type",
             "rule",
             "label_model",
-            "items",
-            "responses",
-            "workers",
-            "kept",
-            "rejected",
-            "no_majority",
-            "adjudicated",
-            "mean_rho",
-            "fleiss_kappa",
-            "krippendorff_alpha",
-            "flagged_workers",
+            *RUN_FIGURES,
             "changed_items",
             "corpus_writes",
             "created",

@@ -20,7 +20,7 @@ from django.db.models import Count, Max, QuerySet
 from aggregation.adjudication import sample_accuracy
 from aggregation.agreement import dataset_agreement, worker_agreement_with_majority
 from aggregation.declared import categorical_rule, categorical_rules
-from aggregation.models import Adjudication, AggregationRun, RunState, WorkerQuality
+from aggregation.models import RUN_FIGURES, Adjudication, AggregationRun, RunState, WorkerQuality
 from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.payments import job_payments
@@ -304,17 +304,7 @@ def aggregation_runs() -> list[dict[str, Any]]:
         "rule",
         "policy",
         "label_model",
-        "items",
-        "responses",
-        "workers",
-        "kept",
-        "rejected",
-        "no_majority",
-        "adjudicated",
-        "mean_rho",
-        "fleiss_kappa",
-        "krippendorff_alpha",
-        "flagged_workers",
+        *RUN_FIGURES,
         "versions",
     )
     return [
