@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,13 @@ QUOTED = 40
 LINES_LISTED = 10
 BLOCK = 1 << 20
 DUPLICATES = ("refuse", "first", "last")
+# The `--duplicates` option of every command that reads a labels file.
+DUPLICATES_OPTION: dict[str, Any] = {
+    "choices": list(DUPLICATES[1:]),
+    "default": DUPLICATES[0],
+    "help": "keep the first or the last label of a worker who labelled an item more than once "
+    "(default: refuse the file, naming the lines)",
+}
 
 
 class LabelFileError(ValueError):

@@ -38,6 +38,20 @@ class CodedLabels:
     warnings: tuple[str, ...] = ()  # allowed, but worth a word: one item, blank item names
 
 
+def _label_codes(chunk: pd.DataFrame, labels: Sequence[str], first_line: int) -> npt.NDArray[np.int8]:
+    """One chunk's labels as codes of ``labels``, its header and labels checked (``first_line``: the
+    file's line of its first row, for the message)."""
+    if list(chunk.columns) != COLUMNS:
+        header = ",".join(map(str, chunk.columns))
+        raise LabelFileError(f"the header must be {','.join(COLUMNS)}, not {header}")
+    codes = pd.Categorical(chunk["label"], categories=list(labels)).codes
+    if (codes < 0).any():
+        unknown = ", ".join(map(quoted, sorted(set(chunk["label"][codes < 0]))[:5]))
+        first = first_line + int(np.argmax(codes < 0))
+        raise LabelFileError(f"line {first}: label(s) {unknown} not among {list(labels)}")
+    return codes.astype(np.int8)
+
+
 def read_labels(
     path: Path | str, labels: Sequence[str], chunk_rows: int = CHUNK_ROWS, duplicates: str = "refuse"
 ) -> CodedLabels:
@@ -50,22 +64,9 @@ def read_labels(
     try:
         reader = pd.read_csv(path, dtype=str, chunksize=chunk_rows, keep_default_na=False)
         for number, chunk in enumerate(reader):
-            if list(chunk.columns) != COLUMNS:
-                raise LabelFileError(
-                    f"the header must be {','.join(COLUMNS)}, not {','.join(map(str, chunk.columns))}"
-                )
-            codes = pd.Categorical(chunk["label"], categories=list(labels)).codes
-            if (codes < 0).any():
-                unknown = ", ".join(map(quoted, sorted(set(chunk["label"][codes < 0]))[:5]))
-                first = number * chunk_rows + int(np.argmax(codes < 0)) + 2
-                raise LabelFileError(f"line {first}: label(s) {unknown} not among {list(labels)}")
-            parts.append(
-                (
-                    _global_codes(chunk["item"], known),
-                    _global_codes(chunk["worker"], workers),
-                    codes.astype(np.int8),
-                )
-            )
+            codes = _label_codes(chunk, labels, first_line=number * chunk_rows + 2)
+            items, raters = _global_codes(chunk["item"], known), _global_codes(chunk["worker"], workers)
+            parts.append((items, raters, codes))
     except pd.errors.EmptyDataError:
         raise LabelFileError(f"{path} has no rows") from None
     except (pd.errors.ParserError, UnicodeDecodeError) as error:

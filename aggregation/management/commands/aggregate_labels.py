@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aggregation.deciding import DECISIONS
 from aggregation.declared import categorical_rule, categorical_rules, rule_answering_in
+from aggregation.label_files import DUPLICATES_OPTION
 from aggregation.policy import LABEL_MODELS
 from aggregation.rules import AgreementRule
 from aggregation.streaming import OUTPUT, LabelFileError, aggregate_labels, read_labels
@@ -46,11 +47,7 @@ class Command(BaseCommand):
             "--comparison", choices=[">=", ">"], help="ρ's comparison (default: the task type's, else >=)"
         )
         parser.add_argument("--out", type=Path, required=True)
-        parser.add_argument(
-            "--duplicates", choices=["first", "last"], default="refuse",
-            help="keep the first or the last label of a worker who labelled an item more than once "
-            "(default: refuse the file, naming the lines)",
-        )  # fmt: skip
+        parser.add_argument("--duplicates", **DUPLICATES_OPTION)
 
     def handle(self, *args: Any, **options: Any) -> None:
         labels, declared = self._labels_and_rule(options["labels"], options["task_type"])

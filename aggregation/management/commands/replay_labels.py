@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from aggregation.adaptive import ADAPTIVE, FIXED, REDUNDANCIES, AdaptiveError, AdaptivePolicy
 from aggregation.deciding import DECISIONS
-from aggregation.label_files import warnings_about
+from aggregation.label_files import DUPLICATES_OPTION, warnings_about
 from aggregation.machines.checking import (
     RoutingCheck,
     check_routing,
@@ -48,11 +48,7 @@ class Command(BaseCommand):
         parser.add_argument("--decide", choices=list(DECISIONS), default="model")
         parser.add_argument("--gold", type=Path, help="item,label: the true label of some items")
         parser.add_argument("--out", type=Path, required=True)
-        parser.add_argument(
-            "--duplicates", choices=["first", "last"], default="refuse",
-            help="keep the first or the last label of a worker who labelled an item more than once "
-            "(default: refuse the file, naming the lines)",
-        )  # fmt: skip
+        parser.add_argument("--duplicates", **DUPLICATES_OPTION)
         machine = parser.add_argument_group("machine routing, checked against the crowd's decisions")
         machine.add_argument(
             "--machine-scores", type=Path, help="item,label,score: a machine's label of each item"

@@ -52,24 +52,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        helper = None
-        try:
-            if options["join"]:
-                helper = self._join(options["site"], options["wait"])
-                run = helper.run
-            elif options["run"] is not None:
-                run = CrawlRun.objects.get(pk=options["run"])
-            else:
-                run = services.create_run(
-                    options["site"],
-                    archive=options["archive"],
-                    limit=options["limit"],
-                    start_urls=options["start_url"],
-                    pid=os.getpid(),
-                    shared=options["shared"],
-                )
-        except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
-            raise CommandError(str(error)) from None
+        run, helper = self._crawl_of(options)
         with serving(options["serve_saved_pages"], run) as routes:
             outcome = run_spider(
                 run,
@@ -86,6 +69,26 @@ class Command(BaseCommand):
             )
             return
         self.stdout.write(summary_line(run, outcome))
+
+    def _crawl_of(self, options: dict[str, Any]) -> tuple[CrawlRun, CrawlHelper | None]:
+        """The run this process crawls: one it joins as a helper (and the helper), one named, or a new one."""
+        try:
+            if options["join"]:
+                helper = self._join(options["site"], options["wait"])
+                return helper.run, helper
+            if options["run"] is not None:
+                return CrawlRun.objects.get(pk=options["run"]), None
+            run = services.create_run(
+                options["site"],
+                archive=options["archive"],
+                limit=options["limit"],
+                start_urls=options["start_url"],
+                pid=os.getpid(),
+                shared=options["shared"],
+            )
+        except (services.CrawlRequestError, CrawlRun.DoesNotExist) as error:
+            raise CommandError(str(error)) from None
+        return run, None
 
     def _join(self, site: str, wait: bool) -> CrawlHelper:
         while True:
