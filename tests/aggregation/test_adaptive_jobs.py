@@ -79,8 +79,7 @@ def test_an_adaptive_job_runs_round_after_round_until_nothing_is_open(django_cap
 
 
 def test_a_round_beyond_the_budget_cap_publishes_nothing(django_capture_on_commit_callbacks):
-    job = adaptive_job(budget=Decimal("0.01"))
-    Job.objects.filter(pk=job.pk).update(budget=None)
+    job = adaptive_job()
     work.publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=False):
         work.sync_job(job.pk)
