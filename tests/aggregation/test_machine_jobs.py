@@ -4,7 +4,9 @@ crowd with the job's redundancy; with no threshold, everything goes to the crowd
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from decimal import Decimal
 from io import StringIO
 from pathlib import Path
 
@@ -119,3 +121,18 @@ def test_label_job_without_a_machine_parameter_is_a_clear_error() -> None:
     job = stance_job(make_corpus(claims=1, perspectives=2))
     with pytest.raises(CommandError, match="has no machine parameter"):
         call_command("label_job", str(job.pk))
+
+
+def test_create_job_prints_the_plan_and_the_forecast_before_calibration() -> None:
+    claims = make_corpus(claims=10, perspectives=4)
+    out = StringIO()
+    plan = json.dumps({**PLAN, "calibration_items": 10})
+    cids = ",".join(str(c.cid) for c in claims)
+    call_command(
+        "create_job", "stance", "--claims", cids, "--workers", "3", "--param", f"machine={plan}", stdout=out
+    )
+    job = Job.objects.get()
+    said = out.getvalue()
+    assert f"job {job.pk}: 40 items in " in said and "people label 10 of the 40 items first" in said
+    first = said.split("(at most ")[1].split(" ")[0]
+    assert first != "0" and f"the crowd's cost is at most {Decimal(first) * 4:.2f}" in said
