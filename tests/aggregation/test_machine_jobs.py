@@ -5,14 +5,13 @@ crowd with the job's redundancy; with no threshold, everything goes to the crowd
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from decimal import Decimal
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import override_settings
 
 from aggregation import services
 from aggregation.machine_routing import calibration_items
@@ -30,9 +29,8 @@ PLAN = {"annotator": "m", "target_error": 0.1, "confidence": 0.95, "calibration_
 
 
 @pytest.fixture(autouse=True)
-def var_dir(tmp_path: Path) -> Iterator[Path]:
-    with override_settings(VAR_DIR=tmp_path):
-        yield tmp_path
+def machines_in(settings: Any, tmp_path: Path) -> None:
+    settings.VAR_DIR = tmp_path  # the trained machines' files
 
 
 def plain_job(claims: int, *, noise: int = 4) -> Job:

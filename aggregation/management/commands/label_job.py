@@ -3,7 +3,6 @@ spend cap), before its threshold is chosen."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -11,14 +10,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from aggregation.machine_jobs import label_with_machine
 from annotation.machines.plans import MachinePlanError
 from annotation.machines.services import MachineError
+from annotation.management.commands.create_job import amount_argument
 from annotation.models import Job
-
-
-def _amount(raw: str) -> Decimal:
-    try:
-        return Decimal(raw)
-    except InvalidOperation:
-        raise CommandError(f"{raw!r} is not an amount") from None
 
 
 class Command(BaseCommand):
@@ -27,7 +20,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("job", type=int)
         parser.add_argument(
-            "--cap", type=_amount, help="a chat machine's spend cap (default: the job's budget)"
+            "--cap", type=amount_argument, help="a chat machine's spend cap (default: the job's budget)"
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

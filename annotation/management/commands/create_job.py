@@ -16,7 +16,8 @@ from annotation.work.job_requests import JobRequest, open_job, request_params
 from config.wording import count
 
 
-def _decimal(raw: str) -> Decimal:
+def amount_argument(raw: str) -> Decimal:
+    """An amount given on the command line, or a clear error."""
     try:
         return Decimal(raw)
     except InvalidOperation:
@@ -41,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, help="workers per item")
         parser.add_argument("--bundle", type=int, help="groups (claims, perspectives, …) per HIT")
         parser.add_argument("--reward", help="reward per HIT")
-        parser.add_argument("--budget", type=_decimal)
+        parser.add_argument("--budget", type=amount_argument)
         parser.add_argument("--gold-per-hit", type=int)
         parser.add_argument("--param", action="append", default=[], help="NAME=JSON, any task-type parameter")
         parser.add_argument("--name", default="")
