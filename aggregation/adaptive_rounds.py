@@ -74,26 +74,31 @@ def next_round(job_id: int) -> RoundReport:
     provider = get_provider(job.provider)
     if job.state == JobState.COMPLETE:
         chosen = open_item_ids(job, adaptive)
-        if not chosen or not _claim_round(job, chosen):
+        if not chosen or not claim_hits(job, chosen, assignments=1):
             return RoundReport(job.pk, len(chosen), 0)
         try:
             check_cost(job, provider)
         except BudgetError as error:
-            _give_back_round(job)
+            give_back_hits(job)
             return RoundReport(job.pk, len(chosen), 0, refused=str(error))
+    return RoundReport(job.pk, len(chosen), publish_pending(job))
+
+
+def publish_pending(job: Job) -> int:
+    """Publish the job's HITs not yet on its market (a round created, or a call cut short); how many."""
     pending = list(job.hits.filter(external_id="").order_by("position"))
     if not pending or job.state not in (JobState.COMPLETE, *JobState.open()):
-        return RoundReport(job.pk, len(chosen), 0)
+        return 0
     published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}
     now = timezone.now()
     for hit in pending:
         hit.external_id, hit.published_at = published[hit.pk].external_id, now
     Hit.objects.bulk_update(pending, ["external_id", "published_at"])
-    return RoundReport(job.pk, len(chosen), len(pending))
+    return len(pending)
 
 
-def _claim_round(job: Job, chosen: list[int]) -> bool:
-    """Under the job's lock: unless another call got there first, new HITs of one assignment each over
+def claim_hits(job: Job, chosen: list[int], *, assignments: int) -> bool:
+    """Under the job's lock: unless another call got there first, new HITs of ``assignments`` each over
     the chosen items (bundled as the first round was), and the job collecting again."""
     groups = dict(Item.objects.filter(pk__in=chosen).values_list("pk", "group"))
     bundles = bundle(
@@ -106,7 +111,7 @@ def _claim_round(job: Job, chosen: list[int]) -> bool:
         start = (locked.hits.aggregate(last=Max("position"))["last"] or 0) + 1
         hits = Hit.objects.bulk_create(
             [
-                Hit(job=job, position=start + n, assignments_wanted=1, reward=job.reward)
+                Hit(job=job, position=start + n, assignments_wanted=assignments, reward=job.reward)
                 for n in range(len(bundles))
             ]
         )
@@ -123,8 +128,8 @@ def _claim_round(job: Job, chosen: list[int]) -> bool:
     return True
 
 
-def _give_back_round(job: Job) -> None:
-    """The budget refused the claimed round: drop its unpublished HITs; the job is complete again."""
+def give_back_hits(job: Job) -> None:
+    """The budget refused the claimed HITs: drop those unpublished; the job is complete again."""
     with transaction.atomic():
         locked = Job.objects.select_for_update().get(pk=job.pk)
         locked.hits.filter(external_id="").delete()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from aggregation.agreement import DatasetAgreement, dataset_agreement
-from annotation.models import Job
+from annotation.models import Job, ResponseOrigin
 from annotation.task_types.registry import get_task_type
 from annotation.work import long_format
 
@@ -17,6 +17,8 @@ def _counts(job: Job, labels: list[str], with_machines: bool) -> np.ndarray:
     """(items × labels) answer counts of the job's counted responses."""
     column = {label: code for code, label in enumerate(labels)}
     rows = long_format(job, with_machines=with_machines)
+    if not with_machines:  # not even the labels a machine gave alone within the job's bound
+        rows = rows.exclude(origin=ResponseOrigin.MACHINE)
     items: dict[int, int] = {}
     pairs = [
         (items.setdefault(item, len(items)), column[label]) for item, _, label in rows if label in column

@@ -16,13 +16,12 @@ import numpy as np
 from django.db.models import Sum
 
 from aggregation.machines.calibrating import calibrate
-from aggregation.machines.checking import calibration_sample
 from aggregation.machines.forecasting import Forecast, forecast
 from aggregation.machines.routing import Routing, choose_threshold
 from aggregation.models import ItemOutcome
 from annotation.machines.asking import job_spend
 from annotation.machines.models import MachineAnnotator
-from annotation.machines.plans import MachinePlan, machine_plan
+from annotation.machines.plans import MachinePlan, calibration_ids, machine_plan
 from annotation.machines.services import MachineError
 from annotation.models import Hit, Job, Response, ResponseOrigin
 
@@ -48,8 +47,7 @@ class JobRouting:
 def calibration_items(job: Job, plan: MachinePlan) -> list[int]:
     """The ids of the job's calibration sample, the items the crowd labels first."""
     items = list(job.items.filter(is_gold=False).order_by("pk").values_list("pk", flat=True))
-    chosen = calibration_sample(len(items), plan.calibration_items, seed=job.pk)
-    return [pk for pk, picked in zip(items, chosen, strict=True) if picked]
+    return calibration_ids(items, plan, seed=job.pk)
 
 
 def _machine_rows(job: Job, annotator: MachineAnnotator) -> dict[int, tuple[str, float]]:

@@ -127,9 +127,11 @@ def build_datasheet(
     issues: Sequence[str],
     pay: Mapping[str, Any],
     origins: Mapping[str, int] | None = None,
+    machine_labels: bool = True,
 ) -> dict[str, Any]:
     """The datasheet as a dict: composition, collection, annotation steps, pay, workers, each
-    annotator's labels (`origins`: labels by who gave them), known issues.
+    annotator's labels (`origins`: labels by who gave them, with the machines' bounds; without
+    `machine_labels` the machines' labels were left out of the release, and it says so), known issues.
 
     `pay` is what the jobs paid as the ledger records it (annotation.ledger.payments): its figures by
     currency and the sentence that says them."""
@@ -144,13 +146,20 @@ def build_datasheet(
         "workers": dict(workers),
         "worker_identities": "Keyed pseudonyms only (HMAC-SHA256 with a per-release key kept out of "
         "the release); raw worker ids never leave the platform's database.",
-        "annotator_labels": _annotator_labels(origins or {}),
+        "annotator_labels": _annotator_labels(origins or {})
+        + _machine_labels(jobs, (origins or {}).get("machine", 0), machine_labels),
         "known_issues": list(issues),
     }
 
 
 def _annotator_labels(origins: Mapping[str, int]) -> str:
-    counts = ", ".join(f"{count} from the {origin}" for origin, count in sorted(origins.items())) or "none"
+    total = sum(origins.values())
+    counts = (
+        ", ".join(
+            f"{count} from the {origin} ({count / total:.1%})" for origin, count in sorted(origins.items())
+        )
+        or "none"
+    )
     return (
         "Every label is released with its annotator (a keyed pseudonym) and its origin: crowd (a worker's "
         "answer), expert (an adjudicator's decision) or machine (a model's answer) "
@@ -160,6 +169,28 @@ def _annotator_labels(origins: Mapping[str, int]) -> str:
         "perspectivist evaluation, and models trained on soft labels, need each annotator's label and "
         "the spread of opinions on an item, not only the decided label. Gold answers are kept out of "
         "the distributions, and so are expert and machine labels."
+    )
+
+
+def _machine_labels(jobs: Sequence[Mapping[str, Any]], released: int, included: bool) -> str:
+    """What the release says of its machines' labels: the bound each step's were held to, or that they
+    were left out. Empty when no step had a machine."""
+    bounds = [
+        f"job {job['id']}: {step['annotator']}, {step['bound']}"
+        for job in jobs
+        if (step := machine_step(job["params"])) is not None
+    ]
+    if not included:
+        return (
+            " Machine labels were left out of this release: every released label is a person's, and "
+            "items a machine labelled alone have no label here"
+            + (f" ({'; '.join(bounds)})." if bounds else ".")
+        )
+    if not bounds:
+        return ""
+    return (
+        f" The {released} machine labels each name their model and prompt version; a machine's label was "
+        f"accepted without a person only within the bound of its step ({'; '.join(bounds)})."
     )
 
 

@@ -44,13 +44,26 @@ class Exported:
         )
 
 
-def export_version(version: str, out: Path) -> Exported:
-    """The released files of `version` if it exists, else the current database under a new version."""
+def export_version(version: str, out: Path, *, machine_labels: bool = True) -> Exported:
+    """The released files of `version` if it exists, else the current database under a new version.
+    Without `machine_labels`, a release that holds machine labels is refused: its files never change."""
     release = Release.objects.filter(version=version).first()
     if release is not None:
+        if not machine_labels:
+            refuse_machine_labels(release)
         return Exported(version, True, copy_released_files(release, out))
     check_new_version(version, Path(settings.RELEASES_DIR) / version)
     return Exported(version, False, export_perspectrum(version, out))
+
+
+def refuse_machine_labels(release: Release) -> None:
+    """A release whose labels include a machine's cannot be given out without them: it never changes."""
+    machine = release.manifest.get("labels_by_origin", {}).get("machine", 0)
+    if machine:
+        raise ReleaseCopyError(
+            f"release {release.version} holds {machine} machine labels and never changes; build a new "
+            "version with build_release --without-machine-labels; nothing was written"
+        )
 
 
 def copy_released_files(release: Release, out: Path) -> dict[str, Path]:

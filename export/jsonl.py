@@ -8,8 +8,9 @@ Files with no records are not written: an empty file is not a loadable dataset.
 - ``stance_<split>.jsonl``: one line per claim–cluster: the claim, its topics and split, the cluster's
   perspective ids and texts (original first), both stance labels, the voter counts, evidence ids.
 - ``perspectives.jsonl``, ``evidence.jsonl``: the pools.
-- ``annotations.jsonl``: one line per label given: each crowd response, and each expert's decision,
-  with its annotator as a keyed pseudonym only and its ``origin`` (crowd, expert or machine); a richer
+- ``annotations.jsonl``: one line per label given: each crowd response, each machine's answer and each
+  expert's decision, with its annotator as a keyed pseudonym only and its ``origin`` (crowd, expert or
+  machine; a machine's line names its ``model`` and ``prompt_version``, null on a person's); a richer
   answer than a label (a written paraphrase, a topic list) is kept as a JSON string in ``value_json``.
 - ``label_distributions.jsonl``: one line per item with categorical crowd answers: the task's labels in
   its order, the crowd's count of each, and the share of each (a soft label summing to 1), for
@@ -86,6 +87,8 @@ def annotation_record(row: Mapping[str, Any]) -> dict[str, Any]:
         "gold": bool(row.get("gold")),
         "simulated": bool(row.get("simulated")),
         "origin": str(row.get("origin", "crowd")),
+        "model": row.get("model"),
+        "prompt_version": row.get("prompt_version"),
     }
 
 

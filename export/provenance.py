@@ -25,7 +25,7 @@ from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.payments import job_payments
 from annotation.market_interface.registry import get_provider
-from annotation.models import Assignment, AssignmentState, Item, Job, Response
+from annotation.models import Assignment, AssignmentState, Item, Job, Response, ResponseOrigin
 from annotation.task_types import builtin_rules, get_task_type
 from annotation.work.pseudonyms import pseudonym
 from annotation.work.records import pseudonym_key
@@ -112,26 +112,33 @@ def crawl_record() -> dict[str, Any]:
     }
 
 
-def annotation_rows(key: bytes) -> list[dict[str, Any]]:
-    """Every response, ordered by job, item and pseudonym; workers only as pseudonyms under `key`."""
-    rows = []
-    for response in Response.objects.select_related(
-        "job", "item", "worker", "item__claim", "item__perspective", "item__evidence"
-    ).order_by("job_id", "item__key", "pk"):
-        rows.append(
-            {
-                **_item_fields(response.job, response.item),
-                "worker": pseudonym(response.worker.provider, response.worker.external_id, key),
-                "label": response.label,
-                "value": response.value,
-                "gold": response.is_gold,
-                "simulated": response.simulated,
-                "origin": "crowd",
-            }
-        )
+def annotation_rows(key: bytes, *, machine_labels: bool = True) -> list[dict[str, Any]]:
+    """Every response, ordered by job, item and pseudonym; workers only as pseudonyms under `key`.
+    A machine's label names its model and prompt version; without `machine_labels` it is left out."""
+    responses = Response.objects.select_related(
+        "job", "item", "worker__machine", "item__claim", "item__perspective", "item__evidence"
+    ).order_by("job_id", "item__key", "pk")
+    if not machine_labels:
+        responses = responses.exclude(origin=ResponseOrigin.MACHINE)
+    rows = [_response_row(response, key) for response in responses]
     rows += expert_rows(key)
     rows.sort(key=lambda row: (row["job_id"], row["item"], row["origin"], row["worker"]))
     return rows
+
+
+def _response_row(response: Response, key: bytes) -> dict[str, Any]:
+    machine = getattr(response.worker, "machine", None) if response.origin == ResponseOrigin.MACHINE else None
+    return {
+        **_item_fields(response.job, response.item),
+        "worker": pseudonym(response.worker.provider, response.worker.external_id, key),
+        "label": response.label,
+        "value": response.value,
+        "gold": response.is_gold,
+        "simulated": response.simulated,
+        "origin": response.origin,
+        "model": machine.model_name if machine else None,
+        "prompt_version": (machine.prompt_version or None) if machine else None,
+    }
 
 
 def contributing_jobs() -> QuerySet[Job]:
@@ -172,6 +179,8 @@ def _expert_row(decision: Adjudication, key: bytes) -> dict[str, Any]:
         "gold": False,
         "simulated": False,
         "origin": "expert",
+        "model": None,
+        "prompt_version": None,
     }
 
 

@@ -227,16 +227,25 @@ def stored_split_report() -> dict[str, Any]:
 
 
 def write_release_files(
-    version: str, directory: Path, key: bytes, code: str, split: dict[str, Any]
+    version: str,
+    directory: Path,
+    key: bytes,
+    code: str,
+    split: dict[str, Any],
+    *,
+    machine_labels: bool = True,
 ) -> dict[str, Any]:
-    """Write every file of a release into `directory` (empty or new); returns the manifest written."""
+    """Write every file of a release into `directory` (empty or new); returns the manifest written.
+    Without `machine_labels`, the machines' labels are left out, and the datasheet and manifest say so."""
     records = perspectrum_records()
-    annotations = provenance.annotation_rows(key)
+    annotations = provenance.annotation_rows(key, machine_labels=machine_labels)
     _write_data_files(version, directory, records, annotations)
     statistics = release_statistics(records[CLAIMS], records[POOL], records[EVIDENCE], records[SPLIT])
     jobs = provenance.jobs_record(key)
     simulated = any(job["simulated"] for job in jobs) or any(row["simulated"] for row in annotations)
-    sheet = _write_datasheet(version, directory, records, statistics, jobs, annotations, split, simulated)
+    sheet = _write_datasheet(
+        version, directory, records, statistics, jobs, annotations, split, simulated, machine_labels
+    )
     facts = {
         "version": version,
         "state_time": provenance.state_time(),
@@ -251,6 +260,8 @@ def write_release_files(
         "datasheet": sheet,
         "pseudonyms": dict(PSEUDONYMS),
         "simulated": simulated,
+        "machine_labels": "included" if machine_labels else "left out",
+        "labels_by_origin": dict(sorted(Counter(row["origin"] for row in annotations).items())),
     }
     manifest = build_manifest(directory, facts)
     (directory / MANIFEST).write_bytes(canonical_json(manifest))
@@ -266,6 +277,7 @@ def _write_datasheet(
     annotations: list[dict[str, Any]],
     split: dict[str, Any],
     simulated: bool,
+    machine_labels: bool,
 ) -> dict[str, Any]:
     """Write datasheet.md; the datasheet as the manifest keeps it. Its pay is the ledger's."""
     cited = {eid for claim in records[CLAIMS] for c in claim["perspectives"] for eid in c["evidence"]}
@@ -282,6 +294,7 @@ def _write_datasheet(
         issues,
         pay,
         origins=Counter(row["origin"] for row in annotations),
+        machine_labels=machine_labels,
     )
     (directory / DATASHEET).write_bytes(render_markdown(sheet, statistics).encode())
     return sheet
@@ -308,9 +321,15 @@ def _candidate_rankings(jobs: list[dict[str, Any]]) -> list[str]:
 
 
 def build_release(
-    version: str, *, split_plan: SplitPlan | None = None, notes: str = "", progress: Progress = QUIET
+    version: str,
+    *,
+    split_plan: SplitPlan | None = None,
+    notes: str = "",
+    progress: Progress = QUIET,
+    machine_labels: bool = True,
 ) -> Release:
     """Build, store and record release `version`: refused if the version exists; never overwrites.
+    Without `machine_labels`, the machines' labels are left out of it (and it says so).
 
     With `split_plan`, the claims are re-split first (and `Claim.split` updated); without it the
     stored split is released as it stands. Files are written to a scratch directory beside the
@@ -322,7 +341,7 @@ def build_release(
     with progress.stage("split the claims" if split_plan else "read the stored split"):
         split = assign_claim_splits(split_plan) if split_plan else stored_split_report()
     key = provenance.release_key(version)
-    manifest = _write_into_place(version, final, key, split, progress)
+    manifest = _write_into_place(version, final, key, split, progress, machine_labels)
     zip_path = root / f"{version}.zip"
     with progress.stage("zip and hash the files", unit="files") as done:
         write_zip(final, zip_path, f"stancework-{version}", manifest["state_time"])
@@ -352,7 +371,7 @@ def check_new_version(version: str, final: Path) -> None:
 
 
 def _write_into_place(
-    version: str, final: Path, key: bytes, split: dict[str, Any], progress: Progress
+    version: str, final: Path, key: bytes, split: dict[str, Any], progress: Progress, machine_labels: bool
 ) -> dict[str, Any]:
     """Write the release's files into a scratch directory beside `final`, make them read-only and rename
     it to `final`; the manifest. A failed build leaves no scratch directory behind."""
@@ -361,7 +380,9 @@ def _write_into_place(
     scratch.chmod(0o755)
     try:
         with progress.stage("write the release files", unit="files") as done:
-            manifest = write_release_files(version, scratch, key, provenance.code_version(), split)
+            manifest = write_release_files(
+                version, scratch, key, provenance.code_version(), split, machine_labels=machine_labels
+            )
             done(len(manifest["files"]))
         for path in scratch.rglob("*"):
             if path.is_file():

@@ -21,6 +21,7 @@ from aggregation.calibration import calibration_error
 from aggregation.machines.calibrating import FOLDS, Calibration, calibrate
 from aggregation.machines.routing import Routing, choose_threshold
 from aggregation.streaming import LabelFileError
+from annotation.machines.plans import seeded_sample
 
 MACHINE_COLUMNS = ["item", "label", "score"]
 
@@ -52,9 +53,7 @@ def calibration_sample(n_items: int, size: int, seed: int) -> np.ndarray:
     """Which items (positions) go to the crowd to calibrate: a seeded uniform sample of ``size``."""
     if not 0 < size < n_items:
         raise LabelFileError(f"{size} calibration items must be more than none and fewer than {n_items}")
-    chosen = np.zeros(n_items, dtype=bool)
-    chosen[np.random.default_rng(seed).permutation(n_items)[:size]] = True
-    return chosen
+    return seeded_sample(n_items, size, seed)
 
 
 @dataclass(frozen=True)

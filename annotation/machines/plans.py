@@ -1,10 +1,13 @@
-"""A job's `machine` parameter: which machine labels beside the crowd, at what error bound. Pure."""
+"""A job's `machine` parameter: which machine labels beside the crowd, at what error bound, and which of
+its items the crowd labels first to calibrate it. Pure."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 FIELDS = {"annotator", "target_error", "confidence", "calibration_items"}
 
@@ -54,3 +57,21 @@ def machine_plan(params: Mapping[str, Any]) -> MachinePlan | None:
             "and calibration_items > 0"
         )
     return plan
+
+
+def seeded_sample(n_items: int, size: int, seed: int) -> np.ndarray:
+    """Which of ``n_items`` positions are in a seeded uniform sample of ``size`` (a boolean mask)."""
+    chosen = np.zeros(n_items, dtype=bool)
+    chosen[np.random.default_rng(seed).permutation(n_items)[:size]] = True
+    return chosen
+
+
+def calibration_ids(item_ids: Sequence[int], plan: MachinePlan, seed: int) -> list[int]:
+    """The calibration sample among a job's items (their ids, in order), seeded by the job: the same
+    sample whenever it is asked for. Refused unless some items are left for the machine."""
+    if not 0 < plan.calibration_items < len(item_ids):
+        raise MachinePlanError(
+            f"calibration_items ({plan.calibration_items}) must be fewer than the job's {len(item_ids)} items"
+        )
+    chosen = seeded_sample(len(item_ids), plan.calibration_items, seed)
+    return [pk for pk, picked in zip(item_ids, chosen.tolist(), strict=True) if picked]

@@ -13,7 +13,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from annotation.ledger.listings import publish_hits
-from annotation.machines.plans import MachinePlanError, machine_plan
+from annotation.machines.plans import MachinePlanError, calibration_ids, machine_plan
 from annotation.market_interface.base import (
     Control,
     Provider,
@@ -27,6 +27,7 @@ from annotation.market_interface.registry import control, get_provider
 from annotation.models import (
     AssignmentState,
     Hit,
+    Item,
     Job,
     JobState,
 )
@@ -123,7 +124,7 @@ def create_job(
         )
         items = job_rows.store_items(job, specs, is_gold=False)
         gold_items = job_rows.store_items(job, gold, is_gold=True)
-        job_rows.store_hits(job, items, gold_items, merged)
+        job_rows.store_hits(job, _crowd_first(job, items, merged), gold_items, merged)
         job_rows.fence_authors(specs + gold, {item.key: item for item in items + gold_items})
     return job
 
@@ -167,6 +168,19 @@ def _select_gold(
         raise JobError(f"{needs} needs a `gold` filter choosing the gold items")
     regular_keys = {spec.key for spec in specs}
     return [spec for spec in definition.select_gold(chosen, params) if spec.key not in regular_keys]
+
+
+def _crowd_first(job: Job, items: list[Item], params: Mapping[str, Any]) -> list[Item]:
+    """The items people are asked about first: all of them, or with a machine beside the crowd only
+    its calibration sample; the rest wait for the machine's threshold (aggregation.machine_jobs)."""
+    plan = machine_plan(params)
+    if plan is None:
+        return items
+    try:
+        chosen = set(calibration_ids(sorted(item.pk for item in items), plan, seed=job.pk))
+    except MachinePlanError as error:
+        raise JobError(str(error)) from None
+    return [item for item in items if item.pk in chosen]
 
 
 @dataclass(frozen=True)

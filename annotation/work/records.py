@@ -18,7 +18,16 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.market_interface.base import Control
 from annotation.market_interface.registry import control, get_provider
-from annotation.models import Assignment, AssignmentState, Item, Job, Response, ResponseOrigin, Worker
+from annotation.models import (
+    Assignment,
+    AssignmentState,
+    HitItem,
+    Item,
+    Job,
+    Response,
+    ResponseOrigin,
+    Worker,
+)
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 
 
@@ -42,7 +51,8 @@ def counted_responses(
     job: Job, *, include_gold: bool = False, with_machines: bool = False
 ) -> QuerySet[Response]:
     """The job's responses that count: submitted or approved work its market confirmed (and, with
-    ``with_machines``, machine annotators' labels, which have no assignment).
+    ``with_machines``, every machine annotator's label, which has no assignment; without, only those a
+    machine gave alone within the job's bound, `machine_accepted`).
 
     Found as the job's responses less those of its assignments that do not count (rejected,
     unconfirmed, …), not joined with those that do: ten million responses then probe a small set
@@ -50,8 +60,18 @@ def counted_responses(
     job is its assignment's (`work.assignments` stores them so)."""
     uncounted = Assignment.objects.filter(job=job).exclude(Assignment.counted()).values("pk")
     rows = Response.objects.filter(job=job).exclude(assignment__in=uncounted)
-    rows = rows if with_machines else rows.exclude(origin=ResponseOrigin.MACHINE)
+    rows = rows if with_machines else rows.exclude(Q(origin=ResponseOrigin.MACHINE) & ~machine_accepted(job))
     return rows if include_gold else rows.filter(is_gold=False)
+
+
+def machine_accepted(job: Job) -> Q:
+    """The machine labels that stand as the job's answers: scored at or above the job's chosen threshold,
+    on items no person was asked about (aggregation.machine_jobs). None until a threshold is chosen."""
+    threshold = (job.params.get("machine_routing") or {}).get("threshold")
+    if threshold is None:
+        return Q(pk__in=[])
+    asked = HitItem.objects.filter(hit__job=job).values("item_id")
+    return Q(origin=ResponseOrigin.MACHINE, value__score__gte=threshold) & ~Q(item_id__in=asked)
 
 
 def gold_accuracy(job: Job) -> dict[int, tuple[int, int]]:

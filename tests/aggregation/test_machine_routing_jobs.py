@@ -70,7 +70,7 @@ def test_routing_before_the_crowd_has_decided_the_sample_is_a_clear_error() -> N
 
 
 def test_the_jobs_page_says_the_routing_is_not_chosen_yet(admin_client) -> None:
-    job = stance_job(make_corpus(claims=1, perspectives=2), machine=PLAN)
+    job = stance_job(make_corpus(claims=1, perspectives=2), machine={**PLAN, "calibration_items": 1})
     page = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
     assert "Machine beside the crowd" in page
     assert f"run <code>manage.py route_job {job.pk}</code>" in page

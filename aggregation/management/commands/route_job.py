@@ -1,5 +1,6 @@
 """`manage.py route_job JOB`: once the crowd has decided a job's calibration items, choose where its
-machine's labels are accepted (the threshold with its guarantee) and print the forecast."""
+machine's labels are accepted (the threshold with its guarantee), print the forecast, and send the
+items the machine is not trusted with to the crowd."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from aggregation.machine_routing import route_job
+from aggregation.machine_jobs import dispatch
 from annotation.machines.plans import MachinePlanError
 from annotation.machines.services import MachineError
 from annotation.models import Job
 
 
 class Command(BaseCommand):
-    help = "Choose a job's machine routing from the crowd's decisions of its calibration items."
+    help = (
+        "Choose a job's machine routing from the crowd's decisions of its calibration items, and send "
+        "the items its machine is not trusted with to the crowd."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("job", type=int)
@@ -24,7 +28,7 @@ class Command(BaseCommand):
         if job is None:
             raise CommandError(f"no job {options['job']}")
         try:
-            routed = route_job(job)
+            routed = dispatch(job)
         except (MachineError, MachinePlanError) as error:
             raise CommandError(str(error)) from None
         self.stdout.write(routed.describe())

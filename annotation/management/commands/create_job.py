@@ -9,12 +9,15 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation import work
+from annotation.machines.plans import MachinePlan, machine_plan
+from annotation.models import Job
 from annotation.task_types import task_type_slugs
 from annotation.work.job_requests import JobRequest, open_job, request_params
 from config.wording import count
 
 
-def _decimal(raw: str) -> Decimal:
+def amount_argument(raw: str) -> Decimal:
+    """An amount given on the command line, or a clear error."""
     try:
         return Decimal(raw)
     except InvalidOperation:
@@ -39,7 +42,7 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, help="workers per item")
         parser.add_argument("--bundle", type=int, help="groups (claims, perspectives, …) per HIT")
         parser.add_argument("--reward", help="reward per HIT")
-        parser.add_argument("--budget", type=_decimal)
+        parser.add_argument("--budget", type=amount_argument)
         parser.add_argument("--gold-per-hit", type=int)
         parser.add_argument("--param", action="append", default=[], help="NAME=JSON, any task-type parameter")
         parser.add_argument("--name", default="")
@@ -80,6 +83,24 @@ class Command(BaseCommand):
             f"job {job.pk}: {count(job.items.count(), 'item')} in {count(progress.hits, 'HIT')}"
             f" × {count(job.workers_per_item, 'worker')}"
         )
+        plan = machine_plan(job.params)
+        if plan is not None:
+            self.stdout.write(machine_forecast(job, plan))
+
+
+def machine_forecast(job: Job, plan: MachinePlan) -> str:
+    """What a job with a machine beside the crowd expects before its calibration sample is decided:
+    people label the sample first; the rest costs the crowd at most what all of it would."""
+    items = job.items.filter(is_gold=False).count()
+    first = work.estimate_cost_locally(job).worst_case
+    at_most = (first * items / plan.calibration_items).quantize(Decimal("0.01"))
+    return (
+        f"{plan.describe()}.\nForecast before calibration: people label {plan.calibration_items} of the "
+        f"{items} items first (at most {first} {job.currency}); if the machine is trusted with none of "
+        f"the rest, the crowd's cost is at most {at_most} {job.currency}, each step checked against the "
+        f"budget before it is published. `manage.py label_job {job.pk}`, then, once the sample is decided, "
+        f"`manage.py route_job {job.pk}` forecasts from the sample."
+    )
 
 
 def _named_param(entry: str) -> tuple[str, Any]:

@@ -31,6 +31,11 @@ class Command(ReleaseVersionCommand):
             "--split-grouping", choices=[g.value for g in Grouping], default=DEFAULT_PLAN.grouping.value
         )
         parser.add_argument("--notes", default="", help="a note kept with the release record")
+        parser.add_argument(
+            "--without-machine-labels",
+            action="store_true",
+            help="leave machine annotators' labels out (the datasheet and manifest say so)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         plan = None
@@ -42,7 +47,11 @@ class Command(ReleaseVersionCommand):
                     grouping=Grouping(options["split_grouping"]),
                 )
             release = build_release(
-                options["version"], split_plan=plan, notes=options["notes"], progress=shown_on(self.stderr)
+                options["version"],
+                split_plan=plan,
+                notes=options["notes"],
+                progress=shown_on(self.stderr),
+                machine_labels=not options["without_machine_labels"],
             )
         except (ReleaseExistsError, ReleaseVersionError, SplitPlanError) as error:
             raise CommandError(str(error)) from None
@@ -61,5 +70,6 @@ def release_sentences(release: Release) -> list[str]:
         f"Release {release.version} written to {release.path}: {len(release.files)} files, each listed "
         "with its sha256 and size in manifest.json.",
         f"Claims split ({grouping}): {sizes}.",
+        f"Machine labels: {release.manifest.get('machine_labels', 'included')}.",
         f"Zip: {release.zip_path} (sha256 {release.zip_sha256}).",
     ]

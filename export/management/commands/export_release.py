@@ -19,10 +19,15 @@ class Command(ReleaseVersionCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--version", required=True, help="release version, e.g. 1.0")
         parser.add_argument("--out", required=True, type=Path, help="output directory")
+        parser.add_argument(
+            "--without-machine-labels",
+            action="store_true",
+            help="refuse a release that holds machine annotators' labels",
+        )
 
     def handle(self, *args: Any, version: str, out: Path, **options: Any) -> None:
         try:
-            exported = export_version(version, out)
+            exported = export_version(version, out, machine_labels=not options["without_machine_labels"])
         except (ReleaseCopyError, ReleaseExistsError, ReleaseVersionError) as error:
             raise CommandError(str(error)) from error
         self.stdout.write(exported.sentence(out))
