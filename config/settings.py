@@ -336,6 +336,10 @@ CRAWLER_PROGRESS_SECONDS = env_int("CRAWLER_PROGRESS_SECONDS", 5, minimum=1)
 CRAWLER_HEARTBEAT_LIMIT_SECONDS = env_int("CRAWLER_HEARTBEAT_LIMIT_SECONDS", 120, minimum=1)
 # CRAWLER_WAYBACK_URL: the Wayback Machine (its CDX API and snapshots). Default: https://web.archive.org.
 CRAWLER_WAYBACK_URL = env_str("CRAWLER_WAYBACK_URL", "https://web.archive.org")
+# CRAWLER_EXTRA_ORIGINS: origins (scheme://host:port; host:* for every port) crawls may reach besides
+#   their sites' own hosts: a test rig's copies of sites on this machine. Default: empty, and then
+#   loopback and private addresses are reached only by the saved-pages server a crawl starts itself.
+CRAWLER_EXTRA_ORIGINS = env_list("CRAWLER_EXTRA_ORIGINS", [])
 
 # ── Markets and money (annotation/markets/, annotation/ledger/) ──────────────────────────────────
 # The crowd markets a job can name (annotation.market_interface.registry). A market added here works end to

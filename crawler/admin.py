@@ -28,6 +28,12 @@ class StartCrawlForm(forms.Form):
         required=False, help_text="FROM:TO Wayback timestamps (e.g. 2012:2019) to crawl archived snapshots"
     )
     limit = forms.IntegerField(required=False, min_value=1, help_text="stop after this many debates")
+    start_url = forms.CharField(
+        required=False,
+        max_length=2000,
+        label="Start URL",
+        help_text="a listing or debate page on the site's own hosts; empty: the site's own start page",
+    )
     shared = forms.BooleanField(
         required=False,
         help_text="keep the queue in Redis so helper processes (crawl SITE --join) share the work",
@@ -172,6 +178,9 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
                     form.cleaned_data["site"],
                     archive=form.cleaned_data["archive"],
                     limit=form.cleaned_data["limit"],
+                    start_urls=[form.cleaned_data["start_url"].strip()]
+                    if form.cleaned_data["start_url"]
+                    else [],
                     user_id=request.user.pk,
                     shared=form.cleaned_data["shared"],
                     saved_pages=form.cleaned_data["saved_pages"],

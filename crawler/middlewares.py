@@ -1,4 +1,5 @@
-"""Downloader middlewares: refuse vote, login and comment links whatever produced them; send the
+"""Downloader middlewares: refuse addresses off the crawl's own hosts, and vote, login and comment
+links, whatever produced them; send the
 requests for a local copy of saved pages to wherever it listens; and in a shared crawl, keep one
 politeness delay per site across every process of the crawl."""
 
@@ -7,17 +8,18 @@ from __future__ import annotations
 import logging
 import time
 from typing import cast
-from urllib.parse import urlsplit
 
 import redis
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import deferLater
 
 from crawler.linkrules import forbidden_reason
+from crawler.targets import origin, refusal
 from crawler.webarchive import original_url
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,37 @@ class ForbiddenLinksMiddleware:
             self.stats.inc_value("stancework/forbidden_links")
             log.info("not following %s: %s", request.url, reason)
             raise IgnoreRequest(reason)
+
+
+class CrawlTargets:
+    """Refuse every request off the crawl's allowed origins (crawler.targets): its site's hosts, the
+    web archive, its own saved-pages server (``STANCEWORK_LOCAL_ROUTES``), the configured Wayback
+    address and an operator's ``STANCEWORK_EXTRA_ORIGINS``. First in line, so a start URL, a saved
+    queue or a redirect naming an internal service never leaves this process."""
+
+    def __init__(self, origins: list[str], stats: StatsCollector) -> None:
+        self.origins = origins
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> CrawlTargets:
+        assert crawler.stats is not None
+        return cls(allowed_origins(crawler.settings), crawler.stats)
+
+    def process_request(self, request: Request, spider: Spider) -> None:
+        reason = refusal(request.url, str(getattr(spider, "site", spider.name)), self.origins)
+        if reason:
+            self.stats.inc_value("stancework/refused_targets")
+            log.warning("not requesting %s: %s", request.url[:200], reason)
+            raise IgnoreRequest(reason)
+
+
+def allowed_origins(settings: BaseSettings) -> list[str]:
+    """The origins a crawl reaches besides its site's hosts: its local copy's address, the Wayback
+    address it was configured with, an operator's extra origins."""
+    local = list(settings.getdict("STANCEWORK_LOCAL_ROUTES"))
+    wayback = [settings["STANCEWORK_WAYBACK_URL"]] if settings.get("STANCEWORK_WAYBACK_URL") else []
+    return [*local, *wayback, *settings.getlist("STANCEWORK_EXTRA_ORIGINS")]
 
 
 class LocalRoutes:
@@ -67,12 +100,6 @@ class LocalRoutes:
             # Set on every attempt: a retried or redirected request carries the meta of its
             # first, which a resumed crawl's saved queue may hold from a server since gone.
             request.meta["proxy"] = target
-
-
-def origin(url: str) -> str:
-    """`http://127.0.0.1:8123/debatabase/all?page=1` → `http://127.0.0.1:8123`."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 class SharedPoliteness:

@@ -53,6 +53,8 @@ REDIRECT_MAX_TIMES = 5
 TWISTED_REACTOR = "twisted.internet.epollreactor.EPollReactor"
 
 DOWNLOADER_MIDDLEWARES = {
+    # First: no request for an address off the site's hosts goes further (crawler.targets).
+    "crawler.middlewares.CrawlTargets": 10,
     "crawler.middlewares.ForbiddenLinksMiddleware": 50,
     # Before Scrapy's HttpProxyMiddleware (750), which reads the route it sets.
     "crawler.middlewares.LocalRoutes": 60,
@@ -68,6 +70,7 @@ EXTENSIONS = {"crawler.extensions.RunProgress": 500}
 SPIDER_CONTRACTS = {"crawler.contracts.FixtureContract": 5}
 STANCEWORK_PROGRESS_SECONDS = django_settings.CRAWLER_PROGRESS_SECONDS
 STANCEWORK_WAYBACK_URL = django_settings.CRAWLER_WAYBACK_URL
+STANCEWORK_EXTRA_ORIGINS = django_settings.CRAWLER_EXTRA_ORIGINS
 
 LOG_LEVEL = "INFO"
 TELNETCONSOLE_ENABLED = False

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from accounts import audit
 from accounts.models import AuditEvent
-from crawler import processes
+from crawler import processes, targets
 from crawler.models import CrawlMode, CrawlRun, Debate, Drop, Page, PageVersion, RunStatus
 from crawler.parsing import SITES
 from operations.queueing import registered_task
@@ -41,6 +41,10 @@ LAUNCH_CRAWL_TASK = "crawler.tasks.launch_crawl_task"
 
 class CrawlRequestError(ValueError):
     """A crawl was asked for with arguments that cannot work."""
+
+
+class StartUrlRefused(CrawlRequestError):
+    """A start URL off the site's own hosts (crawler.targets)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ def create_run(
 
     `pid`: the process that will crawl it, when that is the caller itself (`manage.py crawl`)."""
     _check_request(site, limit)
+    check_start_urls(site, start_urls or [])
     start, end = parse_archive_range(archive) if archive else ("", "")
     mode = CrawlMode.ARCHIVE if archive else CrawlMode.LIVE
     # A crawl that died without a word still says "running": settle it before it blocks this one.
@@ -114,6 +119,14 @@ def _check_request(site: str, limit: int | None) -> None:
         raise CrawlRequestError("--limit must be at least 1")
 
 
+def check_start_urls(site: str, urls: list[str]) -> None:
+    """Refuse start URLs off the site's own hosts, naming the first and why (crawler.targets)."""
+    for url in urls:
+        reason = targets.refusal(str(url), site, settings.CRAWLER_EXTRA_ORIGINS)
+        if reason:
+            raise StartUrlRefused(f"start URL refused: {reason}")
+
+
 def _already_active(site: str, mode: str) -> CrawlRequestError:
     """The refusal of a second active run of a site and mode, naming the one that holds it."""
     active = CrawlRun.objects.filter(site=site, mode=mode, status__in=RunStatus.active()).first()
@@ -130,6 +143,7 @@ def request_crawl(
     user_id: int | None = None,
     shared: bool = False,
     saved_pages: bool = False,
+    start_urls: list[str] | None = None,
 ) -> CrawlRun:
     """Create a run and start its crawl process through Celery once the run is committed; with
     `saved_pages`, the crawl reads the saved pages served on this machine instead of the site."""
@@ -138,7 +152,9 @@ def request_crawl(
     with transaction.atomic():
         if shared and not settings.REDIS_URL:
             raise CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
-        run = create_run(site, archive=archive, limit=limit, user_id=user_id, shared=shared)
+        run = create_run(
+            site, archive=archive, limit=limit, start_urls=start_urls, user_id=user_id, shared=shared
+        )
         actor = run.requested_by if user_id is not None else None
         audit.record(
             actor, AuditEvent.Action.CRAWL, f"crawl {run.pk} of {site}", archive=archive, limit=limit

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from crawler.services import CrawlRequestError, check_start_urls
+
 
 @dataclass(frozen=True)
 class Step:
@@ -110,4 +112,16 @@ def merged_params(overrides: dict[str, Any] | None) -> dict[str, Any]:
         if key not in DEFAULTS:
             raise PipelineDefinitionError(f"unknown pipeline parameter {key!r}; known: {', '.join(DEFAULTS)}")
         params[key] = {**params[key], **value} if isinstance(params[key], dict) else value
+    _check_start_urls(params["crawl"])
     return params
+
+
+def _check_start_urls(crawl: dict[str, Any]) -> None:
+    """A crawl's start URLs are refused here, with the reason, before a run holds them."""
+    urls = crawl.get("start_urls") or []
+    try:
+        check_start_urls(
+            str(crawl.get("site", "")), [str(u) for u in (urls if isinstance(urls, list) else [urls])]
+        )
+    except CrawlRequestError as error:
+        raise PipelineDefinitionError(f"crawl.start_urls: {error}") from None

@@ -109,6 +109,27 @@ def isolated_state_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[No
             os.environ["STANCEWORK_VAR_DIR"] = saved_env
 
 
+# The suite's copies of sites listen on 127.0.0.1, each on a port the kernel picks: crawls may reach
+# them, as a deployment's never do (tests/crawler/test_crawl_targets.py turns this off).
+TEST_SITES = "http://127.0.0.1:*"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def test_sites_on_loopback() -> Iterator[None]:
+    from django.conf import settings
+
+    saved, saved_env = settings.CRAWLER_EXTRA_ORIGINS, os.environ.get("CRAWLER_EXTRA_ORIGINS")
+    settings.CRAWLER_EXTRA_ORIGINS, os.environ["CRAWLER_EXTRA_ORIGINS"] = [TEST_SITES], TEST_SITES
+    try:
+        yield
+    finally:
+        settings.CRAWLER_EXTRA_ORIGINS = saved
+        if saved_env is None:
+            os.environ.pop("CRAWLER_EXTRA_ORIGINS", None)
+        else:
+            os.environ["CRAWLER_EXTRA_ORIGINS"] = saved_env
+
+
 @pytest.fixture(autouse=True, scope="session")
 def eager_celery() -> Iterator[None]:
     """Tasks run in-process for the whole session (module fixtures included) even when REDIS_URL is

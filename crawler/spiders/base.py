@@ -6,16 +6,20 @@ Site spiders only name their site, start pages and delay; extraction is the pure
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
+from urllib.parse import urlsplit
 
 import scrapy
+from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.python.failure import Failure
 
+from crawler import targets
 from crawler.items import DebateItem, FetchedPage, ListingItem
 from crawler.linkrules import forbidden_reason
+from crawler.middlewares import allowed_origins
 from crawler.parsing import BadPageError, archive_patterns, is_debate_url, listing_links, parse_debate
 from crawler.webarchive import WAYBACK, CdxError, cdx_query, parse_cdx, snapshot_url, strip_archive_markup
 
@@ -26,6 +30,7 @@ SHARED_CONCURRENCY = 1
 
 class DebateSpider(scrapy.Spider):
     site: ClassVar[str] = ""
+    allowed_domains: list[str] = []
     live_start_urls: ClassVar[tuple[str, ...]] = ()
     # Whether a debate page's own links lead to more debates (procon's topic sites link their
     # quotes pages); elsewhere only listings are followed.
@@ -59,6 +64,15 @@ class DebateSpider(scrapy.Spider):
         self.archive = archive.split(":", 1) if archive else []
         urls = start_urls.split(",") if isinstance(start_urls, str) else list(start_urls)
         self.start_urls = [u.strip() for u in urls if u.strip()] or list(self.live_start_urls)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> Self:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        # Scrapy's offsite check lets the hosts of the crawl's own origins through too (its saved-pages
+        # server, the configured archive); CrawlTargets holds each to its exact origin.
+        extra = [urlsplit(o).hostname or "" for o in allowed_origins(crawler.settings)]
+        spider.allowed_domains = [*targets.allowed_domains(spider.site), *filter(None, extra)]
+        return spider
 
     async def start(self) -> AsyncIterator[scrapy.Request]:
         for request in self.start_requests():

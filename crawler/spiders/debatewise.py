@@ -7,13 +7,14 @@ from typing import Any
 
 from scrapy.http import Response
 
+from crawler import targets
 from crawler.spiders.base import DebateSpider
 
 
 class DebatewiseSpider(DebateSpider):
     name = "debatewise"
     site = "debatewise"
-    allowed_domains = ["debatewise.org", "web.archive.org", "127.0.0.1", "localhost"]
+    allowed_domains = targets.allowed_domains("debatewise")
     live_start_urls = ("https://debatewise.org/page/1/",)
     # Seconds between requests; raise it to the site's robots.txt Crawl-delay if that is larger.
     custom_settings = {"DOWNLOAD_DELAY": 3.0}

@@ -7,13 +7,14 @@ from typing import Any
 
 from scrapy.http import Response
 
+from crawler import targets
 from crawler.spiders.base import DebateSpider
 
 
 class IdebateSpider(DebateSpider):
     name = "idebate"
     site = "idebate"
-    allowed_domains = ["idebate.org", "idebate.net", "web.archive.org", "127.0.0.1", "localhost"]
+    allowed_domains = targets.allowed_domains("idebate")
     live_start_urls = ("https://idebate.net/debatabase/",)
     # Seconds between requests; raise it to the site's robots.txt Crawl-delay if that is larger.
     custom_settings = {"DOWNLOAD_DELAY": 2.0}

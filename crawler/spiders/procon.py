@@ -7,13 +7,14 @@ from typing import Any
 
 from scrapy.http import Response
 
+from crawler import targets
 from crawler.spiders.base import DebateSpider
 
 
 class ProconSpider(DebateSpider):
     name = "procon"
     site = "procon"
-    allowed_domains = ["procon.org", "britannica.com", "web.archive.org", "127.0.0.1", "localhost"]
+    allowed_domains = targets.allowed_domains("procon")
     # The portal links every topic site; today it redirects to Britannica's ProCon index.
     live_start_urls = ("https://www.procon.org/",)
     follow_debate_links = True
