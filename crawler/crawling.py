@@ -24,6 +24,7 @@ from scrapy.settings import Settings
 from config.progress import QUIET, Progress
 from crawler import reporting, services
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
+from crawler.reporting import LIMIT_REACHED
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,8 @@ def _mark_clean_stop(jobdir: Path, run_id: int) -> Callable[..., None]:
     """A spider_closed handler: after a graceful stop Scrapy has saved its queue; say so last."""
 
     def closed(spider: Spider, reason: str) -> None:
-        if reason == "shutdown" and jobdir.exists():
+        stats = spider.crawler.stats.get_stats() if spider.crawler.stats else {}
+        if reporting.stopped_short(reason, stats, getattr(spider, "limit", None)) and jobdir.exists():
             (jobdir / CLEAN_STOP).write_text(json.dumps({"run": run_id}))
 
     return closed
@@ -156,6 +158,11 @@ def run_spider(
     mark_clean_stop = _mark_clean_stop(jobdir, run.pk)
     crawler.signals.connect(mark_clean_stop, signal=signals.spider_closed)
     limit = _remaining_limit(run, resumed_from)
+    if limit == 0:
+        # The runs it resumes reached the limit: nothing is left to crawl, nor state to keep.
+        reporting.finish_run(run.pk, RunStatus.FINISHED, message=LIMIT_REACHED)
+        shutil.rmtree(jobdir, ignore_errors=True)
+        return note
     process.crawl(
         crawler,
         run_id=run.pk,
@@ -184,7 +191,7 @@ def _crawler_process(run: CrawlRun, jobdir: Path, routes: dict[str, str] | None)
 
 def _remaining_limit(run: CrawlRun, resumed_from: int | None) -> int | None:
     """`--limit` counts the whole crawl: the debates the runs it resumes ingested count too."""
-    limit = run.limit and max(run.limit - reporting.ingested_before(resumed_from), 1)
+    limit = run.limit and max(run.limit - reporting.ingested_before(resumed_from), 0)
     if limit != run.limit:
         log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
     return limit
@@ -207,11 +214,12 @@ def _crawl_to_the_end(
 
 def _clean_up_after(run: CrawlRun, jobdir: Path, crawler: Crawler, helper: CrawlHelper | None) -> None:
     """Drop the state a stopped crawl must not leave behind: a finished shared queue, a spent JOBDIR."""
-    reason = crawler.stats.get_value("finish_reason") if crawler.stats else None
+    stats = crawler.stats.get_stats() if crawler.stats else {}
+    limit = getattr(crawler.spider, "limit", None)
     if run.shared and helper is None:
         # The run's own process closes last (it waits for its helpers): the shared queue goes with it.
         redis.Redis.from_url(settings.REDIS_URL).delete(*shared_keys(run.pk))
-    if reason != "shutdown" and jobdir.exists():
+    if not reporting.stopped_short(str(stats.get("finish_reason")), stats, limit) and jobdir.exists():
         # Only a graceful stop (SIGTERM, the admin's Stop) leaves state worth resuming. After the
         # end or a limit, the seen-requests would make the next crawl skip pages never ingested.
         shutil.rmtree(jobdir)

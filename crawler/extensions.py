@@ -81,5 +81,5 @@ class RunProgress:
         elif run_id is not None:
             # "finished" and the CLOSESPIDER_* reasons are ends; "shutdown" is a stop request.
             stats = self._stats()
-            status, message = reporting.ending_of(reason, stats)
+            status, message = reporting.ending_of(reason, stats, getattr(spider, "limit", None))
             reporting.finish_run(run_id, status, stats, message=message)

@@ -54,10 +54,23 @@ def finish_run(run_id: int, status: str, stats: dict[str, Any] | None = None, me
     CrawlRun.objects.filter(pk=run_id, status__in=RunStatus.active()).update(**fields)
 
 
-def ending_of(reason: str, stats: dict[str, Any]) -> tuple[str, str]:
-    """A closed crawl's status and message, from Scrapy's close reason and the crawl's stats."""
-    if reason == "shutdown":
+LIMIT_REACHED = "closed: --limit reached (it counts the runs this one resumes)"
+
+
+def stopped_short(reason: str, stats: dict[str, Any], limit: int | None) -> bool:
+    """Whether a closed crawl stopped (SIGTERM, the admin's Stop) before its end: only then is its
+    state worth resuming. A stop that comes as the crawl reaches its `--limit` is an end."""
+    reached = bool(limit) and int(stats.get("stancework/ingested", 0)) >= (limit or 0)
+    return reason == "shutdown" and not reached
+
+
+def ending_of(reason: str, stats: dict[str, Any], limit: int | None = None) -> tuple[str, str]:
+    """A closed crawl's status and message, from Scrapy's close reason, the crawl's stats and the
+    debates it was to ingest (`limit`: what was left of `--limit` when it started)."""
+    if stopped_short(reason, stats, limit):
         return RunStatus.STOPPED, "stopped on request; a later crawl of the site resumes it"
+    if reason in ("shutdown", "closespider_limit"):
+        return RunStatus.FINISHED, LIMIT_REACHED
     failed = failed_requests(stats)
     if failed:
         kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(failed.items()))
