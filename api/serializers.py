@@ -177,9 +177,12 @@ class CrawlStartSerializer(serializers.Serializer[Any]):
     limit = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=1_000_000)
     shared = serializers.BooleanField(required=False, default=False, help_text="queue in Redis for helpers")
     start_urls = serializers.ListField(
-        child=serializers.CharField(max_length=2000), required=False, default=list, max_length=20,
+        child=serializers.CharField(max_length=2000),
+        required=False,
+        default=list,
+        max_length=20,
         help_text="listing or debate pages on the site's own hosts; empty: the site's own start page",
-    )  # fmt: skip
+    )
 
 
 class OperationSerializer(serializers.ModelSerializer[Operation]):

@@ -368,9 +368,13 @@ class CrawlViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         data = given.validated_data
         try:
             run = crawls.request_crawl(
-                data["site"], archive=data["archive"], limit=data.get("limit"), user_id=request.user.pk,
-                shared=data["shared"], start_urls=data["start_urls"],
-            )  # fmt: skip
+                data["site"],
+                archive=data["archive"],
+                limit=data.get("limit"),
+                user_id=request.user.pk,
+                shared=data["shared"],
+                start_urls=data["start_urls"],
+            )
         except crawls.StartUrlRefused as error:
             raise ValidationError({"start_urls": [str(error)]}) from None
         except crawls.CrawlRequestError as error:
