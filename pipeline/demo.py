@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 
 from corpus.models import Perspective
+from export.models import Release
 from pipeline import services
 from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import StepReport
@@ -82,6 +83,22 @@ def _once_per_state(on_step_end: StepReport | None) -> StepReport:
             on_step_end(step)
 
     return report
+
+
+def done_steps() -> set[str]:
+    """The demo run's steps already done: a second `make run` reuses them and says so."""
+    done = StepRun.objects.filter(run__name=DEMO_NAME, state=StepState.DONE).values_list("name", flat=True)
+    return set(done)
+
+
+def reused_line(step: StepRun) -> str:
+    """What a reused step says: that it was done before, and for the release, every release there is
+    now (the demo's own may no longer be the latest)."""
+    line = f"  {step.name}: reused — done before ({step.message})"
+    if step.name == "release":
+        versions = list(Release.objects.order_by("created", "pk").values_list("version", flat=True))
+        line += f"; releases now: {', '.join(versions) or 'none'}"
+    return line
 
 
 def _crawl_waiting(steps: list[StepRun]) -> bool:

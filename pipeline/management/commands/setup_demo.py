@@ -14,14 +14,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from corpus.models import Claim
 from corpus.services import already_imported
-from pipeline.demo import run_demo
-from pipeline.models import StepRun
+from pipeline.demo import done_steps, reused_line, run_demo
+from pipeline.models import StepRun, StepState
 from pipeline.services import PipelineError
 
 STAFF_USERNAME = "admin"
 
 
 class Command(BaseCommand):
+    _reused: set[str] = set()
     help = "Import the PERSPECTRUM release, run the simulated demo pipeline, and create a staff login."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -56,6 +57,7 @@ class Command(BaseCommand):
 
     def _run_demo_pipeline(self) -> None:
         self._say("Demo pipeline over the saved debate pages, with the SIMULATED crowd:")
+        self._reused = done_steps()
         try:
             run_demo(on_step_end=self._say_step)
         except PipelineError as error:
@@ -66,7 +68,10 @@ class Command(BaseCommand):
         self._say("  the home page links every step, job, dashboard and release")
 
     def _say_step(self, step: StepRun) -> None:
-        self._say(f"  {step.name}: {step.state} — {step.message}")
+        if step.name in self._reused and step.state == StepState.DONE:
+            self._say(reused_line(step))
+        else:
+            self._say(f"  {step.name}: {step.state} — {step.message}")
 
     def _say(self, line: str) -> None:
         """One line, shown now: a pipe (make, a log collector) would otherwise hold it back."""
