@@ -27,7 +27,7 @@ class StepInline(admin.TabularInline):
     extra = 0
     can_delete = False
     fields = readonly_fields = (
-        "position",
+        "number",
         "name",
         "state",
         "message",
@@ -39,6 +39,10 @@ class StepInline(admin.TabularInline):
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+    @admin.display(description="step")
+    def number(self, step: StepRun) -> int:
+        return step.position + 1
 
     @admin.display(description="jobs")
     def job_links(self, step: StepRun) -> str:
@@ -69,6 +73,11 @@ def crowd_progress(step: StepRun) -> str:
         return ""
     done, wanted = sum(p.assignments_done for p in shares), sum(p.assignments_wanted for p in shares)
     return f"{done}/{wanted} assignments, {sum(p.responses for p in shares)} responses"
+
+
+def finished(run: PipelineRun | None) -> bool:
+    """Every step of the run done (False for no run: the add form, the change list)."""
+    return run is not None and not run.steps.exclude(state=StepState.DONE).exists()
 
 
 def run_active(steps: list[StepRun]) -> bool:
@@ -120,6 +129,13 @@ class PipelineRunAdmin(NamedPermissions, LiveCountsAdmin):
                     cells[f"{row} td.field-message p"] = step.message
                     cells[f"{row} td.field-crowd_progress p"] = crowd_progress(step)
         return cells, active
+
+    def has_change_permission(self, request: HttpRequest, obj: PipelineRun | None = None) -> bool:
+        """A finished run is a record: it is read, not edited."""
+        return super().has_change_permission(request, obj) and not finished(obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: PipelineRun | None = None) -> bool:
+        return super().has_delete_permission(request, obj) and not finished(obj)
 
     def get_inlines(self, request: HttpRequest, obj: PipelineRun | None) -> list[type[InlineModelAdmin]]:
         return [StepInline] if obj is not None else []  # a new run's steps are made on save

@@ -24,24 +24,24 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step(
         "crawl",
-        "1 Crawl",
+        "Crawl",
         "Spiders collect debates: motion → claim, points → perspectives, bodies → evidence.",
     ),
-    Step("stance", "2a Stance verification", "Workers label each claim–perspective pair on 5 labels."),
+    Step("stance", "Stance verification", "Workers label each claim–perspective pair on 5 labels."),
     Step(
         "paraphrase_writing",
-        "2b Paraphrase writing",
+        "Paraphrase writing",
         "Workers write paraphrases of kept perspectives, with hints.",
     ),
-    Step("paraphrase_verification", "2b Paraphrase verification", "Workers judge candidate paraphrases."),
+    Step("paraphrase_verification", "Paraphrase verification", "Workers judge candidate paraphrases."),
     Step(
         "web_perspectives",
-        "2c Web perspectives",
+        "Web perspectives",
         "Web sentences similar to claim + perspective, labelled for stance.",
     ),
     Step(
         "evidence",
-        "3 Evidence verification",
+        "Evidence verification",
         "For each paragraph, its top candidate perspectives: supported?",
     ),
     Step(
@@ -63,7 +63,7 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         "adjudicate",
-        "2d/Adjudicate",
+        "Adjudicate",
         "An expert adjudicates a random sample; similar claim pairs are listed.",
     ),
     Step("split", "Split", "Train/dev/test 60/15/25 with claims sharing a topic kept together."),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
@@ -41,5 +43,23 @@ def test_the_run_page_lists_its_steps(staff: Client) -> None:
     staff.post("/admin/pipeline/pipelinerun/add/", {"name": "r", "params": "{}"})
     run = PipelineRun.objects.get()
     page = staff.get(f"/admin/pipeline/pipelinerun/{run.pk}/change/").content.decode()
-    assert "2a Stance verification" in page
+    assert "Stance verification" in page
+    titles = [step.title for step in STEPS]
+    assert not [title for title in titles if re.match(r"\d", title) or "/" in title]
+    assert [page.index(f"<p>{title}</p>") for title in titles] == sorted(
+        page.index(f"<p>{title}</p>") for title in titles
+    )  # each step once, in the order they run, by its name alone (no paper numbering such as 2b, 2b)
     assert staff.get("/admin/pipeline/pipelinerun/").status_code == 200
+
+
+def test_a_finished_run_is_read_only(staff: Client) -> None:
+    staff.post("/admin/pipeline/pipelinerun/add/", {"name": "r", "params": "{}"})
+    run = PipelineRun.objects.get()
+    run.steps.update(state=StepState.DONE)
+    url = f"/admin/pipeline/pipelinerun/{run.pk}/change/"
+
+    page = staff.get(url).content.decode()
+
+    assert 'name="_save"' not in page and "_addanother" not in page and "/delete/" not in page
+    assert staff.post(url, {"name": "renamed", "params": "{}"}).status_code == 403
+    assert PipelineRun.objects.get().name == "r"
