@@ -71,11 +71,13 @@ def kept_originals(claims: Sequence[int]) -> list[int]:
     )
 
 
-def stance_job(claims: Sequence[int], params: dict[str, Any], status: str) -> Job | None:
+def stance_job(
+    claims: Sequence[int], params: dict[str, Any], status: str, name: str = "stance verification"
+) -> Job | None:
     """Step 2a: every `status` claim–perspective pair of the claims."""
     redundancy = dict(params.get("stance_redundancy") or {})
     filters = {"claims": list(claims), "status": status}
-    return _create("stance", filters, params, "stance verification", redundancy)
+    return _create("stance", filters, params, name, redundancy)
 
 
 def paraphrase_writing_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:
@@ -119,7 +121,8 @@ def web_perspective_job(
         ).exists()
     ):
         return None
-    return stance_job(claims, params, Status.CANDIDATE)
+    # A stance job, named for its step: the job lists call it what a researcher ran.
+    return stance_job(claims, params, Status.CANDIDATE, "web perspectives: stance of web sentences")
 
 
 def web_source(params: dict[str, Any]) -> WebSearchSource:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from corpus.models import Origin, PerspectiveCluster, Side, Status
+from pipeline import candidate_jobs
 from pipeline.candidate_jobs import add_web_candidates
 from search.candidates import WebCandidate
 from tests.annotation.factories import make_corpus
@@ -43,3 +44,18 @@ def test_a_sentence_already_heading_a_cluster_of_the_claim_is_not_added_again() 
 
     assert add_web_candidates(claim.cid, again) == 0
     assert claim.clusters.count() == 2
+
+
+def test_the_web_perspectives_job_is_named_for_its_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    claim = make_corpus(claims=1, perspectives=1)[0]
+    head = claim.clusters.get().members.get().perspective
+    found = [WebCandidate(claim.cid, head.pid, "https://example.org/a", "A new sentence.", 0.5)]
+    monkeypatch.setattr(candidate_jobs.search, "web_perspective_candidates", lambda *a, **k: found)
+    named: list[tuple[str, str]] = []
+    monkeypatch.setattr(
+        candidate_jobs, "_create", lambda task_type, f, p, name, x=None: named.append((task_type, name))
+    )
+
+    candidate_jobs.web_perspective_job([claim.cid], {"web_sentences": 3}, source=object())  # type: ignore[arg-type]
+
+    assert named == [("stance", "web perspectives: stance of web sentences")]
