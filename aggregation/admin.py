@@ -19,6 +19,8 @@ from aggregation.models import Adjudication, AggregationRun, ItemOutcome, Worker
 from aggregation.quality import request_soft_block
 from aggregation.tasks import request_aggregation
 from annotation.models import Item
+from annotation.staff.columns import TaskTypeFilter
+from config.columns import PlainFields, figure_column, in_words, label_column, readable_fields, words_column
 from config.wording import count
 
 
@@ -54,13 +56,16 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         "item_key",
         "texts",
         "job",
-        "label",
-        "fine_label",
-        "agreement",
+        "label_name",
+        "fine_label_name",
+        "agreement_figure",
         "reasons_text",
         "sampled",
         "decided",
     )
+    label_name = label_column("label", "label")
+    fine_label_name = label_column("fine_label", "answers' label")
+    agreement_figure = figure_column("agreement", "agreement")
     list_filter = (QueueFilter, "contested", "sampled", "status", "job")
     # The item's texts are the corpus rows it is about; searching them finds an item by what it says.
     search_fields = ("item__key", "item__claim__text", "item__perspective__text", "item__evidence__text")
@@ -89,7 +94,7 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
 
     @admin.display(description="why contested")
     def reasons_text(self, obj: ItemOutcome) -> str:
-        return ", ".join(obj.reasons)
+        return in_words(obj.reasons)
 
     @admin.display(description="adjudicated", boolean=True)
     def decided(self, obj: ItemOutcome) -> bool:
@@ -138,16 +143,16 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         return format_html(
             "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
             "reference {}; contested: {}; now in the corpus: <strong>{}</strong>",
-            obj.label,
-            obj.fine_label,
+            obj.job.label_name(obj.label),
+            obj.job.label_name(obj.fine_label),
             described_votes(obj.job.task_type, obj.counts),
             rho,
             obj.status,
-            obj.model_label or "-",
+            obj.job.label_name(obj.model_label) if obj.model_label else "-",
             f"{obj.model_confidence or 0.0:.0%}",
-            obj.reference_label or "none",
-            ", ".join(obj.reasons) or "no",
-            current_label(obj),
+            obj.job.label_name(obj.reference_label) if obj.reference_label else "none",
+            in_words(obj.reasons) if obj.reasons else "no",
+            obj.job.label_name(current_label(obj)),
         )
 
     @admin.display(description="responses")
@@ -155,10 +160,10 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         rows = [
             (
                 r.worker,
-                r.label,
+                obj.job.label_name(r.label),
                 _share(r.reliability),
                 _share(r.agreement),
-                ", ".join(r.flags),
+                in_words(r.flags),
                 "blocked" if r.blocked else "",
             )
             for r in rated_responses(obj)
@@ -172,7 +177,13 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
     @admin.display(description="adjudications")
     def history(self, obj: ItemOutcome) -> SafeString:
         rows = [
-            (a.decided_at.strftime("%Y-%m-%d %H:%M"), str(a.decided_by), a.old_label, a.new_label, a.note)
+            (
+                a.decided_at.strftime("%Y-%m-%d %H:%M"),
+                str(a.decided_by),
+                obj.job.label_name(a.old_label),
+                obj.job.label_name(a.new_label),
+                a.note,
+            )
             for a in obj.adjudications.select_related("decided_by").order_by("decided_at")
         ]
         if not rows:
@@ -197,12 +208,24 @@ def shortened(item: Item) -> str:
 
 
 @admin.register(WorkerQuality)
-class WorkerQualityAdmin(admin.ModelAdmin):
-    list_display = ("worker", "job", "responses", "agreement", "reliability", "gold", "flags", "blocked")
+class WorkerQualityAdmin(PlainFields, admin.ModelAdmin):
+    list_display = (
+        "worker",
+        "job",
+        "responses",
+        "agreement_figure",
+        "reliability_figure",
+        "gold",
+        "flags_words",
+        "blocked",
+    )
+    agreement_figure = figure_column("agreement", "agreement")
+    reliability_figure = figure_column("reliability", "reliability")
+    flags_words = words_column("flags", "flags")
     list_filter = ("flagged", "worker__blocked", "job")
     list_select_related = ("worker", "job")
     actions = ["soft_block_workers"]
-    readonly_fields = [f.name for f in WorkerQuality._meta.fields]
+    fields = readonly_fields = tuple(readable_fields(WorkerQuality))
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -222,24 +245,27 @@ class WorkerQualityAdmin(admin.ModelAdmin):
 
 
 @admin.register(AggregationRun)
-class AggregationRunAdmin(admin.ModelAdmin):
+class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
     list_display = (
         "pk",
         "job",
         "created",
         "trigger",
         "state",
-        "rule",
-        "fleiss_kappa",
-        "krippendorff_alpha",
+        "rule_words",
+        "kappa",
+        "alpha",
         "kept",
         "rejected",
         "no_majority",
         "changed_items",
         "dashboard",
     )
-    list_filter = ("state", "trigger", "task_type")
-    readonly_fields = [f.name for f in AggregationRun._meta.fields]
+    list_filter = ("state", "trigger", TaskTypeFilter)
+    rule_words = words_column("rule", "rule")
+    kappa = figure_column("fleiss_kappa", "Fleiss' κ")
+    alpha = figure_column("krippendorff_alpha", "Krippendorff's α")
+    fields = readonly_fields = tuple(readable_fields(AggregationRun, codes=("label_model", "rule")))
     actions = ["aggregate_again"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -268,17 +294,20 @@ class AdjudicationAdmin(admin.ModelAdmin):
         "outcome",
         "texts",
         "job",
-        "crowd_label",
-        "old_label",
-        "new_label",
+        "crowd_label_name",
+        "old_label_name",
+        "new_label_name",
         "new_status",
         "sampled",
         "decided_by",
         "decided_at",
         "note",
     )
+    crowd_label_name = label_column("crowd_label", "crowd's label")
+    old_label_name = label_column("old_label", "label before")
+    new_label_name = label_column("new_label", "expert's label")
     list_filter = ("sampled", "new_status", "job")
-    list_select_related = ("outcome__item", "job", "decided_by")
+    list_select_related = ("outcome__item", "outcome__job", "job", "decided_by")
     search_fields = (
         "outcome__item__key",
         "outcome__item__claim__text",

@@ -62,12 +62,12 @@ def answer_spelling(task_type: str) -> Callable[[str], str]:
 
 
 def described_votes(task_type: str, counts: list[int]) -> str:
-    """An outcome's votes with their label names ("SUPPORT 2, NOT_VALID 1"), in the order the task's
-    workers answer in; the bare numbers only when the task type no longer names that many labels."""
+    """An outcome's votes with their label names ("Supports 2, Not a valid perspective 1"), in the
+    order the task's workers answer in; the bare numbers when the task type no longer names that many."""
     rule = categorical_rule(task_type)
     labels = rule.answer_set.labels if rule is not None else ()
     if not counts:
         return "no votes"
     if len(labels) != len(counts):
         return ", ".join(str(number) for number in counts)
-    return votes(counts, labels)
+    return votes(counts, [get_task_type(task_type).label_name(label) for label in labels])

@@ -208,7 +208,7 @@ class ItemOutcome(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.item.key}: {self.label or '-'}"
+        return f"{self.item.key}: {self.job.label_name(self.label)}"
 
 
 class WorkerQuality(models.Model):
@@ -270,7 +270,8 @@ class Adjudication(models.Model):
         ordering = ["-decided_at", "-pk"]
 
     def __str__(self) -> str:
-        return f"{self.outcome.item.key}: {self.old_label or '-'} → {self.new_label}"
+        old = self.job.label_name(self.old_label) if self.old_label else "-"
+        return f"{self.outcome.item.key}: {old} → {self.job.label_name(self.new_label)}"
 
     @property
     def crowd_agrees(self) -> bool:

@@ -28,11 +28,13 @@ from annotation.models import (
 from annotation.mturk_templates import admin as mturk_templates_admin  # noqa: F401  (registers its pages)
 from annotation.quality import admin as quality_admin  # noqa: F401  (registers the quality pages)
 from annotation.staff import markets as market_admin
+from annotation.staff.columns import TaskTypeFilter, task_type_name
 from annotation.staff.ledger import reconcile_jobs, show_market_cost  # also registers the ledger's admin
 from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
+from config.columns import PlainFields, figure_column, label_column, table_field
 from config.wording import money
 
 
@@ -92,9 +94,19 @@ class HitInline(admin.TabularInline):
 
 
 @admin.register(Job)
-class JobAdmin(NamedPermissions, admin.ModelAdmin):
-    list_display = ["pk", "name", "task_type", "provider", "state", "progress", "budget", "created", "pages"]
-    list_filter = ["state", "task_type", "provider"]
+class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
+    list_display = [
+        "pk",
+        "name",
+        task_type_name,
+        "provider",
+        "state",
+        "progress",
+        "budget",
+        "created",
+        "pages",
+    ]
+    list_filter = ["state", TaskTypeFilter, "provider"]
     search_fields = ["name"]
     readonly_fields = ["state", "published_at", "completed_at", "workers_per_item", "reward", "progress"]
     inlines = [HitInline]
@@ -114,7 +126,7 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
     # A created job's own figures and choices, shown but no longer edited (the budget and teams still are).
     fixed_once_created = [
         "pages",
-        "task_type",
+        "task_type_name",
         "provider",
         "state",
         "market",
@@ -123,8 +135,8 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
         "progress",
         "annotators",
         "accuracy",
-        "params",
-        "filters",
+        "params_table",
+        "filters_table",
     ]
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
@@ -256,7 +268,15 @@ class JobAdmin(NamedPermissions, admin.ModelAdmin):
 
 class AssignmentInline(admin.TabularInline):
     model = Assignment
-    fields = readonly_fields = ("worker", "state", "accepted_at", "submitted_at", "work_seconds", "simulated")
+    fields = readonly_fields = (
+        "worker",
+        "state",
+        "accepted_at",
+        "submitted_at",
+        "work_seconds_figure",
+        "simulated",
+    )
+    work_seconds_figure = figure_column("work_seconds", "seconds of work", digits=1)
     extra = 0
     can_delete = False
     show_change_link = True
@@ -271,7 +291,7 @@ class HitAdmin(admin.ModelAdmin):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(NamedPermissions, admin.ModelAdmin):
+class AssignmentAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
     list_display = [
         "pk",
         "job",
@@ -279,18 +299,29 @@ class AssignmentAdmin(NamedPermissions, admin.ModelAdmin):
         "worker",
         "state",
         "confirmed",
-        "work_seconds",
+        "work_seconds_figure",
         "simulated",
         "submitted_at",
     ]
     list_filter = ["state", "confirmed", "simulated", "job"]
-    readonly_fields = ["job", "hit", "worker", "accepted_at", "submitted_at", "work_seconds", "simulated"]
+    readonly_fields = [
+        "job",
+        "hit",
+        "worker",
+        "accepted_at",
+        "submitted_at",
+        "work_seconds_figure",
+        "simulated",
+    ]
+    work_seconds_figure = figure_column("work_seconds", "seconds of work", digits=1)
     actions = [market_admin.approve_work, market_admin.reject_work, market_admin.bonus_work]
 
 
 class ResponseInline(admin.TabularInline):
     model = Response
-    fields = readonly_fields = ("worker", "label", "value", "correct", "simulated", "created")
+    fields = readonly_fields = ("worker", "label_name", "value_shown", "correct", "simulated", "created")
+    label_name = label_column("label", "label")
+    value_shown = table_field("value", "value")
     extra = 0
     can_delete = False
 
@@ -299,10 +330,12 @@ class ResponseInline(admin.TabularInline):
 class ItemAdmin(admin.ModelAdmin):
     """Responses per item."""
 
-    list_display = ["pk", "job", "key", "is_gold", "known_answer", "responses_count"]
+    list_display = ["pk", "job", "key", "is_gold", "known_answer_name", "responses_count"]
     list_filter = ["is_gold", "job"]
     search_fields = ["key"]
-    readonly_fields = ["job", "key", "group", "payload", "known_answer", "is_gold"]
+    readonly_fields = ["job", "key", "group", "payload_table", "known_answer_name", "is_gold"]
+    known_answer_name = label_column("known_answer", "known answer")
+    payload_table = table_field("payload", "payload")
     exclude = ["claim", "perspective", "cluster", "evidence"]
     inlines = [ResponseInline]
 
@@ -317,14 +350,21 @@ class ItemAdmin(admin.ModelAdmin):
 
 @admin.register(Response)
 class ResponseAdmin(admin.ModelAdmin):
-    list_display = ["pk", "job", "item", "worker", "label", "correct", "simulated", "created"]
+    list_display = ["pk", "job", "item", "worker", "label_name", "correct", "simulated", "created"]
+    label_name = label_column("label", "label")
     list_filter = ["simulated", "is_gold", "job"]
     raw_id_fields = ["item", "worker", "assignment"]
 
 
 class QualificationInline(admin.TabularInline):
     model = Qualification
-    fields = readonly_fields = ("task_type", "passed", "score", "attempts", "updated")
+    fields = readonly_fields = ("task_type_shown", "passed", "score_figure", "attempts", "updated")
+    score_figure = figure_column("score", "score")
+
+    @admin.display(description="task type")
+    def task_type_shown(self, qualification: Qualification) -> str:
+        return Job(task_type=qualification.task_type).task_type_name
+
     extra = 0
 
 
@@ -333,7 +373,9 @@ class WorkerAdmin(admin.ModelAdmin):
     list_display = ["pk", "provider", "external_id", "user", "simulated", "blocked", "gold", "created"]
     list_filter = ["provider", "simulated", "blocked"]
     search_fields = ["external_id", "user__username"]
-    readonly_fields = ["gold_answered", "gold_correct", "simulated", "model"]
+    readonly_fields = ["gold_answered", "gold_correct", "simulated", "model_table"]
+    exclude = ["model"]  # shown as its table: a simulated worker's model is made, not edited
+    model_table = table_field("model", "simulated answering model")
     inlines = [QualificationInline]
     actions = ["block", "unblock"]
 

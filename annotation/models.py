@@ -106,7 +106,28 @@ class Job(models.Model):
         permissions = [("spend_money", "Can spend money: publish, extend, expire, approve, reject, bonus")]
 
     def __str__(self) -> str:
-        return f"job {self.pk} {self.task_type} ({self.state})"
+        return f"job {self.pk} {self.task_type_name} ({self.state})"
+
+    @property
+    def task_type_name(self) -> str:
+        """The task type's name as a person reads it ("Evidence verification"), not its slug."""
+        from annotation.task_types import get_task_type  # task types import these models
+        from annotation.task_types.base import TaskTypeError
+
+        try:
+            return get_task_type(self.task_type).name
+        except TaskTypeError:  # a task type no longer installed: its slug in words
+            return self.task_type.replace("_", " ")
+
+    def label_name(self, code: str) -> str:
+        """A label code of this job by the name its task type gives it ("Not supported")."""
+        from annotation.task_types import get_task_type
+        from annotation.task_types.base import TaskTypeError
+
+        try:
+            return get_task_type(self.task_type).label_name(code)
+        except TaskTypeError:
+            return code.replace("_", " ").capitalize() if code else "No majority"
 
 
 class Item(models.Model):
@@ -349,7 +370,8 @@ class Response(models.Model):
         indexes = [models.Index(fields=["job", "item"], name="response_job_item")]
 
     def __str__(self) -> str:
-        return f"{self.worker} on {self.item}: {self.label or self.value}"
+        answer = self.job.label_name(self.label) if self.label else "an answer"
+        return f"{self.worker} on {self.item}: {answer}"
 
 
 class Authorship(models.Model):

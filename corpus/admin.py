@@ -179,7 +179,7 @@ class ClaimAdmin(PersonEditsAdmin):
 
     @admin.display(description="topics")
     def topic_list(self, claim: Claim) -> str:
-        return ", ".join(link.topic.slug for link in claim.claim_topics.all())
+        return ", ".join(link.topic.name for link in claim.claim_topics.all())
 
 
 class MemberInline(PersonEdits, admin.TabularInline):
@@ -269,7 +269,7 @@ class EvidenceAdmin(PersonEditsAdmin):
 
 @admin.register(Topic)
 class TopicAdmin(admin.ModelAdmin):
-    list_display = ["slug", "name", "claim_count"]
+    list_display = ["name", "claim_count"]
     search_fields = ["slug", "name"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Topic]:

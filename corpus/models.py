@@ -119,7 +119,7 @@ class Topic(models.Model):
         ordering = ["slug"]
 
     def __str__(self) -> str:
-        return self.slug
+        return self.name
 
 
 class Claim(FromRelease):

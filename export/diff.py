@@ -27,17 +27,18 @@ class SplitMove:
     after: str
 
 
-# The fields of ReleaseDiff that list changes, in the order the diff page shows their counts.
-CHANGES = (
-    "claims_added",
-    "claims_removed",
-    "perspectives_added",
-    "perspectives_removed",
-    "pairs_added",
-    "pairs_removed",
-    "relabelled",
-    "split_moves",
-)
+# The fields of ReleaseDiff that list changes, in the order the diff page shows their counts, each
+# with the words the page uses for it.
+CHANGES = {
+    "claims_added": "Claims added",
+    "claims_removed": "Claims removed",
+    "perspectives_added": "Perspectives added",
+    "perspectives_removed": "Perspectives removed",
+    "pairs_added": "Claim–perspective pairs added",
+    "pairs_removed": "Claim–perspective pairs removed",
+    "relabelled": "Claim–perspective pairs relabelled",
+    "split_moves": "Claims that changed split",
+}
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,10 @@ class ReleaseDiff:
 
     def counts(self) -> dict[str, int]:
         return {name: len(getattr(self, name)) for name in CHANGES}
+
+    def counted(self) -> list[tuple[str, int]]:
+        """Each kind of change in words, with how many there are."""
+        return [(CHANGES[name], number) for name, number in self.counts().items()]
 
     @property
     def unchanged(self) -> bool:

@@ -87,7 +87,7 @@ def release_diff(request: HttpRequest) -> HttpResponse:
             before=before,
             after=after,
             diff=changes,
-            counts=changes.counts(),
+            counts=changes.counted(),
             files=_file_changes(before, after),
             shown=SHOWN,
         ),
@@ -95,8 +95,9 @@ def release_diff(request: HttpRequest) -> HttpResponse:
 
 
 def _file_changes(before: Release, after: Release) -> list[dict[str, Any]]:
-    """Every file of either release: its bytes in each, and whether it is the same, changed, added or
-    removed (by sha256). Files named after their version (``…_v1.0.json``) pair as ``…_v{version}.json``."""
+    """Every file of either release: its name and bytes in each, as written on disk, and whether it is
+    the same, changed, added or removed (by sha256). Files named after their version (``…_v1.0.json``,
+    ``…_v1.1.json``) are one file of the two releases."""
     old, new = ({_unversioned(f["name"], r.version): f for f in r.files} for r in (before, after))
     rows = []
     for name in sorted(old.keys() | new.keys()):
@@ -104,7 +105,10 @@ def _file_changes(before: Release, after: Release) -> list[dict[str, Any]]:
         state = "added" if a is None else "removed" if b is None else "same"
         if a is not None and b is not None and a["sha256"] != b["sha256"]:
             state = "changed"
-        rows.append({"name": name, "state": state, "before": a and a["bytes"], "after": b and b["bytes"]})
+        rows.append({
+            "before_name": a and a["name"], "after_name": b and b["name"], "state": state,
+            "before": a and a["bytes"], "after": b and b["bytes"],
+        })  # fmt: skip
     return rows
 
 

@@ -215,10 +215,13 @@ class TaskType:
 
     def label_name(self, code: str) -> str:
         """The name a person reads for a label code ("Mildly supports" for MILDLY_SUPPORT); an outcome
-        with no majority reads "No majority"; a code the task type does not name stays as it is."""
+        with no majority reads "No majority". A decided label spelt in capitals ("NOT_SUPPORTED" for the
+        workers' "not_supported") reads as the workers' label does; a code the task type does not name,
+        as words ("Not supported")."""
         if code == NO_MAJORITY_LABEL or not code:
             return "No majority"
-        return dict(self.labels).get(code, code)
+        names = {value.lower(): name for value, name in self.labels}
+        return names.get(code.lower()) or code.replace("_", " ").capitalize()
 
     # Aggregation hooks ----------------------------------------------------------------------------
     def write_back(self, decisions: Sequence[Decision], rule: str) -> int:

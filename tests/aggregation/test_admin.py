@@ -37,8 +37,8 @@ def test_the_change_page_shows_the_item_every_response_with_reliability_and_the_
     html = page.content.decode()
     assert page.status_code == 200
     assert outcome.item.payload["perspective"] in html and outcome.item.payload["claim"] in html
-    assert html.count("<td>NOT_VALID</td>") == 1 and "reliability" in html
-    assert "majority <strong>NO_MAJORITY_LABEL</strong>" in html and "low_agreement, no_majority" in html
+    assert html.count("<td>Not a valid perspective</td>") == 1 and "reliability" in html
+    assert "majority <strong>No majority</strong>" in html and "low agreement, no majority" in html
     assert 'name="final_label"' in html
 
 

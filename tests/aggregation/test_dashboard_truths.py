@@ -125,3 +125,10 @@ def test_the_label_chart_names_labels_as_the_task_type_declares_them(
 
     assert drawn == [{"Opposes": 2, "Supports": 1, "No majority": 1}]
     assert get_task_type("stance").label_name("MILDLY_SUPPORT") == "Mildly supports"
+
+
+def test_a_decided_label_in_capitals_reads_as_the_workers_label_and_an_unnamed_code_as_words() -> None:
+    evidence = get_task_type("evidence_verification")
+    assert evidence.label_name("NOT_SUPPORTED") == "Not supported" == evidence.label_name("not_supported")
+    assert get_task_type("vast_stance").label_name("STRONGLY_CON") == "Strongly against"
+    assert get_task_type("stance").label_name("SOMETHING_ELSE") == "Something else"

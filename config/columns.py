@@ -1,0 +1,121 @@
+"""Admin columns and fields that speak plainly: a label by its name, a measured figure rounded to what
+it means, a code in words, yes/no for a flag, and a mapping (params, filters, changes) as a table,
+folded when long. Each is made for one model field, so a change list declares what it shows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from types import MethodType
+from typing import Any
+
+from django.contrib import admin
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+
+from config.wording import figure
+
+Column = Callable[[Any, Any], Any]
+FOLD_ROWS = 8  # a table longer than this is folded under a summary line
+NOTHING = "—"
+
+
+def in_words(value: object) -> str:
+    """A value as a person reads it: yes/no, — for nothing, a figure to 4 places, a code in words."""
+    if value is None or value == "":
+        return NOTHING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return figure(value, 4).rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    if isinstance(value, str) and "_" in value and " " not in value and "/" not in value and "." not in value:
+        return value.replace("_", " ")
+    if isinstance(value, (list, tuple)):
+        return ", ".join(in_words(part) for part in value) or NOTHING
+    return str(value)
+
+
+def table(value: object) -> SafeString:
+    """A mapping as a two-column table (nested ones inside), folded with <details> when long; a list
+    as a comma-separated line."""
+    if not isinstance(value, Mapping):
+        return format_html("{}", in_words(value))
+    if not value:
+        return SafeString(NOTHING)
+    rows = format_html_join(
+        "", "<tr><th>{}</th><td>{}</td></tr>", ((in_words(key), table(part)) for key, part in value.items())
+    )
+    shown = format_html('<table class="plain">{}</table>', rows)
+    if len(value) <= FOLD_ROWS:
+        return shown
+    return format_html("<details><summary>{} entries</summary>{}</details>", len(value), shown)
+
+
+def table_field(field: str, description: str) -> Column:
+    """A read-only field showing a JSON field as a table."""
+
+    @admin.display(description=description)
+    def shown(modeladmin: Any, obj: Any) -> SafeString:
+        return table(getattr(obj, field))
+
+    shown.__name__ = f"{field}_table"
+    return shown
+
+
+def figure_column(field: str, description: str, digits: int = 4) -> Column:
+    """A column showing a measured figure to `digits` places ("0.3333"), — where there is none."""
+
+    @admin.display(description=description, ordering=field)
+    def shown(modeladmin: Any, obj: Any) -> str:
+        value = getattr(obj, field)
+        return figure(value, digits) if isinstance(value, float) else in_words(value)
+
+    shown.__name__ = f"{field}_figure"
+    return shown
+
+
+def words_column(field: str, description: str) -> Column:
+    """A column showing a code, or a list of codes, in words ("low agreement")."""
+
+    @admin.display(description=description, ordering=field)
+    def shown(modeladmin: Any, obj: Any) -> str:
+        return in_words(getattr(obj, field))
+
+    shown.__name__ = f"{field}_words"
+    return shown
+
+
+def label_column(field: str, description: str) -> Column:
+    """A column showing a label code of the row's job by the name its task type gives it."""
+
+    @admin.display(description=description, ordering=field)
+    def shown(modeladmin: Any, obj: Any) -> SafeString | str:
+        value = getattr(obj, field)
+        return str(obj.job.label_name(value)) if isinstance(value, str) or value is None else table(value)
+
+    shown.__name__ = f"{field}_name"
+    return shown
+
+
+def readable_fields(model: Any, codes: tuple[str, ...] = ()) -> list[str]:
+    """A model's fields for a read-only page as `PlainFields` shows them: each JSON field as its table
+    (`<name>_table`), each float as a figure (`<name>_figure`), and the `codes` in words (`<name>_words`)."""
+    suffixes = {"JSONField": "_table", "FloatField": "_figure"}
+    return [
+        f.name + ("_words" if f.name in codes else suffixes.get(f.get_internal_type(), ""))
+        for f in model._meta.fields
+    ]
+
+
+class PlainFields:
+    """An admin that shows a read-only field named `<field>_table`, `<field>_figure` or `<field>_words`
+    as that field's table, figure or words."""
+
+    def __getattr__(self, name: str) -> Any:
+        kinds: dict[str, Callable[[str, str], Column]] = {
+            "_table": table_field, "_figure": figure_column, "_words": words_column,
+        }  # fmt: skip
+        for suffix, kind in kinds.items():
+            if name.endswith(suffix):
+                field = name.removesuffix(suffix)
+                return MethodType(kind(field, field.replace("_", " ")), self)
+        raise AttributeError(name)

@@ -1,0 +1,57 @@
+"""The admin pages of an aggregated and adjudicated job speak plainly: labels by their names, task types
+by name, figures rounded, params and policies as tables (the click-only walk checks every page of the
+demo the same way; this one runs in seconds)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from aggregation import services
+from aggregation.adjudication import adjudicate
+from aggregation.models import AggregationRun, ItemOutcome, WorkerQuality
+from tests.aggregation.jobdata import answer, keys, stance_job
+from tests.annotation.factories import make_corpus
+from tests.home.walk import IDENTIFIERS, raw_output
+
+pytestmark = pytest.mark.django_db
+S, U, NV = "SUPPORT", "UNDERMINE", "NOT_VALID"
+
+
+def visible(html: str) -> str:
+    """The page's text as a person reads it: no tags, scripts, styles or hidden form data."""
+    html = re.sub(r"(?s)<(script|style|select|textarea)\b.*?</\1>", " ", html)
+    html = re.sub(r"(?s)<[^>]*>", "\t", html)
+    return re.sub(r"\t[\t\s]*", "\t", html).replace("&quot;", '"').replace("&#x27;", "'")
+
+
+def test_an_aggregated_and_adjudicated_jobs_admin_pages_show_no_raw_identifiers(admin_client: Client) -> None:
+    job = stance_job(make_corpus(claims=2, perspectives=2))
+    answer(job, dict(zip(keys(job), [[S, S, S], [U, U, U], [S, U, NV], [U, U, NV]], strict=True)))
+    services.aggregate_job(job.pk)
+    contested = ItemOutcome.objects.filter(job=job).order_by("pk").last()
+    quality = WorkerQuality.objects.filter(job=job).first()
+    assert contested is not None and quality is not None
+    adjudicate(contested.pk, "NOT_VALID", user=None, note="")
+    pages = [
+        "/admin/aggregation/itemoutcome/", f"/admin/aggregation/itemoutcome/{contested.pk}/change/",
+        "/admin/aggregation/adjudication/", "/admin/aggregation/aggregationrun/",
+        f"/admin/aggregation/aggregationrun/{AggregationRun.objects.get(job=job).pk}/change/",
+        "/admin/aggregation/workerquality/",
+        f"/admin/aggregation/workerquality/{quality.pk}/change/",
+        "/admin/annotation/job/", f"/admin/annotation/job/{job.pk}/change/",
+        "/admin/annotation/item/", f"/admin/annotation/item/{contested.item_id}/change/",
+        "/admin/annotation/response/", "/admin/annotation/assignment/", "/admin/annotation/hit/",
+        f"/admin/annotation/worker/{quality.worker_id}/change/",
+        "/admin/corpus/claim/", "/admin/corpus/topic/",
+    ]  # fmt: skip
+
+    found = {}
+    for url in pages:
+        response = admin_client.get(url)
+        assert response.status_code == 200, url
+        found[url] = raw_output(visible(response.content.decode()), IDENTIFIERS)
+
+    assert len(found) == len(pages) == 17 and {url: hits for url, hits in found.items() if hits} == {}
