@@ -13,6 +13,7 @@ from django.utils.safestring import SafeString
 
 from accounts.invitations import InvitationError, create_invitations, invitation_url, parse_duration
 from accounts.models import AuditEvent, Invitation, Team
+from config.columns import PlainFields
 
 
 class InviteForm(forms.Form):
@@ -66,12 +67,12 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
-    list_display = ["at", "actor_name", "action", "target", "detail"]
+class AuditEventAdmin(PlainFields, admin.ModelAdmin):
+    list_display = ["at", "actor_name", "action", "target", "detail_table"]
     list_filter = ["action"]
     search_fields = ["actor_name", "target"]
     date_hierarchy = "at"
-    readonly_fields = ["at", "actor", "actor_name", "action", "target", "detail"]
+    fields = readonly_fields = ["at", "actor", "actor_name", "action", "target", "detail_table"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

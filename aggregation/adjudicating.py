@@ -30,7 +30,7 @@ from aggregation.adjudication import (
 )
 from aggregation.declared import declared_rule, described_votes
 from aggregation.models import ContestReason, ItemOutcome
-from annotation.models import Job
+from annotation.models import Job, Response
 
 PERMISSION = "aggregation.add_adjudication"
 NOTE_LIMIT = 2000
@@ -176,7 +176,16 @@ def shown(outcome: ItemOutcome) -> dict[str, Any]:
         "adjudicated": outcome.adjudications.exists(),
         "choices": [list(choice) for choice in offered.labels],
         "multiple": offered.multiple,
+        "names": label_names(outcome),
     }
+
+
+def label_names(outcome: ItemOutcome) -> dict[str, str]:
+    """The name of every label code the page shows for the outcome (its labels, the model's, each
+    response's), so the page reads names while it sends codes."""
+    codes = {outcome.label, outcome.fine_label, outcome.model_label, current_label(outcome)}
+    codes |= set(Response.objects.filter(item=outcome.item).values_list("label", flat=True))
+    return {code: outcome.job.label_name(code) for code in codes if code}
 
 
 def _outcome_id(value: str | None) -> int | None:

@@ -92,7 +92,8 @@ def choices(outcome: ItemOutcome) -> Choices:
         field = get_task_type(outcome.job.task_type).fields(outcome.item)[""]
         offered = getattr(field, "choices", ())
         return Choices(tuple((str(value), str(shown)) for value, shown in offered), multiple=True)
-    return Choices(tuple((label, label) for label in answer_labels(outcome.job).labels), multiple=False)
+    job = outcome.job
+    return Choices(tuple((label, job.label_name(label)) for label in answer_labels(job).labels), multiple=False)
 
 
 @dataclass(frozen=True)

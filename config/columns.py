@@ -28,7 +28,8 @@ def in_words(value: object) -> str:
     if isinstance(value, float):
         return figure(value, 4).rstrip("0").rstrip(".") if value != int(value) else str(int(value))
     if isinstance(value, str) and "_" in value and " " not in value and "/" not in value and "." not in value:
-        return value.replace("_", " ")
+        words = value.replace("_", " ")
+        return words.capitalize() if value.isupper() else words  # a label code: "Not supported"
     if isinstance(value, (list, tuple)):
         return ", ".join(in_words(part) for part in value) or NOTHING
     return str(value)

@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from aggregation.adjudication import adjudication_refusal as refusal
 from annotation.task_types import get_task_type
 from config import wording
+from config.columns import in_words
 
 register = template.Library()
 
@@ -72,3 +73,15 @@ def failed_link(row: dict[str, Any]) -> str:
 def adjudication_refusal(job: Any) -> str:
     """Why the job's items cannot be adjudicated ("" when they can): a link to adjudicate shows only then."""
     return refusal(job)
+
+
+@register.filter
+def words(value: Any) -> str:
+    """A code, flag, figure or list as a person reads it ("low agreement", "yes", "0.3333")."""
+    return in_words(value)
+
+
+@register.filter
+def label_of(code: str, job: Any) -> str:
+    """A label code of `job` by the name its task type gives it ("Not a valid perspective")."""
+    return str(job.label_name(code))

@@ -69,6 +69,9 @@ def test_the_page_serves_the_first_waiting_item_with_everything_an_expert_weighs
     assert data["model"] == {"label": outcome.model_label, "posterior": outcome.model_confidence}
     assert [value for value, _ in data["choices"]] == [S, "MILDLY_SUPPORT", "MILDLY_UNDERMINE", U, NV]
     assert data["multiple"] is False
+    # Shown by name, sent by code: the choices and every label on the page have their names.
+    assert data["choices"][1] == ["MILDLY_SUPPORT", "Mildly supports"]
+    assert {data["names"][r["label"]] for r in data["responses"]} <= {name for _, name in data["choices"]}
 
 
 def test_skipping_moves_on_and_wraps_around_to_the_skipped_item(adjudicator, job) -> None:
