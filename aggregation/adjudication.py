@@ -93,7 +93,8 @@ def choices(outcome: ItemOutcome) -> Choices:
         offered = getattr(field, "choices", ())
         return Choices(tuple((str(value), str(shown)) for value, shown in offered), multiple=True)
     job = outcome.job
-    return Choices(tuple((label, job.label_name(label)) for label in answer_labels(job).labels), multiple=False)
+    named = tuple((label, job.label_name(label)) for label in answer_labels(job).labels)
+    return Choices(named, multiple=False)
 
 
 @dataclass(frozen=True)
