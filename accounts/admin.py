@@ -72,7 +72,7 @@ class AuditEventAdmin(PlainFields, admin.ModelAdmin):
     list_filter = ["action"]
     search_fields = ["actor_name", "target"]
     date_hierarchy = "at"
-    fields = readonly_fields = ["at", "actor", "actor_name", "action", "target", "detail_table"]
+    fields = readonly_fields = ("at", "actor", "actor_name", "action", "target", "detail_table")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
