@@ -16,6 +16,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.permissions import NamedPermissions
+from config.columns import words_column
 from config.live import LiveCountsAdmin, cell
 from crawler import services
 from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
@@ -70,8 +71,9 @@ class HelperInline(admin.TabularInline):
 
 class DropInline(admin.TabularInline):
     model = Drop
-    fields = ("reason", "url", "detail", "created")
+    fields = ("reason_words", "url", "detail", "created")
     readonly_fields = fields
+    reason_words = words_column("reason", "reason")
     extra = 0
     can_delete = False
     max_num = 0
@@ -271,9 +273,10 @@ class PageAdmin(admin.ModelAdmin):
 
 @admin.register(Drop)
 class DropAdmin(admin.ModelAdmin):
-    list_display = ("reason", "url", "run", "created")
+    list_display = ("reason_words", "url", "run", "created")
     list_filter = ("reason",)
-    readonly_fields = ("run", "url", "reason", "detail", "created")
+    fields = readonly_fields = ("run", "url", "reason_words", "detail", "created")
+    reason_words = words_column("reason", "reason")
 
 
 def _stat(value: Any) -> str:

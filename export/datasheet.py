@@ -55,7 +55,7 @@ def _contradiction_issue(claims: Sequence[Mapping[str, Any]]) -> str:
     if not contradicting:
         return ""
     return (
-        f"{contradicting} clusters have a 3-way label that contradicts their voter_counts (in "
+        f"{contradicting} clusters have a 3-way label that contradicts their voter counts (in "
         "PERSPECTRUM v1.0: stance-flipped copies whose counts were reversed, not swapped); "
         "trust stance_label_3/5 for these."
     )
@@ -301,8 +301,15 @@ def _steps_table(steps: Sequence[Mapping[str, Any]]) -> list[str]:
     if not steps:
         return ["No crowd jobs were run on this platform."]
     return _table(
-        [heading for heading, _ in STEP_COLUMNS], [[s[key] for _, key in STEP_COLUMNS] for s in steps]
+        [heading for heading, _ in STEP_COLUMNS], [[_cell(s[key]) for _, key in STEP_COLUMNS] for s in steps]
     )
+
+
+def _cell(value: Any) -> Any:
+    """A step's value as a person reads it: yes/no for a flag, a task type's slug in words."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return value.replace("_", " ") if isinstance(value, str) else value
 
 
 def _statistics_lines(statistics: Mapping[str, Any]) -> list[str]:

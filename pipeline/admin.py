@@ -14,6 +14,7 @@ from django.utils.html import format_html_join
 
 from accounts.permissions import NamedPermissions
 from annotation.work import job_progress
+from config.columns import PlainFields
 from config.live import LiveCountsAdmin, cell
 from config.wording import count
 from pipeline.definition import PipelineDefinitionError, merged_params
@@ -107,7 +108,7 @@ class PipelineRunForm(forms.ModelForm):
 
 
 @admin.register(PipelineRun)
-class PipelineRunAdmin(NamedPermissions, LiveCountsAdmin):
+class PipelineRunAdmin(PlainFields, NamedPermissions, LiveCountsAdmin):
     form = PipelineRunForm
     list_display = ["__str__", "simulated", "progress", "created"]
     readonly_fields = ["simulated", "created", "updated"]
@@ -129,6 +130,14 @@ class PipelineRunAdmin(NamedPermissions, LiveCountsAdmin):
                     cells[f"{row} td.field-message p"] = step.message
                     cells[f"{row} td.field-crowd_progress p"] = crowd_progress(step)
         return cells, active
+
+    def get_fields(self, request: HttpRequest, obj: PipelineRun | None = None) -> Any:
+        if finished(obj):  # read, not edited: its parameters as a table
+            return ["name", "params_table", "simulated", "created", "updated"]
+        return super().get_fields(request, obj)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: PipelineRun | None = None) -> Any:
+        return [*self.readonly_fields, "params_table"] if finished(obj) else self.readonly_fields
 
     def has_change_permission(self, request: HttpRequest, obj: PipelineRun | None = None) -> bool:
         """A finished run is a record: it is read, not edited."""

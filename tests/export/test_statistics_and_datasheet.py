@@ -89,7 +89,7 @@ def test_known_issues_are_counted_from_the_records() -> None:
     issues = known_issues(CLAIMS, POOL, evidence_missing=1, split=split, simulated=True)
     text = "\n".join(issues)
     assert issues[0].startswith("Contains labels from a SIMULATED crowd")
-    assert "1 clusters have a 3-way label that contradicts their voter_counts" in text
+    assert "1 clusters have a 3-way label that contradicts their voter counts" in text
     assert "1 claims hold different pIds with identical text (e.g. claims 1)" in text
     assert "1 evidence ids cited by clusters have no text" in text
     assert "1 claims have no topic" in text and "1 claims have no released perspective cluster" in text

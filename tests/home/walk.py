@@ -84,7 +84,7 @@ class Walk:
         name = url_name(page.url) or page.url
         self.pages.setdefault(name, page.url)
         self.paths.setdefault(name, trail)
-        self.texts[page.url] = page.locator("body").inner_text()
+        self.texts[page.url] = read_text(page)
         hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.href)")
         for index, href in enumerate(hrefs):
             target = self.wanted(href)
@@ -109,6 +109,18 @@ class Walk:
             if page.url != here:  # a page that redirected: the way back is one more step
                 page.go_back()
                 page.wait_for_load_state()
+
+
+# What a page shows for machines to read: the browsable API's response (its JSON, in a <pre>). The
+# page around it is read as any other.
+MACHINE_READABLE = ".response-info"
+
+
+def read_text(page: Any) -> str:
+    """The page's visible text, less what it shows for machines to read (hidden first; the walk goes
+    back from every page, so the change does not outlive the reading)."""
+    page.eval_on_selector_all(MACHINE_READABLE, "found => found.forEach(e => { e.style.display = 'none'; })")
+    return str(page.locator("body").inner_text())
 
 
 def link_text(href: str, page: Any) -> str:

@@ -62,4 +62,5 @@ def test_a_finished_run_is_read_only(staff: Client) -> None:
 
     assert 'name="_save"' not in page and "_addanother" not in page and "/delete/" not in page
     assert staff.post(url, {"name": "renamed", "params": "{}"}).status_code == 403
+    assert '{"' not in page.split('id="content"')[1]  # its parameters as a table, not JSON
     assert PipelineRun.objects.get().name == "r"
