@@ -113,8 +113,10 @@ class PlainFields:
 
     def __getattr__(self, name: str) -> Any:
         kinds: dict[str, Callable[[str, str], Column]] = {
-            "_table": table_field, "_figure": figure_column, "_words": words_column,
-        }  # fmt: skip
+            "_table": table_field,
+            "_figure": figure_column,
+            "_words": words_column,
+        }
         for suffix, kind in kinds.items():
             if name.endswith(suffix):
                 field = name.removesuffix(suffix)

@@ -105,10 +105,15 @@ def _file_changes(before: Release, after: Release) -> list[dict[str, Any]]:
         state = "added" if a is None else "removed" if b is None else "same"
         if a is not None and b is not None and a["sha256"] != b["sha256"]:
             state = "changed"
-        rows.append({
-            "before_name": a and a["name"], "after_name": b and b["name"], "state": state,
-            "before": a and a["bytes"], "after": b and b["bytes"],
-        })  # fmt: skip
+        rows.append(
+            {
+                "before_name": a and a["name"],
+                "after_name": b and b["name"],
+                "state": state,
+                "before": a and a["bytes"],
+                "after": b and b["bytes"],
+            }
+        )
     return rows
 
 

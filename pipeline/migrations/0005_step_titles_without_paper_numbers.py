@@ -4,15 +4,31 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('pipeline', '0004_vast_step'),
+        ("pipeline", "0004_vast_step"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='steprun',
-            name='name',
-            field=models.CharField(choices=[('crawl', 'Crawl'), ('stance', 'Stance verification'), ('paraphrase_writing', 'Paraphrase writing'), ('paraphrase_verification', 'Paraphrase verification'), ('web_perspectives', 'Web perspectives'), ('evidence', 'Evidence verification'), ('counter_speech', 'Counter-speech selection'), ('topics', 'Topics'), ('vast', 'VAST topic + stance'), ('aggregate', 'Aggregate'), ('adjudicate', 'Adjudicate'), ('split', 'Split'), ('release', 'Release')], max_length=64),
+            model_name="steprun",
+            name="name",
+            field=models.CharField(
+                choices=[
+                    ("crawl", "Crawl"),
+                    ("stance", "Stance verification"),
+                    ("paraphrase_writing", "Paraphrase writing"),
+                    ("paraphrase_verification", "Paraphrase verification"),
+                    ("web_perspectives", "Web perspectives"),
+                    ("evidence", "Evidence verification"),
+                    ("counter_speech", "Counter-speech selection"),
+                    ("topics", "Topics"),
+                    ("vast", "VAST topic + stance"),
+                    ("aggregate", "Aggregate"),
+                    ("adjudicate", "Adjudicate"),
+                    ("split", "Split"),
+                    ("release", "Release"),
+                ],
+                max_length=64,
+            ),
         ),
     ]

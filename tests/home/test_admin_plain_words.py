@@ -36,17 +36,24 @@ def test_an_aggregated_and_adjudicated_jobs_admin_pages_show_no_raw_identifiers(
     assert contested is not None and quality is not None
     adjudicate(contested.pk, "NOT_VALID", user=None, note="")
     pages = [
-        "/admin/aggregation/itemoutcome/", f"/admin/aggregation/itemoutcome/{contested.pk}/change/",
-        "/admin/aggregation/adjudication/", "/admin/aggregation/aggregationrun/",
+        "/admin/aggregation/itemoutcome/",
+        f"/admin/aggregation/itemoutcome/{contested.pk}/change/",
+        "/admin/aggregation/adjudication/",
+        "/admin/aggregation/aggregationrun/",
         f"/admin/aggregation/aggregationrun/{AggregationRun.objects.get(job=job).pk}/change/",
         "/admin/aggregation/workerquality/",
         f"/admin/aggregation/workerquality/{quality.pk}/change/",
-        "/admin/annotation/job/", f"/admin/annotation/job/{job.pk}/change/",
-        "/admin/annotation/item/", f"/admin/annotation/item/{contested.item_id}/change/",
-        "/admin/annotation/response/", "/admin/annotation/assignment/", "/admin/annotation/hit/",
+        "/admin/annotation/job/",
+        f"/admin/annotation/job/{job.pk}/change/",
+        "/admin/annotation/item/",
+        f"/admin/annotation/item/{contested.item_id}/change/",
+        "/admin/annotation/response/",
+        "/admin/annotation/assignment/",
+        "/admin/annotation/hit/",
         f"/admin/annotation/worker/{quality.worker_id}/change/",
-        "/admin/corpus/claim/", "/admin/corpus/topic/",
-    ]  # fmt: skip
+        "/admin/corpus/claim/",
+        "/admin/corpus/topic/",
+    ]
 
     found = {}
     for url in pages:
