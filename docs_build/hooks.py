@@ -2,6 +2,7 @@
 
 - `reference/commands.md`: every management command of the project, from its own argparse parser;
 - `reference/endpoints.md`: every API operation, from the OpenAPI schema drf-spectacular serves;
+- `reference/settings.md`: every environment variable, from its one comment in config/settings.py;
 - the nav's "Guides" section: every page under `docs/guide/`, whoever added it.
 """
 
@@ -16,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 GUIDES = "guide"
 COMMANDS_PAGE = "reference/commands.md"
 ENDPOINTS_PAGE = "reference/endpoints.md"
+SETTINGS_PAGE = "reference/settings.md"
 
 
 def _django() -> None:
@@ -44,7 +46,9 @@ def on_files(files: Any, config: Any) -> Any:
 
     _django()
     from docs_build.reference import commands_page, endpoints_page
+    from docs_build.settings_reference import settings_page
 
     files.append(File.generated(config, COMMANDS_PAGE, content=commands_page()))
     files.append(File.generated(config, ENDPOINTS_PAGE, content=endpoints_page()))
+    files.append(File.generated(config, SETTINGS_PAGE, content=settings_page()))
     return files

@@ -57,3 +57,24 @@ def test_no_code_or_comment_cites_a_document_outside_the_repository() -> None:
     ]
     assert len(tracked) > 100
     assert cited == []
+
+
+def test_the_settings_reference_lists_every_variable_once_with_its_default() -> None:
+    from docs_build.settings_reference import SETTINGS, settings_page
+
+    page = settings_page()
+    names = re.findall(r'\benv_\w+\(\s*"([A-Z0-9_]+)"', SETTINGS.read_text())
+    assert len(names) > 60
+    assert [name for name in names if page.count(f"| `{name}` |") != 1] == []
+    assert "| `MARKET_SYNC_SECONDS` | 600 | every live market job is synced" in page
+
+
+def test_a_settings_entry_is_split_into_its_meaning_and_default() -> None:
+    from docs_build.settings_reference import settings_page
+
+    text = (
+        "# ── Odd ─────\n# A_B: the first line, with 1.5 in it.\n#   Default: 127.0.0.1 or none. More.\n"
+        'A_B = env_str("A_B")\n'
+    )
+    assert "## Odd" in settings_page(text)
+    assert "| `A_B` | 127.0.0.1 or none | the first line, with 1.5 in it. More. |" in settings_page(text)
