@@ -59,9 +59,9 @@ typecheck: install-dev
 contracts: install-dev
 	$(BIN)/lint-imports --no-logo
 
-# `make check` runs exactly what CI runs: lint, types, import contracts, the tests, and the set-wise
-# writers' tests again on SQLite.
-check: lint typecheck contracts test test-sqlite
+# `make check` runs exactly what CI runs: lint, types, import contracts, the docs, the tests, and the
+# set-wise writers' tests again on SQLite.
+check: lint typecheck contracts docs test test-sqlite
 
 # The documentation (docs/, mkdocs.yml) as a site in var/site; --strict: a broken link or a page left
 # out of the nav fails the build. The command and API reference pages are generated (docs_build/).

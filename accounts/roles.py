@@ -65,6 +65,8 @@ ROLES: dict[str, list[str]] = {
         *_crud("annotation", "qualitycheck", "workerstop", "writingrecord", actions=("view",)),
         REVERSE_STOP,
         ACCEPT_WRITING,
+        # Machine annotators beside the crowd: each with its backend and model, and what it was asked.
+        *_crud("annotation", "machineannotator", "machinereply", actions=("view",)),
         *_crud(
             "aggregation", "aggregationrun", "itemoutcome", "workerquality", "adjudication", actions=("view",)
         ),

@@ -396,8 +396,8 @@ PROLIFIC_PROJECT_ID = env_str("PROLIFIC_PROJECT_ID")
 # PROLIFIC_WORKSPACE_ID: optional; when set, it must be the project's workspace, whose balance is
 #   read. Default: unset.
 PROLIFIC_WORKSPACE_ID = env_str("PROLIFIC_WORKSPACE_ID")
-# PROLIFIC_CURRENCY: the workspace's currency: every Prolific job is booked in it, and publishing
-#   checks the workspace agrees. Default: GBP.
+# PROLIFIC_CURRENCY: the workspace's currency: every Prolific job is booked in it, and every paying
+#   call (publish, extend, bonus, pay) checks the workspace agrees. Default: GBP.
 PROLIFIC_CURRENCY = env_str("PROLIFIC_CURRENCY", "GBP")
 # Celery beat (`celery -A config beat`): the sweeper re-queues stale ledger rows and asks the
 # market about unclear ones; reconciliation compares every active market job with its market.
