@@ -160,7 +160,9 @@ def test_crawls_start_with_the_crawl_permission(
     monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
 ) -> None:
     started: list[int] = []
-    monkeypatch.setattr("crawler.services.launch_crawl", lambda run_id, saved_pages=False: started.append(run_id) or 0)
+    monkeypatch.setattr(
+        "crawler.services.launch_crawl", lambda run_id, saved_pages=False: started.append(run_id) or 0
+    )
     approver, researcher = client_for("approver"), client_for("researcher")
     assert approver.post("/api/crawls/", {"site": "idebate"}, format="json").status_code == 403
     with django_capture_on_commit_callbacks(execute=True):
