@@ -72,8 +72,8 @@ class Walk:
 
     def wanted(self, href: str) -> str | None:
         """The URL name to click through to, or None for a link the walk does not follow."""
-        if not href.startswith(self.base + "/"):
-            return None
+        if not href.startswith(self.base + "/") or "_popup=1" in href:
+            return None  # elsewhere, or the admin's related-object popup: a window of its own, not a page
         name = url_name(href)
         if name is None or name in self.pages or name in NOT_CLICKED or name.endswith(SKIPPED_SUFFIXES):
             return None
