@@ -29,8 +29,8 @@ from annotation import work
 from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.payments import Amounts, Payments, job_payments
 from annotation.markets.prolific.fake import FakeProlific
-from annotation.models import Assignment, AssignmentState, Job, JobState, Response
-from annotation.work import Progress, job_progress
+from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
+from annotation.work import Progress, job_progress, people
 from config.wording import money
 from export.services import build_release
 from tests.aggregation.jobdata import answer, keys, stance_job
@@ -221,3 +221,80 @@ def test_the_truth_test_fails_when_one_figure_is_computed_a_second_way(
 
     with pytest.raises(AssertionError):
         test_every_dashboard_figure_is_the_databases(project)
+
+
+# The annotator's pages ---------------------------------------------------------------------------------
+
+
+def annotator_of(project: Project) -> tuple[Client, User]:
+    """Worker w0 (who answered every in-house job) as a logged-in person."""
+    person = User.objects.create_user("w0-person")
+    Worker.objects.filter(provider="inhouse", external_id="w0").update(user=person)
+    client = Client()
+    client.force_login(person)
+    return client, person
+
+
+def mine_of(job: Job, person: User) -> tuple[int, int]:
+    """(submitted, assignments) of the person's own work on the job."""
+    own = Assignment.objects.filter(job=job, worker__user=person)
+    return own.filter(state__in=AssignmentState.done()).count(), own.count()
+
+
+def check_queue(html: str, person: User) -> int:
+    """Every open in-house job's row says everyone's progress and the person's own, as the database counts
+    them; returns how many rows were checked."""
+    rows = html.split('<section class="card">')[1:]
+    open_jobs = Job.objects.filter(provider="inhouse", state__in=JobState.open()).order_by("created")
+    served = people.queue_rows(person, open_jobs)  # the function the page calls
+    assert len(rows) == len(served) == open_jobs.count() > 0
+    for row, job, figures in zip(rows, open_jobs, served, strict=True):
+        text = text_of_html(row)
+        done, wanted, _ = progress_of(job)
+        assert (figures.everyone.assignments_done, figures.everyone.assignments_wanted) == (done, wanted)
+        assert f"all annotators: {done} of {wanted} assignments done" in text, job.pk
+        submitted, assignments = mine_of(job, person)
+        if assignments:
+            assert figures.mine is not None and (figures.mine.submitted, figures.mine.assignments) == (
+                submitted,
+                assignments,
+            )
+            assert f"You: {submitted} of {assignments} assignment" in text, job.pk
+        else:
+            assert "You have not started this job." in text, job.pk
+    return len(rows)
+
+
+def test_the_queue_counts_everyones_assignments_and_the_annotators_own(project: Project) -> None:
+    client, person = annotator_of(project)
+    html = client.get(reverse("annotation:queue")).content.decode()
+
+    assert check_queue(html, person) >= 2
+
+
+def test_my_work_counts_the_annotators_assignments_and_items(project: Project) -> None:
+    client, person = annotator_of(project)
+    html = client.get(reverse("annotation:my_work")).content.decode()
+
+    rows = html.split('<section class="card">')[1:]
+    worked = Job.objects.filter(assignments__worker__user=person).distinct().order_by("-pk")
+    served = people.my_work(person)  # the function the page calls
+    assert [job.pk for job, _ in served] == [job.pk for job in worked]
+    assert len(rows) == worked.count() >= 5
+    for row, job, (_, figures) in zip(rows, worked, served, strict=True):
+        text = text_of_html(row)
+        submitted, assignments = mine_of(job, person)
+        items = Response.objects.filter(job=job, worker__user=person).count()
+        assert (figures.submitted, figures.assignments, figures.items) == (submitted, assignments, items)
+        assert f"{submitted} of {assignments} assignment" in text and f"{items} items done" in text, job.pk
+
+
+def test_the_queue_check_fails_when_everyones_progress_is_counted_in_responses(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, person = annotator_of(project)
+    monkeypatch.setattr(people, "job_progress", progress_by_responses)
+    html = client.get(reverse("annotation:queue")).content.decode()
+
+    with pytest.raises(AssertionError):
+        check_queue(html, person)
