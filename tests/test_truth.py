@@ -27,12 +27,13 @@ from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.models import Adjudication, ItemOutcome
 from annotation import work
 from annotation.ledger.models import LedgerEntry, RowState
-from annotation.ledger.payments import Amounts, Payments, job_payments
+from annotation.ledger.payments import Amounts, Payments, job_payments, payments_of
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
 from annotation.work import Progress, job_progress, people
 from config.wording import money
-from export.services import build_release
+from export.provenance import contributing_jobs
+from export.services import DATASHEET, build_release
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
@@ -298,3 +299,31 @@ def test_the_queue_check_fails_when_everyones_progress_is_counted_in_responses(
 
     with pytest.raises(AssertionError):
         check_queue(html, person)
+
+
+# The datasheet ------------------------------------------------------------------------------------------
+
+
+def section_of(markdown: str, heading: str) -> str:
+    return markdown.split(f"## {heading}\n\n")[1].split("\n\n## ")[0].strip()
+
+
+def test_the_datasheet_pays_from_the_ledger_and_counts_the_labels(project: Project, settings: Any) -> None:
+    sheet = (settings.RELEASES_DIR / project.release / DATASHEET).read_text()
+    pay = section_of(sheet, "Pay")
+
+    assert pay == payments_of(contributing_jobs()).sentence()  # the function the datasheet calls
+    markets = [project.jobs["mturk"], project.jobs["prolific"]]
+    assert len({job.currency for job in markets}) == 2  # so each currency's sentence is one job's pay
+    for job in markets:
+        assert f"{paid_of(job)} (rejected work)" in pay, job.provider
+    assert "In-house annotators: nothing was paid through a market." in pay
+    assert "Simulated crowd: nothing was paid through a market." in pay
+
+    workers = Response.objects.values_list("worker_id", "worker__provider").distinct().order_by()
+    simulated = sum(provider == "simulated" for _, provider in workers)
+    people_and_machines = f"- distinct: {len(workers)}\n- people: {len(workers) - simulated}\n"
+    assert section_of(sheet, "Workers").startswith(people_and_machines + f"- simulated: {simulated}\n")
+    crowd, expert = Response.objects.count(), Adjudication.objects.count()
+    share = f"{crowd / (crowd + expert):.1%}"
+    assert f"labels: {crowd} from the crowd ({share}), {expert} from the expert" in sheet
