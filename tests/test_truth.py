@@ -32,8 +32,10 @@ from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
 from annotation.work import Progress, job_progress, people
 from config.wording import money
+from corpus.models import Claim, ClusterMember, Perspective, PerspectiveCluster, Stance3, Stance5, Status
+from export.models import Release
 from export.provenance import contributing_jobs
-from export.services import DATASHEET, build_release
+from export.services import DATASHEET, build_release, diff_releases
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
@@ -327,3 +329,53 @@ def test_the_datasheet_pays_from_the_ledger_and_counts_the_labels(project: Proje
     crowd, expert = Response.objects.count(), Adjudication.objects.count()
     share = f"{crowd / (crowd + expert):.1%}"
     assert f"labels: {crowd} from the crowd ({share}), {expert} from the expert" in sheet
+
+
+# The diff of two releases -------------------------------------------------------------------------------
+
+
+def corpus_now() -> dict[str, Any]:
+    """What a release built now would hold, by this test's own queries: claims, perspectives, and each
+    released claim–perspective pair with its (3-way, 5-way) labels."""
+    pairs = ClusterMember.objects.filter(cluster__status__in=Status.released()).values_list(
+        "cluster__claim__cid", "perspective__pid", "cluster__stance_3", "cluster__stance_5"
+    )
+    return {
+        "claims": set(Claim.objects.filter(text_missing=False).values_list("cid", flat=True)),
+        "perspectives": set(Perspective.objects.values_list("pid", flat=True)),
+        "pairs": {(cid, pid): (three, five) for cid, pid, three, five in pairs},
+    }
+
+
+def changes_between(old: dict[str, Any], new: dict[str, Any]) -> dict[str, int]:
+    kept = old["pairs"].keys() & new["pairs"].keys()
+    return {
+        "Claims added": len(new["claims"] - old["claims"]),
+        "Claims removed": len(old["claims"] - new["claims"]),
+        "Perspectives added": len(new["perspectives"] - old["perspectives"]),
+        "Perspectives removed": len(old["perspectives"] - new["perspectives"]),
+        "Claim–perspective pairs added": len(new["pairs"].keys() - old["pairs"].keys()),
+        "Claim–perspective pairs removed": len(old["pairs"].keys() - new["pairs"].keys()),
+        "Claim–perspective pairs relabelled": sum(old["pairs"][pair] != new["pairs"][pair] for pair in kept),
+        "Claims that changed split": 0,  # neither release has a split
+    }
+
+
+def test_the_diff_counts_what_changed_between_two_releases(project: Project) -> None:
+    before = corpus_now()
+    make_corpus(claims=1, perspectives=2, status=Status.KEPT)
+    released = PerspectiveCluster.objects.filter(status__in=Status.released()).order_by("pk")
+    relabelled, rejected = [cluster.pk for cluster in released[:2]]
+    not_valid = {"stance_3": Stance3.NOT_VALID, "stance_5": Stance5.NOT_VALID}
+    PerspectiveCluster.objects.filter(pk=relabelled).update(**not_valid)
+    PerspectiveCluster.objects.filter(pk=rejected).update(status=Status.REJECTED)
+    build_release("t-2")
+    expected = changes_between(before, corpus_now())
+
+    page = project.staff.get(reverse("export:diff"), {"a": project.release, "b": "t-2"})
+    table = page.content.decode().split("<h2>Changes</h2>")[1].split("</table>")[0]
+    shown = {name: int(count) for name, count in re.findall(r"<td>([^<]+)</td><td>(\d+)</td>", table)}
+    served = diff_releases(*(Release.objects.get(version=v) for v in (project.release, "t-2")))
+    assert shown == dict(served.counted()) == expected
+    assert expected["Claims added"] == 1 and expected["Claim–perspective pairs relabelled"] == 1
+    assert expected["Claim–perspective pairs removed"] >= 1
