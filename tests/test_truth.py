@@ -130,7 +130,7 @@ def paid_of(job: Job) -> str:
 
 def accuracy_of(job: Job) -> str:
     sampled = ItemOutcome.objects.filter(job=job, sampled=True).count()
-    first = {}
+    first: dict[int, bool] = {}
     for outcome_id, crowd, decided in (
         Adjudication.objects.filter(job=job, sampled=True)
         .order_by("decided_at", "pk")
