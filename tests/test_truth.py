@@ -26,6 +26,7 @@ from aggregation import dashboard, services
 from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.models import Adjudication, ItemOutcome
 from annotation import work
+from annotation.ledger import payments as ledger_payments
 from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.payments import Amounts, Payments, job_payments, payments_of
 from annotation.markets.prolific.fake import FakeProlific
@@ -311,7 +312,20 @@ def section_of(markdown: str, heading: str) -> str:
 
 
 def test_the_datasheet_pays_from_the_ledger_and_counts_the_labels(project: Project, settings: Any) -> None:
-    sheet = (settings.RELEASES_DIR / project.release / DATASHEET).read_text()
+    check_datasheet((settings.RELEASES_DIR / project.release / DATASHEET).read_text(), project)
+
+
+def test_the_datasheet_check_fails_when_pay_is_reward_times_hits(
+    project: Project, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ledger_payments, "job_payments", reward_times_hits)  # what payments_of adds up
+    build_release("t-paid-per-hit")
+
+    with pytest.raises(AssertionError):
+        check_datasheet((settings.RELEASES_DIR / "t-paid-per-hit" / DATASHEET).read_text(), project)
+
+
+def check_datasheet(sheet: str, project: Project) -> None:
     pay = section_of(sheet, "Pay")
 
     assert pay == payments_of(contributing_jobs()).sentence()  # the function the datasheet calls
