@@ -13,6 +13,8 @@ from typing import Any
 from django.conf import settings
 from scrapy.contracts import Contract
 
+from crawler.targets import FIXTURE_META
+
 
 class FixtureContract(Contract):
     name = "fixture"
@@ -25,4 +27,7 @@ class FixtureContract(Contract):
             path = Path(settings.BASE_DIR) / name
         path = path.resolve()
         args["url"] = path.as_uri()
+        # The one file:// request a crawl may make (crawler.middlewares.CrawlTargets): set here, by the
+        # contract, never by anything a crawl is handed.
+        args["meta"] = {**(args.get("meta") or {}), FIXTURE_META: True}
         return args

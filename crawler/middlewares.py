@@ -19,7 +19,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import deferLater
 
 from crawler.linkrules import forbidden_reason
-from crawler.targets import origin, refusal
+from crawler.targets import FIXTURE_META, origin, refusal
 from crawler.webarchive import original_url
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,8 @@ class CrawlTargets:
         return cls(allowed_origins(crawler.settings), crawler.stats)
 
     def process_request(self, request: Request, spider: Spider) -> None:
+        if request.meta.get(FIXTURE_META) and request.url.startswith("file://"):
+            return  # `scrapy check`'s saved page, read offline (crawler.contracts)
         reason = refusal(request.url, str(getattr(spider, "site", spider.name)), self.origins)
         if reason:
             self.stats.inc_value("stancework/refused_targets")

@@ -21,6 +21,9 @@ SITE_HOSTS: dict[str, tuple[str, ...]] = {
 }
 # The Wayback Machine, which every site's archive crawl reads.
 ARCHIVE_HOSTS = ("web.archive.org",)
+# The request meta key that marks `scrapy check`'s saved page (crawler.contracts): the one file://
+# request a crawl may make, set by the contract, never by anything a crawl is handed.
+FIXTURE_META = "stancework_contract_fixture"
 INTERNAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
 
