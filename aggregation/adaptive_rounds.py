@@ -26,11 +26,12 @@ from aggregation.services import current_policy
 from annotation.ledger.listings import publish_hits
 from annotation.market_interface.registry import get_provider
 from annotation.models import Hit, HitItem, Item, Job, JobState
+from annotation.planning.bundling import Grouped, bundle
 from annotation.redundancy import adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.rules import CategoricalRule
-from annotation.work import BudgetError, check_cost, counted_responses
-from annotation.work.bundling import Grouped, bundle
+from annotation.work.jobs import BudgetError, check_cost
+from annotation.work.records import counted_responses
 
 
 @dataclass(frozen=True)

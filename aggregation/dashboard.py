@@ -21,7 +21,7 @@ from annotation.ledger.models import LedgerEntry
 from annotation.ledger.payments import Payments, job_payments
 from annotation.models import Job, Response, Worker
 from annotation.task_types import get_task_type
-from annotation.work import Progress, job_progress
+from annotation.work.jobs import Progress, job_progress
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import numpy as np
 from aggregation.agreement import DatasetAgreement, dataset_agreement
 from annotation.models import Job, ResponseOrigin
 from annotation.task_types.registry import get_task_type
-from annotation.work import long_format
+from annotation.work.records import long_format
 
 PEOPLE, PEOPLE_AND_MACHINES = "people", "people and machines"
 

@@ -22,7 +22,7 @@ from annotation.machines.plans import machine_plan
 from annotation.machines.services import MachineError
 from annotation.market_interface.registry import get_provider
 from annotation.models import HitItem, Job, Response
-from annotation.work import BudgetError, check_cost
+from annotation.work.jobs import BudgetError, check_cost
 from annotation.work.records import machine_accepted
 from config.wording import count
 

@@ -15,7 +15,7 @@ from aggregation.models import AggregationRun, WorkerFlagReason, WorkerQuality
 from aggregation.policy import AggregationPolicy, worker_flags
 from aggregation.responses import Responses
 from annotation.models import Job, Worker
-from annotation.work import block_worker
+from annotation.work.records import block_worker
 from operations.services import start_operation
 
 

@@ -28,7 +28,7 @@ from aggregation.copying import decoded_arrays
 from aggregation.labels import LabelSet
 from aggregation.responses import Responses, ResponsesError, label_codes
 from annotation.models import Item, Job, Response, Worker
-from annotation.work import long_format
+from annotation.work.records import long_format
 
 ITEMS_PER_BLOCK = 32768  # items whose responses travel as one row of three arrays
 # Connections sharing a read: on 2 cores, two read 10M rows in little more than half the time of one.

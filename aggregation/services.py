@@ -41,7 +41,7 @@ from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType, TaskTypeError
 from annotation.task_types.decisions import Decision
 from annotation.task_types.rules import CategoricalRule, MultiLabelRule
-from annotation.work import gold_accuracy, long_format
+from annotation.work.records import gold_accuracy, long_format
 from config.progress import QUIET, Progress
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "Django")

@@ -13,7 +13,6 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from accounts.permissions import NamedPermissions
-from annotation import work
 from annotation.ledger.decisions import unclear_rows
 from annotation.market_interface.registry import provider_choices
 from annotation.models import (
@@ -34,6 +33,7 @@ from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
+from annotation.work.jobs import JobError, check_new_job, check_workers_per_item, create_job, job_progress
 from config.columns import PlainFields, figure_column, label_column, table_field
 from config.wording import money
 
@@ -66,10 +66,10 @@ class JobCreationForm(forms.ModelForm):
             # The filters are read now, so a malformed one is a form error rather than a failed save.
             next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
             if not cleaned.get("allow_single_worker"):
-                work.check_workers_per_item(cleaned.get("task_type", ""), cleaned.get("params") or {})
+                check_workers_per_item(cleaned.get("task_type", ""), cleaned.get("params") or {})
             params, provider = cleaned.get("params") or {}, cleaned.get("provider", "")
-            work.check_new_job(task_type.slug, params, provider, cleaned.get("budget"))
-        except (TaskTypeError, work.JobError, ValueError) as error:
+            check_new_job(task_type.slug, params, provider, cleaned.get("budget"))
+        except (TaskTypeError, JobError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
 
@@ -167,7 +167,7 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        created = work.create_job(
+        created = create_job(
             form.cleaned_data["task_type"],
             form.cleaned_data.get("filters") or {},
             provider=form.cleaned_data["provider"],
@@ -262,7 +262,7 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
 
     @admin.display(description="progress")
     def progress(self, job: Job) -> str:
-        progress = work.job_progress(job)
+        progress = job_progress(job)
         return f"{progress.assignments_done}/{progress.assignments_wanted} ({progress.fraction:.0%})"
 
 

@@ -25,10 +25,11 @@ from accounts.models import AuditEvent
 from accounts.roles import SPEND_MONEY, START_CRAWL
 from aggregation.models import AggregationRun, ItemOutcome, RunTrigger
 from aggregation.tasks import aggregate_job_task
-from annotation import work
 from annotation.models import Item, Job, Response, Worker
 from annotation.task_types.base import TaskTypeError
+from annotation.work.jobs import JobError, check_workers_per_item, create_job, job_progress
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
+from annotation.work.records import pseudonym_key, worker_by_pseudonym, worker_pseudonym
 from api import serializers as s
 from api.csv_streams import csv_chunks, streamed_csv
 from crawler import services as crawls
@@ -101,7 +102,7 @@ def item_row(item: Item) -> dict[str, Any]:
 def response_row(answer: Response) -> dict[str, Any]:
     return {
         "item": answer.item.key,
-        "worker": work.worker_pseudonym(answer.worker),
+        "worker": worker_pseudonym(answer.worker),
         "label": answer.label,
         "created": answer.created,
     }
@@ -135,8 +136,8 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         data = given.validated_data
         try:
             if not data["allow_single_worker"]:
-                work.check_workers_per_item(data["task_type"], data["params"])
-            job = work.create_job(
+                check_workers_per_item(data["task_type"], data["params"])
+            job = create_job(
                 data["task_type"],
                 data["filters"],
                 provider=data["provider"],
@@ -145,7 +146,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
                 name=data["name"],
                 created_by=request.user,
             )
-        except (TaskTypeError, work.JobError, ValueError) as error:
+        except (TaskTypeError, JobError, ValueError) as error:
             raise ValidationError({"detail": str(error)}) from None
         job.teams.set(data.get("teams", []))
         return ApiResponse(s.JobSerializer(job).data, status=status.HTTP_201_CREATED)
@@ -196,7 +197,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
     @extend_schema(responses=s.ProgressSerializer)
     @action(detail=True, methods=["get"])
     def progress(self, request: Request, pk: str) -> ApiResponse:
-        progress = work.job_progress(self.get_object())
+        progress = job_progress(self.get_object())
         return ApiResponse(s.ProgressSerializer({**progress.__dict__, "fraction": progress.fraction}).data)
 
     def _rows(
@@ -233,7 +234,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             Response.objects.filter(job=self.get_object()).select_related("item", "worker").order_by("pk")
         )
         try:
-            key = work.pseudonym_key()  # before the first row: a streamed download cannot turn into a 503
+            key = pseudonym_key()  # before the first row: a streamed download cannot turn into a 503
         except PseudonymKeyError as error:
             raise Unavailable(str(error)) from None
 
@@ -297,7 +298,7 @@ class WorkerViewSet(viewsets.GenericViewSet[Worker]):
         if not is_pseudonym(name):
             raise ValidationError({"pseudonym": "a worker pseudonym is w_ and 20 lowercase hex digits"})
         try:
-            worker = work.worker_by_pseudonym(name)
+            worker = worker_by_pseudonym(name)
         except PseudonymKeyError as error:
             raise Unavailable(str(error)) from None
         if worker is None:

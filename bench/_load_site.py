@@ -24,13 +24,13 @@ STUDY_ID = "60f6acb180a7b59ac0621f9e"
 def seed(claims: int, workers_per_item: int) -> dict[str, Any]:
     from django.utils import timezone
 
-    from annotation import work
     from annotation.models import Job, JobState
     from annotation.task_types import get_task_type
+    from annotation.work.jobs import create_job
 
     make_corpus(claims=claims, perspectives=5)
     params = {"workers_per_item": workers_per_item, "completion_code": "C0DE1234"}
-    job = work.create_job("stance", {}, provider="prolific", params=params)
+    job = create_job("stance", {}, provider="prolific", params=params)
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=STUDY_ID)
     quiz = {question.key: question.answer for question in get_task_type("stance").quiz}

@@ -14,16 +14,16 @@ from django.core.management import call_command
 call_command("migrate", verbosity=0)
 import numpy as np
 from corpus.services import import_perspectrum
-from annotation import work
+from annotation.work.jobs import create_job, publish_job, sync_job
 from annotation.models import Response
 from annotation.task_types.builtin_rules import STANCE_5_TO_3
 from aggregation.models import WorkerQuality
 from aggregation.services import aggregate_job
 import_perspectrum(os.environ["RELEASE"])
 crowd = {"size": 30, "spammer_share": 0.2, "seed": 5}
-job = work.create_job("stance", {}, provider="simulated", params={"crowd": crowd})
-work.publish_job(job.pk)
-t = time.perf_counter(); work.sync_job(job.pk)
+job = create_job("stance", {}, provider="simulated", params={"crowd": crowd})
+publish_job(job.pk)
+t = time.perf_counter(); sync_job(job.pk)
 crowd = time.perf_counter() - t
 t = time.perf_counter(); report = aggregate_job(job.pk); first = time.perf_counter() - t
 t = time.perf_counter(); aggregate_job(job.pk); again = time.perf_counter() - t

@@ -14,16 +14,17 @@ django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
 from corpus.services import import_perspectrum
-from annotation import work
+from annotation.work.jobs import create_job, job_progress, publish_job, sync_job
+from annotation.work.records import long_format
 import_perspectrum(os.environ["RELEASE"])
 t = time.perf_counter()
 params = {"members": "all", "crowd": {"size": 30}}
-job = work.create_job("stance", {}, provider="simulated", params=params)
+job = create_job("stance", {}, provider="simulated", params=params)
 created = time.perf_counter() - t
-t = time.perf_counter(); work.publish_job(job.pk); published = time.perf_counter() - t
-t = time.perf_counter(); job = work.sync_job(job.pk); synced = time.perf_counter() - t
-progress = work.job_progress(job)
-t = time.perf_counter(); rows = len(list(work.long_format(job))); read = time.perf_counter() - t
+t = time.perf_counter(); publish_job(job.pk); published = time.perf_counter() - t
+t = time.perf_counter(); job = sync_job(job.pk); synced = time.perf_counter() - t
+progress = job_progress(job)
+t = time.perf_counter(); rows = len(list(long_format(job))); read = time.perf_counter() - t
 print(f"state={job.state} items={job.items.count()} hits={progress.hits} responses={progress.responses} "
       f"create_s={created:.2f} publish_s={published:.2f} crowd_s={synced:.2f} "
       f"responses_per_s={progress.responses / synced:.0f} long_format_s={read:.2f} rows={rows}")

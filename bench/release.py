@@ -14,7 +14,7 @@ import time, django, os
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-from annotation import work as annotation
+from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import Claim
 from corpus.services import import_perspectrum
 from export.services import assign_claim_splits, build_release, diff_releases
@@ -40,9 +40,9 @@ print(f"release build_s={build_s:.2f} verify_s={verify_s:.2f} problems={len(prob
 cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True)[:100])
 def run_job():
     crowd = {"crowd": {"size": 20}}
-    job = annotation.create_job("stance", {"claims": cids}, provider="simulated", params=crowd)
-    annotation.publish_job(job.pk)
-    return annotation.sync_job(job.pk)
+    job = create_job("stance", {"claims": cids}, provider="simulated", params=crowd)
+    publish_job(job.pk)
+    return sync_job(job.pk)
 job, job_s = timed(run_job)
 second, build2_s = timed(lambda: build_release("1.1", split_plan=SplitPlan(seed=1)))
 changes, diff_s = timed(lambda: diff_releases(first, second))

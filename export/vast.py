@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from annotation.models import Item, Job
 from annotation.task_types.builtin_rules import VAST_5_TO_3
-from annotation.work import counted_responses
+from annotation.work.records import counted_responses
 from config.csv_files import write_frame
 from export.vast_quality import (
     Agreement,

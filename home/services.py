@@ -17,7 +17,7 @@ from aggregation.adjudication import adjudication_queue
 from aggregation.models import AggregationRun, RunState
 from annotation.ledger.models import LedgerEntry, RowState
 from annotation.models import Job, JobState
-from annotation.work import job_progress
+from annotation.work.jobs import job_progress
 from crawler.models import CrawlRun, RunStatus
 from export.models import Release
 from operations.models import Operation, OperationState

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.html import format_html_join
 
 from accounts.permissions import NamedPermissions
-from annotation.work import job_progress
+from annotation.work.jobs import job_progress
 from config.columns import PlainFields
 from config.live import LiveCountsAdmin, cell
 from config.wording import count

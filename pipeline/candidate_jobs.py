@@ -14,11 +14,11 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Max
 
-from annotation import work as annotation
 from annotation.market_interface.registry import is_simulated
 from annotation.models import Job
 from annotation.task_types import get_task_type
 from annotation.task_types.counter_speech import doubling_bonus_cap
+from annotation.work.jobs import NoItemsError, create_job
 from corpus.models import (
     Claim,
     ClusterMember,
@@ -52,10 +52,8 @@ def _create(
     if is_simulated(params["provider"]):
         job_params["crowd"] = dict(params.get("crowd", {}))
     try:
-        return annotation.create_job(
-            task_type, filters, provider=params["provider"], params=job_params, name=name
-        )
-    except annotation.NoItemsError:
+        return create_job(task_type, filters, provider=params["provider"], params=job_params, name=name)
+    except NoItemsError:
         return None
 
 

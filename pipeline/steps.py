@@ -12,9 +12,9 @@ from django.conf import settings
 
 from aggregation.adaptive_rounds import adaptive_summary, is_adaptive, next_round
 from aggregation.services import aggregate_job, has_aggregation
-from annotation import work as annotation
 from annotation.models import Job, JobState
 from annotation.work.accuracy import bonus_correct_answers, job_accuracy
+from annotation.work.jobs import job_progress, publish_job, sync_job
 from annotation.work.paraphrases import collect_paraphrases
 from config.wording import count, figure
 from crawler import services as crawler
@@ -34,10 +34,10 @@ def drive(job: Job) -> bool:
     An adaptive job's completed round gives its open items another round first; the simulated crowd
     answers each at once, a real crowd leaves the step waiting."""
     if job.state == JobState.DRAFT:
-        job = annotation.publish_job(job.pk)
+        job = publish_job(job.pk)
     for _ in range(MAX_ROUNDS):
         if job.state not in JobState.finished():
-            job = annotation.sync_job(job.pk)
+            job = sync_job(job.pk)
         if job.state != JobState.COMPLETE:
             return False
         if not is_adaptive(job):
@@ -58,7 +58,7 @@ def job_step(ctx: Context, key: str, create: Callable[[], Job | None]) -> Outcom
     if job is None:
         return Outcome(StepState.DONE, "nothing to annotate")
     if not drive(job):
-        progress = annotation.job_progress(job)
+        progress = job_progress(job)
         return Outcome(
             StepState.WAITING, f"job {job.pk}: {progress.assignments_done}/{progress.assignments_wanted}"
         )

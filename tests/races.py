@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import connection
 
-from annotation.work import NoWorkError
+from annotation.work.assignments import NoWorkError
 
 
 def race(count: int, act: Callable[[int], Any]) -> list[BaseException]:

@@ -25,13 +25,13 @@ from django.urls import reverse
 from aggregation import dashboard, services
 from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.models import Adjudication, ItemOutcome
-from annotation import work
 from annotation.ledger import payments as ledger_payments
 from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.payments import Amounts, Payments, job_payments, payments_of
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
-from annotation.work import Progress, job_progress, people
+from annotation.work import people
+from annotation.work.jobs import Progress, create_job, job_progress, pause_job, publish_job, sync_job
 from config.wording import money
 from corpus.models import Claim, ClusterMember, Perspective, PerspectiveCluster, Stance3, Stance5, Status
 from export.models import Release
@@ -76,22 +76,22 @@ def every_state(mturk: GuardedMTurk, prolific: GuardedProlific) -> dict[str, Job
     claims = [claim.cid for claim in make_corpus(claims=16, perspectives=2)]
     jobs = {"draft": stance_job(make_corpus(claims=1, perspectives=2))}
     jobs["collecting"] = _answered(claims[0:2], [[S, S]], state=JobState.COLLECTING)
-    jobs["paused"] = work.pause_job(_answered(claims[2:4], [[S]], state=JobState.COLLECTING).pk)
+    jobs["paused"] = pause_job(_answered(claims[2:4], [[S]], state=JobState.COLLECTING).pk)
     jobs["never aggregated"] = _answered(claims[4:6], [[S, S, U], [U, U, U]])
     jobs["aggregated"] = _answered(claims[6:8], [[S, S, S], [U, U, S], [S, U, NV], [U, U, U]])
     services.aggregate_job(jobs["aggregated"].pk)
     jobs["adjudicated"] = _answered(claims[8:10], [[S, S, S], [U, U, S], [S, S, NV], [U, U, U]])
     services.aggregate_job(jobs["adjudicated"].pk)
     _adjudicate_a_sample(jobs["adjudicated"])
-    simulated = work.create_job("stance", {"claims": claims[10:12]}, provider="simulated")
-    jobs["simulated"] = work.sync_job(work.publish_job(simulated.pk).pk)
+    simulated = create_job("stance", {"claims": claims[10:12]}, provider="simulated")
+    jobs["simulated"] = sync_job(publish_job(simulated.pk).pk)
     jobs["mturk"] = paid_mturk_job(mturk, claims[12:14])
     jobs["prolific"] = paid_prolific_job(prolific, claims[14:16])
     return {name: Job.objects.get(pk=job.pk) for name, job in jobs.items()}
 
 
 def _answered(claims: list[int], votes: list[list[str]], state: str = "") -> Job:
-    job = work.publish_job(work.create_job("stance", {"claims": claims}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {"claims": claims}, provider="inhouse").pk)
     items = keys(job)
     answer(job, {key: votes[i % len(votes)] for i, key in enumerate(items)})
     if state:

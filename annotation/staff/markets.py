@@ -26,11 +26,11 @@ from django.utils.timesince import timesince
 
 from accounts import audit
 from accounts.models import AuditEvent
-from annotation import work
 from annotation.market_interface.errors import RejectionError
 from annotation.market_interface.registry import get_provider
 from annotation.models import Assignment, Job
 from annotation.work.accuracy import job_accuracy
+from annotation.work.jobs import estimate_cost_locally
 from annotation.work.market_actions import SHOW_MARKET_COSTS, CostRead, last_cost_reads
 from operations.models import Operation
 from operations.services import start_operation
@@ -115,7 +115,7 @@ def _cost_rows(jobs: Sequence[Job], extra: int = 0) -> list[list[object]]:
     reads = last_cost_reads(_pks(jobs))
     rows: list[list[object]] = []
     for job in jobs:
-        estimate = work.estimate_cost_locally(job, extra=extra)
+        estimate = estimate_cost_locally(job, extra=extra)
         verdict = estimate.refusal or "within the budget"
         money = [estimate.spend, estimate.worst_case, job.budget]
         rows.append(

@@ -35,7 +35,8 @@ from annotation.web.page_tokens import (
     issue_token,
     verify_token,
 )
-from annotation.work import get_worker, new_worker, rows
+from annotation.work import rows
+from annotation.work.assignments import get_worker, new_worker
 from annotation.work.people import is_open_to
 
 

@@ -22,7 +22,6 @@ from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import invitations
-from annotation import work
 from annotation.market_interface.base import WorkerIdentityError
 from annotation.market_interface.registry import get_provider, provider_names
 from annotation.models import Assignment, AssignmentState, Job, JobState, Qualification, Worker
@@ -42,6 +41,23 @@ from annotation.web.identity import (
 )
 from annotation.web.page_tokens import ExpiredTokenError, Grant
 from annotation.work import people, rows
+from annotation.work.assignments import (
+    AssignmentStateError,
+    IdentityConflictError,
+    NotQualifiedError,
+    NoWorkError,
+    can_retry_quiz,
+    grade_quiz,
+    has_work_left,
+    item_ids_of,
+    items_of,
+    market_hit,
+    next_assignment,
+    qualification,
+    quiz_pass_mark,
+    quiz_terms,
+    submit_assignment,
+)
 from annotation.work.people import visible_jobs
 
 
@@ -56,7 +72,7 @@ def _job(pk: int) -> Job:
 def _qualification(visitor: Visitor, worker: Worker, job: Job) -> Qualification | None:
     """The worker's qualification for the job's task type: as read with their row, else read now."""
     if visitor.qualification == "unread":
-        return work.qualification(worker, job.task_type)
+        return qualification(worker, job.task_type)
     return visitor.qualification
 
 
@@ -138,8 +154,8 @@ def job_home(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "visitor": visitor,
         "qualification": found,
-        "can_quiz": work.can_retry_quiz(visitor.worker, job, found),
-        "quiz_terms": work.quiz_terms(job),
+        "can_quiz": can_retry_quiz(visitor.worker, job, found),
+        "quiz_terms": quiz_terms(job),
         "quiz_url": _url("quiz", job.pk, visitor),
         "start_url": _url("start", job.pk, visitor),
         "blocked": visitor.worker.blocked,
@@ -172,13 +188,13 @@ def quiz(request: HttpRequest, pk: int) -> HttpResponse:
         if isinstance(grant, HttpResponse):
             return grant
         if form.is_valid():  # graded under the qualification's lock, which also refuses a retry
-            return _graded(request, job, visitor, work.grade_quiz(visitor.worker, job, form.answers()))
-    if not work.can_retry_quiz(visitor.worker, job, _qualification(visitor, visitor.worker, job)):
+            return _graded(request, job, visitor, grade_quiz(visitor.worker, job, form.answers()))
+    if not can_retry_quiz(visitor.worker, job, _qualification(visitor, visitor.worker, job)):
         return HttpResponseRedirect(_url("job", job.pk, visitor))
     # The questions before any answer are the task type's, the same on every worker's page.
     shared = fragments.read(fragments.quiz_key(task_type.slug) if not form.is_bound else "")
     context = {"job": job, "task_type": task_type, "form": form, "visitor": visitor, "shared_quiz": shared}
-    context["quiz_terms"] = work.quiz_terms(job)
+    context["quiz_terms"] = quiz_terms(job)
     return render(request, "annotation/quiz.html", {**context, "page_token": page_token(visitor, job)})
 
 
@@ -191,7 +207,7 @@ def _graded(request: HttpRequest, job: Job, visitor: Visitor, result: Qualificat
         job,
         "Qualification not passed",
         f"You answered {result.score:.0%} of the worked examples correctly; "
-        f"this task needs {work.quiz_pass_mark(job):.0%}. "
+        f"this task needs {quiz_pass_mark(job):.0%}. "
         "We cannot offer you this work. Thank you for your time.",
         status=403,
     )
@@ -214,16 +230,16 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
     hit = None
     if ids is not None and get_provider(job.provider).capabilities.worker_takes_hit:
         # An MTurk worker accepted one particular HIT: that one is theirs, no other.
-        hit = work.market_hit(job, ids.hit_id)
+        hit = market_hit(job, ids.hit_id)
         if hit is None:
             return _message(request, job, "No such HIT", "This HIT is not part of this job.", status=404)
     try:
-        assignment = work.next_assignment(
+        assignment = next_assignment(
             job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else "", fresh=True,
             found=visitor.qualification,
         )  # fmt: skip
-    except work.NoWorkError as error:
-        refused = (work.NotQualifiedError, work.IdentityConflictError)
+    except NoWorkError as error:
+        refused = (NotQualifiedError, IdentityConflictError)
         status = 403 if isinstance(error, refused) else 200
         return _message(request, job, "No work for you here", str(error), status=status)
     return HttpResponseRedirect(_url("assignment", assignment.pk, visitor))
@@ -250,7 +266,7 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
         return _message(request, job, "Closed", f"This assignment was {assignment.state}.", status=409)
     if request.method == "GET":
         return _task_page(request, visitor, assignment, None)
-    items = work.items_of(assignment)
+    items = items_of(assignment)
     item_ids = [item.pk for item in items]
     form = HitForm(get_task_type(job.task_type), items, request.POST)
     grant = _checked(request, visitor, job, item_ids)
@@ -259,8 +275,8 @@ def assignment_page(request: HttpRequest, pk: int) -> HttpResponse:
     if not form.is_valid():
         return _task_page(request, visitor, assignment, form)
     try:
-        work.submit_assignment(assignment.pk, form.answers(), items, read=assignment)
-    except work.AssignmentStateError as error:
+        submit_assignment(assignment.pk, form.answers(), items, read=assignment)
+    except AssignmentStateError as error:
         return _message(request, job, "Not saved", str(error), status=409)
     record_writing(assignment, free_text_names(form.task_type, job, form.names, items), request.POST)
     return _after_submit(request, assignment, visitor, grant)
@@ -277,10 +293,10 @@ def _task_page(
     form: Any = answered
     if form is None and shared.markup is not None:
         # The stored markup stands in for the items: built only if the page asks for more of them.
-        form = SimpleLazyObject(lambda: HitForm(get_task_type(job.task_type), work.items_of(assignment)))
-        item_ids = work.item_ids_of(assignment)
+        form = SimpleLazyObject(lambda: HitForm(get_task_type(job.task_type), items_of(assignment)))
+        item_ids = item_ids_of(assignment)
     else:
-        form = form or HitForm(get_task_type(job.task_type), work.items_of(assignment))
+        form = form or HitForm(get_task_type(job.task_type), items_of(assignment))
         item_ids = [item.pk for item in form.items]
     context = {
         "visitor": visitor,
@@ -308,7 +324,7 @@ def _after_submit(
     if handoff is not None:
         return HttpResponseRedirect(handoff.url)
     assignment.refresh_from_db()  # the submit saved its time on a copy of its own
-    more = visitor.worker is not None and work.has_work_left(assignment.job, visitor.worker)
+    more = visitor.worker is not None and has_work_left(assignment.job, visitor.worker)
     return render(
         request,
         "annotation/submitted.html",

@@ -8,9 +8,9 @@ from decimal import Decimal
 from typing import Any
 
 from annotation.models import Hit, HitItem, Item, Job, WorkerItem, WorkerItemReason
+from annotation.planning.bundling import Grouped, bundle, mix_gold
 from annotation.quality.gold_schedule import QualityPolicy
 from annotation.task_types.base import ItemSpec
-from annotation.work.bundling import Grouped, bundle, mix_gold
 
 BATCH = 2000  # rows per INSERT
 

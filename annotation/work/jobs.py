@@ -31,11 +31,12 @@ from annotation.models import (
     Job,
     JobState,
 )
+from annotation.planning import amounts, costs
 from annotation.quality.gold_schedule import GoldPolicyError, QualityPolicy
 from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
-from annotation.work import amounts, costs, job_rows, market_reports
+from annotation.work import job_rows, market_reports
 from annotation.work.assignments import ServiceQueue
 from annotation.work.job_rows import BATCH
 from annotation.work.settling import settle_job

@@ -19,7 +19,7 @@ from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import Control
 from annotation.market_interface.registry import control, get_provider
 from annotation.models import Assignment, AssignmentState, Job, JobState
-from annotation.work import amounts
+from annotation.planning import amounts
 from annotation.work.jobs import (
     BudgetError,
     JobStateError,

@@ -9,20 +9,31 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from annotation import work
 from annotation.ledger.reconcile import reconcile_job
 from annotation.market_interface.base import ProviderError
 from annotation.market_interface.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
-from annotation.work.jobs import CostEstimate
+from annotation.work.jobs import (
+    CostEstimate,
+    JobError,
+    JobStateError,
+    cancel_job,
+    estimate_cost,
+    pause_job,
+    publish_job,
+    resume_job,
+    sync_job,
+)
+from annotation.work.market import bonus_assignment, expire_job, extend_job
+from annotation.work.records import ReviewError, block_worker, review_assignment, unblock_worker
 from operations.models import Operation
 from operations.registry import OperationFailedError, Progress, register
 
 SHOW_MARKET_COSTS = "annotation.show_market_costs"
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
-ACTION_ERRORS = (work.JobError, work.JobStateError, work.ReviewError, ValueError, ProviderError, MarketError)
+ACTION_ERRORS = (JobError, JobStateError, ReviewError, ValueError, ProviderError, MarketError)
 
 
 class ActionFailedError(OperationFailedError):
@@ -59,27 +70,27 @@ def _assignments(assignment_ids: list[int]) -> list[Assignment]:
 
 @register("annotation.publish_jobs")
 def publish_jobs(progress: Progress, job_ids: list[int]) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.publish_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {publish_job(job.pk).state}")
 
 
 @register("annotation.extend_jobs")
 def extend_jobs(progress: Progress, job_ids: list[int], count: int) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.extend_job(job.pk, count).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {extend_job(job.pk, count).state}")
 
 
 @register("annotation.expire_jobs")
 def expire_jobs(progress: Progress, job_ids: list[int]) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.expire_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {expire_job(job.pk).state}")
 
 
 @register("annotation.pause_jobs")
 def pause_jobs(progress: Progress, job_ids: list[int]) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.pause_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {pause_job(job.pk).state}")
 
 
 @register("annotation.resume_jobs")
 def resume_jobs(progress: Progress, job_ids: list[int]) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.resume_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {resume_job(job.pk).state}")
 
 
 @register("annotation.block_workers")
@@ -91,7 +102,7 @@ def block_workers(
     why = reasons or {}
 
     def block(worker: Worker) -> str:
-        return "blocked" if work.block_worker(worker.pk, why.get(str(worker.pk), reason)).blocked else ""
+        return "blocked" if block_worker(worker.pk, why.get(str(worker.pk), reason)).blocked else ""
 
     _each(progress, workers, block)
 
@@ -99,19 +110,17 @@ def block_workers(
 @register("annotation.unblock_workers")
 def unblock_workers(progress: Progress, worker_ids: list[int]) -> None:
     workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
-    _each(
-        progress, workers, lambda worker: "blocked" if work.unblock_worker(worker.pk).blocked else "unblocked"
-    )
+    _each(progress, workers, lambda worker: "blocked" if unblock_worker(worker.pk).blocked else "unblocked")
 
 
 @register("annotation.sync_jobs")
 def sync_jobs(progress: Progress, job_ids: list[int]) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.sync_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {sync_job(job.pk).state}")
 
 
 @register("annotation.cancel_jobs")
 def cancel_jobs(progress: Progress, job_ids: list[int]) -> None:
-    _each(progress, _jobs(job_ids), lambda job: f"now {work.cancel_job(job.pk).state}")
+    _each(progress, _jobs(job_ids), lambda job: f"now {cancel_job(job.pk).state}")
 
 
 @register("annotation.reconcile_jobs")
@@ -124,7 +133,7 @@ def review_work(progress: Progress, assignment_ids: list[int], approve: bool, fe
     _each(
         progress,
         _assignments(assignment_ids),
-        lambda a: work.review_assignment(a.pk, approve=approve, feedback=feedback).state,
+        lambda a: review_assignment(a.pk, approve=approve, feedback=feedback).state,
     )
 
 
@@ -133,7 +142,7 @@ def bonus_work(progress: Progress, assignment_ids: list[int], amount: str, reaso
     _each(
         progress,
         _assignments(assignment_ids),
-        lambda a: work.bonus_assignment(a.pk, Decimal(amount), reason, batch).state,
+        lambda a: bonus_assignment(a.pk, Decimal(amount), reason, batch).state,
     )
 
 
@@ -160,7 +169,7 @@ def _cost_line(estimate: CostEstimate) -> str:
 @register(SHOW_MARKET_COSTS)
 def show_market_costs(progress: Progress, job_ids: list[int]) -> None:
     """Each job's worst case and the market's balance, read from the market by the worker."""
-    _each(progress, _jobs(job_ids), lambda job: _cost_line(work.estimate_cost(job)), keep=True)
+    _each(progress, _jobs(job_ids), lambda job: _cost_line(estimate_cost(job)), keep=True)
 
 
 # How many of the latest cost reads of the jobs asked about are searched: older ones are stale anyway.

@@ -24,12 +24,12 @@ from django.db.models import F
 from django.test import override_settings
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.fake import FakeMTurk
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
+from annotation.work.jobs import cancel_job, publish_job
 from annotation.work.syncing import sync_live_jobs
 
 OUTAGE_HOURS = 25  # longer than MTurk honours a UniqueRequestToken (24 hours)
@@ -187,15 +187,15 @@ def cancel_while_publishing(market: FakeProlific, job: Job, moment: str) -> None
     if moment == "publish-throttled":
         market.throttle("transition-study")
         with contextlib.suppress(Exception):
-            work.publish_job(job.pk)
-        work.cancel_job(job.pk)
+            publish_job(job.pk)
+        cancel_job(job.pk)
         return
     market.hold(1, "create-study" if moment == "create-held" else "transition-study")
     publishing = threading.Thread(target=_publish_in_own_session, args=(job.pk,))
     publishing.start()
     if not market.held.wait(30):
         raise RuntimeError(f"job {job.pk}: the market never saw the call to hold ({moment})")
-    work.cancel_job(job.pk)
+    cancel_job(job.pk)
     market.release.set()
     publishing.join(60)
 
@@ -203,7 +203,7 @@ def cancel_while_publishing(market: FakeProlific, job: Job, moment: str) -> None
 def _publish_in_own_session(job_id: int) -> None:
     try:
         with contextlib.suppress(Exception):
-            work.publish_job(job_id)
+            publish_job(job_id)
     finally:
         connection.close()
 

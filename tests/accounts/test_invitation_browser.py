@@ -11,9 +11,9 @@ from django.contrib.auth.models import User
 
 from accounts.invitations import create_invitations, token
 from accounts.models import Team
-from annotation import work
 from annotation.models import Assignment, Response
 from annotation.task_types import get_task_type
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.test_browser import page  # noqa: F401  (the Chromium page fixture)
 
@@ -23,9 +23,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_from_an_invitation_to_a_hit_to_my_work_in_chromium(live_server: Any, page: Any) -> None:  # noqa: F811
     make_corpus(claims=4, perspectives=1)
     team = Team.objects.create(name="ling-101")
-    job = work.create_job("stance", {}, provider="inhouse", name="Pilot stance job")
+    job = create_job("stance", {}, provider="inhouse", name="Pilot stance job")
     job.teams.set([team])
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     (invitation,) = create_invitations(team, 1, timedelta(days=7))
 
     page.goto(f"{live_server.url}/annotate/join/{token(invitation)}/")

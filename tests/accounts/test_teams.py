@@ -19,10 +19,18 @@ from aggregation import services
 from aggregation.adjudication import adjudicate
 from aggregation.models import ItemOutcome
 from aggregation.trimming import merge_clusters
-from annotation import work
 from annotation.models import Assignment, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work.assignments import (
+    get_worker,
+    grade_quiz,
+    has_work_left,
+    items_of,
+    next_assignment,
+    submit_assignment,
+)
+from annotation.work.jobs import create_job, job_progress, publish_job
 from corpus.models import PerspectiveCluster
 from export.services import build_release
 from tests.aggregation.jobdata import answer, keys, stance_job
@@ -113,16 +121,14 @@ def submit(assignment: Assignment, seconds: float) -> None:
     Assignment.objects.filter(pk=assignment.pk).update(
         accepted_at=timezone.now() - timedelta(seconds=seconds)
     )
-    work.submit_assignment(
-        assignment.pk, {item.pk: Answer(label="SUPPORT") for item in work.items_of(assignment)}
-    )
+    submit_assignment(assignment.pk, {item.pk: Answer(label="SUPPORT") for item in items_of(assignment)})
 
 
 def in_house_job(claims: int, teams: list[Team]) -> Any:
     make_corpus(claims=claims, perspectives=1)
-    job = work.create_job("stance", {"limit": claims}, provider="inhouse")
+    job = create_job("stance", {"limit": claims}, provider="inhouse")
     job.teams.set(teams)
-    return work.publish_job(job.pk)
+    return publish_job(job.pk)
 
 
 def test_annotators_see_only_their_teams_jobs(client: Client) -> None:
@@ -144,9 +150,9 @@ def test_annotators_see_only_their_teams_jobs(client: Client) -> None:
 def test_my_work_shows_assignments_items_time_and_gold(client: Client) -> None:
     job = in_house_job(2, [])
     ada = User.objects.create_user("ada", password=PASSWORD)
-    worker = work.get_worker("inhouse", f"user-{ada.pk}", user=ada)
-    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
-    assignment = work.next_assignment(job, worker)
+    worker = get_worker("inhouse", f"user-{ada.pk}", user=ada)
+    grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
+    assignment = next_assignment(job, worker)
     submit(assignment, seconds=90)
     client.force_login(ada)
 
@@ -156,8 +162,8 @@ def test_my_work_shows_assignments_items_time_and_gold(client: Client) -> None:
     assert "1 of 1 assignment submitted" in page and f"{items} items done" in page and "1.5 minutes" in page
     assert 'id="logout"' in page
     queue = client.get(reverse("annotation:queue")).content.decode()
-    progress = work.job_progress(job)
-    assert not work.has_work_left(job, worker)
+    progress = job_progress(job)
+    assert not has_work_left(job, worker)
     assert "You: 1 of 1 assignment submitted." in queue
     assert "There is no more work for you in this job." in queue
     everyone = f"{progress.assignments_done} of {progress.assignments_wanted} assignments done"
@@ -169,9 +175,9 @@ def test_my_work_shows_assignments_items_time_and_gold(client: Client) -> None:
 def test_the_researcher_sees_each_annotators_progress(admin_client: Client) -> None:
     job = in_house_job(2, [])
     ada = User.objects.create_user("ada", password=PASSWORD)
-    worker = work.get_worker("inhouse", f"user-{ada.pk}", user=ada)
-    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
-    assignment = work.next_assignment(job, worker)
+    worker = get_worker("inhouse", f"user-{ada.pk}", user=ada)
+    grade_quiz(worker, job, {q.key: q.answer for q in get_task_type("stance").quiz})
+    assignment = next_assignment(job, worker)
     submit(assignment, seconds=30)
     page = admin_client.get(reverse("admin:annotation_job_change", args=[job.pk])).content.decode()
     assert f"<td>{worker}</td><td>1/1</td>" in page
@@ -203,7 +209,7 @@ def test_adjudicating_merging_and_releasing_are_audited(
 
 def test_publishing_through_the_admin_is_audited_before_the_market_call(admin_client: Client) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.create_job("stance", {}, provider="simulated")
+    job = create_job("stance", {}, provider="simulated")
     admin_client.post(
         reverse("admin:annotation_job_changelist"),
         {"action": "publish_on_market", "_selected_action": [job.pk], "confirm": "1"},

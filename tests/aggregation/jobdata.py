@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 
 from django.utils import timezone
 
-from annotation import work
 from annotation.models import Assignment, AssignmentState, Job, Response, Worker
+from annotation.work.jobs import create_job
 from corpus.models import Claim
 
 
 def stance_job(claims: Sequence[Claim], **params: object) -> Job:
-    return work.create_job("stance", {"claims": [c.cid for c in claims]}, params=dict(params))
+    return create_job("stance", {"claims": [c.cid for c in claims]}, params=dict(params))
 
 
 def worker(name: str) -> Worker:

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from annotation import work
 from annotation.models import Hit, Item, JobState
 from annotation.task_types.base import Answer
+from annotation.work.assignments import get_worker, grade_quiz, next_assignment, submit_assignment
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.test_browser import log_in_to, page, take_the_quiz
 
@@ -25,15 +26,15 @@ def first_round(job: Any, open_items: set[int]) -> None:
     """Three in-house annotators answer every item SUPPORT, except that the third says UNDERMINE on
     the items meant to stay open."""
     for number in range(3):
-        worker = work.get_worker("inhouse", f"round-one-{number}")
-        work.grade_quiz(worker, job, {q.key: q.answer for q in _quiz(job)})
-        assignment = work.next_assignment(job, worker)
+        worker = get_worker("inhouse", f"round-one-{number}")
+        grade_quiz(worker, job, {q.key: q.answer for q in _quiz(job)})
+        assignment = next_assignment(job, worker)
         items = Item.objects.filter(hit_items__hit=assignment.hit_id)
         answers = {
             item.pk: Answer("UNDERMINE" if number == 2 and item.pk in open_items else "SUPPORT")
             for item in items
         }
-        work.submit_assignment(assignment.pk, answers)
+        submit_assignment(assignment.pk, answers)
 
 
 def _quiz(job: Any) -> Any:
@@ -46,7 +47,7 @@ def test_an_adaptive_in_house_job_asks_a_second_round_of_the_open_items_only(
     live_server: Any, page: Any
 ) -> None:
     make_corpus(claims=3, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="inhouse", params=ADAPTIVE).pk)
+    job = publish_job(create_job("stance", {}, provider="inhouse", params=ADAPTIVE).pk)
     items = list(job.items.order_by("pk").values_list("pk", flat=True))
     open_items = set(items[::3])
     first_hits = set(job.hits.values_list("pk", flat=True))

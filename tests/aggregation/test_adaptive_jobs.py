@@ -10,9 +10,10 @@ import pytest
 from django.urls import reverse
 
 from aggregation.adaptive_rounds import adaptive_summary, next_round, open_item_ids
-from annotation import work
 from annotation.models import Hit, Job, JobState
 from annotation.redundancy import AdaptivePolicy
+from annotation.work.jobs import JobError, create_job, publish_job, sync_job
+from annotation.work.records import counted_responses
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -24,13 +25,13 @@ ADAPTIVE = {"redundancy": "adaptive", "min_workers": 3, "max_workers": 4, "stop_
 def adaptive_job(**extra: Any) -> Job:
     claims = make_corpus(claims=8, perspectives=3)
     params = {"crowd": {"size": 12, "spammer_share": 0.2, "seed": 11}, **ADAPTIVE}
-    return work.create_job(
+    return create_job(
         "stance", {"claims": [c.cid for c in claims]}, provider="simulated", params=params, **extra
     )
 
 
 def answered_per_item(job: Job) -> Counter[int]:
-    return Counter(work.counted_responses(job).values_list("item_id", flat=True))
+    return Counter(counted_responses(job).values_list("item_id", flat=True))
 
 
 def test_the_first_round_asks_min_workers_of_every_item():
@@ -40,17 +41,17 @@ def test_the_first_round_asks_min_workers_of_every_item():
 
 
 def test_a_job_with_impossible_adaptive_numbers_is_refused():
-    with pytest.raises(work.JobError, match="max_workers"):
-        work.create_job("stance", {"claims": [c.cid for c in make_corpus(claims=1, perspectives=1)]},
+    with pytest.raises(JobError, match="max_workers"):
+        create_job("stance", {"claims": [c.cid for c in make_corpus(claims=1, perspectives=1)]},
                         params={**ADAPTIVE, "max_workers": 2})  # fmt: skip
 
 
 def test_after_the_first_round_only_the_open_items_get_new_hits(django_capture_on_commit_callbacks):
     job = adaptive_job()
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     first_round = set(job.hits.values_list("pk", flat=True))
     with django_capture_on_commit_callbacks(execute=False):
-        work.sync_job(job.pk)  # the round completes; its next round is decided below, by hand
+        sync_job(job.pk)  # the round completes; its next round is decided below, by hand
     job.refresh_from_db()
     assert job.state == JobState.COMPLETE
     wanted = set(open_item_ids(job, AdaptivePolicy(3, 4, 0.95)))
@@ -67,10 +68,10 @@ def test_after_the_first_round_only_the_open_items_get_new_hits(django_capture_o
 
 def test_an_adaptive_job_runs_round_after_round_until_nothing_is_open(django_capture_on_commit_callbacks):
     job = adaptive_job()
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     for _ in range(4):  # at most max_workers − min_workers + 1 rounds
         with django_capture_on_commit_callbacks(execute=True):
-            work.sync_job(job.pk)
+            sync_job(job.pk)
     job.refresh_from_db()
     answered = answered_per_item(job)
     assert job.state == JobState.COMPLETE and job.aggregation_runs.filter(state="done").exists()
@@ -80,9 +81,9 @@ def test_an_adaptive_job_runs_round_after_round_until_nothing_is_open(django_cap
 
 def test_a_round_beyond_the_budget_cap_publishes_nothing(django_capture_on_commit_callbacks):
     job = adaptive_job()
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=False):
-        work.sync_job(job.pk)
+        sync_job(job.pk)
     hits_before = job.hits.count()
     Job.objects.filter(pk=job.pk).update(budget=Decimal("0.01"))
     report = next_round(job.pk)
@@ -94,10 +95,10 @@ def test_the_dashboard_shows_labels_per_item_and_the_money_saved(
     admin_client, django_capture_on_commit_callbacks
 ):
     job = adaptive_job()
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     for _ in range(4):
         with django_capture_on_commit_callbacks(execute=True):
-            work.sync_job(job.pk)
+            sync_job(job.pk)
     summary = adaptive_summary(job)
     assert summary is not None and summary.labels_saved == 4 * summary.items - summary.labels > 0
     html = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()

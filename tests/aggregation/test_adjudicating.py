@@ -13,8 +13,8 @@ from django.urls import reverse
 from aggregation import services
 from aggregation.adjudication import adjudication_queue, draw_sample
 from aggregation.models import Adjudication, ItemOutcome
-from annotation import work
 from annotation.models import Response
+from annotation.work.jobs import create_job
 from corpus.models import ClaimTopic, PerspectiveCluster, Status, Topic
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -186,7 +186,7 @@ def topic_job() -> Any:
     claims = make_corpus(claims=2, perspectives=1)
     for slug in ("politics", "economy", "law"):
         Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
-    job = work.create_job("topic_tagging", {"claims": [c.cid for c in claims]})
+    job = create_job("topic_tagging", {"claims": [c.cid for c in claims]})
     first, second = keys(job)
     answer(job, {first: ["politics,law", "politics"], second: ["economy", "law"]})
     services.aggregate_job(job.pk)

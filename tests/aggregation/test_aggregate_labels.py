@@ -15,9 +15,10 @@ from django.core.management import CommandError, call_command
 from aggregation import services
 from aggregation.models import ItemOutcome
 from aggregation.streaming import read_labels
-from annotation import work
 from annotation.models import Job
 from annotation.task_types.builtin_rules import STANCE_5_TO_3
+from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.records import long_format
 from corpus.models import PerspectiveCluster, Status
 from tests.annotation.factories import make_corpus
 
@@ -31,11 +32,11 @@ def simulated_job(django_capture_on_commit_callbacks: Any) -> Job:
     """A stance job done by a simulated crowd of 12 (20% spammers), three answers per pair."""
     claims = make_corpus(claims=12, perspectives=3)
     crowd = {"size": 12, "spammer_share": 0.2, "seed": 11}
-    job = work.create_job("stance", {"claims": [c.cid for c in claims]}, provider="simulated",
+    job = create_job("stance", {"claims": [c.cid for c in claims]}, provider="simulated",
                           params={"crowd": crowd})  # fmt: skip
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=False):
-        work.sync_job(job.pk)
+        sync_job(job.pk)
     return job
 
 
@@ -46,7 +47,7 @@ def export_long_format(job: Job, path: Path, *, five_way: bool = False) -> Path:
     with path.open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(["item", "worker", "label"])
-        for item, worker, label in work.long_format(job, include_gold=True).order_by("pk"):
+        for item, worker, label in long_format(job, include_gold=True).order_by("pk"):
             writer.writerow([keys[item], f"w{worker}", label if five_way else STANCE_5_TO_3[label]])
     return path
 

@@ -12,8 +12,8 @@ from aggregation import charts, services
 from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.dashboard import worker_chart
 from aggregation.models import ItemOutcome, WorkerQuality
-from annotation import work
 from annotation.task_types import get_task_type
+from annotation.work.jobs import create_job
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -70,7 +70,7 @@ def test_a_job_without_an_aggregation_rule_has_no_adjudicate_link_nor_aggregate_
     admin_client: Client,
 ) -> None:
     make_corpus(claims=1, perspectives=2)
-    job = work.create_job("paraphrase_writing", {})
+    job = create_job("paraphrase_writing", {})
 
     html = dashboard(admin_client, job.pk)
 

@@ -14,9 +14,9 @@ from django.test import TestCase
 
 from aggregation.adjudication import adjudicate
 from aggregation.models import AggregationRun, ItemOutcome, RunTrigger, WorkerQuality
-from annotation import work
 from annotation.models import Job, Response, Worker
 from annotation.task_types.builtin_rules import STANCE_5_TO_3
+from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import Claim, PerspectiveCluster, Status
 from export.services import export_perspectrum
 
@@ -32,13 +32,11 @@ def aggregated_job(perspectrum_db: Path, django_db_blocker: Any) -> Job:
     with django_db_blocker.unblock():
         cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True))
         crowd = {"size": 30, "spammer_share": 0.2, "seed": 1}
-        job = work.create_job(
-            "stance", {"claims": cids[:CLAIMS]}, provider="simulated", params={"crowd": crowd}
-        )
-        work.publish_job(job.pk)
+        job = create_job("stance", {"claims": cids[:CLAIMS]}, provider="simulated", params={"crowd": crowd})
+        publish_job(job.pk)
         # The job's completion enqueues its aggregation on commit; run those callbacks here.
         with TestCase.captureOnCommitCallbacks(execute=True):
-            work.sync_job(job.pk)
+            sync_job(job.pk)
         job.refresh_from_db()
     return job
 

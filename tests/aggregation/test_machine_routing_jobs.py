@@ -18,7 +18,7 @@ from aggregation.machine_routing import calibration_items
 from aggregation.machine_training import label_job, train_local
 from annotation.machines.models import MachineAnnotator
 from annotation.machines.plans import machine_plan
-from annotation.work import JobError
+from annotation.work.jobs import JobError
 from tests.aggregation.jobdata import stance_job
 from tests.aggregation.test_machine_training import decided_job
 from tests.annotation.factories import make_corpus

@@ -8,10 +8,10 @@ from django.test import Client
 from django.urls import reverse
 
 from aggregation.quality_panel import quality_panel
-from annotation import work
 from annotation.ledger.models import RowKind, RowState
 from annotation.models import Assignment, Response
 from annotation.quality.models import WorkerStop
+from annotation.work.jobs import create_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.test_live_quality import ledger_row, live_job, stop_an_adversary
 
@@ -42,7 +42,7 @@ def test_the_panel_shows_the_stopped_worker_the_money_paid_to_them_and_the_gold_
 
 def test_a_job_without_live_checks_has_no_panel() -> None:
     make_corpus(claims=1)
-    job = work.create_job("stance", {})
+    job = create_job("stance", {})
     assert quality_panel(job) is None
 
 

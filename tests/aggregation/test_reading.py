@@ -13,7 +13,7 @@ from aggregation.reading import _copied, _fetched, job_responses
 from aggregation.responses import ResponsesError
 from aggregation.services import aggregate_job
 from annotation.models import Assignment, AssignmentState, Job, Response, Worker
-from annotation.work import long_format
+from annotation.work.records import long_format
 from tests.aggregation.jobdata import answer, keys, stance_job, worker
 from tests.annotation.factories import make_corpus
 

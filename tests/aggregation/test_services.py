@@ -13,8 +13,9 @@ from django.utils import timezone
 from aggregation import services
 from aggregation.models import AggregationRun, ItemOutcome, RunState, RunTrigger, WorkerQuality
 from aggregation.quality import soft_block
-from annotation import work as annotation
 from annotation.models import Job, JobState, Worker
+from annotation.work.assignments import NoWorkError, check_can_work
+from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import (
     ClaimTopic,
     ClusterEvidence,
@@ -170,7 +171,7 @@ def test_an_accepted_paraphrase_joins_its_originals_cluster_and_a_refused_one_do
                                    origin=Origin.PARAPHRASE, paraphrase_of=original)
         for n in range(2)
     )  # fmt: skip
-    job = annotation.create_job("paraphrase_verification", {"claims": [claim.cid]})
+    job = create_job("paraphrase_verification", {"claims": [claim.cid]})
     first, second = keys(job)
     answer(job, {first: ["same", "same", "different"], second: ["different", "different", "same"]})
 
@@ -187,7 +188,7 @@ def test_kept_evidence_is_linked_to_the_cluster_and_rejected_evidence_unlinked()
     linked, other = claim.clusters.order_by("position")
     evidence = Evidence.objects.create(eid=1, text="A study found that the policy reduced harm by half.")
     ClusterEvidence.objects.create(cluster=linked, evidence=evidence, position=0)
-    job = annotation.create_job("evidence_verification", {"claims": [claim.cid]})
+    job = create_job("evidence_verification", {"claims": [claim.cid]})
     wrong_link = f"e1-p{linked.perspectives.get().pid}"
     right_link = f"e1-p{other.perspectives.get().pid}"
     answer(job, {wrong_link: ["not_supported"] * 4, right_link: ["supported"] * 3 + ["not_supported"]})
@@ -201,7 +202,7 @@ def test_topics_kept_by_a_majority_of_raters_replace_the_claims_topics():
     (claim,) = make_corpus(claims=1, perspectives=1)
     for slug in ("law", "ethics", "economy"):
         Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
-    job = annotation.create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 3})
+    job = create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 3})
     (key,) = keys(job)
     answer(job, {key: ["ethics,law", "law", "economy,ethics"]})
 
@@ -218,7 +219,7 @@ def test_a_worker_may_tick_every_topic_and_a_claim_keep_them_all(perspectrum_dir
     (claim,) = make_corpus(claims=1, perspectives=1)
     for slug in slugs:
         Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
-    job = annotation.create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 2})
+    job = create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 2})
     (key,) = keys(job)
     answer(job, {key: [",".join(slugs)] * 2})
 
@@ -240,18 +241,18 @@ def test_workers_who_disagree_with_the_majority_are_flagged_and_can_be_soft_bloc
     assert flagged.worker.external_id == "w2" and "low_agreement" in flagged.flags
     assert [worker.external_id for worker in blocked] == ["w2"]
     later = stance_job(make_corpus(claims=1, perspectives=1))
-    annotation.publish_job(later.pk)
-    with pytest.raises(annotation.NoWorkError):
-        annotation.check_can_work(later, blocked[0])
+    publish_job(later.pk)
+    with pytest.raises(NoWorkError):
+        check_can_work(later, blocked[0])
 
 
 def test_a_completed_job_is_aggregated_after_its_transaction_commits(django_capture_on_commit_callbacks):
-    job = annotation.create_job(
+    job = create_job(
         "stance", {"claims": [c.cid for c in make_corpus(claims=2, perspectives=3)]}, provider="simulated"
     )
-    annotation.publish_job(job.pk)
+    publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        job = annotation.sync_job(job.pk)
+        job = sync_job(job.pk)
 
     assert job.state == JobState.COMPLETE and callbacks
     run = AggregationRun.objects.get(job=job)

@@ -14,7 +14,7 @@ from aggregation import services
 from aggregation.adjudication import adjudicate
 from aggregation.models import ItemOutcome
 from aggregation.trimming import merge_clusters
-from annotation.work import create_job
+from annotation.work.jobs import create_job
 from corpus.models import ClusterEvidence, Evidence, PerspectiveCluster, Removal, WrittenBy
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from annotation import work
 from annotation.markets.mturk.fake import FakeMTurk
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, Job
+from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.market import bonus_assignment
+from annotation.work.records import review_assignment
 from tests.annotation.test_no_unledgered_payments import work_at_our_pages
 
 REASON = "The answers to the worked examples inside this HIT were not given; " * 2
@@ -21,8 +23,8 @@ BONUS = Decimal("0.50")
 
 def paid_mturk_job(market: FakeMTurk, claims: list[int]) -> Job:
     """An MTurk job over `claims`: two workers did its one HIT; one approved with a bonus, one rejected."""
-    job = work.create_job("stance", {"claims": claims}, provider="mturk", params={"bonus_cap": "2.00"})
-    hit_id = work.publish_job(job.pk).hits.get().external_id
+    job = create_job("stance", {"claims": claims}, provider="mturk", params={"bonus_cap": "2.00"})
+    hit_id = publish_job(job.pk).hits.get().external_id
     done = []
     for n in range(2):
         params = {
@@ -38,8 +40,8 @@ def paid_mturk_job(market: FakeMTurk, claims: list[int]) -> Job:
 
 def paid_prolific_job(market: FakeProlific, claims: list[int]) -> Job:
     """A Prolific job over `claims`: two participants; one approved with a bonus, one rejected."""
-    job = work.create_job("stance", {"claims": claims}, provider="prolific", params={"bonus_cap": "2.00"})
-    study_id = work.publish_job(job.pk).hits.get().external_id
+    job = create_job("stance", {"claims": claims}, provider="prolific", params={"bonus_cap": "2.00"})
+    study_id = publish_job(job.pk).hits.get().external_id
     done = []
     for n in range(2):
         params = {
@@ -53,8 +55,8 @@ def paid_prolific_job(market: FakeProlific, claims: list[int]) -> Job:
 
 
 def _review(job: Job, done: list[Assignment]) -> Job:
-    work.sync_job(job.pk)
-    work.review_assignment(done[0].pk, approve=True, feedback="Thanks")
-    work.review_assignment(done[1].pk, approve=False, feedback=REASON)
-    work.bonus_assignment(done[0].pk, BONUS, "Gold right", "gold")
+    sync_job(job.pk)
+    review_assignment(done[0].pk, approve=True, feedback="Thanks")
+    review_assignment(done[1].pk, approve=False, feedback=REASON)
+    bonus_assignment(done[0].pk, BONUS, "Gold right", "gold")
     return Job.objects.get(pk=job.pk)

@@ -8,10 +8,11 @@ from django.db import connection
 from django.test import Client, TestCase
 from django.test.utils import CaptureQueriesContext
 
-from annotation import work
 from annotation.models import Job, JobState, Worker
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work.assignments import get_worker, grade_quiz, items_of, next_assignment, submit_assignment
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -26,8 +27,8 @@ def staff(client: Client) -> Client:
 @pytest.fixture
 def job() -> Job:
     make_corpus(claims=3)
-    job = work.create_job("stance", {}, provider="inhouse")
-    return work.publish_job(job.pk)
+    job = create_job("stance", {}, provider="inhouse")
+    return publish_job(job.pk)
 
 
 def act(staff: Client, url: str, action: str, pks: list[int]) -> None:
@@ -61,11 +62,11 @@ def test_list_and_change_pages_render(staff: Client, job: Job, page: str) -> Non
 
 
 def test_the_item_list_counts_each_items_responses_without_a_query_per_item(staff: Client, job: Job) -> None:
-    worker = work.get_worker("inhouse", "annotator-1")
-    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
-    assignment = work.next_assignment(job, worker)
-    answered = work.items_of(assignment)
-    work.submit_assignment(assignment.pk, {item.pk: Answer(label="SUPPORT") for item in answered})
+    worker = get_worker("inhouse", "annotator-1")
+    grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
+    assignment = next_assignment(job, worker)
+    answered = items_of(assignment)
+    submit_assignment(assignment.pk, {item.pk: Answer(label="SUPPORT") for item in answered})
 
     with CaptureQueriesContext(connection) as queries:
         page = staff.get("/admin/annotation/item/").content.decode()

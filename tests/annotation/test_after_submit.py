@@ -9,8 +9,9 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from annotation import work
 from annotation.models import Assignment
+from annotation.work.assignments import items_of
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.test_views import quiz_answers
 
@@ -22,14 +23,14 @@ def do_one_hit(client: Client, job_id: int) -> str:
     client.post(reverse("annotation:quiz", args=[job_id]), quiz_answers())
     url = client.post(reverse("annotation:start", args=[job_id]))["Location"]
     assignment = Assignment.objects.filter(state="accepted").get()
-    done = client.post(url, {f"item-{item.pk}": "SUPPORT" for item in work.items_of(assignment)})
+    done = client.post(url, {f"item-{item.pk}": "SUPPORT" for item in items_of(assignment)})
     assert done.status_code == 200
     return done.content.decode()
 
 
 def test_the_last_hit_says_when_it_was_saved_and_offers_no_next_one(client: Client) -> None:
     make_corpus(claims=1, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
 
     page = do_one_hit(client, job.pk)
 
@@ -39,7 +40,7 @@ def test_the_last_hit_says_when_it_was_saved_and_offers_no_next_one(client: Clie
 
 def test_a_hit_with_more_to_come_offers_the_next_one(client: Client) -> None:
     make_corpus(claims=20, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
     assert job.hits.count() > 1
 
     page = do_one_hit(client, job.pk)

@@ -15,7 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Job
-from annotation.work.amounts import MoneyError, check_amount, check_job_money
+from annotation.planning.amounts import MoneyError, check_amount, check_job_money
 from tests.annotation.factories import make_corpus
 
 # (field, value): each a sum of money no job may be created with.

@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connections
 
-from annotation import work
 from annotation.models import Assignment, Item, Response
 from annotation.task_types import get_task_type
 from annotation.work.accuracy import job_accuracy
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import crawled_counter_speech_questions, make_corpus, make_vast_corpus
 
 ARGS = [
@@ -68,7 +68,7 @@ def take_the_quiz(page: Any, task_type: str, answer: str | None = None) -> None:
 
 def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
     make_corpus(claims=20, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
 
     log_in_to(page, live_server, job)
     take_the_quiz(page, "stance")
@@ -92,8 +92,8 @@ def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_
     live_server: Any, page: Any
 ) -> None:
     claims = make_vast_corpus()
-    job = work.create_job("vast_stance", {"claims": [claims[1].cid]}, provider="inhouse")
-    job = work.publish_job(job.pk)
+    job = create_job("vast_stance", {"claims": [claims[1].cid]}, provider="inhouse")
+    job = publish_job(job.pk)
 
     log_in_to(page, live_server, job)
     take_the_quiz(page, "vast_stance")
@@ -130,7 +130,7 @@ def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_
 
 def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, page: Any) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
 
     log_in_to(page, live_server, job)
     take_the_quiz(page, "stance", "MILDLY_SUPPORT")
@@ -143,10 +143,10 @@ def test_an_in_house_annotator_picks_a_counter_speech_and_gives_reasons_in_chrom
     live_server: Any, page: Any
 ) -> None:
     questions = crawled_counter_speech_questions(limit=2)
-    job = work.create_job(
+    job = create_job(
         "counter_speech", {"questions": questions}, provider="inhouse", params={"groups_per_hit": 2}
     )
-    job = work.publish_job(job.pk)
+    job = publish_job(job.pk)
 
     log_in_to(page, live_server, job)
     take_the_quiz(page, "counter_speech")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.work.bundling import BundlingError, Grouped, bundle, mix_gold
+from annotation.planning.bundling import BundlingError, Grouped, bundle, mix_gold
 
 
 def test_bundle_keeps_whole_groups_together() -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import work
 from annotation.market_interface.errors import MarketError
 from annotation.models import Job
+from annotation.work import market_actions
+from annotation.work.jobs import CostEstimate, create_job, estimate_cost
 from annotation.work.market_actions import SHOW_MARKET_COSTS, last_cost_reads
 from operations.models import Operation, OperationState
 from operations.services import run_operation
@@ -29,16 +30,16 @@ def test_a_market_message_that_reads_like_another_jobs_line_is_not_that_jobs_rea
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    first, second = (work.create_job("stance", {}, provider="simulated") for _ in range(2))
+    first, second = (create_job("stance", {}, provider="simulated") for _ in range(2))
     forged = f"{second}: worst case 0.01 (fee 0%, bonus cap 0); no budget set; balance 999999: all fine"
-    real = work.estimate_cost
+    real = estimate_cost
 
-    def estimate(job: Job) -> work.CostEstimate:
+    def estimate(job: Job) -> CostEstimate:
         if job.pk == first.pk:
             raise MarketError(f"the market said:\n{forged}")
         return real(job)
 
-    monkeypatch.setattr(work, "estimate_cost", estimate)
+    monkeypatch.setattr(market_actions, "estimate_cost", estimate)
     operation = read_costs([first, second])
     reads = last_cost_reads([first.pk, second.pk])
 
@@ -50,7 +51,7 @@ def test_a_market_message_that_reads_like_another_jobs_line_is_not_that_jobs_rea
 
 def test_each_job_gets_its_own_read_when_one_pk_begins_another() -> None:
     make_corpus(claims=2, perspectives=2)
-    short = work.create_job("stance", {}, provider="simulated")
+    short = create_job("stance", {}, provider="simulated")
     long = Job.objects.create(pk=int(f"{short.pk}1"), task_type="stance", provider="simulated")
     older = read_costs([long])
     newer = read_costs([short])

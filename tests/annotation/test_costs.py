@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal as D
 
-from annotation.work.costs import refusal, worst_case
+from annotation.planning.costs import refusal, worst_case
 
 
 def test_the_worst_case_is_every_assignment_and_every_allowed_bonus_with_the_fee() -> None:

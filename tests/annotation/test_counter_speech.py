@@ -14,7 +14,6 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import Client
 
-from annotation import work
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.models import Assignment, Item, Job, Response
 from annotation.task_types import get_task_type
@@ -22,6 +21,8 @@ from annotation.task_types.base import Answer, TaskTypeError
 from annotation.task_types.counter_speech import GUESS, OTHER, REASON_VALUES, SIMILAR
 from annotation.web.forms import HitForm
 from annotation.work.accuracy import bonus_correct_answers, item_shares, job_accuracy
+from annotation.work.assignments import items_of, next_assignment, submit_assignment
+from annotation.work.jobs import create_job, publish_job, sync_job
 from crawler.models import Point
 from tests.annotation.factories import crawled_counter_speech_questions
 from tests.annotation.test_services import qualified
@@ -37,8 +38,8 @@ def questions() -> list[dict[str, Any]]:
 
 
 def counter_speech_job(questions: list[dict[str, Any]], provider: str = "inhouse", **params: Any) -> Job:
-    job = work.create_job("counter_speech", {"questions": questions}, provider=provider, params=params)
-    return work.publish_job(job.pk)
+    job = create_job("counter_speech", {"questions": questions}, provider=provider, params=params)
+    return publish_job(job.pk)
 
 
 def pick(item: Item, right: bool) -> Answer:
@@ -49,10 +50,10 @@ def pick(item: Item, right: bool) -> Answer:
 
 def submit(job: Job, worker_name: str, right: dict[str, bool]) -> Assignment:
     """One worker's HIT, right or wrong per item key."""
-    assignment = work.next_assignment(job, qualified(job, worker_name))
+    assignment = next_assignment(job, qualified(job, worker_name))
     assert assignment is not None
-    answers = {item.pk: pick(item, right[item.key]) for item in work.items_of(assignment)}
-    work.submit_assignment(assignment.pk, answers)
+    answers = {item.pk: pick(item, right[item.key]) for item in items_of(assignment)}
+    submit_assignment(assignment.pk, answers)
     return Assignment.objects.get(pk=assignment.pk)
 
 
@@ -169,7 +170,7 @@ def test_accuracy_is_reported_per_worker_and_per_job_against_the_known_answers(
 
 
 def test_the_simulated_crowd_is_graded_like_anybody(questions: list[dict[str, Any]]) -> None:
-    job = work.sync_job(counter_speech_job(questions, provider="simulated").pk)
+    job = sync_job(counter_speech_job(questions, provider="simulated").pk)
 
     found = job_accuracy(job.pk)
 
@@ -252,7 +253,7 @@ def test_bonuses_stop_at_the_jobs_bonus_cap(questions: list[dict[str, Any]]) -> 
 
 
 def test_a_market_that_pays_no_bonuses_records_none_and_says_so(questions: list[dict[str, Any]]) -> None:
-    job = work.sync_job(counter_speech_job(questions, provider="simulated").pk)
+    job = sync_job(counter_speech_job(questions, provider="simulated").pk)
 
     report = bonus_correct_answers(job.pk)
 
@@ -266,7 +267,7 @@ def test_a_market_that_pays_no_bonuses_records_none_and_says_so(questions: list[
 def test_the_export_has_one_row_per_question_and_loads_with_pandas(
     tmp_path: Path, questions: list[dict[str, Any]]
 ) -> None:
-    job = work.sync_job(counter_speech_job(questions, provider="simulated").pk)
+    job = sync_job(counter_speech_job(questions, provider="simulated").pk)
     out = tmp_path / "counter.csv"
 
     call_command("export_counter_speech", str(job.pk), "--out", str(out))
@@ -292,7 +293,7 @@ def test_the_export_refuses_an_unknown_job_or_another_task_type(tmp_path: Path) 
     from tests.annotation.factories import make_corpus
 
     make_corpus(claims=1, perspectives=1)
-    stance = work.create_job("stance", {}, provider="inhouse")
+    stance = create_job("stance", {}, provider="inhouse")
     with pytest.raises(CommandError, match="no job"):
         call_command("export_counter_speech", "999999", "--out", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="not counter_speech"):
@@ -305,10 +306,10 @@ def test_a_task_type_whose_known_answers_are_only_hints_earns_no_bonus_for_match
     from tests.annotation.test_services import answers_for
 
     make_corpus(claims=1, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="toy", params={"bonus_cap": 5}).pk)
-    assignment = work.next_assignment(job, qualified(job, "w1"))
+    job = publish_job(create_job("stance", {}, provider="toy", params={"bonus_cap": 5}).pk)
+    assignment = next_assignment(job, qualified(job, "w1"))
     assert assignment is not None
-    work.submit_assignment(assignment.pk, answers_for(assignment))
+    submit_assignment(assignment.pk, answers_for(assignment))
     assert job_accuracy(job.pk).overall.correct > 0
 
     report = bonus_correct_answers(job.pk)

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation import work
 from annotation.models import JobState, Response
+from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.records import long_format
 from corpus.models import Claim
 from corpus.services import import_perspectrum
 
@@ -18,12 +19,12 @@ def test_a_simulated_crowd_completes_a_stance_job_over_twenty_release_claims(per
     import_perspectrum(perspectrum_dir)
     cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True)[:20])
 
-    job = work.create_job("stance", {"claims": cids}, provider="simulated", params={"crowd": {"size": 12}})
-    work.publish_job(job.pk)
-    job = work.sync_job(job.pk)
+    job = create_job("stance", {"claims": cids}, provider="simulated", params={"crowd": {"size": 12}})
+    publish_job(job.pk)
+    job = sync_job(job.pk)
 
     items = job.items.count()
-    rows = list(work.long_format(job))
+    rows = list(long_format(job))
     assert job.state == JobState.COMPLETE
     assert len(rows) == items * 3 and len({(item, worker) for item, worker, _ in rows}) == len(rows)
     assert not Response.objects.filter(job=job, simulated=False).exists()

@@ -19,7 +19,8 @@ from annotation.ledger.tokens import idempotency_token
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work import publish_job, review_assignment, sync_job
+from annotation.work.jobs import publish_job, sync_job
+from annotation.work.records import review_assignment
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER
 from tests.annotation.test_prolific import BULK, STUDY, SUBMISSION, RecordedProlific

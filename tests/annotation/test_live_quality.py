@@ -11,13 +11,22 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import AuditEvent
-from annotation import work
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.models import Assignment, Hit, HitItem, Item, Job, Worker, WorkerItem, WorkerItemReason
 from annotation.quality import services as quality
 from annotation.quality.models import QualityCheck, WorkerStop
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
+from annotation.work.assignments import (
+    NoWorkError,
+    get_worker,
+    grade_quiz,
+    item_ids_of,
+    items_of,
+    next_assignment,
+    submit_assignment,
+)
+from annotation.work.jobs import JobError, create_job, publish_job, sync_job
 from corpus.models import Status
 from tests.annotation.factories import make_corpus
 
@@ -29,16 +38,16 @@ LIVE = {"groups_per_hit": 1, "gold_schedule": "adaptive", "stop_workers": True, 
 def live_job(claims: int = 8, gold_claims: int = 6, **params: object) -> Job:
     make_corpus(claims=claims, perspectives=3)
     make_corpus(claims=gold_claims, perspectives=3, status=Status.ADJUDICATED)
-    job = work.create_job(
+    job = create_job(
         "stance", {"status": "candidate", "gold": {"status": "adjudicated"}}, params={**LIVE, **params}
     )
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     return job
 
 
 def qualified(job: Job, name: str) -> Worker:
-    worker = work.get_worker(job.provider, name)
-    work.grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
+    worker = get_worker(job.provider, name)
+    grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
     return worker
 
 
@@ -48,12 +57,12 @@ def opposite(item: Item) -> str:
 
 
 def do_hit(job: Job, worker: Worker, *, honest: bool) -> Assignment:
-    assignment = work.next_assignment(job, worker)
+    assignment = next_assignment(job, worker)
     answers = {
         item.pk: Answer(label=str(item.known_answer or "SUPPORT") if honest else opposite(item))
-        for item in work.items_of(assignment)
+        for item in items_of(assignment)
     }
-    return work.submit_assignment(assignment.pk, answers)
+    return submit_assignment(assignment.pk, answers)
 
 
 def test_an_adaptive_job_puts_no_gold_in_its_hits_but_gives_a_new_worker_some() -> None:
@@ -61,14 +70,14 @@ def test_an_adaptive_job_puts_no_gold_in_its_hits_but_gives_a_new_worker_some() 
     assert not HitItem.objects.filter(hit__job=job, item__is_gold=True).exists()
     worker = qualified(job, "w1")
 
-    assignment = work.next_assignment(job, worker)
+    assignment = next_assignment(job, worker)
 
-    items = work.items_of(assignment)
+    items = items_of(assignment)
     gold = [item for item in items if item.is_gold]
     extra = WorkerItem.objects.filter(assignment=assignment, reason=WorkerItemReason.GOLD)
     assert sorted(item.pk for item in gold) == sorted(extra.values_list("item_id", flat=True))
-    assert [item.pk for item in items] == work.item_ids_of(assignment)
-    assert work.items_of(assignment) == items  # the places stay where they were drawn
+    assert [item.pk for item in items] == item_ids_of(assignment)
+    assert items_of(assignment) == items  # the places stay where they were drawn
     hit_items = [item.pk for item in items if not item.is_gold]
     assert hit_items == list(HitItem.objects.filter(hit=assignment.hit).values_list("item_id", flat=True))
 
@@ -77,8 +86,8 @@ def test_a_new_worker_meets_gold_at_about_one_item_in_ten() -> None:
     job = live_job(claims=40, gold_claims=20)
     shown = gold = 0
     for n in range(12):
-        assignment = work.next_assignment(job, qualified(job, f"w{n}"))
-        items = work.items_of(assignment)
+        assignment = next_assignment(job, qualified(job, f"w{n}"))
+        items = items_of(assignment)
         shown += len(items)
         gold += sum(1 for item in items if item.is_gold)
     assert shown > 0
@@ -105,8 +114,8 @@ def stop_an_adversary(job: Job) -> Worker:
         if WorkerStop.objects.filter(worker=adversary).exists():
             break
         do_hit(job, adversary, honest=False)
-    with pytest.raises(work.NoWorkError) as stopped:
-        work.next_assignment(job, adversary)
+    with pytest.raises(NoWorkError) as stopped:
+        next_assignment(job, adversary)
     assert "not offering you more work" in str(stopped.value)
     assert "Nothing you submitted has been rejected" in str(stopped.value)
     return adversary
@@ -143,7 +152,7 @@ def test_a_person_reverses_a_stop_and_the_worker_gets_work_again_for_good() -> N
 
     quality.reverse_stop(stop.pk, person, "talked to them: they misread the instructions")
 
-    assert work.next_assignment(job, adversary).worker == adversary
+    assert next_assignment(job, adversary).worker == adversary
     event = AuditEvent.objects.get(action=AuditEvent.Action.WORKER_STOP_REVERSED)
     assert event.actor == person and event.detail["stop"] == stop.pk
     with pytest.raises(quality.StopReversalError):
@@ -183,14 +192,14 @@ def test_money_paid_to_a_stopped_worker_is_read_from_the_ledger() -> None:
 
 def test_an_adaptive_job_without_a_gold_filter_is_refused_with_why() -> None:
     make_corpus(claims=2)
-    with pytest.raises(work.JobError, match="gold_schedule: adaptive needs a `gold` filter"):
-        work.create_job("stance", {}, params={"gold_schedule": "adaptive"})
+    with pytest.raises(JobError, match="gold_schedule: adaptive needs a `gold` filter"):
+        create_job("stance", {}, params={"gold_schedule": "adaptive"})
 
 
 def test_an_impossible_bar_is_refused_at_creation() -> None:
     make_corpus(claims=2)
-    with pytest.raises(work.JobError, match="quality_bar"):
-        work.create_job("stance", {}, params={"quality_bar": 2})
+    with pytest.raises(JobError, match="quality_bar"):
+        create_job("stance", {}, params={"quality_bar": 2})
 
 
 def test_a_simulated_crowd_answers_the_gold_added_to_its_assignments_and_its_bad_workers_are_stopped() -> (
@@ -199,14 +208,14 @@ def test_a_simulated_crowd_answers_the_gold_added_to_its_assignments_and_its_bad
     make_corpus(claims=40, perspectives=3)
     make_corpus(claims=12, perspectives=3, status=Status.ADJUDICATED)
     crowd = {"size": 10, "spammer_share": 0.2, "adversary_share": 0.2, "accuracy_low": 0.85}
-    job = work.create_job(
+    job = create_job(
         "stance",
         {"status": "candidate", "gold": {"status": "adjudicated"}},
         provider="simulated",
         params={**LIVE, "crowd": crowd},
     )
-    work.publish_job(job.pk)
-    work.sync_job(job.pk)
+    publish_job(job.pk)
+    sync_job(job.pk)
 
     gold = WorkerItem.objects.filter(
         worker__in=job.assignments.values("worker"), reason=WorkerItemReason.GOLD

@@ -7,11 +7,11 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from aggregation.machine_agreement import PEOPLE, PEOPLE_AND_MACHINES, agreement_by_origin
-from annotation import work
 from annotation.ledger.models import LedgerEntry
 from annotation.machines.models import MACHINE_PROVIDER
 from annotation.machines.services import MachineError, record_machine_labels, register_annotator
 from annotation.models import Response, ResponseOrigin
+from annotation.work.records import long_format
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -86,5 +86,5 @@ def test_the_aggregators_long_format_leaves_machines_out_unless_asked() -> None:
     answer(job, {keys(job)[0]: [S, S]})
     machine = register_annotator("tfidf", "stance", "local", "tfidf-logistic")
     record_machine_labels(machine, job, dict.fromkeys(job.items.values_list("pk", flat=True), U))
-    assert [label for *_, label in work.long_format(job)] == [S, S]
-    assert sorted(label for *_, label in work.long_format(job, with_machines=True)) == [S, S, U]
+    assert [label for *_, label in long_format(job)] == [S, S]
+    assert sorted(label for *_, label in long_format(job, with_machines=True)) == [S, S, U]

@@ -13,10 +13,10 @@ from django.contrib.auth.models import User
 from django.test import Client, TestCase
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
+from annotation.work.jobs import create_job, estimate_cost, publish_job
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
 from tests.annotation.market_clients import market_clients
@@ -57,12 +57,12 @@ def act(client: Client, url: str, action: str, pks: list[int], **data: Any) -> A
 
 def inhouse_job(budget: str | None = None) -> Job:
     make_corpus(claims=2, perspectives=2)
-    return work.create_job("stance", {}, budget=Decimal(budget) if budget else None)
+    return create_job("stance", {}, budget=Decimal(budget) if budget else None)
 
 
 def test_publishing_shows_the_worst_case_first_and_publishes_only_on_confirm(staff: Client) -> None:
     job = inhouse_job(budget="100")
-    cost = work.estimate_cost(job).worst_case
+    cost = estimate_cost(job).worst_case
 
     page = act(staff, JOBS, "publish_on_market", [job.pk])
     assert Job.objects.get(pk=job.pk).state == JobState.DRAFT
@@ -94,7 +94,7 @@ def test_an_mturk_job_over_its_balance_is_shown_refused_and_never_published(
 
 
 def test_extending_acts_only_on_the_count_whose_cost_was_shown(staff: Client) -> None:
-    job = work.publish_job(inhouse_job().pk)
+    job = publish_job(inhouse_job().pk)
     wanted = list(job.hits.values_list("assignments_wanted", flat=True))
 
     changed = act(staff, JOBS, "extend_on_market", [job.pk], count=2, shown=1, confirm="x")
@@ -106,7 +106,7 @@ def test_extending_acts_only_on_the_count_whose_cost_was_shown(staff: Client) ->
 
 
 def test_expiring_stops_offering_the_hits_and_pauses_the_job(staff: Client) -> None:
-    job = work.publish_job(inhouse_job().pk)
+    job = publish_job(inhouse_job().pk)
 
     page = act(staff, JOBS, "expire_on_market", [job.pk])
     assert not job.hits.filter(expired=True).exists()

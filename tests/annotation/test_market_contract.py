@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 import pytest
 
-from annotation import work
 from annotation.ledger.listings import publish_hits
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.reconcile import reconcile_job
@@ -36,6 +35,10 @@ from annotation.market_interface.money import Finish, Records, Row
 from annotation.market_interface.registry import get_provider, market_ids, provider_names
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job
+from annotation.work.assignments import ServiceQueue, next_assignment, submit_assignment
+from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.market import bonus_assignment
+from annotation.work.records import ReviewError, review_assignment
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
@@ -112,15 +115,15 @@ class MarketContract:
     def submitted(self, job: Job) -> Assignment:
         worker_id, assignment_id = self.worker_ids(job)
         worker = qualified(job, worker_id)
-        assignment = work.next_assignment(job, worker, external_id=assignment_id)
-        work.submit_assignment(assignment.pk, answers_for(assignment))
+        assignment = next_assignment(job, worker, external_id=assignment_id)
+        submit_assignment(assignment.pk, answers_for(assignment))
         self.submit_at_market(job, assignment, worker_id)
         return Assignment.objects.get(pk=assignment.pk)
 
     def published(self, **params: Any) -> Job:
         make_corpus(claims=2, perspectives=2)
-        job = work.create_job("stance", {}, provider=self.name, params={"bonus_cap": 5, **params})
-        return work.publish_job(job.pk)
+        job = create_job("stance", {}, provider=self.name, params={"bonus_cap": 5, **params})
+        return publish_job(job.pk)
 
     @property
     def provider(self) -> Provider:
@@ -142,7 +145,7 @@ class MarketContract:
     def test_every_paying_call_has_a_confirmed_ledger_row_naming_the_market(self) -> None:
         job = self.published()
         assignment = self.submitted(job)
-        work.review_assignment(assignment.pk, approve=True)
+        review_assignment(assignment.pk, approve=True)
         rows = LedgerEntry.objects.filter(job=job, kind=RowKind.APPROVE)
         if self.provider.capabilities.review:
             assert [(r.provider, r.state) for r in rows] == [(self.name, RowState.CONFIRMED)]
@@ -154,15 +157,15 @@ class MarketContract:
         job = self.published()
         assignment = self.submitted(job)
         if self.provider.capabilities.bonus:
-            entry = work.bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
+            entry = bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
             assert (entry.provider, entry.state, entry.amount) == (
                 self.name,
                 RowState.CONFIRMED,
                 Decimal("0.50"),
             )
         else:
-            with pytest.raises(work.ReviewError):
-                work.bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
+            with pytest.raises(ReviewError):
+                bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
             assert not LedgerEntry.objects.filter(job=job).exists()
 
     def test_a_market_that_pays_declares_its_money_and_one_that_does_not_declares_none(self) -> None:
@@ -172,15 +175,15 @@ class MarketContract:
     def test_sync_reports_only_states_of_our_vocabulary(self) -> None:
         job = self.published()
         self.submitted(job)
-        report = self.provider.sync(job, work.ServiceQueue(job))
+        report = self.provider.sync(job, ServiceQueue(job))
         assert all(isinstance(found, AssignmentReport) for found in report.assignments)
         assert {found.state for found in report.assignments} <= set(AssignmentState.values)
-        work.sync_job(job.pk)  # and the platform takes them without error
+        sync_job(job.pk)  # and the platform takes them without error
 
     def test_reconciling_a_clean_job_finds_no_disagreement(self) -> None:
         job = self.published()
         assignment = self.submitted(job)
-        work.review_assignment(assignment.pk, approve=True)
+        review_assignment(assignment.pk, approve=True)
         assert reconcile_job(job.pk) == []
 
     def test_its_url_parameters_name_its_workers_and_half_of_them_are_refused(self) -> None:
@@ -259,8 +262,8 @@ class TestToyMarketAddedInSettings(MarketContract):
         TOY_CALLS.clear()
         job = self.published()
         assignment = self.submitted(job)
-        work.review_assignment(assignment.pk, approve=True)
-        work.bonus_assignment(assignment.pk, Decimal("0.25"), "Thanks", "b1")
+        review_assignment(assignment.pk, approve=True)
+        bonus_assignment(assignment.pk, Decimal("0.25"), "Thanks", "b1")
         tokens = set(LedgerEntry.objects.filter(provider="toy").values_list("token", flat=True))
         assert [kind for kind, _ in TOY_CALLS] == [RowKind.APPROVE, RowKind.BONUS]
         assert {token for _, token in TOY_CALLS} == tokens
@@ -271,7 +274,7 @@ def test_a_market_without_money_is_refused_before_its_ledger_row_is_claimed(sett
     from annotation.market_interface.errors import MarketConfigError
 
     make_corpus(claims=1, perspectives=1)
-    job = work.create_job("stance", {}, provider="inhouse")
+    job = create_job("stance", {}, provider="inhouse")
     entry = intents.record(RowKind.APPROVE, "inhouse", ["asg:1"], job_id=job.pk)
     with pytest.raises(MarketConfigError):
         engine.execute(entry.pk)

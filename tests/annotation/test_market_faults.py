@@ -13,7 +13,6 @@ import pytest
 import requests
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger import engine
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import ProviderError
@@ -21,7 +20,17 @@ from annotation.market_interface.errors import MarketUnavailableError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.screening import ScreeningError
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work.jobs import JobError
+from annotation.work.jobs import (
+    JobError,
+    cancel_job,
+    create_job,
+    pause_job,
+    publish_job,
+    resume_job,
+    sync_job,
+)
+from annotation.work.market import bonus_assignment, extend_job
+from annotation.work.records import review_assignment, unblock_worker
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk
 from tests.annotation.market_clients import market_clients
@@ -36,7 +45,7 @@ LIVE = ("PUBLISHING", "ACTIVE", "PAUSED")
 
 def drafted() -> Job:
     make_corpus(claims=2, perspectives=2)
-    return work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    return create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
 
 
 def sweep_and_run(later: dt.timedelta = dt.timedelta(hours=1)) -> None:
@@ -52,7 +61,7 @@ def publish_that_never_reached_prolific(fake: FakeProlific) -> Job:
     job = drafted()
     fake.throttle("transition-study")  # the PUBLISH is refused for now: the row goes back to requested
     with pytest.raises(ProviderError):
-        work.publish_job(job.pk)
+        publish_job(job.pk)
     row = LedgerEntry.objects.get(kind=RowKind.CREATE_HIT)
     assert row.state == RowState.REQUESTED
     return job
@@ -63,7 +72,7 @@ def publish_that_never_reached_prolific(fake: FakeProlific) -> Job:
 
 def test_a_cancelled_jobs_publish_is_never_made_by_the_sweeper(fake: FakeProlific) -> None:
     job = publish_that_never_reached_prolific(fake)
-    work.cancel_job(job.pk)
+    cancel_job(job.pk)
 
     sweep_and_run()
 
@@ -81,7 +90,7 @@ def test_a_draft_jobs_publish_is_never_made_by_the_sweeper(fake: FakeProlific) -
     assert fake.effects["publish-study"] == 0
     assert Job.objects.get(pk=job.pk).state == JobState.DRAFT
     assert "draft" in LedgerEntry.objects.get(kind=RowKind.CREATE_HIT).error
-    assert work.publish_job(job.pk).state == JobState.PUBLISHED  # asked again: published once
+    assert publish_job(job.pk).state == JobState.PUBLISHED  # asked again: published once
     assert fake.effects["publish-study"] == 1 and len(fake.studies) == 1
 
 
@@ -92,10 +101,10 @@ def test_a_study_published_while_its_job_was_cancelled_is_stopped_and_said_on_th
     fake.hold(1, "transition-study")  # the PUBLISH is made; its answer waits while staff cancel
     import threading
 
-    publishing = threading.Thread(target=lambda: work.publish_job(job.pk))
+    publishing = threading.Thread(target=lambda: publish_job(job.pk))
     publishing.start()
     assert fake.held.wait(10)
-    work.cancel_job(job.pk)
+    cancel_job(job.pk)
     fake.release.set()
     publishing.join(10)
 
@@ -142,7 +151,7 @@ def test_a_bonus_resent_after_a_25_hour_outage_is_read_at_mturk_not_paid_again(m
     assignment = mturk_assignment(mturk)
     mturk.lose_reply("SendBonus")  # paid, and the reply lost: the row goes back to requested
     with pytest.raises(ProviderError):
-        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     row = LedgerEntry.objects.get(kind=RowKind.BONUS)
     assert row.state == RowState.REQUESTED
 
@@ -181,7 +190,7 @@ def test_a_pause_the_market_did_not_take_leaves_the_job_recruiting(fake: FakePro
     fake.down = True
 
     with pytest.raises(MarketUnavailableError):
-        work.pause_job(job.pk)
+        pause_job(job.pk)
 
     fake.down = False
     assert Job.objects.get(pk=job.pk).state == JobState.PUBLISHED
@@ -196,9 +205,9 @@ def test_a_resume_racing_an_auto_pause_ends_paused_with_the_reason_after_the_sch
     assert "sync-live-jobs" in settings.CELERY_BEAT_SCHEDULE
     job = published()
     fake.studies[study_of(job)]["total_available_places"] = 1
-    work.pause_job(job.pk)
+    pause_job(job.pk)
     assignment = submitted(fake, job)
-    work.resume_job(job.pk)  # START; the study fills and awaits review
+    resume_job(job.pk)  # START; the study fills and awaits review
     fake.return_submission(assignment.external_id)  # Prolific pauses the full study by itself
 
     sync_live_jobs()
@@ -211,10 +220,10 @@ def test_a_resume_racing_an_auto_pause_ends_paused_with_the_reason_after_the_sch
 
 def test_a_study_recruiting_while_the_job_is_paused_is_said_and_followed(fake: FakeProlific) -> None:
     job = published()
-    work.pause_job(job.pk)
+    pause_job(job.pk)
     fake.studies[study_of(job)]["status"] = "ACTIVE"  # a START whose reply and read-back were lost
 
-    synced = work.sync_job(job.pk)
+    synced = sync_job(job.pk)
 
     assert synced.state == JobState.COLLECTING
     assert "ACTIVE" in synced.market_note
@@ -228,7 +237,7 @@ def test_a_bonus_is_refused_when_prolific_pays_in_another_currency_naming_both(f
     fake.currency = "EUR"  # the workspace moved to EUR after the job was booked in GBP
 
     with pytest.raises(ProviderError, match=r"GBP.*EUR|EUR.*GBP"):
-        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
 
     assert fake.effects["set-up-bonus"] == 0 and fake.effects["pay-bonus"] == 0
 
@@ -239,7 +248,7 @@ def test_an_extend_is_refused_when_prolific_pays_in_another_currency(fake: FakeP
     places = fake.studies[study_of(job)]["total_available_places"]
 
     with pytest.raises(ProviderError, match="EUR"):
-        work.extend_job(job.pk, 1)
+        extend_job(job.pk, 1)
 
     assert fake.studies[study_of(job)]["total_available_places"] == places
 
@@ -253,7 +262,7 @@ def test_unblock_reads_the_blocklist_group_not_our_own_flag(fake: FakeProlific) 
     (group,) = fake.groups.values()
     group["members"].append(worker.external_id)  # a block whose reply was lost: not blocked here
 
-    work.unblock_worker(worker.pk)
+    unblock_worker(worker.pk)
 
     assert group["members"] == [] and job.pk
 
@@ -262,7 +271,7 @@ def test_a_reply_broken_mid_body_is_a_lost_reply_read_back(fake: FakeProlific) -
     assignment = submitted(fake, published())
     fake.break_reply("transition-submission")
 
-    reviewed = work.review_assignment(assignment.pk, approve=True, feedback="")
+    reviewed = review_assignment(assignment.pk, approve=True, feedback="")
 
     assert reviewed.state == AssignmentState.APPROVED
     assert fake.effects["approve-submission"] == 1
@@ -284,7 +293,7 @@ def test_a_throttled_pay_is_sent_again_after_retry_after_and_pays_once(fake: Fak
     fake.throttle("pay-bonus-payments", retry_after=4)
 
     with market_clients(prolific=client):
-        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
 
     assert waits == [4.0]
     assert fake.paid(assignment.external_id) == 1
@@ -297,7 +306,7 @@ def test_a_throttled_pay_goes_back_to_requested_and_is_sent_again_never_unclear(
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.throttle("pay-bonus-payments", retry_after=1)
 
-    work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+    bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
 
     pays = [path for operation, path in fake.calls if operation == "pay-bonus-payments"]
     assert len(pays) == 2 and fake.paid(assignment.external_id) == 1
@@ -307,7 +316,7 @@ def test_a_throttled_pay_goes_back_to_requested_and_is_sent_again_never_unclear(
 
 def test_a_maximum_time_prolific_refuses_is_refused_before_any_row(fake: FakeProlific) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.create_job(
+    job = create_job(
         "stance",
         {},
         provider="prolific",
@@ -315,7 +324,7 @@ def test_a_maximum_time_prolific_refuses_is_refused_before_any_row(fake: FakePro
     )
 
     with pytest.raises((JobError, ScreeningError), match="29"):
-        work.publish_job(job.pk)
+        publish_job(job.pk)
 
     assert not LedgerEntry.objects.exists() and fake.studies == {}
     assert REASON

@@ -13,13 +13,15 @@ import pytest
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger import engine
 from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import ProviderError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import AssignmentState, JobState
+from annotation.work.jobs import JobStateError, cancel_job, pause_job, publish_job, resume_job, sync_job
+from annotation.work.market import bonus_assignment
+from annotation.work.records import review_assignment
 from tests.annotation.test_prolific_provider import REASON, fake, published, study_of, submitted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,7 +49,7 @@ def test_a_lost_publish_is_read_as_done_and_the_job_is_published_once(fake: Fake
     getattr(fake, loss)("transition-study")
 
     job = published()
-    again = work.publish_job(job.pk)  # a second publish finds the job published: nothing more
+    again = publish_job(job.pk)  # a second publish finds the job published: nothing more
 
     assert fake.effects["publish-study"] == 1 and len(fake.studies) == 1
     assert again.state == JobState.PUBLISHED
@@ -65,7 +67,7 @@ def test_a_publish_whose_ledger_row_failed_reuses_the_live_study_instead_of_maki
     job.save(update_fields=["state"])
     job.hits.update(external_id="")
 
-    work.publish_job(job.pk)
+    publish_job(job.pk)
 
     assert len(fake.studies) == 1 and fake.effects["create-study"] == 1
     assert fake.effects["publish-study"] == 1
@@ -74,12 +76,12 @@ def test_a_publish_whose_ledger_row_failed_reuses_the_live_study_instead_of_maki
 @pytest.mark.parametrize("loss", LOSSES)
 def test_a_lost_pause_start_and_stop_each_act_once(fake: FakeProlific, loss: str) -> None:
     job = published()
-    for act, effect in ((work.pause_job, "pause-study"), (work.resume_job, "start-study")):
+    for act, effect in ((pause_job, "pause-study"), (resume_job, "start-study")):
         getattr(fake, loss)("transition-study")
         act(job.pk)
         assert fake.effects[effect] == 1
     getattr(fake, loss)("transition-study")
-    work.cancel_job(job.pk)
+    cancel_job(job.pk)
 
     assert fake.effects["stop-study"] == 1
     assert fake.studies[study_of(job)]["status"] == "COMPLETED"
@@ -91,7 +93,7 @@ def test_a_lost_review_is_read_back_from_the_submission(fake: FakeProlific, loss
     assignment = submitted(fake, published())
     getattr(fake, loss)("transition-submission")
 
-    reviewed = work.review_assignment(assignment.pk, approve=approve, feedback="" if approve else REASON)
+    reviewed = review_assignment(assignment.pk, approve=approve, feedback="" if approve else REASON)
 
     effect = "approve-submission" if approve else "reject-submission"
     assert fake.effects[effect] == 1
@@ -106,7 +108,7 @@ def test_a_lost_pay_reply_pays_once_and_is_confirmed_by_reading(fake: FakeProlif
     getattr(fake, loss)("pay-bonus-payments")
 
     with pytest.raises(ProviderError, match="unclear"):
-        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     resolved = engine.resolve(pay.pk)
 
@@ -125,7 +127,7 @@ def test_a_lost_bonus_set_up_is_unclear_never_set_up_again_nor_paid(fake: FakePr
 
     for _ in range(2):  # asked twice: the second ask finds the unclear row and sends nothing
         with pytest.raises(ProviderError, match="unclear"):
-            work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+            bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     setup = LedgerEntry.objects.get(kind=RowKind.BONUS)
     engine.sweep_stale(now=timezone.now() + dt.timedelta(days=3))
     resolved = engine.resolve(setup.pk)
@@ -142,12 +144,12 @@ def test_a_person_deciding_a_lost_set_up_paid_nobody_lets_the_bonus_be_set_up_an
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.lose_reply("create-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
-        work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     setup = LedgerEntry.objects.get(kind=RowKind.BONUS)
     boss = User.objects.create_superuser("boss", "boss@example.com", "pw")
 
     decide_unclear(setup.pk, moved=False, user=boss, evidence="an unpaid set-up pays nobody")
-    work.bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
+    bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
 
     assert fake.effects["set-up-bonus"] == 2  # the lost one (never paid) and the person's new attempt
     assert fake.effects["pay-bonus"] == 1
@@ -171,11 +173,11 @@ def test_a_study_paused_by_prolific_shows_on_its_job_after_sync_and_can_be_resum
     assignment = submitted(fake, job)
     fake.studies[study_of(job)]["status"] = "PAUSED"  # Prolific paused it by itself
 
-    synced = work.sync_job(job.pk)
+    synced = sync_job(job.pk)
 
     assert synced.state == JobState.PAUSED
     assert synced.market_status == "PAUSED" and "Prolific paused the study" in synced.market_note
-    resumed = work.resume_job(job.pk)
+    resumed = resume_job(job.pk)
     assert fake.effects["start-study"] == 1 and fake.studies[study_of(job)]["status"] == "ACTIVE"
     assert resumed.state in JobState.open()
     assert assignment.pk  # the submission stayed ours throughout
@@ -191,19 +193,19 @@ def test_awaiting_review_and_completed_show_on_the_job_with_their_reason(
     job = published()
     fake.studies[study_of(job)]["status"] = status
 
-    synced = work.sync_job(job.pk)
+    synced = sync_job(job.pk)
 
     assert synced.market_status == status and said in synced.market_note
 
 
 def test_start_from_awaiting_review_sends_nothing_and_says_so(fake: FakeProlific) -> None:
     job = published()
-    work.pause_job(job.pk)
+    pause_job(job.pk)
     fake.studies[study_of(job)]["status"] = "AWAITING REVIEW"
     sent_before = len(fake.calls)
 
-    with pytest.raises(work.JobStateError, match=r"AWAITING REVIEW.*START does nothing"):
-        work.resume_job(job.pk)
+    with pytest.raises(JobStateError, match=r"AWAITING REVIEW.*START does nothing"):
+        resume_job(job.pk)
 
     job.refresh_from_db()
     assert job.state == JobState.PAUSED  # not marked collecting
@@ -218,7 +220,7 @@ def test_an_unknown_submission_status_is_never_counted_as_accepted_work(fake: Fa
     assignment.state, assignment.confirmed = AssignmentState.SUBMITTED, False
     assignment.save(update_fields=["state", "confirmed"])
 
-    work.sync_job(job.pk)
+    sync_job(job.pk)
 
     assignment.refresh_from_db()
     assert (assignment.state, assignment.confirmed) == (AssignmentState.SUBMITTED, False)

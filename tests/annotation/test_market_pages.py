@@ -13,12 +13,13 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation import work
 from annotation.market_interface.registry import market_ids
 from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT
 from annotation.models import Assignment, Job, JobState, Qualification, Response, Worker
 from annotation.task_types import get_task_type
 from annotation.web.page_tokens import issue_token
+from annotation.work.assignments import items_of
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +42,7 @@ TOKEN = re.compile(rb'name="page_token" value="([^"]+)"')
 def market_job(provider: str, external_id: str, perspectives: int = 2) -> Job:
     """A published market job over one HIT, as if the market had been told (no market needed)."""
     make_corpus(claims=2, perspectives=perspectives)
-    job = work.create_job("stance", {}, provider=provider, params={"completion_code": "C0DE1234"})
+    job = create_job("stance", {}, provider=provider, params={"completion_code": "C0DE1234"})
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=external_id)
     return Job.objects.get(pk=job.pk)
@@ -73,7 +74,7 @@ def reach_the_task(client: Client, job: Job, params: dict[str, str]) -> str:
 
 
 def answers_for(assignment: Assignment, label: str = "UNDERMINE") -> dict[str, str]:
-    return {f"item-{item.pk}": label for item in work.items_of(assignment)}
+    return {f"item-{item.pk}": label for item in items_of(assignment)}
 
 
 def test_mturk_preview_writes_nothing_and_may_be_framed_by_mturk(client: Client) -> None:
@@ -151,7 +152,7 @@ def test_an_expired_page_token_saves_nothing(client: Client) -> None:
     assignment = Assignment.objects.get()
     ids = market_ids(MTURK)
     assert ids is not None
-    items = [item.pk for item in work.items_of(assignment)]
+    items = [item.pk for item in items_of(assignment)]
     old = issue_token(ids, job.pk, items, now=time.time() - 5 * 60 * 60)
 
     refused = client.post(task_url, {**answers_for(assignment), "page_token": old})
@@ -213,7 +214,7 @@ def test_an_mturk_worker_with_a_hit_of_another_job_is_refused_before_anything_is
 
 def test_in_house_annotators_keep_the_csrf_check_and_are_never_framed() -> None:
     make_corpus(claims=1, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}).pk)
+    job = publish_job(create_job("stance", {}).pk)
     client = Client(enforce_csrf_checks=True)
     client.force_login(User.objects.create_user("ann", password="pw-for-tests-1"))
 

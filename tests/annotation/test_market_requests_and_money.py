@@ -17,13 +17,15 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import AuditEvent
-from annotation import work
 from annotation.ledger import intents
 from annotation.ledger.models import IssueKind, LedgerEntry, ReconciliationIssue, RowKind
 from annotation.ledger.reconcile import jobs_to_reconcile, reconcile_job, reconcile_markets
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.schema import by_operation, check_request
 from annotation.models import AssignmentState, Job, JobState
+from annotation.work.jobs import JobError, create_job, estimate_cost, estimate_cost_locally, publish_job
+from annotation.work.market import bonus_assignment
+from annotation.work.records import block_worker, worker_pseudonym
 from operations.models import Operation, OperationState
 from operations.services import run_operation
 from tests.annotation.factories import make_corpus
@@ -151,9 +153,9 @@ def test_admin_and_api_block_and_unblock_answer_at_once_with_the_market_down(
     settings.WORKER_PSEUDONYM_KEY = "market-tests-pseudonym-key-0123456789"
     worker = submitted(fake, published()).worker
     if action == "unblock":
-        work.block_worker(worker.pk, "copied answers")
+        block_worker(worker.pk, "copied answers")
     fake.down = True
-    admin, api, name = _admin(client), _api(), work.worker_pseudonym(worker)
+    admin, api, name = _admin(client), _api(), worker_pseudonym(worker)
 
     def from_admin() -> Any:
         body = {"action": action, "_selected_action": [worker.pk], "index": 0}
@@ -173,7 +175,7 @@ def test_unblocking_runs_in_the_background_and_takes_the_worker_out_of_the_block
     fake: FakeProlific, queued: list[int], client: Client
 ) -> None:
     assignment = submitted(fake, published())
-    work.block_worker(assignment.worker_id, "copied answers")
+    block_worker(assignment.worker_id, "copied answers")
     admin = _admin(client)
 
     admin.post("/admin/annotation/worker/", {"action": "unblock", "_selected_action": [assignment.worker_id]})
@@ -198,7 +200,7 @@ def test_showing_the_market_cost_answers_at_once_with_the_market_down_and_the_op
     fake: FakeProlific, queued: list[int], client: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
     fake.down = True
     admin = _admin(client)
 
@@ -212,7 +214,7 @@ def test_the_market_cost_shows_on_its_operation_once_the_worker_has_read_the_mar
     fake: FakeProlific, queued: list[int], client: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
     calls_before = len(fake.calls)
 
     _show_cost(_admin(client), job)
@@ -252,10 +254,10 @@ def test_the_cost_confirmations_answer_at_once_with_the_market_unreachable_and_s
     action: str,
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
     if action == "extend_on_market":
-        job = work.publish_job(job.pk)
-    local = work.estimate_cost_locally(job, extra=1 if action == "extend_on_market" else 0)
+        job = publish_job(job.pk)
+    local = estimate_cost_locally(job, extra=1 if action == "extend_on_market" else 0)
     _unreachable(fake, how, monkeypatch)
     admin = _admin(client)
 
@@ -273,7 +275,7 @@ def test_the_publish_confirmation_shows_the_balance_as_last_read_and_when_while_
     fake: FakeProlific, queued: list[int], client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
     admin = _admin(client)
 
     button = _confirmation(admin, "publish_on_market", job, read_market="Read")
@@ -297,7 +299,7 @@ def test_every_ledger_row_of_a_job_uses_the_workspace_currency_fixed_at_creation
     settings.PROLIFIC_CURRENCY = "GBP"
     job = published()
     assignment = submitted(fake, job, state=AssignmentState.APPROVED)
-    work.bonus_assignment(assignment.pk, Decimal("0.30"), "Gold right", "gold")
+    bonus_assignment(assignment.pk, Decimal("0.30"), "Gold right", "gold")
 
     assert job.currency == "GBP"
     assert set(LedgerEntry.objects.filter(job=job).values_list("currency", flat=True)) == {"GBP"}
@@ -312,20 +314,20 @@ def test_a_job_in_another_currency_than_the_workspace_is_refused_naming_both(
     fake: FakeProlific, settings: Any
 ) -> None:
     make_corpus(claims=1, perspectives=1)
-    with pytest.raises(work.JobError, match=r"asks for USD.*pays in GBP"):
-        work.create_job("stance", {}, provider="prolific", params={"currency": "USD"})
+    with pytest.raises(JobError, match=r"asks for USD.*pays in GBP"):
+        create_job("stance", {}, provider="prolific", params={"currency": "USD"})
     settings.PROLIFIC_CURRENCY = "EUR"  # what we believe; the workspace (the fake) pays in GBP
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "1.00"})
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "1.00"})
 
     with pytest.raises(Exception, match=r"booked in EUR.*pays in GBP"):
-        work.publish_job(job.pk)
+        publish_job(job.pk)
     assert fake.studies == {} and not LedgerEntry.objects.exists()
 
 
 def test_an_mturk_job_is_in_us_dollars_and_refuses_another_currency() -> None:
     make_corpus(claims=1, perspectives=1)
-    with pytest.raises(work.JobError, match="pays in USD"):
-        work.create_job("stance", {}, provider="mturk", params={"currency": "GBP"})
+    with pytest.raises(JobError, match="pays in USD"):
+        create_job("stance", {}, provider="mturk", params={"currency": "GBP"})
 
 
 # -- Prolific screening ---------------------------------------------------------------------------
@@ -367,18 +369,18 @@ def test_a_screening_prolific_would_refuse_is_refused_before_any_call(
     fake: FakeProlific, screening: dict[str, Any], said: str
 ) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.create_job("stance", {}, provider="prolific", params={"prolific_screening": screening})
+    job = create_job("stance", {}, provider="prolific", params={"prolific_screening": screening})
 
-    with pytest.raises(work.JobError, match=said):
-        work.publish_job(job.pk)
+    with pytest.raises(JobError, match=said):
+        publish_job(job.pk)
     assert fake.calls == [] and not LedgerEntry.objects.exists()
 
 
 def test_the_fee_comes_from_prolifics_study_cost_calculator_vat_included(fake: FakeProlific) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.create_job("stance", {}, provider="prolific")
+    job = create_job("stance", {}, provider="prolific")
 
-    estimate = work.estimate_cost(job)
+    estimate = estimate_cost(job)
 
     assert "calculate-study-cost" in [op for op, _ in fake.calls]
     assert Decimal("0.39") < estimate.fee_rate < Decimal("0.41")  # 33.34% fee plus 20% VAT on the fee

@@ -13,9 +13,9 @@ from django.core.management import CommandError, call_command
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from annotation import work
 from annotation.models import Assignment, Job, JobState, MTurkBatch, MTurkTemplate, Worker
 from annotation.task_types.base import TaskTypeError
+from annotation.work.jobs import create_job, publish_job, sync_job
 from annotation.work.mturk_batches import MTurkBatchError, batch_results, import_mturk_template
 from annotation.work.records import worker_pseudonym
 from tests.annotation.factories import make_corpus
@@ -34,7 +34,7 @@ def pseudonym_key(settings: Any) -> None:
 
 
 def published(job: Job) -> Job:
-    return work.publish_job(job.pk)
+    return publish_job(job.pk)
 
 
 def annotator(name: str) -> Client:
@@ -123,8 +123,8 @@ def test_the_export_carries_each_assignments_times_and_ids() -> None:
 
 def test_a_simulated_crowd_answers_a_template_job_and_says_so(tmp_path: Path) -> None:
     job = import_mturk_template(CROWD, CROWD_BATCH, "stance", provider="simulated")
-    work.publish_job(job.pk)
-    work.sync_job(job.pk)
+    publish_job(job.pk)
+    sync_job(job.pk)
 
     results = exported(job, tmp_path)
 
@@ -191,7 +191,7 @@ def test_a_different_template_under_a_taken_name_is_refused(tmp_path: Path) -> N
 
 def test_exporting_a_job_that_is_no_template_job_is_a_command_error(tmp_path: Path) -> None:
     make_corpus(claims=1, perspectives=1)
-    stance = work.create_job("stance", {})
+    stance = create_job("stance", {})
 
     with pytest.raises(CommandError, match="no job 999"):
         call_command("export_mturk_batch", "999", "--out", str(tmp_path / "x.csv"))
@@ -201,7 +201,7 @@ def test_exporting_a_job_that_is_no_template_job_is_a_command_error(tmp_path: Pa
 
 def test_another_job_may_run_over_a_stored_batch_by_its_filter() -> None:
     first = import_mturk_template(EMOTION, EMOTION_BATCH, "emotion")
-    again = published(work.create_job("mturk_template", first.filters, params={"workers_per_item": 1}))
+    again = published(create_job("mturk_template", first.filters, params={"workers_per_item": 1}))
 
     page = annotator("ann").get(reverse("annotation:job", args=[again.pk]) + "?preview=1")
     assert page.status_code == 200 and b"Being a performer" in page.content
@@ -210,7 +210,7 @@ def test_another_job_may_run_over_a_stored_batch_by_its_filter() -> None:
 @pytest.mark.parametrize("hostile", [{}, {"mturk_batch": "1; drop"}, {"mturk_batch": True}, {"limit": 3}])
 def test_a_template_job_needs_a_batch_id_as_its_only_filter(hostile: dict[str, Any]) -> None:
     with pytest.raises(TaskTypeError, match="chosen by one filter, mturk_batch"):
-        work.create_job("mturk_template", hostile)
+        create_job("mturk_template", hostile)
 
 
 def test_exporting_without_a_pseudonym_key_is_a_command_error(tmp_path: Path, settings: Any) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 
-from annotation import work
 from annotation.models import Response
+from annotation.work.jobs import publish_job
 from annotation.work.mturk_batches import batch_results, import_mturk_template
 from tests.annotation.test_browser import page  # noqa: F401  (the Chromium page fixture)
 
@@ -45,7 +45,7 @@ def test_an_in_house_annotator_answers_crowd_elements_in_chromium(
         "stance",
         params={"workers_per_item": 1},
     )
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     start_first_hit(page, live_server, job.pk)
 
     page.check("input[name=radio_group_1][value=undermines]")
@@ -73,7 +73,7 @@ def test_a_templates_script_runs_only_when_trusted(
     template.write_text(SCRIPTED)
     batch.write_text("text\nA row of text\n")
     job = import_mturk_template(template, batch, "scripted", trusted=trusted, params={"workers_per_item": 1})
-    work.publish_job(job.pk)
+    publish_job(job.pk)
     start_first_hit(page, live_server, job.pk)
 
     page.click("#pick")

@@ -48,15 +48,15 @@ def _unreachable(**kwargs: object) -> None:
 
 
 def test_unblocking_an_mturk_worker_takes_the_soft_block_qualification_back(settings: object) -> None:
-    from annotation import work
     from annotation.models import Worker
+    from annotation.work.records import unblock_worker
     from tests.annotation.market_clients import market_clients
 
     settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID = "QUALSOFTBLOCK0000000000000001"  # type: ignore[attr-defined]
     fake = GuardedMTurk(Guard())
     worker = Worker.objects.create(provider="mturk", external_id=WORKER, blocked=True, blocked_reason="spam")
     with market_clients(mturk=fake.client(attempts=1)):
-        unblocked = work.unblock_worker(worker.pk)
+        unblocked = unblock_worker(worker.pk)
 
     assert not unblocked.blocked
     assert fake.calls["DisassociateQualificationFromWorker"] == 1

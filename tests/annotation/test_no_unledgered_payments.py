@@ -19,13 +19,15 @@ from django.db import transaction
 from django.test import Client
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger import intents
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.reconcile import reconcile_job
 from annotation.ledger.tasks import execute_ledger_entry_task, sweep_ledger_task
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job
+from annotation.work.jobs import create_job, sync_job
+from annotation.work.market import bonus_assignment, expire_job, extend_job
+from annotation.work.records import review_assignment
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
@@ -94,7 +96,7 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     guard: Guard, mturk: GuardedMTurk, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
+    job = create_job("stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     hit_id = Job.objects.get(pk=job.pk).hits.get().external_id
     done = []
@@ -107,8 +109,8 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
         }
         done.append(work_at_our_pages(job, params))
         mturk.submit(hit_id, params["assignmentId"], params["workerId"])
-    work.sync_job(job.pk)
-    work.review_assignment(done[0].pk, approve=True, feedback="Thanks")
+    sync_job(job.pk)
+    review_assignment(done[0].pk, approve=True, feedback="Thanks")
     admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
     admin_action(
         staff,
@@ -120,9 +122,9 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
         reason="Gold right",
         batch="gold",
     )
-    work.bonus_assignment(done[0].pk, Decimal("0.25"), "Fast", "fast")
-    work.extend_job(job.pk, 1)
-    work.expire_job(job.pk)
+    bonus_assignment(done[0].pk, Decimal("0.25"), "Fast", "fast")
+    extend_job(job.pk, 1)
+    expire_job(job.pk)
     run_the_ledger_machinery(done[0])
     reconcile_job(job.pk)
 
@@ -137,7 +139,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     guard: Guard, prolific: FakeProlific, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     study_id = Job.objects.get(pk=job.pk).hits.get().external_id
     done = []
@@ -145,8 +147,8 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
         params = {"PROLIFIC_PID": f"participant{n}", "STUDY_ID": study_id, "SESSION_ID": f"session{n}"}
         done.append(work_at_our_pages(job, params))
         prolific.submit(study_id, params["SESSION_ID"], params["PROLIFIC_PID"])
-    work.sync_job(job.pk)
-    work.review_assignment(done[0].pk, approve=True)
+    sync_job(job.pk)
+    review_assignment(done[0].pk, approve=True)
     admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
     admin_action(
         staff,
@@ -158,8 +160,8 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
         reason="Gold right",
         batch="gold",
     )
-    work.extend_job(job.pk, 1)
-    work.expire_job(job.pk)
+    extend_job(job.pk, 1)
+    expire_job(job.pk)
     run_the_ledger_machinery(done[0])
     reconcile_job(job.pk)
 

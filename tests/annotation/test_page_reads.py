@@ -14,9 +14,9 @@ from django.db.models import Q
 from django.test import Client
 from django.utils import timezone
 
-from annotation import work
 from annotation.models import Assignment, AssignmentState, Hit, Item, Job, JobState, Qualification, Worker
 from annotation.work import rows
+from annotation.work.assignments import get_worker, grade_quiz, next_assignment
 from tests.annotation.test_market_pages import (
     PROLIFIC,
     answers_for,
@@ -39,9 +39,9 @@ def started_assignment() -> Assignment:
     Job.objects.filter(pk=job.pk).update(params={"completion_code": "C0DE1234", "nested": {"a": [1, 2]}},
                                          reward=Decimal("0.35"))  # fmt: skip
     job.refresh_from_db()
-    worker = work.get_worker("prolific", "p-1")
-    work.grade_quiz(worker, job, quiz_answers())
-    return work.next_assignment(job, worker)
+    worker = get_worker("prolific", "p-1")
+    grade_quiz(worker, job, quiz_answers())
+    return next_assignment(job, worker)
 
 
 def test_the_written_out_reads_build_what_the_orm_builds() -> None:
@@ -64,7 +64,7 @@ def test_the_written_out_reads_build_what_the_orm_builds() -> None:
 
 def test_a_worker_is_read_with_their_qualification_for_the_task_type_only() -> None:
     assert rows.worker_and_qualification("prolific", "nobody", "stance") is None
-    worker = work.get_worker("prolific", "p-2")
+    worker = get_worker("prolific", "p-2")
     assert rows.worker_and_qualification("prolific", "p-2", "stance") == (worker, None)
     passed = Qualification.objects.create(worker=worker, task_type="stance", passed=True, score=1.0)
     Qualification.objects.create(worker=worker, task_type="other", passed=False, score=0.0)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from annotation import work
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.ledger.payments import job_payments, payments_of
 from annotation.markets.prolific.fake import FakeProlific
+from annotation.work.jobs import create_job, publish_job, sync_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
@@ -35,8 +35,8 @@ def markets(settings: Any) -> Iterator[tuple[GuardedMTurk, GuardedProlific]]:
 
 def test_a_simulated_crowd_and_in_house_work_say_nothing_was_paid_through_a_market() -> None:
     make_corpus(claims=2, perspectives=2)
-    simulated = work.sync_job(work.publish_job(work.create_job("stance", {}, provider="simulated").pk).pk)
-    inhouse = work.publish_job(work.create_job("stance", {}, provider="inhouse").pk)
+    simulated = sync_job(publish_job(create_job("stance", {}, provider="simulated").pk).pk)
+    inhouse = publish_job(create_job("stance", {}, provider="inhouse").pk)
 
     total = payments_of([simulated, inhouse])
 

@@ -15,7 +15,6 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
@@ -27,7 +26,10 @@ from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.studies import StudyTransitionError
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work.jobs import expire_hits
+from annotation.work.assignments import ServiceQueue
+from annotation.work.jobs import create_job, expire_hits, pause_job, publish_job, resume_job
+from annotation.work.market import bonus_assignment, expire_job
+from annotation.work.records import block_worker, review_assignment
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedProlific
@@ -62,8 +64,8 @@ def recorded(settings: Any) -> Iterator[RecordedProlific]:
 
 def published(**params: Any) -> Job:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00", **params})
-    return work.publish_job(job.pk)
+    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00", **params})
+    return publish_job(job.pk)
 
 
 def study_of(job: Job) -> str:
@@ -100,10 +102,10 @@ def test_studies_are_created_in_our_project_excluding_our_blocklist_group(fake: 
 def test_without_a_project_nothing_is_published_nor_written(fake: FakeProlific, settings: Any) -> None:
     settings.PROLIFIC_PROJECT_ID = ""
     make_corpus(claims=1, perspectives=1)
-    job = work.create_job("stance", {}, provider="prolific")
+    job = create_job("stance", {}, provider="prolific")
 
     with pytest.raises(ProviderError, match="PROLIFIC_PROJECT_ID"):
-        work.publish_job(job.pk)
+        publish_job(job.pk)
 
     assert not LedgerEntry.objects.exists()
     assert fake.calls == [] and fake.studies == {}
@@ -131,9 +133,9 @@ def test_pausing_a_job_pauses_its_study_and_resuming_starts_it_again(fake: FakeP
     job = published()
     study = fake.studies[study_of(job)]
 
-    work.pause_job(job.pk)
+    pause_job(job.pk)
     paused = study["status"]
-    work.resume_job(job.pk)
+    resume_job(job.pk)
 
     assert (paused, study["status"]) == ("PAUSED", "ACTIVE")
     assert Job.objects.get(pk=job.pk).state == JobState.COLLECTING
@@ -142,8 +144,8 @@ def test_pausing_a_job_pauses_its_study_and_resuming_starts_it_again(fake: FakeP
 def test_expiring_stops_the_study_which_prolific_then_calls_completed(fake: FakeProlific) -> None:
     job = published()
 
-    work.expire_job(job.pk)
-    work.resume_job(job.pk)  # its HITs are expired: nothing to start, and nothing refused
+    expire_job(job.pk)
+    resume_job(job.pk)  # its HITs are expired: nothing to start, and nothing refused
 
     assert fake.studies[study_of(job)]["status"] == "COMPLETED"
     transitions = [path for op, path in fake.calls if op == "transition-study"]
@@ -190,9 +192,9 @@ def test_a_short_rejection_is_refused_before_the_ledger_and_a_valid_one_then_rea
     assignment = submitted(fake, job)
 
     with pytest.raises(RejectionError, match="at least 100 characters"):
-        work.review_assignment(assignment.pk, approve=False, feedback="Too fast.")
+        review_assignment(assignment.pk, approve=False, feedback="Too fast.")
     written = LedgerEntry.objects.filter(kind=RowKind.REJECT).count()
-    reviewed = work.review_assignment(assignment.pk, approve=False, feedback=REASON)
+    reviewed = review_assignment(assignment.pk, approve=False, feedback=REASON)
 
     assert written == 0
     assert reviewed.state == AssignmentState.REJECTED
@@ -207,7 +209,7 @@ def test_a_job_naming_an_unknown_rejection_category_writes_nothing(fake: FakePro
     assignment = submitted(fake, job)
 
     with pytest.raises(RejectionError, match="unknown Prolific rejection category 'SLOPPY'"):
-        work.review_assignment(assignment.pk, approve=False, feedback=REASON)
+        review_assignment(assignment.pk, approve=False, feedback=REASON)
 
     assert not LedgerEntry.objects.filter(kind=RowKind.REJECT).exists()
     assert "transition-submission" not in [op for op, _ in fake.calls]
@@ -240,7 +242,7 @@ def test_blocking_a_worker_adds_them_to_the_group_every_study_excludes(fake: Fak
     job = published()
     assignment = submitted(fake, job)
 
-    work.block_worker(assignment.worker_id, "copied answers across HITs")
+    block_worker(assignment.worker_id, "copied answers across HITs")
 
     (group,) = fake.groups.values()
     assert group["members"] == [assignment.worker.external_id]
@@ -257,7 +259,7 @@ def test_every_listed_submission_status_maps_to_one_of_ours(fake: FakeProlific) 
         submitted(fake, job, n)
         fake.submissions[f"session{n:017d}"]["status"] = status
 
-    report = get_provider("prolific").sync(job, work.ServiceQueue(job))
+    report = get_provider("prolific").sync(job, ServiceQueue(job))
 
     assert [r.state for r in report.assignments] == [
         AssignmentState.ACCEPTED,
@@ -311,7 +313,7 @@ def test_a_pay_call_answered_503_stays_unclear_however_long_and_is_never_paid_ag
     fake.unavailable("pay-bonus-payments")
 
     with pytest.raises(ProviderError, match="unclear"):
-        work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     within = engine.resolve(pay.pk).state
     days_later(pay)
@@ -327,7 +329,7 @@ def test_an_unclear_payment_is_decided_only_by_a_person_allowed_to_spend_money(f
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.unavailable("pay-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
-        work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     researcher = User.objects.create_user("res")
     approver = User.objects.create_superuser("boss", "boss@example.com", "pw")
@@ -349,7 +351,7 @@ def test_a_bonus_landing_minutes_later_is_confirmed_by_reading_and_never_paid_ag
     fake.lose_reply("pay-bonus-payments")
 
     with pytest.raises(ProviderError, match="unclear"):
-        work.bonus_assignment(assignment.pk, Decimal("0.25"), "Fast and right", "fast")
+        bonus_assignment(assignment.pk, Decimal("0.25"), "Fast and right", "fast")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     before_landing = engine.resolve(pay.pk).state
     fake.settle()
@@ -364,10 +366,10 @@ def test_a_payment_is_matched_by_amount_and_time_not_by_its_place_in_the_list(fa
     """An earlier confirmed bonus of the same amount, landing late, is not taken for an unpaid one."""
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.settle_later = True
-    work.bonus_assignment(assignment.pk, Decimal("0.25"), "First batch", "first")  # paid, not landed yet
+    bonus_assignment(assignment.pk, Decimal("0.25"), "First batch", "first")  # paid, not landed yet
     fake.unavailable("pay-bonus-payments")
     with pytest.raises(ProviderError, match="unclear"):
-        work.bonus_assignment(assignment.pk, Decimal("0.25"), "Second batch", "second")  # never paid
+        bonus_assignment(assignment.pk, Decimal("0.25"), "Second batch", "second")  # never paid
     second = LedgerEntry.objects.get(kind=RowKind.PAY, state=RowState.UNCLEAR)
     fake.settle()  # the first bonus lands: [25]
 

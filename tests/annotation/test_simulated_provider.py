@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from annotation import work
 from annotation.models import Assignment
 from annotation.simulation import CrowdParams, make_crowd
+from annotation.work.jobs import create_job, publish_job, sync_job
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -17,10 +17,10 @@ pytestmark = pytest.mark.django_db
 def test_sync_spreads_the_work_over_the_whole_crowd() -> None:
     make_corpus(claims=20, perspectives=2)
     crowd = {"size": 10, "spammer_share": 0.2}
-    job = work.create_job("stance", {}, provider="simulated", params={"crowd": crowd, "groups_per_hit": 1})
-    work.publish_job(job.pk)
+    job = create_job("stance", {}, provider="simulated", params={"crowd": crowd, "groups_per_hit": 1})
+    publish_job(job.pk)
 
-    work.sync_job(job.pk)
+    sync_job(job.pk)
 
     per_worker = Counter(
         Assignment.objects.filter(hit__job=job).values_list("worker__external_id", flat=True)

@@ -9,9 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from annotation import work
 from annotation.models import Assignment, Hit, HitItem, Item, Job, JobState, Qualification, Worker, WorkerItem
 from annotation.work import assignments
+from annotation.work.jobs import create_job
 from tests.annotation.factories import make_corpus
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
@@ -31,7 +31,7 @@ def test_finding_free_hits_reads_less_than_one_block_per_item_of_the_job() -> No
     with connection.cursor() as cursor:  # statistics taken while the tables were empty, as in a new database
         cursor.execute(f"ANALYZE {', '.join(STARTS_TABLES)}")
     make_corpus(claims=150, perspectives=8)
-    job = work.create_job("stance", {}, provider="simulated")
+    job = create_job("stance", {}, provider="simulated")
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.refresh_from_db()
     worker = Worker.objects.create(provider="simulated", external_id="w1")

@@ -14,11 +14,11 @@ from django.test import override_settings
 from aggregation import services as aggregation
 from aggregation.adjudication import adjudicate
 from aggregation.models import AggregationRun, ItemOutcome, RunState
-from annotation import work
 from annotation.admin import JobCreationForm
 from annotation.models import Job, JobState
 from annotation.task_types import get_task_type, task_type_choices, task_type_slugs
 from annotation.task_types.base import TaskTypeError
+from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import Perspective, Status
 from tests.annotation.factories import make_corpus
 from tests.annotation.toy_task_type import FLAG
@@ -117,11 +117,11 @@ def test_a_task_type_from_settings_is_aggregated_written_back_and_adjudicated_th
     claims = make_corpus(claims=2, perspectives=2)
     weather = claims[0].clusters.get(position=0).perspectives.get()
     Perspective.objects.filter(pk=weather.pk).update(text="The weather was lovely yesterday.")
-    job = work.create_job(
+    job = create_job(
         "off_topic", {"claims": [c.cid for c in claims]}, provider="simulated", params=EXACT_CROWD
     )
-    work.publish_job(job.pk)
-    assert work.sync_job(job.pk).state == JobState.COMPLETE
+    publish_job(job.pk)
+    assert sync_job(job.pk).state == JobState.COMPLETE
 
     report = aggregation.aggregate_job(job.pk)
 
@@ -148,7 +148,7 @@ def test_a_task_type_from_settings_is_aggregated_written_back_and_adjudicated_th
 @pytest.mark.django_db
 def test_a_job_whose_task_type_is_no_longer_registered_fails_to_aggregate_with_the_reason():
     with override_settings(ANNOTATION_TASK_TYPES=TOY):
-        job = work.create_job("off_topic", {"claims": [make_corpus(claims=1)[0].cid]})
+        job = create_job("off_topic", {"claims": [make_corpus(claims=1)[0].cid]})
 
     with pytest.raises(aggregation.AggregationError, match="unknown task type 'off_topic'"):
         aggregation.aggregate_job(job.pk)

@@ -10,10 +10,11 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from annotation import work
 from annotation.models import Assignment, Item, JobState, Response
 from annotation.task_types import get_task_type
 from annotation.web.forms import HitForm
+from annotation.work.assignments import items_of
+from annotation.work.jobs import create_job, publish_job, sync_job
 from tests.annotation.factories import make_vast_corpus
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +52,7 @@ def test_topics_per_comment_proposes_more_of_the_claims_topics() -> None:
 
 def test_a_stance_answer_keeps_the_listed_topics_and_the_5_point_label() -> None:
     make_vast_corpus()
-    job = work.create_job("vast_stance", {"status": "kept"})
+    job = create_job("vast_stance", {"status": "kept"})
     item = job.items.order_by("pk")[0]
     form = form_for(item, {"topics": "school uniforms, bullying\nbullying", "stance": "strongly_pro"})
 
@@ -65,7 +66,7 @@ def test_a_stance_answer_keeps_the_listed_topics_and_the_5_point_label() -> None
 
 def test_a_correction_is_stored_as_corrected_with_the_stance_on_the_new_topic() -> None:
     make_vast_corpus()
-    item = work.create_job("vast_stance", {"status": "kept"}).items.order_by("pk")[0]
+    item = create_job("vast_stance", {"status": "kept"}).items.order_by("pk")[0]
     form = form_for(item, {"topics": "uniforms", "stance": "con", "correction": "  school   uniforms "})
 
     assert form.is_valid(), form.errors
@@ -88,7 +89,7 @@ def test_a_correction_is_stored_as_corrected_with_the_stance_on_the_new_topic() 
 )
 def test_a_bad_answer_is_refused_with_the_reason(data: dict[str, str], error: str) -> None:
     make_vast_corpus()
-    item = work.create_job("vast_stance", {"status": "kept"}).items.order_by("pk")[0]
+    item = create_job("vast_stance", {"status": "kept"}).items.order_by("pk")[0]
     form = form_for(item, data)
     assert not form.is_valid()
     assert error in str(form.errors)
@@ -103,9 +104,9 @@ def test_every_quiz_answer_is_one_of_its_choices_and_one_asks_for_a_correction()
 def test_a_simulated_crowd_completes_a_vast_job_three_workers_an_item_with_some_corrections() -> None:
     make_vast_corpus()
     crowd: dict[str, Any] = {"size": 10, "spammer_share": 0.0}
-    job = work.create_job("vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": crowd})
-    work.publish_job(job.pk)
-    job = work.sync_job(job.pk)
+    job = create_job("vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": crowd})
+    publish_job(job.pk)
+    job = sync_job(job.pk)
 
     responses = list(Response.objects.filter(job=job))
     assert job.state == JobState.COMPLETE
@@ -118,7 +119,7 @@ def test_a_simulated_crowd_completes_a_vast_job_three_workers_an_item_with_some_
 
 def test_the_preview_shows_the_comment_and_the_proposed_topic(previewer: Client) -> None:
     make_vast_corpus()
-    job = work.create_job("vast_stance", {"status": "kept"})
+    job = create_job("vast_stance", {"status": "kept"})
 
     response = previewer.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
 
@@ -129,11 +130,11 @@ def test_the_preview_shows_the_comment_and_the_proposed_topic(previewer: Client)
 
 def test_a_hostile_submission_is_shown_again_with_errors_and_stores_nothing(client: Client) -> None:
     make_vast_corpus()
-    job = work.publish_job(work.create_job("vast_stance", {"status": "kept"}, provider="inhouse").pk)
+    job = publish_job(create_job("vast_stance", {"status": "kept"}, provider="inhouse").pk)
     client.force_login(User.objects.create_user("ann", password="pw-for-tests-1"))
     client.post(reverse("annotation:quiz", args=[job.pk]), {q.key: q.answer for q in VAST.quiz})
     url = client.post(reverse("annotation:start", args=[job.pk]))["Location"]
-    items = work.items_of(Assignment.objects.get())
+    items = items_of(Assignment.objects.get())
     data = {}
     for item in items:
         data |= {f"item-{item.pk}-topics": "x" * 5000, f"item-{item.pk}-stance": "' OR 1=1 --"}

@@ -5,9 +5,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from annotation import work
 from annotation.models import Assignment, Qualification, Response, Worker
 from annotation.task_types import get_task_type
+from annotation.work.assignments import get_worker, grade_quiz, items_of, next_assignment
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -16,8 +17,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def job():
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider="inhouse")
-    return work.publish_job(job.pk)
+    job = create_job("stance", {}, provider="inhouse")
+    return publish_job(job.pk)
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_submitting_twice_stores_one_response_per_item(annotator: Client, job) -
     annotator.post(reverse("annotation:quiz", args=[job.pk]), quiz_answers())
     url = annotator.post(reverse("annotation:start", args=[job.pk]))["Location"]
     assignment = Assignment.objects.get()
-    data = {f"item-{item.pk}": "UNDERMINE" for item in work.items_of(assignment)}
+    data = {f"item-{item.pk}": "UNDERMINE" for item in items_of(assignment)}
 
     first = annotator.post(url, data)
     second = annotator.post(url, data)
@@ -112,9 +113,9 @@ def test_an_incomplete_submission_is_shown_again_with_errors(annotator: Client, 
 
 
 def test_another_workers_assignment_is_not_found(annotator: Client, job) -> None:
-    other = work.get_worker("inhouse", "someone-else")
-    work.grade_quiz(other, job, quiz_answers())
-    assignment = work.next_assignment(job, other)
+    other = get_worker("inhouse", "someone-else")
+    grade_quiz(other, job, quiz_answers())
+    assignment = next_assignment(job, other)
 
     assert annotator.get(reverse("annotation:assignment", args=[assignment.pk])).status_code == 404
 
@@ -126,7 +127,7 @@ def test_every_task_type_template_renders_its_preview(previewer: Client, slug: s
     make_corpus(claims=1, perspectives=2)
     evidence = Evidence.objects.create(eid=1, text="A paragraph of evidence.")
     ClusterEvidence.objects.create(cluster=PerspectiveCluster.objects.first(), evidence=evidence, position=0)
-    job = work.create_job(slug, {})
+    job = create_job(slug, {})
 
     response = previewer.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from annotation import work
 from annotation.models import Assignment
 from annotation.quality.models import WritingRecord
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.test_browser import log_in_to, page, take_the_quiz  # noqa: F401  (page: a fixture)
 
@@ -22,7 +22,7 @@ RETYPED = "Animals should have lawful rights"  # the perspective itself, retyped
 
 def open_the_task(tab: Any, live_server: Any) -> Assignment:
     make_corpus(claims=1, perspectives=1)
-    job = work.publish_job(work.create_job("paraphrase_writing", {}, params={"hints": 0}).pk)
+    job = publish_job(create_job("paraphrase_writing", {}, params={"hints": 0}).pk)
     log_in_to(tab, live_server, job)
     take_the_quiz(tab, "paraphrase_writing")
     tab.click("text=Start working")

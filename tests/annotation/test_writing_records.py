@@ -11,11 +11,12 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import AuditEvent
-from annotation import work
 from annotation.models import Assignment, Job
 from annotation.quality.models import WritingRecord
 from annotation.quality.writing_records import NO_RECORD, accept_writing
 from annotation.task_types import get_task_type
+from annotation.work.assignments import items_of
+from annotation.work.jobs import create_job, publish_job
 from annotation.work.paraphrases import collect_paraphrases
 from corpus.models import Perspective
 from tests.annotation.factories import make_corpus
@@ -27,7 +28,7 @@ TYPED = {"typed": 70, "deleted": 3, "first_key_ms": 4000, "typing_ms": 21000, "f
 
 def start(client: Client) -> tuple[Job, Assignment]:
     make_corpus(claims=1, perspectives=1)
-    job = work.publish_job(work.create_job("paraphrase_writing", {}, params={"hints": 0}).pk)
+    job = publish_job(create_job("paraphrase_writing", {}, params={"hints": 0}).pk)
     client.force_login(User.objects.get_or_create(username="writer")[0])
     quiz = {q.key: q.answer for q in get_task_type("paraphrase_writing").quiz}
     client.post(reverse("annotation:quiz", args=[job.pk]), quiz)
@@ -36,7 +37,7 @@ def start(client: Client) -> tuple[Job, Assignment]:
 
 
 def submit(client: Client, assignment: Assignment, records: dict[str, object | None]) -> None:
-    (item,) = work.items_of(assignment)
+    (item,) = items_of(assignment)
     posted: dict[str, str] = {}
     for n, record in records.items():
         name = f"item-{item.pk}-{n}"

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import AuditEvent
 from annotation.models import Job, Response, Worker
-from annotation.work import worker_pseudonym
+from annotation.work.records import worker_pseudonym
 from export.services import build_release
 from operations.models import Operation
 from tests.aggregation.jobdata import answer, keys, stance_job

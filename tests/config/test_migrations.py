@@ -15,8 +15,8 @@ import pytest
 from django.apps import apps
 from django.core.management import call_command
 
-from annotation import work
 from annotation.models import Worker
+from annotation.work.records import worker_pseudonym
 from corpus.models import Topic
 from corpus.topics import TOPICS
 
@@ -98,9 +98,7 @@ def test_the_pseudonym_migration_fills_the_pseudonyms_the_live_code_gives(settin
 
     migration("annotation", "0009_worker_pseudonym").fill(apps, None)
 
-    assert dict(Worker.objects.values_list("pk", "pseudonym")) == {
-        w.pk: work.worker_pseudonym(w) for w in workers
-    }
+    assert dict(Worker.objects.values_list("pk", "pseudonym")) == {w.pk: worker_pseudonym(w) for w in workers}
 
 
 @pytest.mark.django_db

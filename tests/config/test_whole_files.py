@@ -83,7 +83,7 @@ def test_a_missing_folder_is_a_clear_error(tmp_path: Path, command: str) -> None
 @pytest.mark.django_db
 @pytest.mark.parametrize("command", ["export_mturk_batch", "export_counter_speech"])
 def test_a_full_disk_leaves_the_previous_export(tmp_path: Path, settings: Any, command: str) -> None:
-    from annotation import work
+    from annotation.work.jobs import create_job
     from annotation.work.mturk_batches import import_mturk_template
     from tests.annotation.factories import crawled_counter_speech_questions
     from tests.annotation.test_mturk_batches import EMOTION, EMOTION_BATCH
@@ -92,7 +92,7 @@ def test_a_full_disk_leaves_the_previous_export(tmp_path: Path, settings: Any, c
     if command == "export_mturk_batch":
         job = import_mturk_template(EMOTION, EMOTION_BATCH, "emotion")
     else:
-        job = work.create_job("counter_speech", {"questions": crawled_counter_speech_questions(limit=2)})
+        job = create_job("counter_speech", {"questions": crawled_counter_speech_questions(limit=2)})
     out = tmp_path / "export.csv"
     out.write_text(PREVIOUS)
 

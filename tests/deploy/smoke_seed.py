@@ -20,8 +20,8 @@ def main() -> None:
     from django.contrib.auth.models import User
     from django.utils import timezone
 
-    from annotation import work
     from annotation.models import Job, JobState
+    from annotation.work.jobs import create_job
     from corpus.models import Status
     from export.services import build_release
     from export.splits import SplitPlan
@@ -29,7 +29,7 @@ def main() -> None:
 
     User.objects.create_superuser("smoke-admin", "", os.environ["SMOKE_ADMIN_PASSWORD"])
     make_corpus(claims=4, perspectives=2, status=Status.KEPT)
-    job = work.create_job("stance", {}, provider="mturk", params={"completion_code": "SMOKE123"})
+    job = create_job("stance", {}, provider="mturk", params={"completion_code": "SMOKE123"})
     # Published as if MTurk had been told: no market is reached from here.
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=HIT_ID)

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from annotation import work as annotation
 from annotation.models import Job
+from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import Claim, ClaimTopic, Status, Topic
 from tests.annotation.factories import make_corpus
 
@@ -50,8 +50,6 @@ def small_corpus(db: None) -> list[Claim]:
 def simulated_job(small_corpus: list[Claim]) -> Job:
     """A stance job over the first four claims, completed by 6 modelled workers."""
     cids = [claim.cid for claim in small_corpus[:4]]
-    job = annotation.create_job(
-        "stance", {"claims": cids}, provider="simulated", params={"crowd": {"size": 6}}
-    )
-    annotation.publish_job(job.pk)
-    return annotation.sync_job(job.pk)
+    job = create_job("stance", {"claims": cids}, provider="simulated", params={"crowd": {"size": 6}})
+    publish_job(job.pk)
+    return sync_job(job.pk)

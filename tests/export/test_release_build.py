@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from annotation import work as annotation
 from annotation.models import Job, Worker
+from annotation.work.jobs import create_job
 from corpus.models import Claim
 from export import provenance
 from export.archive import write_zip
@@ -55,7 +55,7 @@ def test_a_release_of_a_simulated_run_verifies_against_its_manifest_and_schemas(
 def test_a_release_lists_only_jobs_that_contributed_and_pays_from_the_ledger(
     simulated_job: Job, releases_dir: Path
 ) -> None:
-    idle = annotation.create_job("stance", {"claims": [Claim.objects.order_by("cid").last().cid]})
+    idle = create_job("stance", {"claims": [Claim.objects.order_by("cid").last().cid]})
 
     release = build_release("0.1")
 

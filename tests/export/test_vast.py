@@ -11,8 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from aggregation.services import aggregate_job
-from annotation import work
 from annotation.models import Job, Response
+from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import Claim
 from corpus.services import import_perspectrum
 from export.vast import VastExportError, export_vast, stance_answer
@@ -24,9 +24,9 @@ CROWD: dict[str, Any] = {"size": 12, "spammer_share": 0.25, "seed": 3}
 
 
 def simulated_job(filters: dict[str, Any]) -> Job:
-    job = work.create_job("vast_stance", filters, provider="simulated", params={"crowd": CROWD})
-    work.publish_job(job.pk)
-    return work.sync_job(job.pk)
+    job = create_job("vast_stance", filters, provider="simulated", params={"crowd": CROWD})
+    publish_job(job.pk)
+    return sync_job(job.pk)
 
 
 def test_the_csv_has_vasts_columns_and_a_row_per_example(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_the_command_writes_the_csv_and_prints_the_figures(tmp_path: Path) -> No
 
 def test_the_command_refuses_a_job_of_another_task_type_or_none_at_all(tmp_path: Path) -> None:
     make_corpus(claims=1, perspectives=1)
-    stance = work.create_job("stance", {})
+    stance = create_job("stance", {})
     with pytest.raises(CommandError, match="is a stance job, not vast_stance"):
         call_command("export_vast", str(stance.pk), "--out", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="there is no job 999999"):
@@ -111,7 +111,7 @@ def test_the_command_refuses_a_job_of_another_task_type_or_none_at_all(tmp_path:
 
 def test_a_job_without_answers_is_refused(tmp_path: Path) -> None:
     make_vast_corpus()
-    job = work.create_job("vast_stance", {"status": "kept"})
+    job = create_job("vast_stance", {"status": "kept"})
     with pytest.raises(VastExportError, match="has no counted answers yet"):
         export_vast(job.pk, tmp_path / "vast.csv")
 

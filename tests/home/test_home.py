@@ -147,10 +147,10 @@ def test_a_failed_aggregation_shows_on_the_dashboard_with_what_to_do(client: Cli
 
 
 def test_a_writing_job_says_it_is_not_aggregated_rather_than_not_yet(client: Client) -> None:
-    from annotation import work
+    from annotation.work.jobs import create_job
 
     make_corpus(claims=2, perspectives=1)
-    job = work.create_job("paraphrase_writing", {"limit": 1})
+    job = create_job("paraphrase_writing", {"limit": 1})
     client.force_login(researcher())
 
     text = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()

@@ -15,8 +15,8 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from accounts.models import Team
-from annotation import work
 from annotation.models import Job, JobState
+from annotation.work.jobs import create_job, publish_job, sync_job
 from export.vast_rows import COLUMNS as VAST_COLUMNS
 from operations.models import Operation, OperationState
 from pipeline.models import PipelineRun
@@ -167,11 +167,9 @@ def test_a_pipeline_runs_page_leads_to_a_new_job_over_what_its_jobs_kept(client:
 
 def test_a_vast_job_is_downloaded_from_its_page_as_the_vast_csv(client: Client) -> None:
     make_vast_corpus()
-    job = work.create_job(
-        "vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": {"seed": 3}}
-    )
-    work.publish_job(job.pk)
-    work.sync_job(job.pk)
+    job = create_job("vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": {"seed": 3}})
+    publish_job(job.pk)
+    sync_job(job.pk)
     client.force_login(staff("lead", "researcher"))
 
     page = client.get(f"/jobs/{job.pk}/").content.decode()
@@ -185,7 +183,7 @@ def test_a_vast_job_is_downloaded_from_its_page_as_the_vast_csv(client: Client) 
 
 def test_a_job_that_cannot_be_exported_goes_back_to_its_page_saying_why(client: Client) -> None:
     make_vast_corpus()
-    job = work.create_job("vast_stance", {"status": "kept"})
+    job = create_job("vast_stance", {"status": "kept"})
     client.force_login(staff("lead", "researcher"))
 
     answered = client.get(f"/jobs/{job.pk}/download/", follow=True)

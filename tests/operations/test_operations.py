@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client, TestCase
 
-from annotation import work
 from annotation.models import Job, JobState
+from annotation.work.jobs import create_job
 from operations import registry
 from operations.models import Operation, OperationState
 from operations.services import run_operation, start_operation
@@ -40,7 +40,7 @@ def staff(client: Client) -> Client:
 
 def test_publishing_from_the_admin_runs_after_the_request_not_inside_it(staff: Client) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, budget=Decimal("100"))
+    job = create_job("stance", {}, budget=Decimal("100"))
     form = {"action": "publish_on_market", "_selected_action": [job.pk], "confirm": "Publish"}
 
     with TestCase.captureOnCommitCallbacks(execute=False) as queued:

@@ -95,14 +95,14 @@ def test_label_outputs_have_no_formula_cell(tmp_path: Path, writer: str) -> None
 
 @pytest.mark.django_db
 def test_the_mturk_batch_results_have_no_formula_cell(tmp_path: Path, settings: Any) -> None:
-    from annotation import work
+    from annotation.work.jobs import publish_job
     from annotation.work.mturk_batches import import_mturk_template
     from tests.annotation.test_mturk_batches import CROWD, annotator, answer_every_row
 
     settings.WORKER_PSEUDONYM_KEY = "a-test-key-of-enough-length"
     rows = [["1", value, "2", "p"] for value in HOSTILE]
     batch = _input_csv(tmp_path / "batch.csv", ["cId", "claim", "pId", "perspective"], rows)
-    job = work.publish_job(import_mturk_template(CROWD, batch, "stance", params={"workers_per_item": 1}).pk)
+    job = publish_job(import_mturk_template(CROWD, batch, "stance", params={"workers_per_item": 1}).pk)
     answers = {"radio_group_1": "neither", "topic": "education", "keyword": "duty", "comment": HOSTILE[0]}
     assert answer_every_row(annotator("ann"), job, answers)
     out = tmp_path / "results.csv"

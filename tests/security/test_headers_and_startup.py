@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from annotation import work
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def test_production_starts_with_a_worker_pseudonym_key() -> None:
 @pytest.mark.django_db
 def test_worker_staff_and_release_pages_are_never_cached() -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.publish_job(work.create_job("stance", {}).pk)
+    job = publish_job(create_job("stance", {}).pk)
     client = Client()
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
 
@@ -71,7 +71,7 @@ def test_static_files_carry_the_framing_headers(settings: pytest.FixtureRequest)
 @pytest.mark.django_db
 def test_an_oversized_post_to_a_worker_page_is_refused_before_it_is_read() -> None:
     make_corpus(claims=1, perspectives=1)
-    job = work.publish_job(work.create_job("stance", {}).pk)
+    job = publish_job(create_job("stance", {}).pk)
     client = Client()
     client.force_login(User.objects.create_user("annotator", password="pw-for-tests-only"))
 

@@ -13,11 +13,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from annotation import work
 from annotation.ledger.models import IssueKind, ReconciliationIssue
 from annotation.ledger.reconcile import reconcile_job
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Job, JobState, Response, Worker
+from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.records import long_format, review_assignment
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
@@ -41,7 +42,7 @@ def prolific(settings: Any) -> Iterator[FakeProlific]:
 
 def published(provider: str, **params: Any) -> Job:
     make_corpus(claims=2, perspectives=2)
-    return work.publish_job(work.create_job("stance", {}, provider=provider, params=params).pk)
+    return publish_job(create_job("stance", {}, provider=provider, params=params).pk)
 
 
 def mturk_params(job: Job, n: int, *, worker: str = "") -> dict[str, str]:
@@ -90,11 +91,11 @@ def test_made_up_workers_neither_fill_a_hit_nor_complete_the_job(fake_mturk: Gua
     real = mturk_params(job, 7)
     do_the_hit(job, real)
     fake_mturk.submit(real["hitId"], real["assignmentId"], real["workerId"])
-    work.sync_job(job.pk)
+    sync_job(job.pk)
 
     confirmed = Assignment.objects.filter(confirmed=True)
     assert list(confirmed.values_list("external_id", flat=True)) == [real["assignmentId"]]
-    counted = {worker for _, worker, _ in work.long_format(job)}
+    counted = {worker for _, worker, _ in long_format(job)}
     assert counted == {Worker.objects.get(external_id=real["workerId"]).pk}
     assert Job.objects.get(pk=job.pk).state != JobState.COMPLETE
 
@@ -183,10 +184,10 @@ def test_an_in_house_page_keeps_its_csrf_check_and_denies_framing_with_a_market_
 
 def test_a_rejected_assignments_labels_do_not_count() -> None:
     job = published("simulated")
-    work.sync_job(job.pk)
+    sync_job(job.pk)
     rejected = Assignment.objects.filter(job=job).first()
-    work.review_assignment(rejected.pk, approve=False, feedback="Answers were random.")
+    review_assignment(rejected.pk, approve=False, feedback="Answers were random.")
 
-    counted = {(item, worker) for item, worker, _ in work.long_format(job)}
+    counted = {(item, worker) for item, worker, _ in long_format(job)}
     theirs = set(Response.objects.filter(assignment=rejected).values_list("item_id", "worker_id"))
     assert theirs and not (theirs & counted)

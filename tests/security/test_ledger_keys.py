@@ -11,7 +11,6 @@ from botocore.stub import Stubber
 from django.core.management import call_command
 from django.utils import timezone
 
-from annotation import work
 from annotation.ledger import engine, intents
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import (
@@ -24,6 +23,9 @@ from annotation.market_interface.base import (
 )
 from annotation.market_interface.money import Finish, Records, Row
 from annotation.models import AssignmentState, Hit, Job, JobState
+from annotation.work.assignments import get_worker
+from annotation.work.jobs import create_job, publish_job
+from annotation.work.market import bonus_assignment
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -106,8 +108,8 @@ def test_the_same_key_with_other_parameters_is_a_conflict(flaky: None) -> None:
 
 def test_a_bonus_batch_paid_again_with_another_amount_is_refused(flaky: None) -> None:
     make_corpus(claims=1, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="flaky", params={"bonus_cap": 5}).pk)
-    worker = work.get_worker("flaky", "W1")
+    job = publish_job(create_job("stance", {}, provider="flaky", params={"bonus_cap": 5}).pk)
+    worker = get_worker("flaky", "W1")
     assignment = job.assignments.model.objects.create(
         job=job,
         hit=job.hits.first(),
@@ -117,10 +119,10 @@ def test_a_bonus_batch_paid_again_with_another_amount_is_refused(flaky: None) ->
         accepted_at=timezone.now(),
     )
     sent_calls.append("earlier refusal")
-    work.bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
+    bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
 
     with pytest.raises(intents.IdempotencyConflictError):
-        work.bonus_assignment(assignment.pk, Decimal("2.00"), "Gold right", "gold")
+        bonus_assignment(assignment.pk, Decimal("2.00"), "Gold right", "gold")
 
     paid = LedgerEntry.objects.filter(kind=RowKind.BONUS)
     assert [(row.amount, row.state) for row in paid] == [(Decimal("0.50"), RowState.CONFIRMED)]
@@ -151,8 +153,8 @@ def test_a_refused_create_hit_does_not_block_publishing_for_ever(
             stub.add_response("create_hit_with_hit_type", {"HIT": {"HITId": "H" * 30, "HITTypeId": "T" * 30}})
 
     with pytest.raises(ProviderError):
-        work.publish_job(job.pk)
-    published = work.publish_job(job.pk)
+        publish_job(job.pk)
+    published = publish_job(job.pk)
 
     assert published.state == JobState.PUBLISHED
     tokens = list(LedgerEntry.objects.order_by("attempt").values_list("attempt", "state"))

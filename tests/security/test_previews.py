@@ -14,8 +14,8 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Team
-from annotation import work
 from annotation.models import Job, Worker
+from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -35,9 +35,9 @@ def _client(name: str, *perms: str, team: Team | None = None) -> Client:
 
 def _team_job(published: bool, provider: str = "inhouse") -> Job:
     make_corpus(claims=2, perspectives=2)
-    job = work.create_job("stance", {}, provider=provider)
+    job = create_job("stance", {}, provider=provider)
     job.teams.add(Team.objects.create(name="ling-101"))
-    return work.publish_job(job.pk) if published else job
+    return publish_job(job.pk) if published else job
 
 
 def _pages(client: Client, job: Job) -> list[bytes]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from annotation import work
 from annotation.ledger.engine import InFlightError
 from annotation.models import Assignment, AssignmentState, Job
 from annotation.task_types import get_task_type
+from annotation.work.assignments import get_worker, grade_quiz, next_assignment
+from annotation.work.jobs import create_job, publish_job
+from annotation.work.market import extend_job
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import GuardedMTurk
 from tests.races import race
@@ -18,14 +20,14 @@ ROUNDS, PARALLEL = 20, 20
 
 def test_twenty_parallel_starts_give_one_open_assignment_every_round() -> None:
     make_corpus(claims=40, perspectives=1)
-    job = work.publish_job(work.create_job("stance", {}, params={"groups_per_hit": 1}).pk)
+    job = publish_job(create_job("stance", {}, params={"groups_per_hit": 1}).pk)
     answers = {q.key: q.answer for q in get_task_type("stance").quiz}
     open_counts = []
     for round_ in range(ROUNDS):
-        worker = work.get_worker("inhouse", f"user-{round_}")
-        work.grade_quiz(worker, job, answers)
+        worker = get_worker("inhouse", f"user-{round_}")
+        grade_quiz(worker, job, answers)
 
-        errors = race(PARALLEL, lambda n, worker=worker: work.next_assignment(job, worker))
+        errors = race(PARALLEL, lambda n, worker=worker: next_assignment(job, worker))
 
         assert errors == []
         open_counts.append(Assignment.objects.filter(worker=worker, state=AssignmentState.ACCEPTED).count())
@@ -34,10 +36,10 @@ def test_twenty_parallel_starts_give_one_open_assignment_every_round() -> None:
 
 def test_concurrent_extends_add_each_increment_once_and_never_pass_the_cap(fake_mturk: GuardedMTurk) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = work.publish_job(work.create_job("stance", {}, provider="mturk").pk)
+    job = publish_job(create_job("stance", {}, provider="mturk").pk)
     hit = job.hits.get()
 
-    errors = race(8, lambda n: work.extend_job(job.pk, 2))
+    errors = race(8, lambda n: extend_job(job.pk, 2))
 
     hit.refresh_from_db()
     at_market = fake_mturk.hits[hit.external_id]["MaxAssignments"]

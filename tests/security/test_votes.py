@@ -6,8 +6,9 @@ import pytest
 
 from aggregation.models import AggregationRun, ItemOutcome
 from aggregation.services import aggregate_job
-from annotation import work
 from annotation.models import Response
+from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.records import block_worker
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -15,9 +16,9 @@ pytestmark = pytest.mark.django_db
 
 def simulated_job() -> int:
     make_corpus(claims=6, perspectives=3)
-    job = work.create_job("stance", {}, provider="simulated", params={"crowd": {"crowd_size": 6}})
-    work.publish_job(job.pk)
-    work.sync_job(job.pk)
+    job = create_job("stance", {}, provider="simulated", params={"crowd": {"crowd_size": 6}})
+    publish_job(job.pk)
+    sync_job(job.pk)
     return job.pk
 
 
@@ -26,7 +27,7 @@ def test_blocked_workers_leave_the_vote_by_policy_and_the_run_says_what_changed(
     first = aggregate_job(job_id)
     before = {o.item_id: (o.label, o.status) for o in ItemOutcome.objects.filter(job_id=job_id)}
     blocked = Response.objects.filter(job_id=job_id).values_list("worker_id", flat=True).first()
-    work.block_worker(blocked, "answers at random")
+    block_worker(blocked, "answers at random")
 
     kept_all = aggregate_job(job_id)
     second = aggregate_job(job_id, overrides={"drop_workers": "blocked"})

@@ -8,11 +8,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation import work
 from annotation.machines.plans import MachinePlan, machine_plan
 from annotation.models import Job
 from annotation.task_types import task_type_slugs
 from annotation.work.job_requests import JobRequest, open_job, request_params
+from annotation.work.jobs import JobError, estimate_cost_locally, job_progress
 from config.wording import count
 
 
@@ -76,9 +76,9 @@ class Command(BaseCommand):
         )
         try:
             job = open_job(request)
-        except work.JobError as error:
+        except JobError as error:
             raise CommandError(str(error)) from error
-        progress = work.job_progress(job)
+        progress = job_progress(job)
         self.stdout.write(
             f"job {job.pk}: {count(job.items.count(), 'item')} in {count(progress.hits, 'HIT')}"
             f" × {count(job.workers_per_item, 'worker')}"
@@ -92,7 +92,7 @@ def machine_forecast(job: Job, plan: MachinePlan) -> str:
     """What a job with a machine beside the crowd expects before its calibration sample is decided:
     people label the sample first; the rest costs the crowd at most what all of it would."""
     items = job.items.filter(is_gold=False).count()
-    first = work.estimate_cost_locally(job).worst_case
+    first = estimate_cost_locally(job).worst_case
     at_most = (first * items / plan.calibration_items).quantize(Decimal("0.01"))
     return (
         f"{plan.describe()}.\nForecast before calibration: people label {plan.calibration_items} of the "

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from annotation import work
 from annotation.management.job_command import JobCommand
 from annotation.market_interface.base import ProviderError
 from annotation.models import Job
+from annotation.work.jobs import BudgetError, publish_job, request_publish
 
 
 class Command(JobCommand):
     help = "Publish a draft job's HITs through its provider (safe to repeat)."
     queued = "publishing"
-    errors = (work.BudgetError, ProviderError)
+    errors = (BudgetError, ProviderError)
 
     def run(self, job_id: int) -> Job:
-        return work.publish_job(job_id)
+        return publish_job(job_id)
 
     def queue(self, job: Job) -> None:
-        work.request_publish(job)
+        request_publish(job)

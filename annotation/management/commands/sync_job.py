@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from annotation import work
 from annotation.management.job_command import JobCommand
 from annotation.models import Job
+from annotation.work.jobs import job_progress, request_sync, sync_job
 
 
 class Command(JobCommand):
@@ -12,13 +12,13 @@ class Command(JobCommand):
     queued = "sync"
 
     def run(self, job_id: int) -> Job:
-        return work.sync_job(job_id)
+        return sync_job(job_id)
 
     def queue(self, job: Job) -> None:
-        work.request_sync(job)
+        request_sync(job)
 
     def report(self, job: Job) -> str:
-        progress = work.job_progress(job)
+        progress = job_progress(job)
         return (
             f"job {job.pk}: {job.state}, "
             f"{progress.assignments_done}/{progress.assignments_wanted} assignments, "
