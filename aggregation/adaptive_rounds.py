@@ -24,7 +24,7 @@ from aggregation.reading import job_responses
 from aggregation.rules import AgreementRule
 from aggregation.services import current_policy
 from annotation.ledger.listings import publish_hits
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Hit, HitItem, Item, Job, JobState
 from annotation.planning.bundling import Grouped, bundle
 from annotation.redundancy import adaptive_policy
@@ -72,13 +72,13 @@ def next_round(job_id: int) -> RoundReport:
     if adaptive is None or declared_rule(job.task_type) is None:
         return RoundReport(job.pk, 0, 0)
     chosen: list[int] = []
-    provider = get_provider(job.provider)
+    market = get_market(job.provider)
     if job.state == JobState.COMPLETE:
         chosen = open_item_ids(job, adaptive)
         if not chosen or not claim_hits(job, chosen, assignments=1):
             return RoundReport(job.pk, len(chosen), 0)
         try:
-            check_cost(job, provider)
+            check_cost(job, market)
         except BudgetError as error:
             give_back_hits(job)
             return RoundReport(job.pk, len(chosen), 0, refused=str(error))

@@ -20,7 +20,7 @@ from annotation.machines.asking import label_job_by_chat
 from annotation.machines.models import MachineBackend
 from annotation.machines.plans import machine_plan
 from annotation.machines.services import MachineError
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import HitItem, Job, Response
 from annotation.work.jobs import BudgetError, check_cost
 from annotation.work.records import machine_accepted
@@ -79,7 +79,7 @@ def dispatch(job: Job) -> Dispatched:
     if not claim_hits(job, rest, assignments=job.workers_per_item):
         raise MachineError(f"job {job.pk} is still collecting its calibration sample; route it once complete")
     try:
-        check_cost(job, get_provider(job.provider))
+        check_cost(job, get_market(job.provider))
     except BudgetError as error:
         give_back_hits(job)
         return Dispatched(routing, len(accepted), len(rest), 0, refused=str(error))

@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString
 
 from accounts.permissions import NamedPermissions
 from annotation.ledger.decisions import unclear_rows
-from annotation.market_interface.registry import provider_choices
+from annotation.market_interface.registry import market_choices
 from annotation.models import (
     Assignment,
     Hit,
@@ -40,7 +40,7 @@ from config.wording import money
 
 class JobCreationForm(forms.ModelForm):
     task_type = forms.ChoiceField(choices=task_type_choices)
-    provider = forms.ChoiceField(choices=provider_choices)
+    provider = forms.ChoiceField(choices=market_choices)
     filters = forms.JSONField(
         initial=dict, required=False, help_text='e.g. {"claims": "1,2,3"} or {"limit": 20}'
     )

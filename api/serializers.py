@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from accounts.models import Team
 from aggregation.models import RUN_FIGURES, AggregationRun, ItemOutcome
-from annotation.market_interface.registry import provider_names
+from annotation.market_interface.registry import market_names
 from annotation.models import Job
 from annotation.task_types import task_type_slugs
 from crawler.models import CrawlRun
@@ -63,7 +63,7 @@ class JobCreateSerializer(serializers.Serializer[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["task_type"].choices = task_type_slugs()  # type: ignore[attr-defined]
-        self.fields["provider"].choices = provider_names()  # type: ignore[attr-defined]
+        self.fields["provider"].choices = market_names()  # type: ignore[attr-defined]
 
 
 class ProgressSerializer(serializers.Serializer[Any]):

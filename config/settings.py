@@ -344,11 +344,11 @@ CRAWLER_EXTRA_ORIGINS = env_list("CRAWLER_EXTRA_ORIGINS", [])
 # ── Markets and money (annotation/markets/, annotation/ledger/) ──────────────────────────────────
 # The crowd markets a job can name (annotation.market_interface.registry). A market added here works end to
 # end: its one class makes its paying calls and supplies its reconciliation step and URL parameters.
-ANNOTATION_PROVIDERS = {
-    "inhouse": "annotation.markets.inhouse.provider.InhouseProvider",
-    "simulated": "annotation.markets.simulated.provider.SimulatedProvider",
-    "mturk": "annotation.markets.mturk.provider.MTurkProvider",
-    "prolific": "annotation.markets.prolific.provider.ProlificProvider",
+ANNOTATION_MARKETS = {
+    "inhouse": "annotation.markets.inhouse.market.InhouseMarket",
+    "simulated": "annotation.markets.simulated.market.SimulatedMarket",
+    "mturk": "annotation.markets.mturk.market.MTurkMarket",
+    "prolific": "annotation.markets.prolific.market.ProlificMarket",
 }
 # MARKET_CLIENTS: each market's client chosen by path, as Django chooses EMAIL_BACKEND:
 #   name=dotted.path of a function returning the client, comma-separated, e.g.

@@ -11,11 +11,11 @@ def import_what_requests_would() -> None:
     """What a worker's first request would import, imported as it starts: the URLconf (with the charts'
     matplotlib) and every market's module (MTurk's with boto3). Otherwise the first page a participant
     gets from each new gunicorn worker waits a second or more of CPU for them."""
-    from annotation.market_interface.registry import get_provider, provider_names
+    from annotation.market_interface.registry import get_market, market_names
 
     get_resolver().url_patterns  # noqa: B018 (the property imports the URL modules)
-    for name in provider_names():
-        get_provider(name)
+    for name in market_names():
+        get_market(name)
 
 
 import_what_requests_would()

@@ -24,7 +24,7 @@ from aggregation.models import RUN_FIGURES, Adjudication, AggregationRun, RunSta
 from aggregation.responses import Responses, ResponsesError
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.ledger.payments import job_payments
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Assignment, AssignmentState, Item, Job, Response, ResponseOrigin
 from annotation.task_types import builtin_rules, get_task_type
 from annotation.work.pseudonyms import pseudonym
@@ -203,7 +203,7 @@ def jobs_record(key: bytes) -> list[dict[str, Any]]:
 def _job(job: Job, key: bytes) -> dict[str, Any]:
     done = Assignment.objects.filter(job=job, state__in=AssignmentState.done())
     responses = Response.objects.filter(job=job)
-    simulated = get_provider(job.provider).simulated or responses.filter(simulated=True).exists()
+    simulated = get_market(job.provider).simulated or responses.filter(simulated=True).exists()
     return {
         "id": job.pk,
         "name": job.name,

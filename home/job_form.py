@@ -14,7 +14,7 @@ from django import forms
 from accounts.models import Team
 from aggregation.models import ItemOutcome
 from aggregation.rules import KEPT
-from annotation.market_interface.registry import provider_names
+from annotation.market_interface.registry import market_names
 from annotation.models import Job
 from annotation.redundancy import ADAPTIVE
 from annotation.task_types.registry import task_type_choices
@@ -44,9 +44,7 @@ class NewJobForm(forms.Form):
     )
     limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many claims")
     # Where and how the work is done.
-    provider = forms.ChoiceField(
-        choices=lambda: [(name, name) for name in provider_names()], initial="inhouse"
-    )
+    provider = forms.ChoiceField(choices=lambda: [(name, name) for name in market_names()], initial="inhouse")
     redundancy = forms.ChoiceField(choices=FIXED_OR_ADAPTIVE, initial="fixed")
     workers = forms.IntegerField(required=False, min_value=1, help_text="workers per item (fixed)")
     min_workers = forms.IntegerField(required=False, min_value=1, help_text="adaptive: first round")

@@ -22,7 +22,7 @@ from django.utils import timezone
 from annotation.ledger.models import LedgerEntry, RowState
 from annotation.ledger.records import RECORDS
 from annotation.ledger.wants import unwanted
-from annotation.market_interface.base import Money, Provider, ProviderError
+from annotation.market_interface.base import Market, MarketCallError, Money
 from annotation.market_interface.errors import (
     MarketBusyError,
     MarketConfigError,
@@ -31,15 +31,15 @@ from annotation.market_interface.errors import (
     PaymentOutcomeUnclearError,
 )
 from annotation.market_interface.money import Finish, Row
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 
 log = logging.getLogger(__name__)
 
 
-def paying(name: str) -> tuple[Provider, Money]:
+def paying(name: str) -> tuple[Market, Money]:
     """The market and its money (declared values and hooks); refused before any row is claimed when the
     market pays nobody (it declares no `money`)."""
-    market = get_provider(name)
+    market = get_market(name)
     if market.money is None:
         raise MarketConfigError(f"the {name} provider makes no market calls (it declares no money)")
     return market, market.money
@@ -69,7 +69,7 @@ def token_expired(money: Money, entry: LedgerEntry, now: dt.datetime) -> bool:
     )
 
 
-def refusal(market: Provider, money: Money, entry: LedgerEntry, publishing: bool) -> Finish | None:
+def refusal(market: Market, money: Money, entry: LedgerEntry, publishing: bool) -> Finish | None:
     """A row not to send as it is: its job no longer wants it (failed when it was never sent, else
     unclear, to be decided by reading), its token is past its lifetime (unclear), or its currency is
     not its job's or its market's (failed, naming both)."""
@@ -87,7 +87,7 @@ def refusal(market: Provider, money: Money, entry: LedgerEntry, publishing: bool
     return _currency_refusal(market, entry)
 
 
-def _currency_refusal(market: Provider, entry: LedgerEntry) -> Finish | None:
+def _currency_refusal(market: Market, entry: LedgerEntry) -> Finish | None:
     booked = entry.job.currency if entry.job_id is not None and entry.job is not None else entry.currency
     for theirs, whose in ((booked, f"job {entry.job_id}"), (market.currency, money_name(market))):
         if theirs and theirs != entry.currency:
@@ -98,7 +98,7 @@ def _currency_refusal(market: Provider, entry: LedgerEntry) -> Finish | None:
     return None
 
 
-def money_name(market: Provider) -> str:
+def money_name(market: Market) -> str:
     return market.money.market if market.money is not None else market.name
 
 
@@ -201,7 +201,7 @@ def _refused(entry: LedgerEntry, refused: Finish) -> LedgerEntry:
     return entry
 
 
-class InFlightError(ProviderError):
+class InFlightError(MarketCallError):
     """Another delivery holds the row and is making its call now; its outcome will show in the ledger."""
 
 
@@ -212,7 +212,7 @@ def confirmed(entry: LedgerEntry, *, publishing: bool = False) -> LedgerEntry:
     if entry.state in (RowState.CLAIMED, RowState.SENT):
         raise InFlightError(f"{entry.provider} {entry.kind} is being made by another request right now")
     if entry.state != RowState.CONFIRMED:
-        raise ProviderError(
+        raise MarketCallError(
             f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
         )
     return entry
@@ -220,7 +220,7 @@ def confirmed(entry: LedgerEntry, *, publishing: bool = False) -> LedgerEntry:
 
 def paid(entry: LedgerEntry) -> LedgerEntry:
     """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
-    confirmed too: `ProviderError` (or `InFlightError`) otherwise."""
+    confirmed too: `MarketCallError` (or `InFlightError`) otherwise."""
     entry = confirmed(entry)
     for row in paying(entry.provider)[1].follow_ups(entry, RECORDS):
         confirmed(_entry(row))

@@ -15,7 +15,7 @@ from typing import Any
 from annotation.ledger.models import LedgerEntry, RowKind, RowState, cents
 from annotation.ledger.tokens import idempotency_token
 from annotation.market_interface.base import Listing
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Assignment, Job
 
 
@@ -154,7 +154,7 @@ def _check_same(entry: LedgerEntry, fields: dict[str, Any]) -> None:
 
 def row_params(kind: str, assignment: Assignment) -> dict[str, Any]:
     """What the assignment's market needs in a review or bonus row beyond the assignment."""
-    market = get_provider(assignment.job.provider)
+    market = get_market(assignment.job.provider)
     return market.money.row_params(kind, assignment) if market.money is not None else {}
 
 

@@ -1,6 +1,6 @@
 """Offering work at a market: each listing a market describes becomes one ledger row, sent once.
 
-`Provider.publish` describes the listings; here each becomes its CREATE_HIT row (EXTEND when more
+`Market.publish` describes the listings; here each becomes its CREATE_HIT row (EXTEND when more
 assignments are bought on published work), committed before the market's `send` makes the call,
 so a retry finds the same row and no HIT is created twice. A market that pays nobody names its
 listings itself: no row, no call. Call these with no transaction open.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from annotation.ledger import engine, intents
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Hit, Job
 
 
@@ -30,7 +30,7 @@ def publish_hits(job: Job, hits: Sequence[Hit]) -> list[PublishedHit]:
     if not hits:
         return []
     published: list[PublishedHit] = []
-    for listing in get_provider(job.provider).publish(job, hits):
+    for listing in get_market(job.provider).publish(job, hits):
         external_id = (
             listing.external_id
             or engine.confirmed(intents.listing_intent(job, listing), publishing=True).result_ref
@@ -42,8 +42,8 @@ def publish_hits(job: Job, hits: Sequence[Hit]) -> list[PublishedHit]:
 def extend_hits(job: Job, hits: Sequence[Hit], count: int) -> None:
     """Buy `count` more assignments on each published HIT, where the market sells more: one confirmed
     EXTEND row per listing, naming the total it reaches (so a concurrent extension adds nothing)."""
-    provider = get_provider(job.provider)
-    if not provider.capabilities.extend:
+    market = get_market(job.provider)
+    if not market.capabilities.extend:
         return
-    for listing in provider.publish(job, hits, more=count):
+    for listing in market.publish(job, hits, more=count):
         engine.confirmed(intents.listing_intent(job, listing, more=True))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Job
 from config.wording import money
 
@@ -83,7 +83,7 @@ class Payments:
 
 def job_payments(job: Job) -> Payments:
     """What `job` paid, from its confirmed, unclear and rejected ledger rows."""
-    market = get_provider(job.provider)
+    market = get_market(job.provider)
     if market.money is None:
         return Payments(unpaid={market.crowd or f"{market.name} workers"})
     found = Payments()

@@ -19,14 +19,14 @@ from django.utils import timezone
 from annotation.ledger.models import IssueKind, LedgerEntry, ReconciliationIssue, RowState
 from annotation.ledger.records import RECORDS
 from annotation.market_interface.money import Discrepancy, issue
-from annotation.market_interface.registry import get_provider, provider_names
+from annotation.market_interface.registry import get_market, market_names
 from annotation.models import Job, JobState
 
 RECENT = dt.timedelta(days=30)
 
 
 def reconciling_markets() -> list[str]:
-    return [name for name in provider_names() if get_provider(name).capabilities.reconcile]
+    return [name for name in market_names() if get_market(name).capabilities.reconcile]
 
 
 def jobs_to_reconcile(*, now: dt.datetime | None = None) -> list[int]:
@@ -45,7 +45,7 @@ def reconcile_markets() -> list[ReconciliationIssue]:
     """What each market has that no job of ours owns (a study in our project nobody recorded)."""
     found: list[ReconciliationIssue] = []
     for name in reconciling_markets():
-        issues = [stored(None, name, each) for each in get_provider(name).reconcile(None, RECORDS)]
+        issues = [stored(None, name, each) for each in get_market(name).reconcile(None, RECORDS)]
         with transaction.atomic():
             ReconciliationIssue.objects.filter(
                 job=None, provider=name, kind=IssueKind.UNOWNED, resolved=False
@@ -57,10 +57,10 @@ def reconcile_markets() -> list[ReconciliationIssue]:
 def reconcile_job(job_id: int) -> list[ReconciliationIssue]:
     """Flag every mismatch between our records and the market for one job."""
     job = Job.objects.get(pk=job_id)
-    provider = get_provider(job.provider)
-    if not provider.capabilities.reconcile:
+    market = get_market(job.provider)
+    if not market.capabilities.reconcile:
         return []
-    reported = provider.reconcile(job, RECORDS)
+    reported = market.reconcile(job, RECORDS)
     found = [stored(job, job.provider, each) for each in [*reported, *open_entries(job)]]
     with transaction.atomic():
         ReconciliationIssue.objects.filter(job=job, resolved=False).delete()

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.models import Job
 
 
@@ -16,7 +16,7 @@ class JobCommand(BaseCommand):
     # What `--queue` reports as queued ("publishing", "sync").
     queued: str
     # The errors the service raises that are the operator's to read, not a traceback.
-    errors: tuple[type[Exception], ...] = (ProviderError,)
+    errors: tuple[type[Exception], ...] = (MarketCallError,)
 
     def run(self, job_id: int) -> Job:
         raise NotImplementedError

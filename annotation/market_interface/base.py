@@ -1,5 +1,5 @@
 """The one interface every crowd market implements (docs/design/construction.md, markets): one class per
-market, `Provider`.
+market, `Market`.
 
 A market is where work is *advertised* and *paid*; the work itself is always done in our own task
 pages, whatever the market, so answers reach us through the worker pages (or, for the simulated
@@ -38,12 +38,12 @@ if TYPE_CHECKING:
     from annotation.task_types.base import Answer
 
 
-class ProviderError(RuntimeError):
-    """A provider refused a call or could not be reached."""
+class MarketCallError(RuntimeError):
+    """A market refused a call or could not be reached."""
 
 
-class ProviderNotAvailableError(ProviderError):
-    """The job names a provider that is not installed or not configured."""
+class UnknownMarketError(MarketCallError):
+    """The job names a market that is not installed or not configured."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ class WorkQueue(Protocol):
 
 
 class Control(StrEnum):
-    """The non-paying calls a market may take (`Provider.control`), each on one kind of target."""
+    """The non-paying calls a market may take (`Market.control`), each on one kind of target."""
 
     PAUSE = "pause"  # a job: stop recruiting for its live HITs while it is paused here
     RESUME = "resume"  # a job: recruit for its live HITs again (or say why the market cannot)
@@ -120,7 +120,7 @@ class Control(StrEnum):
 
 @dataclass(frozen=True)
 class Listing:
-    """Work offered at a market under one market id, as `Provider.publish` describes it.
+    """Work offered at a market under one market id, as `Market.publish` describes it.
 
     A market that pays nobody names the work itself (`external_id`). Any other listing is one ledger
     row (CREATE_HIT; EXTEND for more assignments on published work) that the market's `send` makes
@@ -151,7 +151,7 @@ class Capabilities:
     # Work arrives with ids anybody can type: it counts only once `sync` reports it as this
     # worker's on this HIT. Our own workers' work (in-house, simulated) is confirmed when taken.
     confirms_work: bool = False
-    # The non-paying calls the market takes (`Provider.control`); the others are no call at all.
+    # The non-paying calls the market takes (`Market.control`); the others are no call at all.
     controls: frozenset[Control] = frozenset()
     # One listing carries a whole batch of HITs, every place paid the batch's highest reward
     # (Prolific's study); otherwise each HIT is its own listing at its own reward.
@@ -201,7 +201,7 @@ def checked_id(name: str, value: str, pattern: re.Pattern[str]) -> str:
 class Money(ABC):
     """A paid market's money in one place: how its paying calls are made safe, declared once (what the
     ledger engine and its sweeper read), and the hooks the ledger engine alone calls with its rows. A
-    market that pays nobody has none (`Provider.money` is None)."""
+    market that pays nobody has none (`Market.money` is None)."""
 
     # What the market calls itself in a row's excerpt ("already Approved at MTurk").
     market: str
@@ -243,7 +243,7 @@ class Money(ABC):
         return {}
 
 
-class Provider(ABC):
+class Market(ABC):
     """Base for every market: inhouse, simulated, mturk, prolific, and any added in settings.
 
     Work: `publish` describes the listings the ledger records (and this market's `money.send` makes),
@@ -287,7 +287,7 @@ class Provider(ABC):
     def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
         """Take one of the actions declared in `capabilities.controls` (see `Control` for each target);
         returns why nothing was done, "" when done. Reached through `registry.control` only."""
-        raise ProviderError(f"the {self.name} market takes no {action} action")
+        raise MarketCallError(f"the {self.name} market takes no {action} action")
 
     def check(self, job: Job, *, rejection: str | None = None) -> None:  # noqa: B027 - most take anything
         """Raise when the market would refuse the job as set up (a MarketError), or, given a rejection's
@@ -321,39 +321,39 @@ class Provider(ABC):
         return None
 
 
-def external_identity(provider: Provider, params: Mapping[str, str]) -> ExternalIdentity | None:
+def external_identity(market: Market, params: Mapping[str, str]) -> ExternalIdentity | None:
     """The worker the market names in the URL parameters, or None when it names none."""
-    ids = provider.market_ids(params)
+    ids = market.market_ids(params)
     if ids is None:
         return None
     return ExternalIdentity(
-        provider=provider.name,
+        provider=market.name,
         worker_id=ids.worker_id,
         hit_id=ids.hit_id,
         assignment_id=ids.assignment_id,
-        extra={name: params[name] for name in provider.url_params if params.get(name)},
+        extra={name: params[name] for name in market.url_params if params.get(name)},
         preview=ids.preview,
     )
 
 
-def booking_currency(provider: Provider, params: Mapping[str, Any]) -> str:
+def booking_currency(market: Market, params: Mapping[str, Any]) -> str:
     """The currency a new job with these parameters is booked in, fixed for its life."""
     asked = str(params.get("currency") or "").upper()
-    if provider.currency:
-        if asked and asked != provider.currency:
-            raise ProviderError(f"the job asks for {asked}, but {provider.name} pays in {provider.currency}")
-        return provider.currency
+    if market.currency:
+        if asked and asked != market.currency:
+            raise MarketCallError(f"the job asks for {asked}, but {market.name} pays in {market.currency}")
+        return market.currency
     return asked or "USD"
 
 
-def declared_fee(provider: Provider, job: Job) -> Decimal:
+def declared_fee(market: Market, job: Job) -> Decimal:
     """The fee rate known without asking the market: the job's `fee_rate` parameter, else the provider's."""
-    return Decimal(str(job.params.get("fee_rate", provider.fee_rate)))
+    return Decimal(str(job.params.get("fee_rate", market.fee_rate)))
 
 
-def reward_lines(provider: Provider, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
+def reward_lines(market: Market, hits: Sequence[Hit], extra: int = 0) -> list[tuple[Decimal, int]]:
     """(reward, assignments) as the market charges them, with `extra` more assignments on each HIT."""
-    if not provider.capabilities.one_listing_per_batch:
+    if not market.capabilities.one_listing_per_batch:
         return [(hit.reward, hit.assignments_wanted + extra) for hit in hits]
     if not hits:
         return []

@@ -160,7 +160,7 @@ class Finish:
 
 @dataclass(frozen=True)
 class Discrepancy:
-    """One disagreement between our records and the market's, as `Provider.reconcile` reports it: of
+    """One disagreement between our records and the market's, as `Market.reconcile` reports it: of
     what kind (annotation.ledger's issue kinds), about which market id, what we hold and what the market
     holds, and the ledger row it concerns, if one. The ledger stores it as a reconciliation issue."""
 

@@ -1,4 +1,4 @@
-"""The market registry: one setting, `ANNOTATION_PROVIDERS` (name → dotted path of a Provider class).
+"""The market registry: one setting, `ANNOTATION_MARKETS` (name → dotted path of a Market class).
 
 A market added there works end to end: jobs pick it by name, the ledger engine has it make its
 rows' calls, reconciliation asks it what differs, background operations take its declared controls,
@@ -14,61 +14,61 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from annotation.market_interface.base import Control, MarketIds, Provider, ProviderNotAvailableError
+from annotation.market_interface.base import Control, Market, MarketIds, UnknownMarketError
 
 if TYPE_CHECKING:
     from annotation.models import Hit, Job, Worker
 
 
-def provider_paths() -> dict[str, str]:
-    return dict(settings.ANNOTATION_PROVIDERS)
+def market_paths() -> dict[str, str]:
+    return dict(settings.ANNOTATION_MARKETS)
 
 
-def provider_names() -> list[str]:
-    return list(provider_paths())
+def market_names() -> list[str]:
+    return list(market_paths())
 
 
 @cache
-def _provider_class(path: str) -> type[Provider]:
+def _market_class(path: str) -> type[Market]:
     module_name, _, class_name = path.rpartition(".")
-    cls: type[Provider] = getattr(import_module(module_name), class_name)
+    cls: type[Market] = getattr(import_module(module_name), class_name)
     return cls
 
 
-def get_provider(name: str) -> Provider:
-    path = provider_paths().get(name)
+def get_market(name: str) -> Market:
+    path = market_paths().get(name)
     if path is None:
-        raise ProviderNotAvailableError(f"unknown provider {name!r}; known: {sorted(provider_paths())}")
+        raise UnknownMarketError(f"unknown provider {name!r}; known: {sorted(market_paths())}")
     try:
-        cls = _provider_class(path)
+        cls = _market_class(path)
     except (ImportError, AttributeError, ValueError) as error:
-        raise ProviderNotAvailableError(f"provider {name!r} is not installed ({error})") from error
+        raise UnknownMarketError(f"provider {name!r} is not installed ({error})") from error
     return cls()
 
 
 def is_simulated(name: str) -> bool:
     """Whether market `name` is a simulated crowd (false for a name that is not installed)."""
-    return name in provider_paths() and get_provider(name).simulated
+    return name in market_paths() and get_market(name).simulated
 
 
 def control(market: str, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
     """Take a non-paying action at a market that declares it (a market that does not has nothing to
     do); returns why nothing was done, "" when done. Called from annotation.work's services, which
     run in background operations (annotation.work.market_actions), never in a web request."""
-    provider = get_provider(market)
+    provider = get_market(market)
     if action not in provider.capabilities.controls:
         return ""
     return provider.control(action, target, reason)
 
 
-def provider_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in provider_paths()]
+def market_choices() -> list[tuple[str, str]]:
+    return [(name, name) for name in market_paths()]
 
 
 def market_ids(params: Mapping[str, str]) -> MarketIds | None:
     """The market identity in a request's parameters; None when no market's parameters are present."""
-    for name in provider_names():
-        ids = get_provider(name).market_ids(params)
+    for name in market_names():
+        ids = get_market(name).market_ids(params)
         if ids is not None:
             return ids
     return None
@@ -76,9 +76,9 @@ def market_ids(params: Mapping[str, str]) -> MarketIds | None:
 
 def worker_sites() -> list[str]:
     """The sites that may show our worker pages in a frame: those each installed market declares."""
-    return [site for name in provider_names() for site in get_provider(name).frame_ancestors]
+    return [site for name in market_names() for site in get_market(name).frame_ancestors]
 
 
 def from_market(params: Mapping[str, str]) -> bool:
     """Whether a request names any market's parameter (complete or not: `market_ids` judges that)."""
-    return any(params.get(param) for name in provider_names() for param in get_provider(name).url_params)
+    return any(params.get(param) for name in market_names() for param in get_market(name).url_params)

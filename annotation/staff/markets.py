@@ -27,7 +27,7 @@ from django.utils.timesince import timesince
 from accounts import audit
 from accounts.models import AuditEvent
 from annotation.market_interface.errors import RejectionError
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Assignment, Job
 from annotation.work.accuracy import job_accuracy
 from annotation.work.jobs import estimate_cost_locally
@@ -251,7 +251,7 @@ class RejectForm(forms.Form):
         feedback = str(self.cleaned_data["feedback"])
         for job in self.jobs:
             try:
-                get_provider(job.provider).check(job, rejection=feedback)
+                get_market(job.provider).check(job, rejection=feedback)
             except RejectionError as error:
                 raise forms.ValidationError(f"{job}: {error}") from error
         return feedback
@@ -307,7 +307,7 @@ def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
     rows = []
     for a in queryset.select_related("job", "worker"):
         cap = a.job.params.get("bonus_cap", 0)
-        rows.append([a, a.job, get_provider(a.job.provider).name, a.state, cap])
+        rows.append([a, a.job, get_market(a.job.provider).name, a.state, cap])
     page = Confirmation(
         title="Pay a bonus for this work?",
         headers=["assignment", "job", "market", "state", "job bonus cap"],
@@ -330,7 +330,7 @@ def bonus_correct_answers(modeladmin: admin.ModelAdmin, request: HttpRequest, qu
     rows = []
     for job in jobs:
         correct = job_accuracy(job.pk).overall.correct
-        rows.append([job, get_provider(job.provider).name, correct, job.params.get("bonus_cap", 0)])
+        rows.append([job, get_market(job.provider).name, correct, job.params.get("bonus_cap", 0)])
     page = Confirmation(
         title="Pay a bonus for each correct answer?",
         headers=["job", "market", "correct answers", "job bonus cap"],

@@ -74,7 +74,7 @@ class QuizQuestion:
 
 
 # Job parameters every task type accepts: how the job is offered and paid on a crowd market.
-# Absent, the provider's defaults apply (annotation/markets/<market>/provider.py, work.jobs for costs).
+# Absent, the provider's defaults apply (annotation/markets/<market>/market.py, work.jobs for costs).
 MARKET_PARAMS = frozenset(
     {
         "bonus_cap",  # the most all bonuses of the job may total (before fees); 0 allows no bonus

@@ -26,7 +26,7 @@ from annotation.market_interface.base import (
     WorkerIdentityError,
     external_identity,
 )
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import Job, JobState, Qualification, Worker
 from annotation.web.page_tokens import (
     TOKEN_FIELD,
@@ -73,11 +73,11 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
     params = {**request.GET.dict(), **request.POST.dict()}
     if params.get("preview") == "1":
         return _previewer(request, job)
-    provider = get_provider(job.provider)
-    if not provider.capabilities.logged_in_workers:
-        external = external_identity(provider, params)
+    market = get_market(job.provider)
+    if not market.capabilities.logged_in_workers:
+        external = external_identity(market, params)
         if external is not None:
-            ids = provider.market_ids(params)
+            ids = market.market_ids(params)
             if ids is None or not _names_hit_of(job, ids.hit_id):
                 # Checked before any row is written: another study's ids create no worker here.
                 raise NotThisJobError("these market ids belong to another study or HIT")
@@ -88,7 +88,7 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
             return Visitor(worker=worker, external=external, ids=ids, carried=carried, qualification=found)
     if not request.user.is_authenticated:
         raise LoginRequiredError("log in to work on in-house jobs")
-    if not provider.capabilities.logged_in_workers:
+    if not market.capabilities.logged_in_workers:
         # Staff looking at a market job without the market's parameters see what workers would.
         return _previewer(request, job)
     if not is_open_to(job, request.user):
@@ -101,7 +101,7 @@ def may_preview(user: Any, job: Job) -> bool:
     """Staff who may view jobs, or a member of the in-house job's team once the job is published."""
     if user.has_perm("annotation.view_job"):
         return True
-    in_house = get_provider(job.provider).capabilities.logged_in_workers
+    in_house = get_market(job.provider).capabilities.logged_in_workers
     return in_house and job.state != JobState.DRAFT and is_open_to(job, user)
 
 

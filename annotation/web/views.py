@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import invitations
 from annotation.market_interface.base import WorkerIdentityError
-from annotation.market_interface.registry import get_provider, provider_names
+from annotation.market_interface.registry import get_market, market_names
 from annotation.models import Assignment, AssignmentState, Job, JobState, Qualification, Worker
 from annotation.quality.writing_records import free_text_names, record_writing
 from annotation.task_types import get_task_type
@@ -126,7 +126,7 @@ def queue(request: HttpRequest) -> HttpResponse:
     """In-house annotators' list of open jobs."""
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
-    markets = [name for name in provider_names() if get_provider(name).capabilities.logged_in_workers]
+    markets = [name for name in market_names() if get_market(name).capabilities.logged_in_workers]
     jobs = (
         visible_jobs(request.user).filter(provider__in=markets, state__in=JobState.open()).order_by("created")
     )
@@ -228,7 +228,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         return grant
     ids = visitor.ids
     hit = None
-    if ids is not None and get_provider(job.provider).capabilities.worker_takes_hit:
+    if ids is not None and get_market(job.provider).capabilities.worker_takes_hit:
         # An MTurk worker accepted one particular HIT: that one is theirs, no other.
         hit = market_hit(job, ids.hit_id)
         if hit is None:
@@ -314,9 +314,9 @@ def _after_submit(
     request: HttpRequest, assignment: Assignment, visitor: Visitor, grant: Grant | None
 ) -> HttpResponse:
     """Saved already; now send the worker back to the market (MTurk by POST, Prolific by redirect)."""
-    provider = get_provider(assignment.job.provider)
+    market = get_market(assignment.job.provider)
     try:
-        handoff = provider.after_submit(assignment, granted_identity(visitor, grant))
+        handoff = market.after_submit(assignment, granted_identity(visitor, grant))
     except WorkerIdentityError as error:
         return _message(request, assignment.job, "Saved", f"Your work is saved, but {error}.", status=400)
     if handoff is not None and handoff.fields:

@@ -18,9 +18,9 @@ from decimal import ROUND_DOWN, Decimal
 
 from django.db.models import Count
 
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketError
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import AssignmentState, HitItem, Job, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
@@ -111,13 +111,13 @@ def bonus_correct_answers(job_id: int) -> BonusReport:
     """A bonus of the item's share of the reward for each correct answer on payable work: it doubles
     the pay of a correct answer (the paper's post-processing bonus). Safe to run again."""
     job = Job.objects.get(pk=job_id)
-    provider = get_provider(job.provider)
+    market = get_market(job.provider)
     report = BonusReport()
     if not get_task_type(job.task_type).bonus_per_correct_answer:
         report.note = f"{job.task_type} answers earn no bonus for being correct: none recorded"
         return report
-    if not provider.capabilities.bonus:
-        report.note = f"the {provider.name} market pays no bonuses: none recorded"
+    if not market.capabilities.bonus:
+        report.note = f"the {market.name} market pays no bonuses: none recorded"
         return report
     shares = item_shares(job)
     for response, correct in graded_responses(job):
@@ -130,7 +130,7 @@ def bonus_correct_answers(job_id: int) -> BonusReport:
         reason, batch = f"Correct answer: {response.item.key}", f"correct:{response.item_id}"
         try:
             entry = bonus_assignment(assignment.pk, share, reason, batch)
-        except (BudgetError, ReviewError, ProviderError, MarketError) as error:
+        except (BudgetError, ReviewError, MarketCallError, MarketError) as error:
             report.refused.append(f"{response.item.key} by worker {response.worker_id}: {error}")
             continue
         report.paid += 1

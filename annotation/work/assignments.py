@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.market_interface.registry import get_provider
+from annotation.market_interface.registry import get_market
 from annotation.models import (
     Assignment,
     AssignmentState,
@@ -190,7 +190,7 @@ def next_assignment(
     open_one = _checked_open(held, hit, external_id)
     if open_one is not None:
         return open_one
-    confirmed = not get_provider(job.provider).capabilities.confirms_work
+    confirmed = not get_market(job.provider).capabilities.confirms_work
     for pk in _open_hits(job, worker, hit, CANDIDATE_HITS):
         try:
             assignment = _take(job, worker, pk, external_id, confirmed=confirmed)

@@ -16,14 +16,14 @@ from annotation.ledger.listings import publish_hits
 from annotation.machines.plans import MachinePlanError, calibration_ids, machine_plan
 from annotation.market_interface.base import (
     Control,
-    Provider,
-    ProviderError,
+    Market,
+    MarketCallError,
     booking_currency,
     declared_fee,
     reward_lines,
 )
 from annotation.market_interface.errors import MarketError
-from annotation.market_interface.registry import control, get_provider
+from annotation.market_interface.registry import control, get_market
 from annotation.models import (
     AssignmentState,
     Hit,
@@ -147,10 +147,10 @@ def _job_params(
         QualityPolicy.from_params(merged)
     except (AdaptiveError, MachinePlanError, GoldPolicyError) as error:
         raise JobError(str(error)) from None
-    market = get_provider(provider)  # fail now, not at publishing, on an unknown provider
+    market = get_market(provider)  # fail now, not at publishing, on an unknown provider
     try:
         merged["currency"] = booking_currency(market, merged)
-    except ProviderError as error:
+    except MarketCallError as error:
         raise JobError(str(error)) from error
     return merged, adaptive
 
@@ -203,24 +203,24 @@ class CostEstimate:
         )
 
 
-def estimate_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
+def estimate_cost(job: Job, market: Market | None = None, *, extra: int = 0) -> CostEstimate:
     """The worst case for the job's HITs with `extra` more assignments each, and the market balance."""
-    provider = provider or get_provider(job.provider)
-    fee = provider.fee(job)
-    whole, spend = _worst_cases(job, provider, fee, extra)
+    market = market or get_market(job.provider)
+    fee = market.fee(job)
+    whole, spend = _worst_cases(job, market, fee, extra)
     try:
-        balance = provider.balance()
+        balance = market.balance()
     except MarketError as error:
-        raise ProviderError(f"cannot read the {provider.name} balance: {error}") from error
+        raise MarketCallError(f"cannot read the {market.name} balance: {error}") from error
     return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, balance)
 
 
 def estimate_cost_locally(job: Job, *, extra: int = 0) -> CostEstimate:
     """The same worst case from our own records only, for a web page: no market call, so the fee is
     the declared rate (the job's `fee_rate`, else the provider's) and the balance is unknown (None)."""
-    provider = get_provider(job.provider)
-    fee = declared_fee(provider, job)
-    whole, spend = _worst_cases(job, provider, fee, extra)
+    market = get_market(job.provider)
+    fee = declared_fee(market, job)
+    whole, spend = _worst_cases(job, market, fee, extra)
     return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, None)
 
 
@@ -228,19 +228,19 @@ def _bonus_cap(job: Job) -> Decimal:
     return Decimal(str(job.params.get("bonus_cap", 0)))
 
 
-def _worst_cases(job: Job, provider: Provider, fee: Decimal, extra: int) -> tuple[Decimal, Decimal]:
+def _worst_cases(job: Job, market: Market, fee: Decimal, extra: int) -> tuple[Decimal, Decimal]:
     """(the whole job's worst case, what this step adds) at `fee`; the reward lines are our own records."""
     hits = list(job.hits.order_by("position"))
-    whole = costs.worst_case(reward_lines(provider, hits, extra), fee, _bonus_cap(job))
+    whole = costs.worst_case(reward_lines(market, hits, extra), fee, _bonus_cap(job))
     if not extra:
         return whole, whole
-    before = costs.worst_case(reward_lines(provider, hits), fee, Decimal(0))
-    return whole, costs.worst_case(reward_lines(provider, hits, extra), fee, Decimal(0)) - before
+    before = costs.worst_case(reward_lines(market, hits), fee, Decimal(0))
+    return whole, costs.worst_case(reward_lines(market, hits, extra), fee, Decimal(0)) - before
 
 
-def check_cost(job: Job, provider: Provider | None = None, *, extra: int = 0) -> CostEstimate:
+def check_cost(job: Job, market: Market | None = None, *, extra: int = 0) -> CostEstimate:
     """The one place of the rule: refuse when the worst case exceeds the job budget or the balance."""
-    estimate = estimate_cost(job, provider, extra=extra)
+    estimate = estimate_cost(job, market, extra=extra)
     if estimate.refusal:
         raise BudgetError(estimate.refusal)
     return estimate
@@ -255,16 +255,16 @@ def publish_job(job_id: int) -> Job:
     job = Job.objects.get(pk=job_id)
     if job.state != JobState.DRAFT:
         return job
-    provider = get_provider(job.provider)
+    market = get_market(job.provider)
     try:
-        provider.check(job)
+        market.check(job)
     except MarketError as error:
         raise JobError(f"job {job.pk} cannot be published: {error}") from error
-    check_cost(job, provider)
+    check_cost(job, market)
     pending = list(job.hits.filter(external_id="").order_by("position"))
     try:
         published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}
-    except ProviderError:
+    except MarketCallError:
         if not _cancelled(job_id):
             raise
         published = {}  # the ledger refused the rest: the job was cancelled meanwhile
@@ -293,13 +293,13 @@ def _cancelled(job_id: int) -> bool:
 def sync_job(job_id: int) -> Job:
     """Bring a job up to date with its provider, then settle its state. Safe to call any number of times."""
     job = Job.objects.get(pk=job_id)
-    provider = get_provider(job.provider)
+    market = get_market(job.provider)
     # A paused job is still read from a market that reports work (submissions keep arriving there);
     # a crowd that works when synced (the simulated one) is left alone while the job is paused.
-    readable = [*JobState.open(), JobState.PAUSED] if provider.capabilities.confirms_work else JobState.open()
+    readable = [*JobState.open(), JobState.PAUSED] if market.capabilities.confirms_work else JobState.open()
     if job.state not in readable:
         return job
-    report = provider.sync(job, ServiceQueue(job))
+    report = market.sync(job, ServiceQueue(job))
     for start in range(0, len(report.assignments), BATCH):
         market_reports.take_reports(job, report.assignments[start : start + BATCH])
     market_reports.take_market_status(job.pk, report)

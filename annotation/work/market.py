@@ -17,7 +17,7 @@ from annotation.ledger import engine, intents
 from annotation.ledger.listings import extend_hits
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import Control
-from annotation.market_interface.registry import control, get_provider
+from annotation.market_interface.registry import control, get_market
 from annotation.models import Assignment, AssignmentState, Job, JobState
 from annotation.planning import amounts
 from annotation.work.jobs import (
@@ -40,8 +40,8 @@ def extend_job(job_id: int, count: int) -> Job:
     job = Job.objects.get(pk=job_id)
     if job.state not in EXTENDABLE:
         raise JobStateError(f"job {job.pk} is {job.state}: only a published or complete job is extended")
-    provider = get_provider(job.provider)
-    check_cost(job, provider, extra=count)
+    market = get_market(job.provider)
+    check_cost(job, market, extra=count)
     hits = list(job.hits.exclude(external_id="").order_by("position"))
     # Each HIT goes to the total named in its ledger row ("to:N"), never "+count" again: a second,
     # concurrent extension from the same starting point finds the same row and adds nothing.
@@ -80,9 +80,9 @@ def bonus_assignment(assignment_id: int, amount: Decimal, reason: str, batch: st
     amount = amounts.check_amount(amount, name="a bonus", currency=assignment.job.currency)
     if amount <= 0:
         raise ReviewError(f"a bonus must be positive, not {amount}")
-    provider = get_provider(assignment.job.provider)
-    if not provider.capabilities.bonus:
-        raise ReviewError(f"the {provider.name} provider pays no bonuses")
+    market = get_market(assignment.job.provider)
+    if not market.capabilities.bonus:
+        raise ReviewError(f"the {market.name} provider pays no bonuses")
     if assignment.state not in AssignmentState.payable():
         raise ReviewError(f"only submitted or approved work earns a bonus, not {assignment.state} work")
     with transaction.atomic():

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from annotation.ledger.reconcile import reconcile_job
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
@@ -33,7 +33,7 @@ from operations.registry import OperationFailedError, Progress, register
 SHOW_MARKET_COSTS = "annotation.show_market_costs"
 
 # What a failed market action can raise, reported per object instead of ending the whole run.
-ACTION_ERRORS = (JobError, JobStateError, ReviewError, ValueError, ProviderError, MarketError)
+ACTION_ERRORS = (JobError, JobStateError, ReviewError, ValueError, MarketCallError, MarketError)
 
 
 class ActionFailedError(OperationFailedError):

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation.ledger import engine, intents
 from annotation.market_interface.base import Control
-from annotation.market_interface.registry import control, get_provider
+from annotation.market_interface.registry import control, get_market
 from annotation.models import (
     Assignment,
     AssignmentState,
@@ -157,10 +157,10 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
         return assignment
     if assignment.state != AssignmentState.SUBMITTED:
         raise ReviewError(f"only submitted work can be reviewed, not {assignment.state} work")
-    provider = get_provider(assignment.job.provider)
-    if provider.capabilities.review:
+    market = get_market(assignment.job.provider)
+    if market.capabilities.review:
         if not approve:
-            provider.check(assignment.job, rejection=feedback)
+            market.check(assignment.job, rejection=feedback)
         engine.confirmed(intents.review_intent(assignment, approve=approve, feedback=feedback))
     with transaction.atomic():
         assignment = Assignment.objects.select_for_update().select_related("job").get(pk=assignment_id)

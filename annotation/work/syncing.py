@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from celery import shared_task
 
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketError
 from annotation.models import Job, JobState
 from annotation.work.jobs import sync_job
@@ -35,7 +35,7 @@ def sync_live_jobs() -> SyncRound:
     for job_id in Job.objects.filter(state__in=LIVE).order_by("pk").values_list("pk", flat=True):
         try:
             sync_job(job_id)
-        except (ProviderError, MarketError) as error:
+        except (MarketCallError, MarketError) as error:
             log.warning("job %s not synced: %s", job_id, error)
             failed += 1
         else:

@@ -8,7 +8,7 @@ import logging
 
 from annotation.ledger import engine
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from annotation.market_interface.base import Control, ProviderError
+from annotation.market_interface.base import Control, MarketCallError
 from annotation.market_interface.errors import MarketError
 from annotation.market_interface.registry import control
 from annotation.models import Hit, Job, JobState
@@ -45,7 +45,7 @@ def withdraw_unwanted(job: Job | None = None) -> int:
         listing = Hit(job=row.job, external_id=row.result_ref)
         try:
             control(row.job.provider, Control.EXPIRE, listing)
-        except (ProviderError, MarketError) as error:
+        except (MarketCallError, MarketError) as error:
             log.warning("job %s: %s %s not stopped yet: %s", row.job_id, row.provider, row.result_ref, error)
             continue
         LedgerEntry.objects.filter(pk=row.pk).update(params={**row.params, WITHDRAWN: True})

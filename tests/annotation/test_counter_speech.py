@@ -196,7 +196,7 @@ def test_the_job_admin_page_shows_the_accuracy(client: Client, questions: list[d
 
 @pytest.fixture
 def toy_market(settings: Any) -> None:
-    settings.ANNOTATION_PROVIDERS = {**settings.ANNOTATION_PROVIDERS, "toy": TOY}
+    settings.ANNOTATION_MARKETS = {**settings.ANNOTATION_MARKETS, "toy": TOY}
 
 
 def bonus_rows(job: Job) -> list[LedgerEntry]:

@@ -1,6 +1,6 @@
 """One contract every market must keep, run against each: MTurk and Prolific (behind their stateful
 fakes: botocore validates every MTurk request), simulated, in-house, and a toy market that exists
-only in this module and reaches the platform through `ANNOTATION_PROVIDERS` alone.
+only in this module and reaches the platform through `ANNOTATION_MARKETS` alone.
 
 Modelled on Django's cache and session backend tests: a mixin of tests, one subclass per backend.
 Each subclass says how a worker arrives at its market (`example_params`) and how that worker's
@@ -23,16 +23,16 @@ from annotation.market_interface.base import (
     AssignmentReport,
     Capabilities,
     Listing,
+    Market,
     MarketIds,
     MissingParamsError,
     Money,
-    Provider,
     SyncReport,
     WorkQueue,
     external_identity,
 )
 from annotation.market_interface.money import Finish, Records, Row
-from annotation.market_interface.registry import get_provider, market_ids, provider_names
+from annotation.market_interface.registry import get_market, market_ids, market_names
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job
 from annotation.work.assignments import ServiceQueue, next_assignment, submit_assignment
@@ -64,7 +64,7 @@ class ToyMoney(Money):
         return Finish(RowState.CONFIRMED, row.market_ref or f"toy-{len(TOY_CALLS)}")
 
 
-class ToyMarket(Provider):
+class ToyMarket(Market):
     """Pays through the ledger like a real market; knows its workers from three URL parameters."""
 
     name = "toy"
@@ -102,7 +102,7 @@ class MarketContract:
         settings.MARKET_PUBLIC_URL = "https://stancework.example"
         settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
         settings.PROLIFIC_WORKSPACE_ID = FakeProlific.WORKSPACE
-        settings.ANNOTATION_PROVIDERS = {**settings.ANNOTATION_PROVIDERS, "toy": f"{__name__}.ToyMarket"}
+        settings.ANNOTATION_MARKETS = {**settings.ANNOTATION_MARKETS, "toy": f"{__name__}.ToyMarket"}
         return
 
     def submit_at_market(self, job: Job, assignment: Assignment, worker_id: str) -> None:
@@ -126,11 +126,11 @@ class MarketContract:
         return publish_job(job.pk)
 
     @property
-    def provider(self) -> Provider:
-        return get_provider(self.name)
+    def provider(self) -> Market:
+        return get_market(self.name)
 
     def test_it_is_registered_under_its_name(self) -> None:
-        assert self.name in provider_names()
+        assert self.name in market_names()
         assert self.provider.name == self.name
 
     def test_publishing_names_every_hit_and_publishing_again_adds_nothing(self) -> None:

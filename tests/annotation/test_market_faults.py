@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from annotation.ledger import engine
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketUnavailableError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.screening import ScreeningError
@@ -35,7 +35,7 @@ from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk
 from tests.annotation.market_clients import market_clients
 from tests.annotation.test_prolific_fake_states import spec
-from tests.annotation.test_prolific_provider import REASON, fake, published, study_of, submitted
+from tests.annotation.test_prolific_market import REASON, fake, published, study_of, submitted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = ["fake"]  # the fixture, imported for pytest
@@ -60,7 +60,7 @@ def sweep_and_run(later: dt.timedelta = dt.timedelta(hours=1)) -> None:
 def publish_that_never_reached_prolific(fake: FakeProlific) -> Job:
     job = drafted()
     fake.throttle("transition-study")  # the PUBLISH is refused for now: the row goes back to requested
-    with pytest.raises(ProviderError):
+    with pytest.raises(MarketCallError):
         publish_job(job.pk)
     row = LedgerEntry.objects.get(kind=RowKind.CREATE_HIT)
     assert row.state == RowState.REQUESTED
@@ -150,7 +150,7 @@ def mturk_assignment(market: GuardedMTurk) -> Assignment:
 def test_a_bonus_resent_after_a_25_hour_outage_is_read_at_mturk_not_paid_again(mturk: GuardedMTurk) -> None:
     assignment = mturk_assignment(mturk)
     mturk.lose_reply("SendBonus")  # paid, and the reply lost: the row goes back to requested
-    with pytest.raises(ProviderError):
+    with pytest.raises(MarketCallError):
         bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     row = LedgerEntry.objects.get(kind=RowKind.BONUS)
     assert row.state == RowState.REQUESTED
@@ -236,7 +236,7 @@ def test_a_bonus_is_refused_when_prolific_pays_in_another_currency_naming_both(f
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.currency = "EUR"  # the workspace moved to EUR after the job was booked in GBP
 
-    with pytest.raises(ProviderError, match=r"GBP.*EUR|EUR.*GBP"):
+    with pytest.raises(MarketCallError, match=r"GBP.*EUR|EUR.*GBP"):
         bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
 
     assert fake.effects["set-up-bonus"] == 0 and fake.effects["pay-bonus"] == 0
@@ -247,7 +247,7 @@ def test_an_extend_is_refused_when_prolific_pays_in_another_currency(fake: FakeP
     fake.currency = "EUR"
     places = fake.studies[study_of(job)]["total_available_places"]
 
-    with pytest.raises(ProviderError, match="EUR"):
+    with pytest.raises(MarketCallError, match="EUR"):
         extend_job(job.pk, 1)
 
     assert fake.studies[study_of(job)]["total_available_places"] == places

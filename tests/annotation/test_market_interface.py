@@ -13,8 +13,8 @@ from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
-from annotation.market_interface.base import Control, Money, Provider
-from annotation.market_interface.registry import get_provider, provider_names
+from annotation.market_interface.base import Control, Market, Money
+from annotation.market_interface.registry import get_market, market_names
 from tests.annotation.test_market_folders import ROOT, project_files
 
 MONEY_METHODS = ("approve", "reject", "bonus", "pay", "extend", "send_bonus")
@@ -70,10 +70,10 @@ def is_web_entry(path: str) -> bool:
 
 
 def test_no_market_has_a_money_method() -> None:
-    for name in provider_names():
-        cls = type(get_provider(name))
+    for name in market_names():
+        cls = type(get_market(name))
         assert [method for method in MONEY_METHODS if hasattr(cls, method)] == [], name
-    assert not [method for method in MONEY_METHODS if hasattr(Provider, method)]
+    assert not [method for method in MONEY_METHODS if hasattr(Market, method)]
 
 
 def declared(cls: type) -> tuple[set[str], set[str]]:
@@ -88,8 +88,8 @@ def declared(cls: type) -> tuple[set[str], set[str]]:
 # calls. What the rest of the platform calls (PLATFORM) is not a market author's to learn.
 MARKET_AUTHOR = {
     "annotation.market_interface.base": {
-        *("Provider", "Capabilities", "Control", "Listing", "SyncReport", "AssignmentReport", "Handoff"),
-        *("MarketIds", "ExternalIdentity", "WorkQueue", "Money", "checked_id", "ProviderError"),
+        *("Market", "Capabilities", "Control", "Listing", "SyncReport", "AssignmentReport", "Handoff"),
+        *("MarketIds", "ExternalIdentity", "WorkQueue", "Money", "checked_id", "MarketCallError"),
         *("WorkerIdentityError", "MissingParamsError", "SubmitOriginError", "InvalidParamsError"),
     },
     "annotation.market_interface.money": {
@@ -105,7 +105,7 @@ MARKET_AUTHOR = {
 }
 PLATFORM = {
     "annotation.market_interface.base": {
-        *("ProviderNotAvailableError", "external_identity", "booking_currency", "declared_fee"),
+        *("UnknownMarketError", "external_identity", "booking_currency", "declared_fee"),
         "reward_lines",
     },
 }
@@ -154,9 +154,9 @@ def test_every_name_of_the_market_interface_is_counted_for_market_authors_or_the
 
 
 def test_a_market_is_one_class_whose_surface_is_counted() -> None:
-    """What a market can implement or declare on its one class, `Provider`: 9 methods and 9 values; its
+    """What a market can implement or declare on its one class, `Market`: 9 methods and 9 values; its
     money hooks are on its one `money` object, with the values that make its calls safe."""
-    methods, values = declared(Provider)
+    methods, values = declared(Market)
     assert sorted(methods) == sorted(
         [
             *("publish", "sync", "control", "check"),
@@ -169,8 +169,8 @@ def test_a_market_is_one_class_whose_surface_is_counted() -> None:
             *("frame_ancestors", "currency"),
         ]
     )
-    assert members(Provider) == methods | values
-    assert set(MONEY_HOOKS) <= members(Money) and not set(MONEY_HOOKS) & members(Provider)
+    assert members(Market) == methods | values
+    assert set(MONEY_HOOKS) <= members(Money) and not set(MONEY_HOOKS) & members(Market)
 
 
 def test_the_whole_surface_a_market_author_must_know_is_counted() -> None:
@@ -180,24 +180,24 @@ def test_the_whole_surface_a_market_author_must_know_is_counted() -> None:
     kinds, `issue`, `bonus_issues`, `cents`, the rows and records behind `Records`) is counted here
     now, where before a market imported it from the ledger uncounted."""
     surface = market_author_surface()
-    assert surface["Provider"] == 19 and surface["Money"] == 14 and surface["Capabilities"] == 10
+    assert surface["Market"] == 19 and surface["Money"] == 14 and surface["Capabilities"] == 10
     assert (len(surface), sum(surface.values())) == (37, 175)
 
 
 def test_a_paid_market_makes_its_own_calls_and_one_that_pays_nobody_implements_no_money_hook() -> None:
-    paid = {name for name in provider_names() if type(get_provider(name)).money is not None}
-    assert paid == {"mturk", "prolific"} and {"inhouse", "simulated"} <= set(provider_names())
-    for name in provider_names():
-        market = type(get_provider(name))
+    paid = {name for name in market_names() if type(get_market(name)).money is not None}
+    assert paid == {"mturk", "prolific"} and {"inhouse", "simulated"} <= set(market_names())
+    for name in market_names():
+        market = type(get_market(name))
         if market.money is None:
-            own = {hook for cls in market.__mro__ if cls is not Provider for hook in vars(cls)}
+            own = {hook for cls in market.__mro__ if cls is not Market for hook in vars(cls)}
             assert own & set(MONEY_HOOKS) == set(), name
         else:
             assert isinstance(market.money, Money) and "send" in vars(type(market.money)), name
 
 
 def test_each_market_folder_holds_one_market_class() -> None:
-    """One `Provider` subclass per folder, its work and its money together."""
+    """One `Market` subclass per folder, its work and its money together."""
     found: dict[str, list[str]] = {}
     for folder in sorted(
         p for p in (ROOT / "annotation" / "markets").iterdir() if (p / "__init__.py").exists()
@@ -207,15 +207,15 @@ def test_each_market_folder_holds_one_market_class() -> None:
                 node for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.ClassDef)
             ]
             found.setdefault(folder.name, []).extend(
-                node.name for node in classes if any(ast.unparse(base) == "Provider" for base in node.bases)
+                node.name for node in classes if any(ast.unparse(base) == "Market" for base in node.bases)
             )
     assert found and all(len(classes) == 1 for classes in found.values()), found
 
 
 def test_every_declared_control_is_one_the_interface_names() -> None:
-    assert {"inhouse", "simulated", "mturk", "prolific"} <= set(provider_names())
-    for name in provider_names():
-        assert get_provider(name).capabilities.controls <= set(Control), name
+    assert {"inhouse", "simulated", "mturk", "prolific"} <= set(market_names())
+    for name in market_names():
+        assert get_market(name).capabilities.controls <= set(Control), name
 
 
 def test_no_market_folder_writes_a_ledger_row_outside_its_calls() -> None:

@@ -16,13 +16,13 @@ from django.utils import timezone
 from annotation.ledger import engine
 from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import AssignmentState, JobState
 from annotation.work.jobs import JobStateError, cancel_job, pause_job, publish_job, resume_job, sync_job
 from annotation.work.market import bonus_assignment
 from annotation.work.records import review_assignment
-from tests.annotation.test_prolific_provider import REASON, fake, published, study_of, submitted
+from tests.annotation.test_prolific_market import REASON, fake, published, study_of, submitted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = ["fake"]  # the fixture, imported for pytest
@@ -107,7 +107,7 @@ def test_a_lost_pay_reply_pays_once_and_is_confirmed_by_reading(fake: FakeProlif
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     getattr(fake, loss)("pay-bonus-payments")
 
-    with pytest.raises(ProviderError, match="unclear"):
+    with pytest.raises(MarketCallError, match="unclear"):
         bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     resolved = engine.resolve(pay.pk)
@@ -126,7 +126,7 @@ def test_a_lost_bonus_set_up_is_unclear_never_set_up_again_nor_paid(fake: FakePr
     getattr(fake, loss)("create-bonus-payments")
 
     for _ in range(2):  # asked twice: the second ask finds the unclear row and sends nothing
-        with pytest.raises(ProviderError, match="unclear"):
+        with pytest.raises(MarketCallError, match="unclear"):
             bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     setup = LedgerEntry.objects.get(kind=RowKind.BONUS)
     engine.sweep_stale(now=timezone.now() + dt.timedelta(days=3))
@@ -143,7 +143,7 @@ def test_a_person_deciding_a_lost_set_up_paid_nobody_lets_the_bonus_be_set_up_an
 ) -> None:
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.lose_reply("create-bonus-payments")
-    with pytest.raises(ProviderError, match="unclear"):
+    with pytest.raises(MarketCallError, match="unclear"):
         bonus_assignment(assignment.pk, Decimal("0.40"), "Gold right", "gold")
     setup = LedgerEntry.objects.get(kind=RowKind.BONUS)
     boss = User.objects.create_superuser("boss", "boss@example.com", "pw")

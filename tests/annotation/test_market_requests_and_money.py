@@ -29,7 +29,7 @@ from annotation.work.records import block_worker, worker_pseudonym
 from operations.models import Operation, OperationState
 from operations.services import run_operation
 from tests.annotation.factories import make_corpus
-from tests.annotation.test_prolific_provider import fake, published, study_of, submitted
+from tests.annotation.test_prolific_market import fake, published, study_of, submitted
 
 pytestmark = pytest.mark.django_db(transaction=True)
 __all__ = ["fake"]  # the fixture, imported for pytest

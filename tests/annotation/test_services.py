@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from annotation.market_interface.base import AssignmentReport, SyncReport
-from annotation.markets.inhouse.provider import InhouseProvider
+from annotation.markets.inhouse.market import InhouseMarket
 from annotation.models import (
     Assignment,
     AssignmentState,
@@ -393,7 +393,7 @@ def test_each_hit_item_belongs_to_its_job() -> None:
     assert second.items.count() == 2 and Perspective.objects.count() == 8
 
 
-class ReportingProvider(InhouseProvider):
+class ReportingMarket(InhouseMarket):
     """In-house work whose 'market' reports A1 approved, A2 rejected and an assignment we never had."""
 
     name = "reporting"
@@ -409,9 +409,9 @@ class ReportingProvider(InhouseProvider):
 
 
 def test_sync_takes_each_assignments_state_from_the_market(settings) -> None:
-    settings.ANNOTATION_PROVIDERS = {
-        **settings.ANNOTATION_PROVIDERS,
-        "reporting": "tests.annotation.test_services.ReportingProvider",
+    settings.ANNOTATION_MARKETS = {
+        **settings.ANNOTATION_MARKETS,
+        "reporting": "tests.annotation.test_services.ReportingMarket",
     }
     make_corpus(claims=2, perspectives=2)
     job = publish_job(create_job("stance", {}, provider="reporting").pk)

@@ -16,9 +16,9 @@ from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import (
     Capabilities,
     Listing,
+    Market,
+    MarketCallError,
     Money,
-    Provider,
-    ProviderError,
     SyncReport,
 )
 from annotation.market_interface.money import Finish, Records, Row
@@ -45,7 +45,7 @@ class FlakyMoney(Money):
         return Finish(RowState.CONFIRMED, f"made-{len(sent_calls)}")
 
 
-class FlakyMarket(Provider):
+class FlakyMarket(Market):
     """The market refuses the first call of every intent, then accepts."""
 
     name = "flaky"
@@ -63,7 +63,7 @@ class FlakyMarket(Provider):
 @pytest.fixture
 def flaky(settings: Any) -> None:
     sent_calls.clear()
-    settings.ANNOTATION_PROVIDERS = {**settings.ANNOTATION_PROVIDERS, "flaky": f"{__name__}.FlakyMarket"}
+    settings.ANNOTATION_MARKETS = {**settings.ANNOTATION_MARKETS, "flaky": f"{__name__}.FlakyMarket"}
 
 
 def test_a_failed_row_is_retried_as_a_new_attempt_that_reaches_the_market(flaky: None) -> None:
@@ -152,7 +152,7 @@ def test_a_refused_create_hit_does_not_block_publishing_for_ever(
         else:
             stub.add_response("create_hit_with_hit_type", {"HIT": {"HITId": "H" * 30, "HITTypeId": "T" * 30}})
 
-    with pytest.raises(ProviderError):
+    with pytest.raises(MarketCallError):
         publish_job(job.pk)
     published = publish_job(job.pk)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from annotation.management.job_command import JobCommand
-from annotation.market_interface.base import ProviderError
+from annotation.market_interface.base import MarketCallError
 from annotation.models import Job
 from annotation.work.jobs import BudgetError, publish_job, request_publish
 
@@ -11,7 +11,7 @@ from annotation.work.jobs import BudgetError, publish_job, request_publish
 class Command(JobCommand):
     help = "Publish a draft job's HITs through its provider (safe to repeat)."
     queued = "publishing"
-    errors = (BudgetError, ProviderError)
+    errors = (BudgetError, MarketCallError)
 
     def run(self, job_id: int) -> Job:
         return publish_job(job_id)

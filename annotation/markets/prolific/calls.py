@@ -1,4 +1,4 @@
-"""How Prolific ledger rows become calls (`ProlificProvider.send`, `resolve` and `follow_ups`). A bonus
+"""How Prolific ledger rows become calls (`ProlificMarket.send`, `resolve` and `follow_ups`). A bonus
 is two calls: set up (pays nobody), then pay.
 
 Every call is sent once and a lost reply is decided by reading (house style rule 22,

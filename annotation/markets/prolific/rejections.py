@@ -1,6 +1,6 @@
 """What Prolific accepts in a rejection: a message of 100+ characters and one of its 12 categories. Pure.
 
-Checked (`ProlificProvider.check`) before any ledger row is written (work's review, the admin's reject
+Checked (`ProlificMarket.check`) before any ledger row is written (work's review, the admin's reject
 form), so a rejection Prolific would refuse writes nothing and a corrected one goes through.
 """
 

@@ -1,5 +1,5 @@
 """Prolific behind the market interface, one class: one study per published batch, each listing a ledger
-row that `ProlificProvider.send` makes into Prolific's calls (calls.py)."""
+row that `ProlificMarket.send` makes into Prolific's calls (calls.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from annotation.market_interface.base import (
     ExternalIdentity,
     Handoff,
     Listing,
+    Market,
+    MarketCallError,
     MarketIds,
-    Provider,
-    ProviderError,
     SyncReport,
     WorkQueue,
     reward_lines,
@@ -48,7 +48,7 @@ def completion_code(job: Job) -> str:
     return hashlib.sha256(material).hexdigest()[:8].upper()
 
 
-class ProlificProvider(Provider):
+class ProlificMarket(Market):
     name = PROLIFIC
     capabilities = Capabilities(
         review=True,
@@ -106,7 +106,7 @@ class ProlificProvider(Provider):
         """More places on the job's study, the listing naming the new total (idempotent to set)."""
         studies = {hit.external_id for hit in hits}
         if len(studies) != 1:
-            raise ProviderError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
+            raise MarketCallError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
         study_id = studies.pop()
         places = sum(hit.assignments_wanted for hit in job.hits.all()) + more * len(hits)
         return Listing(
@@ -126,7 +126,7 @@ class ProlificProvider(Provider):
         try:
             account.project_id()
         except MarketConfigError as error:
-            raise ProviderError(str(error)) from error
+            raise MarketCallError(str(error)) from error
         job_screening(job)
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:

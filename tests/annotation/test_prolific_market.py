@@ -18,9 +18,9 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from annotation.market_interface.base import Control, ProviderError
+from annotation.market_interface.base import Control, MarketCallError
 from annotation.market_interface.errors import MarketConfigError, RejectionError
-from annotation.market_interface.registry import control, get_provider
+from annotation.market_interface.registry import control, get_market
 from annotation.markets.prolific.account import BLOCKLIST_NAME
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake import FakeProlific
@@ -104,7 +104,7 @@ def test_without_a_project_nothing_is_published_nor_written(fake: FakeProlific, 
     make_corpus(claims=1, perspectives=1)
     job = create_job("stance", {}, provider="prolific")
 
-    with pytest.raises(ProviderError, match="PROLIFIC_PROJECT_ID"):
+    with pytest.raises(MarketCallError, match="PROLIFIC_PROJECT_ID"):
         publish_job(job.pk)
 
     assert not LedgerEntry.objects.exists()
@@ -112,7 +112,7 @@ def test_without_a_project_nothing_is_published_nor_written(fake: FakeProlific, 
 
 
 def test_the_balance_is_read_from_the_workspace_that_owns_the_project(fake: FakeProlific) -> None:
-    balance = get_provider("prolific").balance()
+    balance = get_market("prolific").balance()
 
     assert balance == Decimal("10000.00")  # 1,000,000 pence
     assert [op for op, _ in fake.calls] == ["get-project", "get-workspace-balance"]
@@ -123,7 +123,7 @@ def test_a_configured_workspace_other_than_the_projects_is_refused(fake: FakePro
     settings.PROLIFIC_WORKSPACE_ID = "another-workspace"
 
     with pytest.raises(MarketConfigError, match=f"belongs to workspace {FakeProlific.WORKSPACE}"):
-        get_provider("prolific").balance()
+        get_market("prolific").balance()
 
 
 # -- pausing, resuming, stopping ------------------------------------------------------------------
@@ -247,7 +247,7 @@ def test_blocking_a_worker_adds_them_to_the_group_every_study_excludes(fake: Fak
     (group,) = fake.groups.values()
     assert group["members"] == [assignment.worker.external_id]
     assert fake.studies[study_of(job)]["filters"][0]["selected_values"] == [group["id"]]
-    assert Control.BLOCK in get_provider("prolific").capabilities.controls
+    assert Control.BLOCK in get_market("prolific").capabilities.controls
 
 
 # -- submission statuses --------------------------------------------------------------------------
@@ -259,7 +259,7 @@ def test_every_listed_submission_status_maps_to_one_of_ours(fake: FakeProlific) 
         submitted(fake, job, n)
         fake.submissions[f"session{n:017d}"]["status"] = status
 
-    report = get_provider("prolific").sync(job, ServiceQueue(job))
+    report = get_market("prolific").sync(job, ServiceQueue(job))
 
     assert [r.state for r in report.assignments] == [
         AssignmentState.ACCEPTED,
@@ -312,7 +312,7 @@ def test_a_pay_call_answered_503_stays_unclear_however_long_and_is_never_paid_ag
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.unavailable("pay-bonus-payments")
 
-    with pytest.raises(ProviderError, match="unclear"):
+    with pytest.raises(MarketCallError, match="unclear"):
         bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     within = engine.resolve(pay.pk).state
@@ -328,7 +328,7 @@ def test_a_pay_call_answered_503_stays_unclear_however_long_and_is_never_paid_ag
 def test_an_unclear_payment_is_decided_only_by_a_person_allowed_to_spend_money(fake: FakeProlific) -> None:
     assignment = submitted(fake, published(), state=AssignmentState.APPROVED)
     fake.unavailable("pay-bonus-payments")
-    with pytest.raises(ProviderError, match="unclear"):
+    with pytest.raises(MarketCallError, match="unclear"):
         bonus_assignment(assignment.pk, Decimal("0.50"), "Gold right", "gold")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     researcher = User.objects.create_user("res")
@@ -350,7 +350,7 @@ def test_a_bonus_landing_minutes_later_is_confirmed_by_reading_and_never_paid_ag
     fake.settle_later = True
     fake.lose_reply("pay-bonus-payments")
 
-    with pytest.raises(ProviderError, match="unclear"):
+    with pytest.raises(MarketCallError, match="unclear"):
         bonus_assignment(assignment.pk, Decimal("0.25"), "Fast and right", "fast")
     pay = LedgerEntry.objects.get(kind=RowKind.PAY)
     before_landing = engine.resolve(pay.pk).state
@@ -368,7 +368,7 @@ def test_a_payment_is_matched_by_amount_and_time_not_by_its_place_in_the_list(fa
     fake.settle_later = True
     bonus_assignment(assignment.pk, Decimal("0.25"), "First batch", "first")  # paid, not landed yet
     fake.unavailable("pay-bonus-payments")
-    with pytest.raises(ProviderError, match="unclear"):
+    with pytest.raises(MarketCallError, match="unclear"):
         bonus_assignment(assignment.pk, Decimal("0.25"), "Second batch", "second")  # never paid
     second = LedgerEntry.objects.get(kind=RowKind.PAY, state=RowState.UNCLEAR)
     fake.settle()  # the first bonus lands: [25]

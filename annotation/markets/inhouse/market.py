@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from annotation.market_interface.base import Capabilities, Listing, Provider, SyncReport, WorkQueue
+from annotation.market_interface.base import Capabilities, Listing, Market, SyncReport, WorkQueue
 from annotation.models import Hit, Job
 
 
-class InhouseProvider(Provider):
+class InhouseMarket(Market):
     name = "inhouse"
     crowd = "in-house annotators"
     capabilities = Capabilities(logged_in_workers=True)

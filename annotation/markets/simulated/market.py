@@ -12,13 +12,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from annotation.market_interface.base import Listing, Provider, SyncReport, WorkQueue
+from annotation.market_interface.base import Listing, Market, SyncReport, WorkQueue
 from annotation.models import Hit, Job
 from annotation.simulation import CrowdParams, make_crowd
 from annotation.task_types import get_task_type
 
 
-class SimulatedProvider(Provider):
+class SimulatedMarket(Market):
     name = "simulated"
     crowd = "simulated crowd"
     simulated = True

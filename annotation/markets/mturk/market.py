@@ -1,5 +1,5 @@
 """MTurk behind the market interface, one class: one listing per HIT; every HIT, review and bonus is a
-ledger row that `MTurkProvider.send` makes into MTurk's call (calls.py)."""
+ledger row that `MTurkMarket.send` makes into MTurk's call (calls.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from annotation.market_interface.base import (
     ExternalIdentity,
     Handoff,
     Listing,
+    Market,
     MarketIds,
-    Provider,
     SyncReport,
     WorkQueue,
 )
@@ -63,7 +63,7 @@ def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
     )
 
 
-class MTurkProvider(Provider):
+class MTurkMarket(Market):
     name = MTURK
     currency = "USD"
     capabilities = Capabilities(
