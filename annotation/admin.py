@@ -234,12 +234,9 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
 
     @admin.display(description="pages")
     def pages(self, job: Job) -> SafeString:
-        """The job's dashboard and adjudication page (the aggregation app's pages, named by URL)."""
-        return format_html(
-            '<a href="{}">dashboard</a> · <a href="{}">adjudicate</a>',
-            reverse("aggregation:dashboard", args=[job.pk]),
-            reverse("aggregation:adjudicate", args=[job.pk]),
-        )
+        """The job's dashboard (the aggregation app's page, named by URL), which links adjudication
+        when the job has something to adjudicate."""
+        return format_html('<a href="{}">dashboard</a>', reverse("aggregation:dashboard", args=[job.pk]))
 
     @admin.display(description="at the market")
     def market(self, job: Job) -> str:

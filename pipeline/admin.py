@@ -10,9 +10,11 @@ from django.contrib.admin.options import InlineModelAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html_join
+from django.utils.html import format_html, format_html_join
 
 from accounts.permissions import NamedPermissions
+from aggregation.adjudication import adjudication_refusal
+from annotation.models import Job
 from annotation.work.jobs import job_progress
 from config.columns import PlainFields
 from config.live import LiveCountsAdmin, cell
@@ -21,6 +23,13 @@ from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
 from pipeline.services import save_new_run
 from pipeline.tasks import run_pipeline_task
+
+
+def _adjudicate_link(job: Job) -> str:
+    """ " · adjudicate" where the job has something to adjudicate; "" elsewhere (its page would refuse)."""
+    if adjudication_refusal(job):
+        return ""
+    return format_html(' · <a href="{}">adjudicate</a>', reverse("aggregation:adjudicate", args=[job.pk]))
 
 
 class StepInline(admin.TabularInline):
@@ -47,18 +56,19 @@ class StepInline(admin.TabularInline):
 
     @admin.display(description="jobs")
     def job_links(self, step: StepRun) -> str:
-        """Each job of the step: its dashboard, its adjudication page and its settings."""
+        """Each job of the step: its dashboard, its adjudication page (where it has something to
+        adjudicate) and its settings."""
         return format_html_join(
             "; ",
-            '<a href="{}">job {} dashboard</a> · <a href="{}">adjudicate</a> · <a href="{}">settings</a>',
+            '<a href="{}">job {} dashboard</a>{} · <a href="{}">settings</a>',
             (
                 (
-                    reverse("aggregation:dashboard", args=[pk]),
-                    pk,
-                    reverse("aggregation:adjudicate", args=[pk]),
-                    reverse("admin:annotation_job_change", args=[pk]),
+                    reverse("aggregation:dashboard", args=[job.pk]),
+                    job.pk,
+                    _adjudicate_link(job),
+                    reverse("admin:annotation_job_change", args=[job.pk]),
                 )
-                for pk in step.jobs.values_list("pk", flat=True)
+                for job in step.jobs.all()
             ),
         )
 
