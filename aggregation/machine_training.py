@@ -9,7 +9,6 @@ one file per version, and a MachineAnnotator row records what it is and how it d
 
 from __future__ import annotations
 
-import os
 import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,6 +26,7 @@ from annotation.machines.models import MachineAnnotator, MachineBackend
 from annotation.machines.services import MachineError, record_machine_labels, register_annotator
 from annotation.models import Job
 from annotation.task_types.registry import get_task_type
+from config.whole_files import whole_file
 
 FOLDS = 5
 
@@ -115,16 +115,12 @@ def classifier_path(annotator: MachineAnnotator) -> Path:
 
 
 def save_classifier(classifier: LocalClassifier, annotator: MachineAnnotator) -> Path:
-    """Written beside its final name and renamed over it: a reader never sees half a file. The
-    encoder is not saved (the packaged one is loaded again)."""
+    """Written whole (a reader never sees half a file). The encoder is not saved (the packaged one is
+    loaded again)."""
     path = classifier_path(annotator)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("wb") as out:
+    with whole_file(path, "wb") as out:
         pickle.dump(replace(classifier, encoder=None), out)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(partial, path)
     return path
 
 
