@@ -235,9 +235,13 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
             return _message(request, job, "No such HIT", "This HIT is not part of this job.", status=404)
     try:
         assignment = next_assignment(
-            job, visitor.worker, hit=hit, external_id=ids.assignment_id if ids else "", fresh=True,
+            job,
+            visitor.worker,
+            hit=hit,
+            external_id=ids.assignment_id if ids else "",
+            fresh=True,
             found=visitor.qualification,
-        )  # fmt: skip
+        )
     except NoWorkError as error:
         refused = (NotQualifiedError, IdentityConflictError)
         status = 403 if isinstance(error, refused) else 200

@@ -421,12 +421,19 @@ def _store_responses(assignment: Assignment, items: Sequence[Item], answers: Map
         now = timezone.now()
         Response.objects.bulk_create(
             Response(
-                job_id=assignment.job_id, item_id=item.pk, worker_id=assignment.worker_id,
-                assignment_id=assignment.pk, label=answer.label, value=answer.value, is_gold=item.is_gold,
-                correct=right, simulated=assignment.simulated, created=now,
+                job_id=assignment.job_id,
+                item_id=item.pk,
+                worker_id=assignment.worker_id,
+                assignment_id=assignment.pk,
+                label=answer.label,
+                value=answer.value,
+                is_gold=item.is_gold,
+                correct=right,
+                simulated=assignment.simulated,
+                created=now,
             )
             for item, answer, right in zip(items, chosen, correct, strict=True)
-        )  # fmt: skip
+        )
     gold = [right for item, right in zip(items, correct, strict=True) if item.is_gold]
     if gold:
         Worker.objects.filter(pk=assignment.worker_id).update(
@@ -450,11 +457,21 @@ def _insert_responses(
             "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[]) "
             "WITH ORDINALITY AS answered(item_id, label, value, is_gold, correct, n) ORDER BY n",
             [
-                assignment.job_id, assignment.worker_id, assignment.pk, assignment.simulated, timezone.now(),
-                ResponseOrigin.CROWD, [item.pk for item in items], [answer.label for answer in chosen],
-                values, [item.is_gold for item in items], list(correct),
+                # The row's own columns, in the INSERT's order …
+                assignment.job_id,
+                assignment.worker_id,
+                assignment.pk,
+                assignment.simulated,
+                timezone.now(),
+                ResponseOrigin.CROWD,
+                # … then the arrays unnest() reads a row per item from, in the items' order.
+                [item.pk for item in items],
+                [answer.label for answer in chosen],
+                values,
+                [item.is_gold for item in items],
+                list(correct),
             ],
-        )  # fmt: skip
+        )
 
 
 def market_hit(job: Job, hit_external_id: str) -> Hit | None:
