@@ -5,8 +5,9 @@ each behaviour and schema.json's "sources" its page): the study's status follows
 from __future__ import annotations
 
 import itertools
-import math
 from typing import Any
+
+from annotation.markets.prolific.screening import least_maximum_time
 
 # A submission holding one of the study's places.
 TAKING = frozenset({"RESERVED", "ACTIVE", "AWAITING REVIEW", "APPROVED", "PARTIALLY APPROVED"})
@@ -61,7 +62,7 @@ class StudiesByThemselves:
 
 def too_short_a_time(body: dict[str, Any]) -> str:
     given, minutes = body.get("maximum_allowed_time"), body["estimated_completion_time"]
-    least = math.ceil(2 + 2 * minutes + 2 * math.sqrt(minutes))  # Prolific's floor, 2 + 2t + 2√t
+    least = least_maximum_time(minutes)
     if given is None or given >= least:
         return ""
     return f"maximum_allowed_time {given} is under {least} minutes, the least for {minutes} minutes' estimate"
