@@ -339,18 +339,19 @@ def _take(job: Job, worker: Worker, hit_pk: int, external_id: str, *, confirmed:
                 accepted_at=timezone.now(),
                 confirmed=confirmed,
             )
-            _hold_items(hit, worker, assignment)
+            held = _hold_items(hit, worker, assignment)
             if quality.policy_of(job).adaptive:
-                quality.add_gold(assignment, len(rows.hit_item_ids(hit.pk)))
+                quality.add_gold(assignment, held)
             return assignment
     except IntegrityError:
         # Another request gave this worker the HIT, one of its items, or an open assignment first.
         return None
 
 
-def _hold_items(hit: Hit, worker: Worker, assignment: Assignment) -> None:
+def _hold_items(hit: Hit, worker: Worker, assignment: Assignment) -> int:
     """A WorkerItem row per item of the HIT, in one INSERT … SELECT (no round trip for the item ids,
-    no model object per item): the unique (item, worker) constraint refuses an item seen before."""
+    no model object per item): the unique (item, worker) constraint refuses an item seen before. How
+    many items the HIT has (the rows inserted)."""
     rows, hit_items = WorkerItem._meta.db_table, HitItem._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
@@ -358,6 +359,7 @@ def _hold_items(hit: Hit, worker: Worker, assignment: Assignment) -> None:
             f"SELECT item_id, %s, %s, %s FROM {hit_items} WHERE hit_id = %s ORDER BY position",
             [worker.pk, assignment.pk, WorkerItemReason.ASSIGNED.value, hit.pk],
         )
+        return int(cursor.rowcount)
 
 
 def submit_assignment(
