@@ -12,6 +12,7 @@ from aggregation import charts, services
 from aggregation.adjudication import adjudicate, draw_sample
 from aggregation.dashboard import worker_chart
 from aggregation.models import ItemOutcome, WorkerQuality
+from annotation.ledger.payments import job_payments
 from annotation.task_types import get_task_type
 from annotation.work.jobs import create_job
 from tests.aggregation.jobdata import answer, keys, stance_job
@@ -54,6 +55,7 @@ def test_a_never_aggregated_job_lists_every_worker_by_id_and_offers_only_what_ca
     assert "Nothing to adjudicate yet: the job&#x27;s answers have not been aggregated." in html
     assert "Aggregate again" not in html and "Aggregate now" in html
     assert "In-house annotators: nothing was paid through a market." in html
+    assert f'<p id="payments">{job_payments(answered).sentence()}</p>' in html
 
 
 def test_the_adjudicate_page_of_a_never_aggregated_job_says_why_and_offers_no_bulk_form(

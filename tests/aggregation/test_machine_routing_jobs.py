@@ -14,6 +14,7 @@ from django.test import override_settings
 from django.urls import reverse
 from django.utils.html import escape
 
+from aggregation.machine_agreement import PEOPLE, PEOPLE_AND_MACHINES, agreement_by_origin
 from aggregation.machine_routing import calibration_items
 from aggregation.machine_training import label_job, train_local
 from annotation.machines.models import MachineAnnotator
@@ -89,3 +90,8 @@ def test_the_jobs_page_shows_why_nothing_is_accepted_and_agreement_with_and_with
     page = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
     assert "nothing: " + escape(job.params["machine_routing"]["reason"]) in page
     assert "Mean ρ among people: 1.000; among people and machines:" in page
+    figures = agreement_by_origin(job)
+    assert (
+        f"Mean ρ among people: {figures[PEOPLE].mean_rho:.3f}; "
+        f"among people and machines: {figures[PEOPLE_AND_MACHINES].mean_rho:.3f}." in page
+    )

@@ -10,6 +10,7 @@ from django.urls import reverse
 from aggregation.quality_panel import quality_panel
 from annotation.ledger.models import RowKind, RowState
 from annotation.models import Assignment, Response
+from annotation.quality import services as quality
 from annotation.quality.models import WorkerStop
 from annotation.work.jobs import create_job
 from tests.annotation.factories import make_corpus
@@ -34,6 +35,7 @@ def test_the_panel_shows_the_stopped_worker_the_money_paid_to_them_and_the_gold_
     assert gold > 0 and panel.gold_answers == gold
     assert 'id="quality"' in page and "<svg" in page
     assert "1.75" in page.split('id="paid-to-stopped"')[1][:40]
+    assert f">{quality.paid_to_stopped(job):.2f} " in page.split('id="paid-to-stopped"')[1][:40]
     assert f">{gold} gold answer" in page
     stop = WorkerStop.objects.get()
     assert reverse("admin:annotation_workerstop_change", args=[stop.pk]) in page
