@@ -10,6 +10,7 @@ import zipfile
 from datetime import datetime
 from pathlib import Path
 
+from config.whole_files import whole_file
 from export.manifest import MANIFEST, release_paths
 
 EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip entry can hold
@@ -25,9 +26,12 @@ def zip_date(state_time: str | None) -> tuple[int, int, int, int, int, int]:
 
 
 def write_zip(directory: Path, target: Path, top: str, state_time: str | None) -> None:
-    """Zip every file of `directory` (manifest last) under the folder `top`/ into `target`."""
+    """Zip every file of `directory` (manifest last) under the folder `top`/ into `target`, written whole."""
     date = zip_date(state_time)
-    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with (
+        whole_file(target, "wb") as handle,
+        zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_DEFLATED) as archive,
+    ):
         for name in [*release_paths(directory), MANIFEST]:
             info = zipfile.ZipInfo(f"{top}/{name}", date_time=date)
             info.compress_type = zipfile.ZIP_DEFLATED

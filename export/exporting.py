@@ -8,12 +8,12 @@ is written from the database as it stands now.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 
+from config.whole_files import whole_file
 from corpus.perspectrum import file_names
 from export.models import Release
 from export.services import check_new_version, export_perspectrum
@@ -78,7 +78,8 @@ def copy_released_files(release: Release, out: Path) -> dict[str, Path]:
     written = {}
     for kind, name in file_names(release.version).items():
         written[kind] = out / name
-        _write_whole(written[kind], contents[kind])
+        with whole_file(written[kind], "wb") as handle:
+            handle.write(contents[kind])
     return written
 
 
@@ -95,13 +96,3 @@ def _checked(release: Release, name: str, entry: dict[str, object] | None) -> by
             "since it was released); nothing was written. Run verify_release on its directory."
         )
     return data
-
-
-def _write_whole(path: Path, data: bytes) -> None:
-    """Write beside `path`, flush, then rename over it: the file is whole or untouched."""
-    scratch = path.with_name(f".{path.name}.writing")
-    with scratch.open("wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    scratch.replace(path)

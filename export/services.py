@@ -18,6 +18,7 @@ from accounts import audit
 from accounts.models import AuditEvent
 from annotation.ledger.payments import payments_of
 from config.progress import QUIET, Progress
+from config.whole_files import whole_file
 from corpus import provenance as corpus_provenance
 from corpus.models import (
     Claim,
@@ -152,7 +153,8 @@ def write_perspectrum(version: str, out: Path, records: dict[str, Any]) -> dict[
     written = {}
     for kind, name in file_names(version).items():
         written[kind] = out / name
-        written[kind].write_bytes(dumps(records[kind]))
+        with whole_file(written[kind], "wb") as handle:
+            handle.write(dumps(records[kind]))
     return written
 
 

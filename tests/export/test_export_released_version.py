@@ -14,6 +14,7 @@ from annotation.models import Job
 from corpus.models import PerspectiveCluster, Status
 from corpus.perspectrum import CLAIMS, file_names
 from export.services import build_release
+from tests.config.test_whole_files import disk_full_after
 
 pytestmark = pytest.mark.django_db
 
@@ -67,3 +68,21 @@ def test_a_version_name_that_cannot_name_files_is_refused_in_a_sentence(
 ) -> None:
     with pytest.raises(CommandError, match="use letters, digits"):
         export("../x", tmp_path / "out")
+
+
+def test_a_full_disk_leaves_the_previous_export_whole_and_says_so(
+    simulated_job: Job, releases_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    previous = out / file_names("0.2")[CLAIMS]
+    previous.write_text("the previous export\n")
+
+    with (
+        pytest.raises(CommandError, match="File too large; the previous file is intact"),
+        disk_full_after(16),
+    ):
+        export("0.2", out)
+
+    assert previous.read_text() == "the previous export\n"
+    assert [path.name for path in out.iterdir()] == [previous.name]  # no partial file left

@@ -5,6 +5,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from config.whole_files import WriteError
 from corpus.commands import ReleaseVersionCommand
 from export.exporting import ReleaseCopyError, export_version
 from export.services import ReleaseExistsError, ReleaseVersionError
@@ -28,7 +29,7 @@ class Command(ReleaseVersionCommand):
     def handle(self, *args: Any, version: str, out: Path, **options: Any) -> None:
         try:
             exported = export_version(version, out, machine_labels=not options["without_machine_labels"])
-        except (ReleaseCopyError, ReleaseExistsError, ReleaseVersionError) as error:
+        except (ReleaseCopyError, ReleaseExistsError, ReleaseVersionError, WriteError) as error:
             raise CommandError(str(error)) from error
         self.stdout.write(exported.sentence(out))
         for path in exported.files.values():
