@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Exists, OuterRef, Q, Sum
 from django.utils import timezone
 
 from accounts import audit
@@ -218,13 +218,12 @@ def reverse_stop(stop_id: int, user: Any, note: str = "") -> WorkerStop:
 def paid_to_stopped(job: Job | None = None) -> Decimal:
     """Money the ledger shows paid (confirmed approvals at the HIT's reward, confirmed bonuses) to
     workers who were later stopped, in their jobs (one job, or all)."""
-    stops = WorkerStop.objects.all() if job is None else WorkerStop.objects.filter(job=job)
-    pairs = Q()
-    for job_id, worker_id in stops.values_list("job_id", "worker_id"):
-        pairs |= Q(job_id=job_id, assignment__worker_id=worker_id)
-    if not pairs:
-        return Decimal("0.00")
-    confirmed = LedgerEntry.objects.filter(pairs, state=RowState.CONFIRMED)
+    stopped = WorkerStop.objects.filter(
+        job_id=OuterRef("job_id"), worker_id=OuterRef("assignment__worker_id")
+    )
+    confirmed = LedgerEntry.objects.filter(Exists(stopped), state=RowState.CONFIRMED)
+    if job is not None:
+        confirmed = confirmed.filter(job=job)
     approved = confirmed.filter(kind=RowKind.APPROVE).aggregate(total=Sum("hit__reward"))["total"]
     bonuses = confirmed.filter(kind=RowKind.BONUS).aggregate(total=Sum("amount"))["total"]
     return (approved or Decimal("0.00")) + (bonuses or Decimal("0.00"))

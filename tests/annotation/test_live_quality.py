@@ -184,6 +184,9 @@ def test_money_paid_to_a_stopped_worker_is_read_from_the_ledger() -> None:
     ledger_row(assignment, RowKind.APPROVE, RowState.CONFIRMED)
     ledger_row(assignment, RowKind.BONUS, RowState.CONFIRMED, "0.25")
     ledger_row(assignment, RowKind.BONUS, RowState.FAILED, "9.00")
+    honest = Assignment.objects.exclude(worker=adversary).first()
+    assert honest is not None
+    ledger_row(honest, RowKind.BONUS, RowState.CONFIRMED, "5.00")  # paid, but to a worker not stopped
 
     reward = Hit.objects.get(pk=assignment.hit_id).reward
     assert quality.paid_to_stopped(job) == reward + Decimal("0.25")
