@@ -158,3 +158,25 @@ def test_a_429_carries_retry_after_and_does_nothing() -> None:
 
     assert throttled.value.retry_after == 7.0
     assert market.studies == {} and market.effects["create-study"] == 0
+
+
+@pytest.mark.parametrize("reviewed", [False, True])
+def test_more_places_make_a_full_study_active_again(reviewed: bool) -> None:
+    """Researcher help, "Increasing places": once places are added the study becomes active by
+    itself, a completed one too ("data collection shall resume")."""
+    assert "article/ea1755" in schema()["sources"]["increasing places"]
+    market = FakeProlific()
+    client = market.client(attempts=1)
+    study_id = active(market, client)
+    sessions = submitted(market, study_id, 2)
+    if reviewed:
+        for session in sessions:
+            client.approve_submission(session)
+    full = client.get_study(study_id).status
+
+    more = client.set_places(study_id, 3)
+
+    assert full == ("COMPLETED" if reviewed else "AWAITING REVIEW")
+    assert (more.status, more.places_taken) == ("ACTIVE", 2)
+    market.submit(study_id, "session-third", "f" * 24)
+    assert client.get_study(study_id).status == "AWAITING REVIEW"

@@ -21,6 +21,8 @@ It moves as Prolific documents a study moving by itself, each behaviour with its
   returned is PAUSED by Prolific (researcher help, "Pausing & stopping a study");
 - lists are served at most `page_cap` per page whatever the size asked (the reference names no
   largest page), project studies in no stable order unless `ordering` is asked (last changed first);
+- more places make an AWAITING REVIEW or COMPLETED study ACTIVE again (researcher help, "Increasing
+  places");
 - a maximum allowed time under 2 + 2t + 2√t minutes (t: the estimated time) is refused with a 400;
 - a 429 carries Retry-After (`throttle(..., retry_after=)`) and did nothing (managing high loads).
 
@@ -272,6 +274,8 @@ class FakeProlific(FaultsOnDemand, StudiesByThemselves, BaseAdapter):
     def _update_study(self, parts: list[str], query: dict[str, str], body: dict[str, Any]) -> tuple[int, Any]:
         study = self.studies[parts[1]]
         self._paying("add places", study["id"])
+        if body["total_available_places"] > study["total_available_places"]:
+            self._reopened(study["id"])
         study["total_available_places"] = body["total_available_places"]
         self._changed(study["id"])
         self._moved(study["id"])

@@ -36,6 +36,13 @@ class StudiesByThemselves:
     def _awaiting(self, study_id: str) -> bool:
         return any(s["status"] == "AWAITING REVIEW" for s in self._of(study_id))
 
+    def _reopened(self, study_id: str) -> None:
+        """Places were added: a full study is active again, a completed (or stopped) one too."""
+        study = self.studies[study_id]
+        if study["status"] in ("AWAITING REVIEW", "COMPLETED"):
+            study["status"] = "ACTIVE"
+            study.pop("stopped", None)
+
     def _moved(self, study_id: str, *, freed_from: str = "") -> None:
         """A submission of the study moved: the study follows as Prolific documents (see the docstring)."""
         study = self.studies.get(study_id)
