@@ -177,5 +177,5 @@ def adaptive_summary(job: Job) -> AdaptiveSummary | None:
         labels_per_item=sorted(histogram.items()),
         fixed_labels=adaptive.max_workers * items,
         cost_per_label=Decimal(per_label),
-        currency=str(job.params.get("currency", "USD")),
+        currency=job.currency,
     )

@@ -104,3 +104,12 @@ def test_the_dashboard_shows_labels_per_item_and_the_money_saved(
     html = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
     assert "Adaptive redundancy" in html and "Saved against 4 workers per item" in html
     assert f"{summary.labels_saved} labels" in html
+
+
+def test_the_money_saved_is_in_the_currency_the_job_was_booked_in():
+    job = adaptive_job()
+    # The job's currency field is the one its ledger rows use; its parameters are only what was asked.
+    Job.objects.filter(pk=job.pk).update(currency="GBP")
+    job.refresh_from_db()
+    summary = adaptive_summary(job)
+    assert summary is not None and summary.currency == "GBP"
