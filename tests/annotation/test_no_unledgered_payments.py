@@ -31,11 +31,10 @@ from annotation.work.records import review_assignment
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
-from tests.annotation.test_market_pages import answers_for, reach_the_task, token_of
+from tests.annotation.paid_jobs import REASON, mturk_worker_done, prolific_participant_done
 
 pytestmark = pytest.mark.django_db(transaction=True)
 JOBS, ASSIGNMENTS = "/admin/annotation/job/", "/admin/annotation/assignment/"
-REASON = "The answers to the worked examples inside this HIT were not given; " * 2
 
 
 @pytest.fixture
@@ -71,16 +70,6 @@ def admin_action(client: Client, url: str, action: str, pks: list[int], **data: 
     client.post(url, {"action": action, "_selected_action": pks, **data})
 
 
-def work_at_our_pages(job: Job, params: dict[str, str]) -> Assignment:
-    """A market worker does the HIT at our pages (page tokens all the way) and submits it."""
-    client = Client()
-    task_url = reach_the_task(client, job, params)
-    token = token_of(client.get(task_url))
-    assignment = Assignment.objects.get(external_id=params.get("assignmentId") or params.get("SESSION_ID"))
-    client.post(task_url, {**answers_for(assignment), "page_token": token})
-    return assignment
-
-
 def run_the_ledger_machinery(assignment: Assignment) -> None:
     """A stale claimed bonus row requeued by the sweeper, and one sent through delay_on_commit."""
     stale = intents.bonus_intent(assignment, Decimal("0.10"), "Swept", "batch:swept")
@@ -99,16 +88,7 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     job = create_job("stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     hit_id = Job.objects.get(pk=job.pk).hits.get().external_id
-    done = []
-    for n in range(2):
-        params = {
-            "assignmentId": f"ASG{n:027d}",
-            "hitId": hit_id,
-            "workerId": f"AWORKER{n}",
-            "turkSubmitTo": "https://workersandbox.mturk.com",
-        }
-        done.append(work_at_our_pages(job, params))
-        mturk.submit(hit_id, params["assignmentId"], params["workerId"])
+    done = [mturk_worker_done(mturk, job, hit_id, n) for n in range(2)]
     sync_job(job.pk)
     review_assignment(done[0].pk, approve=True, feedback="Thanks")
     admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
@@ -142,11 +122,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     study_id = Job.objects.get(pk=job.pk).hits.get().external_id
-    done = []
-    for n in range(2):
-        params = {"PROLIFIC_PID": f"participant{n}", "STUDY_ID": study_id, "SESSION_ID": f"session{n}"}
-        done.append(work_at_our_pages(job, params))
-        prolific.submit(study_id, params["SESSION_ID"], params["PROLIFIC_PID"])
+    done = [prolific_participant_done(prolific, job, study_id, n) for n in range(2)]
     sync_job(job.pk)
     review_assignment(done[0].pk, approve=True)
     admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
@@ -179,7 +155,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
         )
     }
     assert [s["status"] for s in prolific.submissions.values()] == ["APPROVED", "REJECTED"]
-    assert prolific.submissions["session0"]["bonus_payments"] == [50, 10, 10]
+    assert prolific.submissions[done[0].external_id]["bonus_payments"] == [50, 10, 10]
     assert Assignment.objects.get(pk=done[1].pk).state == AssignmentState.REJECTED
     assert not LedgerEntry.objects.exclude(state=RowState.CONFIRMED).exists()
 
