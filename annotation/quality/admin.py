@@ -20,6 +20,9 @@ from annotation.quality.writing_records import accept_writing
 class WorkerStopAdmin(admin.ModelAdmin):
     list_display = ["pk", "job", "annotator", "estimate", "bar", "created", "reversed_at", "reversed_by"]
     list_filter = ["reversed_at", "job"]
+    # Each row shows them all; left to itself, the list joins only the rows that cannot be null, and
+    # read the person who reversed a stop once per reversed stop.
+    list_select_related = ["job", "worker", "quality_check", "reversed_by"]
     fields = readonly_fields = (
         "job",
         "annotator",

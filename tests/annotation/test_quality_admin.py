@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from annotation.models import Assignment, Worker
 from annotation.quality.models import WorkerStop
 from tests.annotation.test_live_quality import live_job, stop_an_adversary
 
@@ -50,3 +53,37 @@ def test_staff_without_the_permission_cannot_reverse_a_stop(client: Client) -> N
     staff.post(url, {"action": "reverse", "_selected_action": [stop.pk]}, follow=True)
     stop.refresh_from_db()
     assert stop.reversed_at is None
+
+
+def test_the_stop_list_reads_the_same_queries_whatever_the_number_of_stops(client: Client) -> None:
+    stop_an_adversary(live_job())
+    staff = staff_in(client, "researcher")
+    url = reverse("admin:annotation_workerstop_changelist")
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as read:
+            assert staff.get(url).status_code == 200
+        return len(read)
+
+    one = queries()
+    first = WorkerStop.objects.select_related("quality_check").get()
+    # Two more stops, reversed by two people, of other workers, each on an assignment and a check of its own.
+    for n in range(2):
+        worker = Worker.objects.create(provider=first.worker.provider, external_id=f"other-{n}")
+        assignment = Assignment.objects.get(pk=first.quality_check.assignment_id)
+        assignment.pk, assignment.worker = None, worker
+        assignment.save()
+        check = first.quality_check
+        check.pk, check.worker, check.assignment = None, worker, assignment
+        check.save()
+        WorkerStop.objects.create(
+            job=first.job,
+            worker=worker,
+            quality_check=check,
+            bar=first.bar,
+            created=first.created,
+            reversed_at=first.created,
+            reversed_by=User.objects.create(username=f"lead-{n}"),
+        )
+    assert WorkerStop.objects.count() == 3
+    assert queries() == one
