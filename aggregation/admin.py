@@ -32,12 +32,17 @@ class QueueFilter(admin.SimpleListFilter):
         return [("waiting", "waiting for an expert"), ("adjudicated", "adjudicated")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        decided = Exists(Adjudication.objects.filter(outcome=OuterRef("pk")))
+        decided = _adjudicated()
         if self.value() == "waiting":
             return queryset.filter(Q(contested=True) | Q(sampled=True)).exclude(decided)
         if self.value() == "adjudicated":
             return queryset.filter(decided)
         return queryset
+
+
+def _adjudicated() -> Exists:
+    """Whether an outcome has an expert's adjudication, as a column of its query."""
+    return Exists(Adjudication.objects.filter(outcome=OuterRef("pk")))
 
 
 class FinalLabelForm(forms.ModelForm):
@@ -79,6 +84,9 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ItemOutcome]:
+        return super().get_queryset(request).annotate(adjudicated=_adjudicated())
+
     @admin.display(description="item")
     def item_key(self, obj: ItemOutcome) -> str:
         return obj.item.key
@@ -96,9 +104,9 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
     def reasons_text(self, obj: ItemOutcome) -> str:
         return in_words(obj.reasons)
 
-    @admin.display(description="adjudicated", boolean=True)
+    @admin.display(description="adjudicated", boolean=True, ordering="adjudicated")
     def decided(self, obj: ItemOutcome) -> bool:
-        return obj.adjudications.exists()
+        return bool(obj.adjudicated)  # type: ignore[attr-defined]  # annotated by get_queryset
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         form = super().get_form(request, obj, change=change, **kwargs)

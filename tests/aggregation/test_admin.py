@@ -137,3 +137,25 @@ def test_an_older_run_cannot_be_deleted_with_the_adjudicated_outcomes_it_last_wr
     assert page.status_code == 200 and "Cannot delete aggregation run" in page.content.decode()
     assert AggregationRun.objects.filter(pk=first_run.pk).exists()
     assert Adjudication.objects.filter(outcome__item__key=keys(job)[2]).count() == 1
+
+
+def test_the_queue_list_reads_whether_each_item_is_adjudicated_in_one_query_for_all_rows(
+    admin_client, admin_user, job
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    url = reverse("admin:aggregation_itemoutcome_changelist")
+    adjudicate(outcome_of(job, keys(job)[2]).pk, S, user=admin_user)
+    with CaptureQueriesContext(connection) as four_rows:
+        page = admin_client.get(url).content.decode()
+    assert page.count('class="field-decided"><img src="/static/admin/img/icon-yes.svg" alt="True"') == 1
+    assert page.count('class="field-decided"><img src="/static/admin/img/icon-no.svg" alt="False"') == 3
+
+    more = stance_job(make_corpus(claims=2, perspectives=2))
+    answer(more, {key: [S, S, S] for key in keys(more)})
+    services.aggregate_job(more.pk)
+    with CaptureQueriesContext(connection) as eight_rows:
+        page = admin_client.get(url).content.decode()
+    assert page.count('class="field-decided">') == 8
+    assert len(eight_rows) == len(four_rows)
