@@ -17,7 +17,8 @@ call_command("migrate", verbosity=0)
 from annotation.work.jobs import create_job, publish_job, sync_job
 from corpus.models import Claim
 from corpus.services import import_perspectrum
-from export.services import assign_claim_splits, build_release, diff_releases
+from export.claim_splits import assign_claim_splits
+from export.services import build_release, diff_releases
 from export.splits import SplitPlan
 from export.verify import verify_release
 

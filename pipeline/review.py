@@ -12,8 +12,9 @@ from aggregation.models import ItemOutcome
 from aggregation.services import AggregationError, aggregate_job, has_aggregation
 from annotation.models import Job, JobState
 from config.wording import count, listing
+from export.claim_splits import assign_claim_splits
 from export.models import Release
-from export.services import assign_claim_splits, build_release
+from export.services import build_release
 from export.splits import SplitPlan
 from pipeline import candidate_jobs
 from pipeline.context import Context, Outcome

@@ -8,7 +8,7 @@ import pytest
 from accounts.models import AuditEvent
 from corpus.models import Claim, Split
 from corpus.provenance import Writer
-from export.services import assign_claim_splits
+from export.claim_splits import assign_claim_splits
 from export.splits import SplitPlan
 from tests.annotation.factories import make_corpus
 

@@ -12,12 +12,12 @@ from annotation.work.jobs import create_job
 from corpus.models import Claim
 from export import provenance
 from export.archive import write_zip
+from export.claim_splits import stored_split_report
 from export.models import Release, ReleaseImmutableError
 from export.services import (
     ReleaseExistsError,
     ReleaseVersionError,
     build_release,
-    stored_split_report,
     write_release_files,
 )
 from export.splits import SplitPlan

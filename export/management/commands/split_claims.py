@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from export.services import assign_claim_splits
+from export.claim_splits import assign_claim_splits
 from export.splits import DEFAULT_PLAN, Grouping, SplitPlan, SplitPlanError
 
 
