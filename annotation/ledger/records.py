@@ -69,7 +69,33 @@ class LedgerRecords:
         states: Mapping[str, str],
         reviews: Mapping[str, str],
     ) -> Iterable[Discrepancy]:
-        return compare_assignments(job_id, market, states, reviews)
+        """Local states and reviews against the market's.
+
+        market: assignment ref → (market status, worker); states: market status → our state;
+        reviews: ledger kind → the market status a confirmed review leaves.
+        """
+        local = {a.external_id: a for a in Assignment.objects.filter(job_id=job_id).exclude(external_id="")}
+        approved, rejected = confirmed_rows(job_id, RowKind.APPROVE), confirmed_rows(job_id, RowKind.REJECT)
+        for ref, (status, _worker) in market.items():
+            ours = local.get(ref)
+            expected = states.get(status)
+            if ours is None and expected is not None and expected != "accepted":
+                yield issue(IssueKind.STATE, ref, "no such assignment", status)
+            elif ours is not None and expected is not None and ours.state != expected:
+                yield issue(IssueKind.STATE, ref, ours.state, status)
+            for kind, rows in ((RowKind.APPROVE, approved), (RowKind.REJECT, rejected)):
+                if rows.get(ref) and status != reviews[kind]:
+                    yield issue(IssueKind.APPROVAL, ref, f"{kind} confirmed", status, rows[ref][0])
+                if not rows.get(ref) and status == reviews[kind]:
+                    yield issue(IssueKind.APPROVAL, ref, f"no {kind} in the ledger", status)
+        for ref, ours in sorted(local.items()):
+            if ref not in market and ours.state in AssignmentState.done():
+                # Submitted through our pages, unknown to the market: made-up ids, or work never sent.
+                # It is not confirmed, so it counts for nothing; staff see it here.
+                yield issue(IssueKind.UNKNOWN, ref, f"{ours.state}, worker {ours.worker_id}", "unknown")
+        for ref in set(approved) | set(rejected):
+            if ref not in market:
+                yield issue(IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
 
 
 RECORDS = LedgerRecords()
@@ -80,38 +106,3 @@ def confirmed_rows(job_id: int, kind: str) -> dict[str, list[LedgerEntry]]:
     for entry in LedgerEntry.objects.filter(job_id=job_id, kind=kind, state=RowState.CONFIRMED):
         rows[entry.market_ref].append(entry)
     return rows
-
-
-def compare_assignments(
-    job_id: int,
-    market: Mapping[str, tuple[str, str]],
-    states: Mapping[str, str],
-    reviews: Mapping[str, str],
-) -> Iterable[Discrepancy]:
-    """Local states and reviews against the market's.
-
-    market: assignment ref → (market status, worker); states: market status → our state;
-    reviews: ledger kind → the market status a confirmed review leaves.
-    """
-    local = {a.external_id: a for a in Assignment.objects.filter(job_id=job_id).exclude(external_id="")}
-    approved, rejected = confirmed_rows(job_id, RowKind.APPROVE), confirmed_rows(job_id, RowKind.REJECT)
-    for ref, (status, _worker) in market.items():
-        ours = local.get(ref)
-        expected = states.get(status)
-        if ours is None and expected is not None and expected != "accepted":
-            yield issue(IssueKind.STATE, ref, "no such assignment", status)
-        elif ours is not None and expected is not None and ours.state != expected:
-            yield issue(IssueKind.STATE, ref, ours.state, status)
-        for kind, rows in ((RowKind.APPROVE, approved), (RowKind.REJECT, rejected)):
-            if rows.get(ref) and status != reviews[kind]:
-                yield issue(IssueKind.APPROVAL, ref, f"{kind} confirmed", status, rows[ref][0])
-            if not rows.get(ref) and status == reviews[kind]:
-                yield issue(IssueKind.APPROVAL, ref, f"no {kind} in the ledger", status)
-    for ref, ours in sorted(local.items()):
-        if ref not in market and ours.state in AssignmentState.done():
-            # Submitted through our pages, unknown to the market: made-up ids, or work never sent.
-            # It is not confirmed, so it counts for nothing; staff see it here.
-            yield issue(IssueKind.UNKNOWN, ref, f"{ours.state}, worker {ours.worker_id}", "unknown")
-    for ref in set(approved) | set(rejected):
-        if ref not in market:
-            yield issue(IssueKind.APPROVAL, ref, "reviewed in the ledger", "unknown to the market")
