@@ -16,7 +16,16 @@ from django.utils import timezone
 from accounts import audit
 from accounts.models import AuditEvent
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from annotation.models import Assignment, Item, Job, Response, Worker, WorkerItem, WorkerItemReason
+from annotation.models import (
+    Assignment,
+    Item,
+    Job,
+    Response,
+    ResponseOrigin,
+    Worker,
+    WorkerItem,
+    WorkerItemReason,
+)
 from annotation.quality.estimates import Estimate, Evidence, current_decision, estimate, should_stop
 from annotation.quality.gold_schedule import QualityPolicy, gold_count, gold_places, gold_rate
 from annotation.quality.models import QualityCheck, WorkerStop
@@ -126,16 +135,21 @@ def check_after_submit(assignment: Assignment) -> QualityCheck:
 def _evidence(job: Job, worker_id: int) -> tuple[Evidence, list[dict[str, Any]]]:
     """The worker's evidence in the job, and its rows: each item, their answer, and what it was
     compared with (the gold answer, or the others' current decision)."""
+    answered = Response.objects.filter(job=job, worker_id=worker_id)
     mine = list(
-        Response.objects.filter(job=job, worker_id=worker_id)
-        .order_by("pk")
-        .values_list("item_id", "item__key", "label", "is_gold", "correct", "item__known_answer")
+        answered.order_by("pk").values_list(
+            "item_id", "item__key", "label", "is_gold", "correct", "item__known_answer"
+        )
     )
     others: dict[int, list[str]] = defaultdict(list)
-    asked = [item for item, _, _, is_gold, _, _ in mine if not is_gold]
+    # The items they answered outside gold, as a subquery: no list of ids that grows with their work
+    # sent back to the database on each submit. A machine's label is no other worker's: never counted
+    # as a person's, it cannot help to stop one.
+    asked = answered.filter(is_gold=False).values("item_id")
     for item, label in (
         Response.objects.filter(item_id__in=asked)
         .exclude(worker_id=worker_id)
+        .exclude(origin=ResponseOrigin.MACHINE)
         .values_list("item_id", "label")
     ):
         others[item].append(label)

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from accounts.models import AuditEvent
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
+from annotation.machines.services import record_machine_labels, register_annotator
 from annotation.models import Assignment, Hit, HitItem, Item, Job, Worker, WorkerItem, WorkerItemReason
 from annotation.quality import services as quality
 from annotation.quality.models import QualityCheck, WorkerStop
@@ -244,3 +245,18 @@ def test_a_stopped_in_house_annotator_is_told_why_on_the_page(client: Client) ->
     text = page.content.decode()
     assert page.status_code == 200
     assert "not offering you more work" in text and "Nothing you submitted has been rejected" in text
+
+
+def test_a_machines_labels_are_not_an_other_worker_in_the_live_decision() -> None:
+    job = live_job(stop_workers=False)
+    machine = register_annotator("tfidf", "stance", "local", "tfidf-logistic")
+    items = list(job.items.filter(is_gold=False))
+    assert items
+    record_machine_labels(machine, job, {item.pk: opposite(item) for item in items})
+    first, second = qualified(job, "p1"), qualified(job, "p2")
+    do_hit(job, first, honest=False)  # the machine backs their answers
+
+    check = do_hit(job, second, honest=True).quality_check
+
+    # One other person answered the items: too few for a decision, whatever the machine said.
+    assert check.compared == 0
