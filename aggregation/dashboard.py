@@ -15,6 +15,7 @@ from aggregation.adjudication import SampleAccuracy, adjudication_queue, adjudic
 from aggregation.declared import categorical_rule
 from aggregation.machine_panel import MachinePanel, machine_panel
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
+from aggregation.quality_panel import QualityPanel, quality_panel
 from aggregation.services import has_aggregation
 from annotation.ledger.decisions import unclear_rows
 from annotation.ledger.models import LedgerEntry
@@ -70,6 +71,8 @@ class Dashboard:
     payments: Payments = field(default_factory=Payments)
     # The machine beside the crowd, when the job has one (aggregation.machine_routing).
     machine: MachinePanel | None = None
+    # Crowd quality checked live, when the job checks it or has free-text answers.
+    quality: QualityPanel | None = None
 
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
@@ -129,6 +132,7 @@ def job_dashboard(job: Job) -> Dashboard:
         adjudication_refusal=adjudication_refusal(job),
         payments=job_payments(job),
         machine=machine_panel(job),
+        quality=quality_panel(job),
     )
 
 

@@ -16,7 +16,6 @@ from aggregation.dashboard import job_dashboard
 from aggregation.forms import AggregateForm, CopyForm, MergeForm, SampleForm, SplitForm
 from aggregation.models import RunTrigger, WorkerQuality
 from aggregation.quality import request_soft_block
-from aggregation.quality_panel import quality_panel
 from aggregation.tasks import aggregate_job_task
 from annotation.models import Job
 from config.wording import count
@@ -31,7 +30,6 @@ def dashboard(request: HttpRequest, job_id: int) -> HttpResponse:
         _dashboard_action(request, job)
         return redirect("aggregation:dashboard", job_id=job.pk)
     context = {"board": job_dashboard(job), "aggregate_form": AggregateForm(), "sample_form": SampleForm()}
-    context["quality"] = quality_panel(job)
     return render(request, "aggregation/dashboard.html", context)
 
 
