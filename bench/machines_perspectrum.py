@@ -11,7 +11,6 @@ decisions; each routing is drawn over ``SAMPLES`` random calibration samples of 
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from aggregation.calibration import calibration_error
 from aggregation.machines.calibrating import calibrate
 from aggregation.machines.checking import check_routing
 from aggregation.machines.local import Example, LocalClassifier, cross_validated, dense_encoder
+from corpus.perspectrum import read_release
 
 TARGETS = (0.05, 0.10)
 DELTA = 0.05
@@ -33,10 +33,9 @@ Task = tuple[list[Example], list[str], list[str], list[int]]  # examples, labels
 
 
 def load(folder: Path) -> tuple[list[dict[str, Any]], dict[int, str], dict[str, str]]:
-    claims = json.loads((folder / "perspectrum_with_answers_v1.0.json").read_text())
-    pool = {p["pId"]: p["text"] for p in json.loads((folder / "perspective_pool_v1.0.json").read_text())}
-    split = json.loads((folder / "dataset_split_v1.0.json").read_text())
-    return claims, pool, split
+    """The release's claims, its perspective texts by id and its split, as the importer reads them."""
+    release = read_release(folder)
+    return release.claims, {p["pId"]: p["text"] for p in release.pool}, release.split
 
 
 def stance_task(claims: list[dict[str, Any]], pool: dict[int, str], split: dict[str, str]) -> Task:
