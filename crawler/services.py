@@ -164,10 +164,15 @@ def request_crawl(
     return run
 
 
+def saved_pages_dir() -> Path:
+    """Where the saved pages of SAVED_PAGES_SITE are (a folder that may not exist on this machine)."""
+    return Path(settings.SHARED_FIXTURES_DIR) / SAVED_PAGES_SITE / "pages"
+
+
 def saved_pages_launch(site: str) -> tuple[dict[str, str], list[str]]:
     """The environment and arguments of a crawl of the saved pages (`SHARED_FIXTURES_DIR`), served on
     127.0.0.1 for the crawl's lifetime, without a delay: no real site is behind them."""
-    pages = Path(settings.SHARED_FIXTURES_DIR) / SAVED_PAGES_SITE / "pages"
+    pages = saved_pages_dir()
     if site != SAVED_PAGES_SITE:
         raise CrawlRequestError(f"saved pages exist for {SAVED_PAGES_SITE} only, not {site}")
     if not pages.is_dir():

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 
 from corpus.models import Perspective
+from crawler.services import saved_pages_dir
 from export.models import Release
 from pipeline import services
 from pipeline.models import PipelineRun, StepRun, StepState
@@ -42,10 +43,9 @@ def web_sentences_file(path: Path) -> Path | None:
 
 
 def demo_params() -> dict[str, object]:
-    fixtures = Path(settings.SHARED_FIXTURES_DIR) / "idebate" / "pages"
     # With the saved pages: crawl them from a local server. Without: a small, polite archive crawl.
     crawl: dict[str, object] = (
-        {"serve_fixtures": True} if fixtures.is_dir() else {"archive": "2015:2018", "limit": 5}
+        {"serve_fixtures": True} if saved_pages_dir().is_dir() else {"archive": "2015:2018", "limit": 5}
     )
     web = web_sentences_file(Path(settings.DATA_DIR) / "demo_web_sentences.jsonl")
     # The stance step asks the simulated crowd adaptively: a third label only where the decision is open.
