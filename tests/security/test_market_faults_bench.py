@@ -15,6 +15,9 @@ def test_an_mturk_outage_past_the_tokens_lifetime_pays_every_bonus_once() -> Non
 
     assert outcome.lost_replies == 2  # granted, their replies lost: read at MTurk after 25 hours
     assert (outcome.paid_once, outcome.paid_twice, outcome.unpaid, outcome.open_rows) == (40, 0, 0, 0)
+    # The ledger settled every row by itself: none failed and had to be asked for again by the rig,
+    # which would pay it once and hide the failure.
+    assert outcome.asked_again == 0
 
 
 def test_jobs_cancelled_while_their_publish_is_in_flight_leave_no_study_recruiting() -> None:
