@@ -11,6 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 
+from config.whole_files import whole_file
 from corpus.models import Perspective
 from crawler.services import saved_pages_dir
 from export.models import Release
@@ -38,7 +39,8 @@ def web_sentences_file(path: Path) -> Path | None:
     if not lines:
         return None
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
+    with whole_file(path) as handle:  # a run that reads it meanwhile finds the old file or the new
+        handle.write("\n".join(lines) + "\n")
     return path
 
 
