@@ -99,7 +99,7 @@ class WritingRecordAdmin(admin.ModelAdmin):
     """Free-text answers with how they were written; flagged ones wait here for a person."""
 
     list_display = ["pk", "job", "field", "flagged", "why", "accepted_at", "accepted_by"]
-    list_filter = ["flagged", "accepted_at"]
+    list_filter = ["flagged", "accepted_at", "response__job"]
     fields = readonly_fields = (
         "job",
         "field",

@@ -60,3 +60,34 @@ def test_flagged_free_text_answers_waiting_for_a_person_are_counted_on_the_panel
     panel = quality_panel(job)
     assert panel is not None and panel.flagged_writing == 1
     assert ">1</a>" in page.split('id="flagged-writing"')[1][:200]
+
+
+def test_the_flagged_writing_link_lists_what_the_panel_counts_this_jobs_waiting_answers(
+    client: Client,
+) -> None:
+    import re
+
+    from django.utils import timezone
+
+    from annotation.quality.models import WritingRecord
+    from tests.aggregation.jobdata import answer, keys, stance_job
+    from tests.annotation.test_writing_records import TYPED, start, submit
+
+    job, assignment = start(client)
+    submit(client, assignment, {"1": TYPED, "2": {"pasted": 64, "pastes": 1}})
+    mine = WritingRecord.objects.filter(response__job=job, flagged=True).get().response
+    # Beside it: one flagged and already accepted in the job, one flagged in another job.
+    WritingRecord.objects.create(response=mine, field="accepted", flagged=True, accepted_at=timezone.now())
+    other = stance_job(make_corpus(claims=1, perspectives=1))
+    answer(other, {keys(other)[0]: ["SUPPORT"]})
+    WritingRecord.objects.create(response=Response.objects.get(job=other), field="elsewhere", flagged=True)
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+
+    page = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+    link = re.search(r'id="flagged-writing"><a href="([^"]+)"', page)
+    assert link is not None
+    listed = client.get(link.group(1).replace("&amp;", "&"))
+
+    panel = quality_panel(job)
+    assert panel is not None and panel.flagged_writing == 1
+    assert listed.status_code == 200 and listed.context["cl"].result_count == panel.flagged_writing
