@@ -6,7 +6,9 @@ checked before each batch, and lost replies, 429s and timeouts handled as a mark
   every call that may have been charged; the row is then updated with what came back.
 - A lost reply or a timeout leaves the row UNCLEAR, its worst-case cost counted; it is never resent
   (nothing could tell whether it was served), and the item goes to people.
-- A 429 was refused, not served: its row is removed, and the run stops, to be run again later.
+- An error status was refused, not served: a request the server will never serve (400, 413, 422) is
+  no answer, kept so it is not asked again; any other (a 429, a key, a model, the server's failure)
+  has its row removed, and the run stops, to be run again later.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from django.db.models import Sum
 from annotation.machines.chat import (
     ChatEndpoint,
     ChatLostError,
-    ChatRateLimitedError,
+    ChatRefusedError,
     ask,
     parse_label,
     worst_case_cost,
@@ -154,10 +156,8 @@ def _ask_one(
     run.asked += 1
     try:
         reply = ask(endpoint, question.prompt, float(annotator.settings.get("temperature", 0.0)))
-    except ChatRateLimitedError:
-        row.delete()  # refused, not served: nothing was charged, and the item may be asked again
-        run.stopped = "the server refused a call for its rate (429); nothing was charged: run again later"
-        return ""
+    except ChatRefusedError as error:
+        return _refused(row, error, run)
     except ChatLostError as error:
         row.state, row.text = ReplyState.UNCLEAR, str(error)[:500]
         row.save(update_fields=["state", "text"])
@@ -169,3 +169,17 @@ def _ask_one(
     row.cost = Decimal(reply.tokens) * price / 1000
     row.save(update_fields=["state", "label", "text", "tokens", "cost"])
     return label
+
+
+def _refused(row: MachineReply, error: ChatRefusedError, run: ChatRun) -> str:
+    """An error status served nothing and charged nothing. A request the server will never serve is no
+    answer, kept so that no run asks it again (the item goes to people); any other status (a 429, a
+    key, a model, the server) would meet every call: the row is removed and the run stops, to be run
+    again once that is put right."""
+    if error.request_at_fault:
+        row.state, row.text, row.cost = ReplyState.NO_ANSWER, str(error)[:500], Decimal(0)
+        row.save(update_fields=["state", "text", "cost"])
+        return ""
+    row.delete()
+    run.stopped = f"the server refused a call ({str(error)[:200]}); nothing was charged: run again later"
+    return ""

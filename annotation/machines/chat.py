@@ -3,9 +3,11 @@ client library, which lives in this module only.
 
 Behaviour of the API this relies on (https://platform.openai.com/docs/api-reference/chat/create):
 the reply's ``choices[0].message.content`` holds the text, ``message.refusal`` is set instead when the
-model refuses, ``usage.total_tokens`` counts what is billed; 429 means the request was refused for its
-rate and not served (https://platform.openai.com/docs/guides/error-codes). The client's own retries
-are off: a retry of a call that may have been served is the caller's decision, not the library's.
+model refuses, ``usage.total_tokens`` counts what is billed; an error status answers instead of a
+completion: 429 refuses the request for its rate, 401 for its key, 400 for itself, 500 and 503 are the
+server's failures to be retried later (https://platform.openai.com/docs/guides/error-codes). The
+client's own retries are off: a retry of a call that may have been served is the caller's decision,
+not the library's.
 """
 
 from __future__ import annotations
@@ -24,8 +26,18 @@ class ChatLostError(RuntimeError):
     """No reply: a timeout or a dropped connection. The call may have been served and charged."""
 
 
-class ChatRateLimitedError(RuntimeError):
-    """429: the server refused the call for its rate; it was not served."""
+class ChatRefusedError(RuntimeError):
+    """The server answered with an error status: it served no completion. `status` says whose fault:
+    the request's own (`request_at_fault`: this prompt will never be served), or the key's, the model's,
+    the rate's or the server's (every call would meet it, until that is put right)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+
+    @property
+    def request_at_fault(self) -> bool:
+        return self.status in (400, 413, 422)  # a bad request, too large, or unprocessable
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,8 @@ def parse_label(reply: ChatReply, labels: Sequence[str]) -> str:
 
 
 def ask(endpoint: ChatEndpoint, prompt: str, temperature: float) -> ChatReply:
-    """One call; a lost reply and a 429 raise their own errors, any other API error propagates."""
+    """One call; a lost reply raises ChatLostError, an error status (a 429 among them) ChatRefusedError;
+    any other failure propagates."""
     client = openai.OpenAI(
         base_url=endpoint.base_url, api_key=endpoint.api_key, timeout=endpoint.timeout, max_retries=0
     )
@@ -76,8 +89,8 @@ def ask(endpoint: ChatEndpoint, prompt: str, temperature: float) -> ChatReply:
             temperature=temperature,
             max_tokens=MAX_TOKENS,
         )
-    except openai.RateLimitError as error:
-        raise ChatRateLimitedError(str(error)) from None
+    except openai.APIStatusError as error:
+        raise ChatRefusedError(error.status_code, str(error)) from None
     except (openai.APITimeoutError, openai.APIConnectionError) as error:
         raise ChatLostError(str(error) or type(error).__name__) from None
     message = completion.choices[0].message

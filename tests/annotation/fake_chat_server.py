@@ -4,8 +4,9 @@ message.content, message.refusal when the model refuses, usage.prompt_tokens/com
 total_tokens) and https://platform.openai.com/docs/guides/error-codes (429 with an error object).
 
 Each request takes the next scripted behaviour: ("label", text) replies with ``text`` as the content,
-("refusal", text) with a refusal, ("429",) refuses for rate, ("timeout",) answers too late for the
-client, ("lost",) closes the connection without a reply. Every request is counted in ``calls``.
+("refusal", text) with a refusal, ("429",) refuses for rate, ("status", "401") answers with that
+error status, ("timeout",) answers too late for the client, ("lost",) closes the connection without a
+reply. Every request is counted in ``calls``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 TOO_LATE = 2.0  # seconds: past the tests' client timeout
+# The error statuses the error-codes guide lists besides 429, as ("status", "401") scripts them.
+ERRORS = {
+    400: "This model's maximum context length is exceeded.",
+    401: "Incorrect API key provided.",
+    403: "You are not allowed to sample from this model.",
+    404: "The model does not exist.",
+    500: "The server had an error while processing your request.",
+    503: "The engine is currently overloaded, please try again later.",
+}
 
 
 class FakeChat:
@@ -83,6 +93,16 @@ def _handler(fake: FakeChat) -> type[BaseHTTPRequestHandler]:
                     "code": "rate_limit_exceeded",
                 }
                 self._send(429, {"error": error}, {"retry-after": "1"})
+                return
+            if kind == "status":
+                status = int(rest[0])
+                error = {
+                    "message": ERRORS[status],
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": None,
+                }
+                self._send(status, {"error": error})
                 return
             content, refusal = (
                 (None, rest[0]) if kind == "refusal" else (rest[0] if rest else "SUPPORT", None)

@@ -99,6 +99,32 @@ def test_a_429_stops_the_run_charges_nothing_and_the_next_run_asks_again(chat: F
     assert len(machine_labels(work)) == 3
 
 
+@pytest.mark.parametrize("status", ["401", "403", "404", "500", "503"])
+def test_an_error_status_stops_the_run_charges_nothing_and_the_next_run_asks_again(
+    chat: FakeChat, status: str
+) -> None:
+    chat.script.extend([("label", "SUPPORT"), ("status", status)])
+    work, annotator = job(), machine()
+    done = run(chat, annotator, work)
+    assert status in done.stopped and len(chat.calls) == 2
+    assert MachineReply.objects.count() == 1 and machine_labels(work) == ["SUPPORT"]
+    again = run(chat, annotator, work)
+    assert (again.asked, again.cached, again.stopped) == (2, 1, "")
+    assert len(machine_labels(work)) == 3
+
+
+def test_a_request_the_server_will_never_serve_is_no_answer_and_the_run_goes_on(chat: FakeChat) -> None:
+    chat.script.extend([("status", "400"), ("label", "SUPPORT")])
+    work, annotator = job(perspectives=2), machine()
+    done = run(chat, annotator, work)
+    assert done.stopped == "" and len(chat.calls) == 2
+    refused = MachineReply.objects.get(state=ReplyState.NO_ANSWER)
+    assert refused.cost == 0 and "400" in refused.text
+    assert machine_labels(work) == ["SUPPORT"]
+    again = run(chat, annotator, work)
+    assert again.asked == 0 and len(chat.calls) == 2  # not asked again
+
+
 @pytest.mark.parametrize("failure", ["timeout", "lost"])
 def test_a_lost_reply_is_unclear_counted_at_its_worst_case_and_never_resent(
     chat: FakeChat, failure: str
