@@ -39,14 +39,9 @@ Measured = Callable[[str, Callable[[], Any]], Any]
 
 def walk(client: Any, seed: dict[str, Any], measure: Measured) -> None:
     """One participant's whole path, each request measured under its page type's name."""
-    job, query = (
-        seed["job"],
-        {
-            "PROLIFIC_PID": secrets.token_hex(12),
-            "STUDY_ID": seed["study"],
-            "SESSION_ID": secrets.token_hex(12),
-        },
-    )
+    job = seed["job"]
+    participant, session = secrets.token_hex(12), secrets.token_hex(12)
+    query = {"PROLIFIC_PID": participant, "STUDY_ID": seed["study"], "SESSION_ID": session}
     params = "?" + "&".join(f"{k}={v}" for k, v in query.items())
     home = f"/annotate/jobs/{job}/"
     measure("job page", lambda: client.get(home + params, **HEADERS))
