@@ -4,20 +4,21 @@ API operation from the OpenAPI schema. Needs Django set up (docs_build.hooks doe
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
+from django.apps import apps
 from django.core.management import get_commands, load_command_class
 
-PROJECT_APPS = frozenset(
-    {"accounts", "corpus", "operations", "crawler", "annotation", "aggregation", "search", "export"}
-    | {"pipeline", "backups", "api", "home"}
-)
+ROOT = Path(__file__).resolve().parents[1]
 METHODS = ("get", "post", "put", "patch", "delete")
 
 
 def project_commands() -> dict[str, str]:
-    """The project's own management commands (name → app), not Django's or a library's."""
-    return {name: app for name, app in sorted(get_commands().items()) if app in PROJECT_APPS}
+    """The project's own management commands (name → app), not Django's or a library's: those of the
+    installed apps that are folders of this repository (a library's app lives in site-packages)."""
+    ours = {config.name for config in apps.get_app_configs() if Path(config.path).resolve().parent == ROOT}
+    return {name: app for name, app in sorted(get_commands().items()) if app in ours}
 
 
 def commands_page() -> str:

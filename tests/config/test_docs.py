@@ -28,6 +28,8 @@ def test_every_command_of_the_project_is_in_the_generated_reference() -> None:
     page = commands_page()
     commands = project_commands()
     assert {"create_job", "invite", "build_release", "crawl"} <= set(commands)
+    on_disk = {path.stem for path in ROOT.glob("*/management/commands/*.py") if not path.stem.startswith("_")}
+    assert set(commands) == on_disk  # every command file of the repository's apps, and nothing else
     assert [name for name in commands if f"\n## {name}\n" not in page] == []
     assert "`--expires`" in page and "how long the links work" in page  # invite's own argument and help
 
