@@ -65,8 +65,10 @@ class ChatEndpoint:
 
 
 def worst_case_cost(prompt: str, price_per_1k_tokens: Decimal) -> Decimal:
-    """An upper bound on one call's cost: every character a token, plus the longest reply allowed."""
-    return (len(prompt) + MAX_TOKENS) * price_per_1k_tokens / 1000
+    """An upper bound on one call's cost: every byte of the prompt a token, plus the longest reply
+    allowed. A byte, not a character: byte-level tokenizers (GPT's, Llama's, Qwen's) give a token at
+    least a byte, but may give a character outside ASCII (up to four bytes in UTF-8) several tokens."""
+    return (len(prompt.encode("utf-8")) + MAX_TOKENS) * price_per_1k_tokens / 1000
 
 
 def parse_label(reply: ChatReply, labels: Sequence[str]) -> str:

@@ -158,3 +158,10 @@ def test_a_rerun_makes_no_call(chat: FakeChat) -> None:
     again = run(chat, annotator, work)
     assert len(chat.calls) == calls == 3
     assert (again.asked, again.cached) == (0, 3)
+
+
+def test_the_worst_case_counts_a_token_for_every_byte_of_the_prompt() -> None:
+    # A tokenizer may cut a character outside ASCII into as many tokens as its UTF-8 bytes.
+    price = Decimal("1")
+    assert worst_case_cost("立场", price) == worst_case_cost("abcdef", price)
+    assert worst_case_cost("abcdef", price) - worst_case_cost("abc", price) == Decimal("0.003")
