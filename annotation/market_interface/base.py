@@ -31,7 +31,7 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from annotation.market_interface.money import Discrepancy, Finish, Records, Row
+from annotation.market_interface.money import Discrepancy, Finish, Records, Row, RowState
 
 if TYPE_CHECKING:
     from annotation.models import Assignment, Hit, Item, Job, Worker
@@ -229,8 +229,13 @@ class Money(ABC):
         """Make the row's one call (publish, extend, review, pay) and say how it ended."""
 
     def resolve(self, row: Row, records: Records) -> Finish | None:
-        """Decide an unclear row from the market's state, never by repeating the call; None: not yet."""
-        return None
+        """Decide an unclear row from the market's state, never by repeating the call; None: not yet.
+        A review is decided here for every market: made when its work is in the state it leaves."""
+        if row.kind not in self.reviewed:
+            return None
+        status = self.work_status(row)
+        made = status == self.reviewed[row.kind]
+        return Finish(RowState.CONFIRMED if made else RowState.FAILED, row.market_ref, status)
 
     def follow_ups(self, row: Row, records: Records) -> Sequence[Row]:
         """The ledger rows a confirmed row leads to (Prolific's pay row after a bonus is set up),

@@ -284,6 +284,23 @@ def test_an_unclear_mturk_bonus_is_resolved_from_the_bonus_listing(mturk: MTurkC
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("status", "decided"), [("Approved", RowState.CONFIRMED), ("Submitted", RowState.FAILED)]
+)
+def test_an_unclear_review_is_decided_by_the_assignments_status(
+    mturk: MTurkClient, stub: Stubber, status: str, decided: str
+) -> None:
+    entry = intents.review_intent(make_assignment(make_job()), approve=True, feedback="Thanks")
+    LedgerEntry.objects.filter(pk=entry.pk).update(state=RowState.UNCLEAR)
+    stub.add_response("get_assignment", {"Assignment": market_assignment(status)}, {"AssignmentId": ASG})
+
+    resolved = engine.resolve(entry.pk)
+
+    assert (resolved.state, resolved.market_ref) == (decided, ASG)
+    stub.assert_no_pending_responses()
+
+
+@pytest.mark.django_db
 def test_publishing_is_refused_when_the_worst_case_exceeds_the_balance(
     mturk: MTurkClient, stub: Stubber, settings: Any
 ) -> None:

@@ -61,11 +61,7 @@ class MTurkMoney(Money):
                 if hit.annotation == entry.token:
                     return Finish(RowState.CONFIRMED, hit.hit_id, "HIT found at MTurk")
             return Finish(RowState.FAILED, excerpt="no HIT carries this token at MTurk")
-        if entry.kind in REVIEWED:
-            status = client.get_assignment(entry.market_ref).status
-            ok = status == REVIEWED[entry.kind]
-            return Finish(RowState.CONFIRMED if ok else RowState.FAILED, entry.market_ref, status)
-        return None
+        return super().resolve(entry, records)
 
 
 MONEY = MTurkMoney(

@@ -130,11 +130,7 @@ class ProlificMoney(Money):
             return resolve_pay(entry, records)
         if entry.kind == RowKind.CREATE_HIT:
             return resolve_study(entry)
-        if entry.kind in REVIEWED:
-            status = prolific_client().get_submission(entry.market_ref).status
-            ok = status == REVIEWED[entry.kind]
-            return Finish(RowState.CONFIRMED if ok else RowState.FAILED, entry.market_ref, status)
-        return None
+        return super().resolve(entry, records)
 
     def follow_ups(self, entry: Row, records: Records) -> Sequence[Row]:
         """A confirmed bonus set-up leads to its PAY row; nothing else leads anywhere.
