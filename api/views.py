@@ -26,8 +26,8 @@ from accounts.roles import SPEND_MONEY, START_CRAWL
 from aggregation.models import AggregationRun, ItemOutcome, RunTrigger
 from aggregation.tasks import aggregate_job_task
 from annotation.models import Item, Job, Response, Worker
-from annotation.task_types.base import TaskTypeError
-from annotation.work.jobs import JobError, check_workers_per_item, create_job, job_progress
+from annotation.work.job_requests import JobRequest, open_job
+from annotation.work.jobs import JobError, job_progress
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 from annotation.work.records import pseudonym_key, worker_by_pseudonym, worker_pseudonym
 from api import serializers as s
@@ -134,19 +134,18 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         given = s.JobCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         data = given.validated_data
+        asked = JobRequest(
+            data["task_type"],
+            data["filters"],
+            provider=data["provider"],
+            params=data["params"],
+            budget=data.get("budget"),
+            name=data["name"],
+            allow_single_worker=data["allow_single_worker"],
+        )
         try:
-            if not data["allow_single_worker"]:
-                check_workers_per_item(data["task_type"], data["params"])
-            job = create_job(
-                data["task_type"],
-                data["filters"],
-                provider=data["provider"],
-                params=data["params"],
-                budget=data.get("budget"),
-                name=data["name"],
-                created_by=request.user,
-            )
-        except (TaskTypeError, JobError, ValueError) as error:
+            job = open_job(asked, created_by=request.user)  # the checks and words of the command and page
+        except JobError as error:
             raise ValidationError({"detail": str(error)}) from None
         job.teams.set(data.get("teams", []))
         return ApiResponse(s.JobSerializer(job).data, status=status.HTTP_201_CREATED)

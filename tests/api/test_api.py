@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group, User
+from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -75,6 +76,18 @@ def test_a_researcher_creates_jobs_but_may_not_publish(researcher: APIClient) ->
 def test_bad_job_requests_get_a_400_and_make_nothing(researcher: APIClient, body: dict[str, Any]) -> None:
     make_corpus(claims=1, perspectives=1)
     assert researcher.post("/api/jobs/", body, format="json").status_code == 400
+    assert not Job.objects.exists()
+
+
+def test_a_job_request_is_refused_in_the_words_of_the_create_job_command(researcher: APIClient) -> None:
+    make_corpus(claims=1, perspectives=1)
+    with pytest.raises(CommandError) as refused:
+        call_command("create_job", "stance", "--workers", "1", stdout=io.StringIO())
+
+    body = {"task_type": "stance", "provider": "inhouse", "params": {"workers_per_item": 1}}
+    answered = researcher.post("/api/jobs/", body, format="json")
+
+    assert answered.status_code == 400 and answered.json() == {"detail": str(refused.value)}
     assert not Job.objects.exists()
 
 
