@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 from decimal import Decimal
 
 import numpy as np
-from django.db.models import Sum
 
 from aggregation.machines.calibrating import calibrate
 from aggregation.machines.forecasting import Forecast, forecast
@@ -23,7 +22,8 @@ from annotation.machines.asking import job_spend
 from annotation.machines.models import MachineAnnotator
 from annotation.machines.plans import MachinePlan, calibration_ids, machine_plan
 from annotation.machines.services import MachineError
-from annotation.models import Hit, Job, Response, ResponseOrigin
+from annotation.models import Job, Response, ResponseOrigin
+from annotation.work.jobs import estimate_cost_locally
 
 
 @dataclass(frozen=True)
@@ -59,10 +59,11 @@ def _machine_rows(job: Job, annotator: MachineAnnotator) -> dict[int, tuple[str,
 
 
 def crowd_cost_per_item(job: Job) -> Decimal:
-    """What the crowd's work on one item costs: every HIT's assignments at the reward, over the items."""
-    wanted = Hit.objects.filter(job=job).aggregate(total=Sum("assignments_wanted"))["total"] or 0
-    items = job.items.count()
-    return job.reward * wanted / items if items else Decimal(0)
+    """What the crowd's work on one item costs at most: the worst case of the job's HITs (every
+    assignment at its reward, the market's fee), as create_job forecast it, over the items they hold
+    (gold is part of each one's price). Before routing they hold only the calibration sample."""
+    held = job.items.filter(is_gold=False, hits__job=job).distinct().count()
+    return estimate_cost_locally(job).worst_case / held if held else Decimal(0)
 
 
 UNLABELLED = -1.0  # below every score: an item the machine gave no label is never accepted from it

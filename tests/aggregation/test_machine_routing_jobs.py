@@ -15,11 +15,11 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from aggregation.machine_agreement import PEOPLE, PEOPLE_AND_MACHINES, agreement_by_origin
-from aggregation.machine_routing import calibration_items
+from aggregation.machine_routing import calibration_items, crowd_cost_per_item
 from aggregation.machine_training import label_job, train_local
 from annotation.machines.models import MachineAnnotator
 from annotation.machines.plans import machine_plan
-from annotation.work.jobs import JobError
+from annotation.work.jobs import JobError, estimate_cost_locally
 from tests.aggregation.jobdata import stance_job
 from tests.aggregation.test_machine_training import decided_job
 from tests.annotation.factories import make_corpus
@@ -95,3 +95,16 @@ def test_the_jobs_page_shows_why_nothing_is_accepted_and_agreement_with_and_with
         f"Mean ρ among people: {figures[PEOPLE].mean_rho:.3f}; "
         f"among people and machines: {figures[PEOPLE_AND_MACHINES].mean_rho:.3f}." in page
     )
+
+
+def test_the_crowds_cost_per_item_is_that_of_the_items_its_hits_hold_as_the_job_was_forecast() -> None:
+    """Before routing, HITs hold only the calibration sample: their worst case (fees included) is the
+    crowd's cost of those items, not of the whole job's."""
+    job = stance_job(make_corpus(claims=10, perspectives=4), machine={**PLAN, "calibration_items": 10})
+    sample_cost = estimate_cost_locally(job).worst_case
+    assert job.items.count() == 40 and job.hits.count() == 1 and sample_cost > 0
+
+    per_item = crowd_cost_per_item(job)
+
+    assert per_item == sample_cost / 10
+    assert per_item >= job.reward * job.workers_per_item / 10  # every label of an item paid, fees on top
