@@ -28,14 +28,21 @@ def answer(job: Job, votes: Mapping[str, Sequence[str]], *, prefix: str = "w") -
         for index, label in enumerate(labels):
             person = worker(f"{prefix}{index}")
             assignment, _ = Assignment.objects.get_or_create(
-                job=job, hit=hit, worker=person,
+                job=job,
+                hit=hit,
+                worker=person,
                 defaults={"accepted_at": now, "state": AssignmentState.SUBMITTED, "submitted_at": now},
-            )  # fmt: skip
+            )
             Response.objects.create(
-                job=job, item=item, worker=person, assignment=assignment, label=label,
+                job=job,
+                item=item,
+                worker=person,
+                assignment=assignment,
+                label=label,
                 value=label.split(",") if job.task_type == "topic_tagging" else None,
-                is_gold=item.is_gold, created=now,
-            )  # fmt: skip
+                is_gold=item.is_gold,
+                created=now,
+            )
 
 
 def keys(job: Job) -> list[str]:

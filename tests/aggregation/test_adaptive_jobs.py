@@ -42,8 +42,11 @@ def test_the_first_round_asks_min_workers_of_every_item():
 
 def test_a_job_with_impossible_adaptive_numbers_is_refused():
     with pytest.raises(JobError, match="max_workers"):
-        create_job("stance", {"claims": [c.cid for c in make_corpus(claims=1, perspectives=1)]},
-                        params={**ADAPTIVE, "max_workers": 2})  # fmt: skip
+        create_job(
+            "stance",
+            {"claims": [c.cid for c in make_corpus(claims=1, perspectives=1)]},
+            params={**ADAPTIVE, "max_workers": 2},
+        )
 
 
 def test_after_the_first_round_only_the_open_items_get_new_hits(django_capture_on_commit_callbacks):

@@ -32,8 +32,9 @@ def simulated_job(django_capture_on_commit_callbacks: Any) -> Job:
     """A stance job done by a simulated crowd of 12 (20% spammers), three answers per pair."""
     claims = make_corpus(claims=12, perspectives=3)
     crowd = {"size": 12, "spammer_share": 0.2, "seed": 11}
-    job = create_job("stance", {"claims": [c.cid for c in claims]}, provider="simulated",
-                          params={"crowd": crowd})  # fmt: skip
+    job = create_job(
+        "stance", {"claims": [c.cid for c in claims]}, provider="simulated", params={"crowd": crowd}
+    )
     publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=False):
         sync_job(job.pk)
@@ -59,9 +60,19 @@ def test_aggregate_labels_reproduces_aggregate_jobs_labels(
     services.aggregate_job(simulated_job.pk, overrides={"decide": decide, "min_posterior": 0.9})
     source = export_long_format(simulated_job, tmp_path / "labels.csv")
     out = tmp_path / "out.csv"
-    call_command("aggregate_labels", str(source), "--labels", ",".join(STANCE_3), "--decide", decide,
-                 *(["--threshold", "0.9"] if decide == "model" else []), "--out", str(out),
-                 stdout=StringIO(), stderr=StringIO())  # fmt: skip
+    call_command(
+        "aggregate_labels",
+        str(source),
+        "--labels",
+        ",".join(STANCE_3),
+        "--decide",
+        decide,
+        *(["--threshold", "0.9"] if decide == "model" else []),
+        "--out",
+        str(out),
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
 
     table = pd.read_csv(out, keep_default_na=False)
     assert list(table.columns) == ["item", "label", "agreement", "status", "model_label", "confidence"]
@@ -85,8 +96,18 @@ def test_aggregate_labels_deciding_by_rule_keeps_exactly_what_aggregate_job_keep
     source = export_long_format(simulated_job, tmp_path / "labels.csv", five_way=spelling == "answers")
     out, said = tmp_path / "out.csv", StringIO()
     labels = STANCE_5 if spelling == "answers" else STANCE_3
-    call_command("aggregate_labels", str(source), "--labels", ",".join(labels), "--decide", "rule",
-                 "--out", str(out), stdout=said, stderr=StringIO())  # fmt: skip
+    call_command(
+        "aggregate_labels",
+        str(source),
+        "--labels",
+        ",".join(labels),
+        "--decide",
+        "rule",
+        "--out",
+        str(out),
+        stdout=said,
+        stderr=StringIO(),
+    )
 
     table = pd.read_csv(out, keep_default_na=False)
     outcomes = ItemOutcome.objects.filter(job=simulated_job)
@@ -116,12 +137,28 @@ def test_with_the_model_deciding_its_label_is_written_and_unsure_items_go_to_an_
 
 
 def test_the_command_takes_decide_and_min_posterior(simulated_job: Job) -> None:
-    call_command("aggregate_job", str(simulated_job.pk), "--decide", "model", "--min-posterior", "0.8",
-                 stdout=StringIO(), stderr=StringIO())  # fmt: skip
+    call_command(
+        "aggregate_job",
+        str(simulated_job.pk),
+        "--decide",
+        "model",
+        "--min-posterior",
+        "0.8",
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
     assert simulated_job.aggregation_runs.order_by("-pk").first().policy["min_posterior"] == 0.8
     with pytest.raises(CommandError):
-        call_command("aggregate_job", str(simulated_job.pk), "--decide", "model", "--min-posterior", "2",
-                     stdout=StringIO(), stderr=StringIO())  # fmt: skip
+        call_command(
+            "aggregate_job",
+            str(simulated_job.pk),
+            "--decide",
+            "model",
+            "--min-posterior",
+            "2",
+            stdout=StringIO(),
+            stderr=StringIO(),
+        )
 
 
 def write(path: Path, text: str) -> Path:
@@ -131,10 +168,14 @@ def write(path: Path, text: str) -> Path:
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("item,label,worker\n1,a,w\n", "header"), ("item,worker,label\n1,w1,a\n1,w2,zebra\n", "line 3"),
-     ("item,worker,label\n", "no rows"), ("", "no rows"),
-     ("item,worker,label\n1,w1,a\n2,w1,b\n", "single rater")],
-)  # fmt: skip
+    [
+        ("item,label,worker\n1,a,w\n", "header"),
+        ("item,worker,label\n1,w1,a\n1,w2,zebra\n", "line 3"),
+        ("item,worker,label\n", "no rows"),
+        ("", "no rows"),
+        ("item,worker,label\n1,w1,a\n2,w1,b\n", "single rater"),
+    ],
+)
 def test_a_bad_labels_file_gets_a_clear_error(tmp_path: Path, text: str, message: str) -> None:
     source = write(tmp_path / "in.csv", text)
     with pytest.raises(CommandError, match=message):
@@ -149,7 +190,10 @@ def test_reading_in_small_chunks_gives_the_same_codes(tmp_path: Path) -> None:
     source = write(tmp_path / "in.csv", "item,worker,label\n" + "".join(f"{i},{w},{x}\n" for i, w, x in rows))
     whole, chunked = read_labels(source, "abc"), read_labels(source, "abc", chunk_rows=7)
     assert whole.item_names == chunked.item_names
-    for a, b in [(whole.item_codes, chunked.item_codes), (whole.worker_codes, chunked.worker_codes),
-                 (whole.label_codes, chunked.label_codes)]:  # fmt: skip
+    for a, b in [
+        (whole.item_codes, chunked.item_codes),
+        (whole.worker_codes, chunked.worker_codes),
+        (whole.label_codes, chunked.label_codes),
+    ]:
         assert np.array_equal(a, b)
     assert [whole.item_names[c] for c in whole.item_codes[:5]] == [r[0] for r in rows[:5]]

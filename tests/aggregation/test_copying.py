@@ -28,8 +28,10 @@ def test_rows_of_arrays_decode_to_one_numpy_array_per_column() -> None:
     first, second = int8_array([1, 2, 3]), int8_array([-4])
     row = struct.pack(">hi", 2, len(first)) + first + struct.pack(">i", len(second)) + second
     empty = struct.pack(">iii", 0, 0, 20)
-    rows = decoded_arrays(("int8", "int8"), HEADER + row + struct.pack(">hi", 2, 12) + empty
-                          + struct.pack(">i", 12) + empty + TRAILER)  # fmt: skip
+    rows = decoded_arrays(
+        ("int8", "int8"),
+        HEADER + row + struct.pack(">hi", 2, 12) + empty + struct.pack(">i", 12) + empty + TRAILER,
+    )
     assert [[column.tolist() for column in r] for r in rows] == [[[1, 2, 3], [-4]], [[], []]]
 
 

@@ -107,8 +107,10 @@ def test_outcomes_keyed_by_item_keep_their_adjudications_both_ways(at_0010: Stat
     items = [Item.objects.create(job=job, key=str(n)) for n in range(5)]
     run = at_0010.get_model("aggregation", "AggregationRun").objects.create(job=job, task_type="stance")
     Outcome = at_0010.get_model("aggregation", "ItemOutcome")
-    outcomes = {item.key: Outcome.objects.create(item=item, job=job, run=run, label=f"L{item.key}")
-                for item in (items[4], items[2], items[3])}  # fmt: skip
+    outcomes = {
+        item.key: Outcome.objects.create(item=item, job=job, run=run, label=f"L{item.key}")
+        for item in (items[4], items[2], items[3])
+    }
     Adjudication = at_0010.get_model("aggregation", "Adjudication")
     for key in ("2", "3"):
         Adjudication.objects.create(

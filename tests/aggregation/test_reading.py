@@ -70,9 +70,11 @@ def test_the_rows_read_leave_out_rejected_and_unconfirmed_work_and_dropped_worke
     read = job_responses(job, dropped, str, LabelSet("stance", (S, U, NV)))
 
     triples = zip(
-        read.items[read.item_index].tolist(), read.workers[read.worker_index].tolist(),
-        read.label_set.names_of(read.label), strict=True,
-    )  # fmt: skip
+        read.items[read.item_index].tolist(),
+        read.workers[read.worker_index].tolist(),
+        read.label_set.names_of(read.label),
+        strict=True,
+    )
     assert sorted(triples) == sorted(long_format(job, include_gold=True, exclude_workers=dropped))
     assert len(read) == 8 and set(read.workers.tolist()) == {worker("w0").pk, worker("w4").pk}
 

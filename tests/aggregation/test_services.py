@@ -167,10 +167,15 @@ def test_an_accepted_paraphrase_joins_its_originals_cluster_and_a_refused_one_do
     cluster = claim.clusters.get()
     original = cluster.perspectives.get()
     accepted, refused = (
-        Perspective.objects.create(pid=900 + n, text=f"Put another way {n}", source="paraphrase",
-                                   origin=Origin.PARAPHRASE, paraphrase_of=original)
+        Perspective.objects.create(
+            pid=900 + n,
+            text=f"Put another way {n}",
+            source="paraphrase",
+            origin=Origin.PARAPHRASE,
+            paraphrase_of=original,
+        )
         for n in range(2)
-    )  # fmt: skip
+    )
     job = create_job("paraphrase_verification", {"claims": [claim.cid]})
     first, second = keys(job)
     answer(job, {first: ["same", "same", "different"], second: ["different", "different", "same"]})

@@ -26,8 +26,21 @@ from tests.annotation.factories import make_corpus
 pytestmark = pytest.mark.django_db
 
 S, MS, U, NV = "SUPPORT", "MILDLY_SUPPORT", "UNDERMINE", "NOT_VALID"
-FIELDS = ("item_id", "run_id", "counts", "label", "fine_label", "agreement", "status", "model_label",
-          "model_confidence", "reference_label", "contested", "reasons", "sampled")  # fmt: skip
+FIELDS = (
+    "item_id",
+    "run_id",
+    "counts",
+    "label",
+    "fine_label",
+    "agreement",
+    "status",
+    "model_label",
+    "model_confidence",
+    "reference_label",
+    "contested",
+    "reasons",
+    "sampled",
+)
 
 
 @pytest.fixture
