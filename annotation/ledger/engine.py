@@ -20,7 +20,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.ledger.models import LedgerEntry, RowState
-from annotation.ledger.records import RECORDS
+from annotation.ledger.records import RECORDS, as_entry
 from annotation.ledger.wants import unwanted
 from annotation.market_interface.base import Market, MarketCallError, Money
 from annotation.market_interface.errors import (
@@ -30,7 +30,7 @@ from annotation.market_interface.errors import (
     MarketUnavailableError,
     PaymentOutcomeUnclearError,
 )
-from annotation.market_interface.money import Finish, Row
+from annotation.market_interface.money import Finish
 from annotation.market_interface.registry import get_market
 
 log = logging.getLogger(__name__)
@@ -109,11 +109,6 @@ def resend_is_safe(money: Money, entry: LedgerEntry, now: dt.datetime) -> bool:
     if money.token_lifetime is not None and entry.kind in money.token_protected:
         return entry.requested_at > now - money.token_lifetime
     return True  # reviews are read before they are sent again
-
-
-def _entry(row: Row) -> LedgerEntry:
-    """A row a market handed back (its follow-ups), as the ledger's own."""
-    return row if isinstance(row, LedgerEntry) else LedgerEntry.objects.get(pk=row.pk)
 
 
 def _move(entry: LedgerEntry, source: Sequence[str], target: str, **fields: Any) -> bool:
@@ -223,7 +218,7 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
     confirmed too: `MarketCallError` (or `InFlightError`) otherwise."""
     entry = confirmed(entry)
     for row in paying(entry.provider)[1].follow_ups(entry, RECORDS):
-        confirmed(_entry(row))
+        confirmed(as_entry(row))
     return entry
 
 

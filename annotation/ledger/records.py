@@ -14,7 +14,8 @@ from annotation.market_interface.money import Discrepancy, Row, issue
 from annotation.models import Assignment, AssignmentState
 
 
-def _entry(row: Row) -> LedgerEntry:
+def as_entry(row: Row) -> LedgerEntry:
+    """A row a market handed back (a follow-up, a row it reads), as the ledger's own."""
     return row if isinstance(row, LedgerEntry) else LedgerEntry.objects.get(pk=row.pk)
 
 
@@ -46,7 +47,7 @@ class LedgerRecords:
         LedgerEntry.objects.filter(pk=row.pk).update(result_ref=ref)
 
     def unwanted(self, row: Row, *, publishing: bool = False) -> str:
-        return wants.unwanted(_entry(row), publishing=publishing)
+        return wants.unwanted(as_entry(row), publishing=publishing)
 
     def follow_up(self, row: Row, kind: str, *, market_ref: str, params: Mapping[str, Any]) -> Row:
         return intents.record(
