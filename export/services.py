@@ -350,6 +350,33 @@ def diff_releases(before: Release, after: Release) -> ReleaseDiff:
     return diff(_stored(before), _stored(after))
 
 
+def file_changes(before: Release, after: Release) -> list[dict[str, Any]]:
+    """Every file of either release: its name and bytes in each, as written on disk, and whether it is
+    the same, changed, added or removed (by sha256). Files named after their version (``…_v1.0.json``,
+    ``…_v1.1.json``) are one file of the two releases."""
+    old, new = ({_unversioned(f["name"], r.version): f for f in r.files} for r in (before, after))
+    rows = []
+    for name in sorted(old.keys() | new.keys()):
+        a, b = old.get(name), new.get(name)
+        state = "added" if a is None else "removed" if b is None else "same"
+        if a is not None and b is not None and a["sha256"] != b["sha256"]:
+            state = "changed"
+        rows.append(
+            {
+                "before_name": a and a["name"],
+                "after_name": b and b["name"],
+                "state": state,
+                "before": a and a["bytes"],
+                "after": b and b["bytes"],
+            }
+        )
+    return rows
+
+
+def _unversioned(name: str, version: str) -> str:
+    return name.replace(f"_v{version}.", "_v{version}.")
+
+
 def _stored(release: Release) -> PerspectrumRelease:
     """A stored release's records, read without re-validating: they were validated when built, and
     the release page would otherwise spend seconds in JSON Schema on every diff of a full corpus."""
