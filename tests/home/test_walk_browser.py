@@ -7,14 +7,12 @@ README and docs/index.md show them.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,6 +20,7 @@ import pytest
 from django.contrib import admin
 
 from tests.annotation.test_browser import ARGS
+from tests.home.browsing import screenshot
 from tests.home.walk import IDENTIFIERS, RAW, Walk, raw_output
 from tests.served_demo import REPO, ServedDemo
 
@@ -67,11 +66,6 @@ def browser() -> Iterator[Any]:
             yield page
         finally:
             chromium.close()
-
-
-def screenshot(page: Any, name: str) -> None:
-    if os.environ.get("SCREENSHOTS_DIR"):
-        page.screenshot(path=str(Path(os.environ["SCREENSHOTS_DIR"]) / name), full_page=True)
 
 
 @pytest.fixture(scope="module")
