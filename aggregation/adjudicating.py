@@ -30,7 +30,7 @@ from aggregation.adjudication import (
 )
 from aggregation.declared import declared_rule, described_votes
 from aggregation.models import ContestReason, ItemOutcome
-from annotation.models import Job, Response
+from annotation.models import Job
 
 PERMISSION = "aggregation.add_adjudication"
 NOTE_LIMIT = 2000
@@ -145,7 +145,7 @@ def accept_model(request: HttpRequest, job_id: int) -> HttpResponse:
 def shown(outcome: ItemOutcome) -> dict[str, Any]:
     """What the page shows of one item: texts, every response with its worker's reliability, the
     crowd's aggregate, the label model's posterior, and the labels to choose from."""
-    offered = choices(outcome)
+    offered, rated, current = choices(outcome), rated_responses(outcome), current_label(outcome)
     return {
         "outcome": outcome.pk,
         "item": outcome.item.key,
@@ -160,7 +160,7 @@ def shown(outcome: ItemOutcome) -> dict[str, Any]:
                 "flags": list(r.flags),
                 "blocked": r.blocked,
             }
-            for r in rated_responses(outcome)
+            for r in rated
         ],
         "crowd": {
             "label": outcome.label,
@@ -172,19 +172,18 @@ def shown(outcome: ItemOutcome) -> dict[str, Any]:
             "why": ContestReason.describe(outcome.reasons),
         },
         "model": {"label": outcome.model_label, "posterior": outcome.model_confidence},
-        "current": current_label(outcome),
+        "current": current,
         "adjudicated": outcome.adjudications.exists(),
         "choices": [list(choice) for choice in offered.labels],
         "multiple": offered.multiple,
-        "names": label_names(outcome),
+        "names": label_names(outcome, {current, *(r.label for r in rated)}),
     }
 
 
-def label_names(outcome: ItemOutcome) -> dict[str, str]:
-    """The name of every label code the page shows for the outcome (its labels, the model's, each
-    response's), so the page reads names while it sends codes."""
-    codes = {outcome.label, outcome.fine_label, outcome.model_label, current_label(outcome)}
-    codes |= set(Response.objects.filter(item=outcome.item).values_list("label", flat=True))
+def label_names(outcome: ItemOutcome, shown: set[str]) -> dict[str, str]:
+    """The name of every label code the page shows for the outcome (its labels, the model's, and
+    ``shown``: the current one and each response's), so the page reads names while it sends codes."""
+    codes = {outcome.label, outcome.fine_label, outcome.model_label, *shown}
     return {code: outcome.job.label_name(code) for code in codes if code}
 
 
