@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from annotation.market_interface.errors import MarketRejectedError
@@ -158,6 +160,30 @@ def test_a_429_carries_retry_after_and_does_nothing() -> None:
 
     assert throttled.value.retry_after == 7.0
     assert market.studies == {} and market.effects["create-study"] == 0
+
+
+def test_a_429_keeps_its_retry_after_while_other_requests_are_answered() -> None:
+    """The loopback server answers from several threads: a 429's Retry-After is its own, not wiped by
+    a request answered between the fake's answer and its headers."""
+    market = FakeProlific()
+    market.throttle("get-project", retry_after=7)
+    market.hold(1, "get-project")
+    caught: list[BaseException] = []
+
+    def throttled() -> None:
+        try:
+            market.client(attempts=1).get_project(PROJECT)
+        except ProlificThrottledError as error:
+            caught.append(error)
+
+    thread = threading.Thread(target=throttled)
+    thread.start()
+    assert market.held.wait(10)
+    market.client(attempts=1).get_balance(FakeProlific.WORKSPACE)  # answered meanwhile, no 429
+    market.release.set()
+    thread.join(10)
+
+    assert [getattr(error, "retry_after", None) for error in caught] == [7.0]
 
 
 @pytest.mark.parametrize("reviewed", [False, True])

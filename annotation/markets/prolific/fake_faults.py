@@ -32,7 +32,14 @@ class FaultsOnDemand:
         self.broken: dict[str, type[requests.RequestException]] = {}
         self.holding = _Hold()
         self.retry_after: dict[str, str] = {}  # operation → the Retry-After of its next 429
-        self.last_retry_after = ""
+        # Per thread: the loopback server answers several requests at once, and a 429's headers are
+        # written after the fake has answered (and maybe answered another request).
+        self.answering = threading.local()
+
+    @property
+    def last_retry_after(self) -> str:
+        """The Retry-After of the 429 this thread was just answered ("" for any other answer)."""
+        return str(getattr(self.answering, "retry_after", ""))
 
     def throttle(self, operation: str, *, retry_after: float | None = None) -> None:
         """Answer the next request to `operation` (e.g. "pay-bonus-payments") with a 429, doing nothing;
@@ -78,10 +85,10 @@ class FaultsOnDemand:
 
     def _fault_before(self, operation: str) -> tuple[int, Any] | None:
         """The refusal a request meets before it does anything (a 429, a 503), if one was asked for."""
-        self.last_retry_after = ""
+        self.answering.retry_after = ""
         if operation in self.throttled:
             self.throttled.discard(operation)
-            self.last_retry_after = self.retry_after.pop(operation, "")
+            self.answering.retry_after = self.retry_after.pop(operation, "")
             return 429, error_reply(429, "Too many requests", "Request was throttled.")
         if operation in self.unavailable_once:
             self.unavailable_once.discard(operation)
