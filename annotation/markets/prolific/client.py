@@ -293,7 +293,8 @@ class ProlificClient:
     # -- plumbing -----------------------------------------------------------------------------
 
     def _pages(self, path: str, params: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """Every result of a list, `limit`/`offset` page by page, until `meta.count` (or a short page)."""
+        """Every result of a list, `limit`/`offset` page by page, until `meta.count` (or, with no count,
+        an empty page: a short one may not be the last)."""
         offset = 0
         for _ in range(MAX_PAGES):
             page = self._send("GET", path, params={**params, "limit": self.page_size, "offset": offset})
