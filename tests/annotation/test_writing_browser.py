@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 TYPED = "Beings that can suffer should have rights written into law."
 PASTED = "Legal protection is owed to any creature capable of feeling pain."
 RETYPED = "Animals should have lawful rights"  # the perspective itself, retyped by hand
+COMPOSED = "동물은 법의 보호를 받아야 한다"  # "animals should be protected by law", keyed in Korean
 
 
 def open_the_task(tab: Any, live_server: Any) -> Assignment:
@@ -71,3 +72,37 @@ def test_a_passage_retyped_by_hand_is_not_flagged(live_server: Any, page: Any) -
     records = WritingRecord.objects.filter(response__assignment=assignment)
     assert records.count() == 2
     assert [record.reasons for record in records] == [[], []]
+
+
+def composing(syllable: str) -> list[str]:
+    """What a Korean input method shows while a syllable is keyed: its first consonant, then the
+    syllable without its last consonant, then the syllable (Hangul's code points are arithmetic)."""
+    code = ord(syllable) - 0xAC00
+    if not 0 <= code < 11172:
+        return [syllable]  # not a syllable (a space): keyed as it is
+    first, last = code // 588, code % 28
+    shown = ["ㄱㄲㄴㄷㄸㄹㅁㅂㅃㅅㅆㅇㅈㅉㅊㅋㅌㅍㅎ"[first], chr(ord(syllable) - last)]
+    return shown + ([syllable] if last else [])
+
+
+def test_text_composed_with_an_input_method_counts_each_character_once(live_server: Any, page: Any) -> None:  # noqa: F811
+    """Korean (or Chinese, or Japanese) is composed: each key sends the whole text being composed again,
+    until it is committed. Counted as it came, each syllable was typed two or three times."""
+    assignment = open_the_task(page, live_server)
+    boxes = page.locator("#hit-form textarea, #hit-form input[type=text]")
+    ime = page.context.new_cdp_session(page)
+    for n in range(boxes.count()):
+        boxes.nth(n).click()
+        for syllable in COMPOSED:
+            for shown in composing(syllable)[:-1]:
+                ime.send("Input.imeSetComposition", {"text": shown, "selectionStart": 1, "selectionEnd": 1})
+                page.wait_for_timeout(120)
+            ime.send("Input.insertText", {"text": syllable})  # committed
+            page.wait_for_timeout(120)
+    assert boxes.nth(0).input_value() == COMPOSED
+    page.click("#submit-hit")
+    page.wait_for_load_state()
+
+    records = WritingRecord.objects.filter(response__assignment=assignment)
+    assert records.count() == 2
+    assert [record.signals["typed"] for record in records] == [len(COMPOSED)] * 2
