@@ -40,11 +40,11 @@ def quality_panel(job: Job) -> QualityPanel | None:
     series: dict[str, list[float]] = defaultdict(list)
     latest: dict[str, QualityCheck] = {}
     for check in QualityCheck.objects.filter(job=job).select_related("worker").order_by("created", "pk"):
-        name = _name(check.worker)
+        name = str(check.worker)
         series[name].append(check.accuracy)
         latest[name] = check
     stops = list(WorkerStop.objects.filter(job=job).select_related("worker", "quality_check", "reversed_by"))
-    stopped = [_name(stop.worker) for stop in stops if stop.in_force]
+    stopped = [str(stop.worker) for stop in stops if stop.in_force]
     workers = [
         {"name": name, "check": check, "stopped": name in stopped, "submits": len(series[name])}
         for name, check in sorted(latest.items(), key=lambda pair: pair[1].accuracy)
@@ -60,7 +60,3 @@ def quality_panel(job: Job) -> QualityPanel | None:
         answers=responses.count(),
         flagged_writing=written.filter(flagged=True, accepted_at__isnull=True).count(),
     )
-
-
-def _name(worker: Any) -> str:
-    return str(worker.pseudonym or f"worker {worker.pk}")

@@ -40,6 +40,11 @@ def test_the_panel_shows_the_stopped_worker_the_money_paid_to_them_and_the_gold_
     stop = WorkerStop.objects.get()
     assert reverse("admin:annotation_workerstop_change", args=[stop.pk]) in page
     assert "market-id-of-the-adversary" not in page
+    # Named as the dashboard's other tables name a worker, so one worker's rows can be matched.
+    quality_rows = page.split('id="quality-workers"')[1].split("</table>")[0]
+    stopped_rows = page.split('id="stopped-workers"')[1].split("</table>")[0]
+    assert f"<td>{adversary}</td>" in quality_rows and f"<td>{adversary}</td>" in stopped_rows
+    assert f"<td>{adversary}</td>" in page.split('<table id="workers">')[1]
 
 
 def test_a_job_without_live_checks_has_no_panel() -> None:
