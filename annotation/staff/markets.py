@@ -307,7 +307,7 @@ def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
     rows = []
     for a in queryset.select_related("job", "worker"):
         cap = a.job.params.get("bonus_cap", 0)
-        rows.append([a, a.job, get_market(a.job.provider).name, a.state, cap])
+        rows.append([a, a.job, a.job.provider, a.state, cap])
     page = Confirmation(
         title="Pay a bonus for this work?",
         headers=["assignment", "job", "market", "state", "job bonus cap"],
@@ -330,7 +330,7 @@ def bonus_correct_answers(modeladmin: admin.ModelAdmin, request: HttpRequest, qu
     rows = []
     for job in jobs:
         correct = job_accuracy(job.pk).overall.correct
-        rows.append([job, get_market(job.provider).name, correct, job.params.get("bonus_cap", 0)])
+        rows.append([job, job.provider, correct, job.params.get("bonus_cap", 0)])
     page = Confirmation(
         title="Pay a bonus for each correct answer?",
         headers=["job", "market", "correct answers", "job bonus cap"],
