@@ -1,5 +1,8 @@
 """Admin: the adjudication queue (contested and sampled items, every response with its worker's
-reliability, the current aggregate, the expert's final label), worker quality with soft blocks, runs."""
+reliability, the current aggregate, the expert's final label), worker quality with soft blocks, runs.
+
+The aggregation services load NumPy, so each page and action imports them when it runs: Django
+imports this module whenever it starts, for every management command."""
 
 from __future__ import annotations
 
@@ -13,11 +16,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
-from aggregation.adjudication import AdjudicationError, adjudicate, choices, current_label, rated_responses
-from aggregation.declared import described_votes
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
-from aggregation.quality import request_soft_block
-from aggregation.tasks import request_aggregation
 from annotation.models import Item
 from annotation.staff.columns import TaskTypeFilter
 from config.columns import PlainFields, figure_column, in_words, label_column, readable_fields, words_column
@@ -109,6 +108,8 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         return bool(obj.adjudicated)  # type: ignore[attr-defined]  # annotated by get_queryset
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        from aggregation.adjudication import choices, current_label  # NumPy: see the module docstring
+
         form = super().get_form(request, obj, change=change, **kwargs)
         if obj is not None:
             offered = choices(obj)
@@ -128,6 +129,8 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
         return form
 
     def save_model(self, request: HttpRequest, obj: ItemOutcome, form: Any, change: bool) -> None:
+        from aggregation.adjudication import AdjudicationError, adjudicate  # NumPy
+
         try:
             adjudicate(
                 obj.pk, form.cleaned_data["final_label"], user=request.user, note=form.cleaned_data["note"]
@@ -147,6 +150,9 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
 
     @admin.display(description="current aggregate")
     def aggregate(self, obj: ItemOutcome) -> SafeString:
+        from aggregation.adjudication import current_label  # NumPy
+        from aggregation.declared import described_votes
+
         rho = "n/a" if obj.agreement is None else f"{obj.agreement:.3f}"
         return format_html(
             "majority <strong>{}</strong> (answers: {}), votes {}, ρ {}, {}; model says {} ({}); "
@@ -165,6 +171,8 @@ class AdjudicationQueueAdmin(admin.ModelAdmin):
 
     @admin.display(description="responses")
     def responses_table(self, obj: ItemOutcome) -> SafeString:
+        from aggregation.adjudication import rated_responses  # NumPy
+
         rows = [
             (
                 r.worker,
@@ -248,6 +256,8 @@ class WorkerQualityAdmin(PlainFields, admin.ModelAdmin):
 
     @admin.action(description="Soft-block the chosen workers from future jobs", permissions=["change"])
     def soft_block_workers(self, request: HttpRequest, queryset: QuerySet[WorkerQuality]) -> None:
+        from aggregation.quality import request_soft_block  # NumPy
+
         queued = request_soft_block(queryset, by=request.user)
         self.message_user(request, f"Soft-block of {count(queued, 'worker')} queued.")
 
@@ -290,6 +300,8 @@ class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
 
     @admin.action(description="Aggregate the chosen runs' jobs again (same policy)", permissions=["add"])
     def aggregate_again(self, request: HttpRequest, queryset: QuerySet[AggregationRun]) -> None:
+        from aggregation.tasks import request_aggregation  # NumPy, through the aggregation services
+
         jobs = sorted(set(queryset.values_list("job_id", flat=True)))
         for job_id in jobs:
             request_aggregation(job_id, "manual")

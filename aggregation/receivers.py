@@ -9,7 +9,6 @@ from django.db.models.signals import post_delete, pre_delete
 from django.dispatch import receiver
 
 from aggregation.models import ItemOutcome
-from aggregation.tasks import request_aggregation, request_next_round
 from annotation.models import Item, Job
 from annotation.redundancy import adaptive_policy
 from annotation.signals import job_completed
@@ -19,6 +18,10 @@ from annotation.signals import job_completed
 def aggregate_completed_job(sender: Any, job_id: int, **kwargs: Any) -> None:
     """A completed job is aggregated once its completion commits; a completed round of an adaptive job
     first gives its open items another round."""
+    # Here, not above: the tasks load the aggregation services (NumPy), and Django imports this module
+    # whenever it starts.
+    from aggregation.tasks import request_aggregation, request_next_round
+
     params = Job.objects.filter(pk=job_id).values_list("params", flat=True).first()
     if params is not None and adaptive_policy(params) is not None:
         request_next_round(job_id)

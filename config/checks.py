@@ -7,8 +7,6 @@ from typing import Any
 from django.conf import settings
 from django.core.checks import CheckMessage, Error, Tags, register
 
-from config.keys import HOW_TO_MAKE_ONE, weak_key_problem
-
 # Sessions, CSRF and worker tokens are signed with SECRET_KEY; every exported worker pseudonym is an
 # HMAC under WORKER_PSEUDONYM_KEY, so a guessable one lets anyone link pseudonyms back to market ids.
 CHECKED_KEYS = {"SECRET_KEY": "config.E001", "WORKER_PSEUDONYM_KEY": "config.E002"}
@@ -18,6 +16,8 @@ CHECKED_KEYS = {"SECRET_KEY": "config.E001", "WORKER_PSEUDONYM_KEY": "config.E00
 def keys_check(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     if settings.DEBUG:
         return []
+    from config.keys import HOW_TO_MAKE_ONE, weak_key_problem  # loads zxcvbn's word lists: deploy only
+
     found: list[CheckMessage] = []
     for name, check_id in CHECKED_KEYS.items():
         problem = weak_key_problem(name, str(getattr(settings, name, "") or ""))

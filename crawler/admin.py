@@ -20,11 +20,17 @@ from config.columns import words_column
 from config.live import LiveCountsAdmin, cell
 from crawler import services
 from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
-from crawler.parsing import SITES
+
+
+def site_choices() -> list[tuple[str, str]]:
+    """The sites a parser reads, asked when the form is shown: the parsers load lxml."""
+    from crawler.parsing import SITES
+
+    return [(site, site) for site in SITES]
 
 
 class StartCrawlForm(forms.Form):
-    site = forms.ChoiceField(choices=[(s, s) for s in SITES])
+    site = forms.ChoiceField(choices=site_choices)
     archive = forms.CharField(
         required=False, help_text="FROM:TO Wayback timestamps (e.g. 2012:2019) to crawl archived snapshots"
     )

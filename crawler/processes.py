@@ -20,8 +20,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 # Start times are read back from /proc with a clock tick's resolution.
 START_TOLERANCE_SECONDS = 1.0
 
@@ -46,6 +44,8 @@ def pid_namespace() -> str:
 
 def describe(pid: int) -> CrawlProcess | None:
     """The process now holding `pid`, or None when there is none."""
+    import psutil  # here and below: the crawl services import this module, and the admin them
+
     try:
         return CrawlProcess(pid, psutil.Process(pid).create_time())
     except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
@@ -66,6 +66,8 @@ def run_identity(pid: int) -> dict[str, Any]:
 
 def is_crawl_of(pid: int, started: float | None, run_id: int) -> bool:
     """Whether `pid` is still the crawl process of run `run_id` that started at `started`."""
+    import psutil
+
     try:
         process = psutil.Process(pid)
         if process.status() == psutil.STATUS_ZOMBIE:

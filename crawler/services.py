@@ -26,7 +26,6 @@ from accounts import audit
 from accounts.models import AuditEvent
 from crawler import processes, targets
 from crawler.models import CrawlMode, CrawlRun, Debate, Drop, Page, PageVersion, RunStatus
-from crawler.parsing import SITES
 from operations.queueing import registered_task
 
 log = logging.getLogger(__name__)
@@ -113,6 +112,8 @@ def create_run(
 
 
 def _check_request(site: str, limit: int | None) -> None:
+    from crawler.parsing import SITES  # loads the page parsers (lxml): on a request, not with the admin
+
     if site not in SITES:
         raise CrawlRequestError(f"unknown site {site!r}; known: {', '.join(SITES)}")
     if limit is not None and limit < 1:

@@ -3,8 +3,6 @@ shows each stage as it ends, so the page follows the build while it runs and no 
 
 from __future__ import annotations
 
-from config.progress import Lines
-from export.services import ReleaseExistsError, ReleaseVersionError, build_release
 from export.splits import SplitPlan, SplitPlanError
 from operations.registry import OperationFailedError, Progress, register
 
@@ -30,6 +28,11 @@ def build_release_operation(
     progress: Progress, version: str, notes: str = "", split_seed: int | None = None
 ) -> None:
     """Build release `version` (re-splitting the claims with `split_seed` first, when given)."""
+    # Here, not above: Django imports this module whenever it starts (the export app registers the
+    # operation), and the release services load the exporters, the checks and NumPy.
+    from config.progress import Lines
+    from export.services import ReleaseExistsError, ReleaseVersionError, build_release
+
     try:
         plan = None if split_seed is None else SplitPlan(seed=split_seed)
         release = build_release(version, split_plan=plan, notes=notes, progress=Lines(_StageLines(progress)))

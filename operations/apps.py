@@ -9,6 +9,3 @@ class OperationsConfig(AppConfig):
         # config is no app, so the app about running a deployment registers its checks
         # (`check --deploy`): system checks register on import.
         from config import checks  # noqa: F401
-
-        # Register the task in every process: services start it by name (operations/queueing.py).
-        from operations import tasks  # noqa: F401

@@ -13,7 +13,6 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.permissions import NamedPermissions
-from aggregation.adjudication import adjudication_refusal
 from annotation.models import Job
 from annotation.work.jobs import job_progress
 from config.columns import PlainFields
@@ -21,12 +20,13 @@ from config.live import LiveCountsAdmin, cell
 from config.wording import count
 from pipeline.definition import PipelineDefinitionError, merged_params
 from pipeline.models import PipelineRun, StepRun, StepState
-from pipeline.services import save_new_run
-from pipeline.tasks import run_pipeline_task
+from pipeline.runs import save_new_run
 
 
 def _adjudicate_link(job: Job) -> str:
     """ " · adjudicate" where the job has something to adjudicate; "" elsewhere (its page would refuse)."""
+    from aggregation.adjudication import adjudication_refusal  # loads NumPy: only when a step is shown
+
     if adjudication_refusal(job):
         return ""
     return format_html(' · <a href="{}">adjudicate</a>', reverse("aggregation:adjudicate", args=[job.pk]))
@@ -177,6 +177,8 @@ class PipelineRunAdmin(PlainFields, NamedPermissions, LiveCountsAdmin):
 
     @admin.action(description="Continue the selected runs (in the background)", permissions=["run_pipeline"])
     def continue_runs(self, request: HttpRequest, queryset: QuerySet[PipelineRun]) -> None:
+        from pipeline.tasks import run_pipeline_task  # loads every step's code: only when a run continues
+
         for run in queryset:
             run_pipeline_task.delay_on_commit(run.pk)  # type: ignore[attr-defined]  # Celery 5.4+
         messages.info(request, f"{count(queryset.count(), 'run')} continue in the background")

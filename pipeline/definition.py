@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from crawler.services import CrawlRequestError, check_start_urls
-
 
 @dataclass(frozen=True)
 class Step:
@@ -118,6 +116,9 @@ def merged_params(overrides: dict[str, Any] | None) -> dict[str, Any]:
 
 def _check_start_urls(crawl: dict[str, Any]) -> None:
     """A crawl's start URLs are refused here, with the reason, before a run holds them."""
+    # Imported here: crawler.services loads the page parsers, and the models import this module.
+    from crawler.services import CrawlRequestError, check_start_urls
+
     urls = crawl.get("start_urls") or []
     try:
         check_start_urls(

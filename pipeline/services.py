@@ -9,10 +9,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.market_interface.registry import is_simulated
 from pipeline.context import Context, StepError
-from pipeline.definition import STEPS, merged_params, step
+from pipeline.definition import step
 from pipeline.models import PipelineRun, StepRun, StepState
+from pipeline.runs import save_new_run
 from pipeline.steps import STEP_FUNCTIONS
 
 log = logging.getLogger(__name__)
@@ -30,16 +30,6 @@ def create_run(name: str, params: dict[str, Any] | None = None) -> PipelineRun:
         run = PipelineRun(name=name)
         save_new_run(run, params)
     return run
-
-
-def save_new_run(run: PipelineRun, params: dict[str, Any] | None) -> None:
-    """Save an unsaved run with its merged parameters and its pending steps (used by the admin too)."""
-    run.params = merged_params(params)
-    run.simulated = is_simulated(run.params["provider"])
-    run.save()
-    StepRun.objects.bulk_create(
-        [StepRun(run=run, name=definition.name, position=n) for n, definition in enumerate(STEPS)]
-    )
 
 
 def run_step(run_id: int, name: str) -> StepRun:

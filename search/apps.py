@@ -5,7 +5,6 @@ class SearchConfig(AppConfig):
     name = "search"
 
     def ready(self) -> None:
-        # Register the task in every process: services start it by name (operations/queueing.py).
-        from search import signals, tasks  # noqa: F401
+        from search import signals
 
         signals.connect()

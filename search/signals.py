@@ -9,7 +9,6 @@ from django.db.models.signals import post_delete, post_save
 
 from corpus.models import Claim, Evidence, Perspective
 from search.base import Kind
-from search.services import schedule_sync
 
 PUBLIC_ID: dict[type[Model], tuple[Kind, str]] = {
     Perspective: (Kind.PERSPECTIVE, "pid"),
@@ -19,6 +18,8 @@ PUBLIC_ID: dict[type[Model], tuple[Kind, str]] = {
 
 
 def _changed(sender: type[Model], instance: Any, **kwargs: Any) -> None:
+    from search.services import schedule_sync  # loads the search index: only once a corpus row changes
+
     kind, field = PUBLIC_ID[sender]
     schedule_sync(kind, getattr(instance, field))
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 FIELDS = {"annotator", "target_error", "confidence", "calibration_items"}
 
@@ -61,6 +62,8 @@ def machine_plan(params: Mapping[str, Any]) -> MachinePlan | None:
 
 def seeded_sample(n_items: int, size: int, seed: int) -> np.ndarray:
     """Which of ``n_items`` positions are in a seeded uniform sample of ``size`` (a boolean mask)."""
+    import numpy as np  # here, not above: the job services import this module, and every command them
+
     chosen = np.zeros(n_items, dtype=bool)
     chosen[np.random.default_rng(seed).permutation(n_items)[:size]] = True
     return chosen

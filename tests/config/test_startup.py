@@ -14,6 +14,29 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pandas", "scipy", "matplotlib")
+# What Django's start (apps, models, admin, checks) and the list of commands must not load either: the
+# number crunching, the page parsers, the search index, the crawler and the market clients, and the
+# API schema's generator. Each loads when a command, task or page first uses it.
+STARTUP_HEAVY = (
+    *HEAVY,
+    "numpy",
+    "krippendorff",
+    "sklearn",
+    "lxml",
+    "w3lib",
+    "cssselect",
+    "tantivy",
+    "psutil",
+    "zxcvbn",
+    "tqdm",
+    "fastjsonschema",
+    "scrapy",
+    "boto3",
+    "botocore",
+    "openai",
+    "drf_spectacular.openapi",
+    "drf_spectacular.generators",
+)
 
 # Runs manage.py as `python manage.py ARGS` would, then reports which heavy libraries it loaded.
 MANAGE = """
@@ -22,6 +45,15 @@ sys.argv = ["manage.py", *json.loads(sys.argv[1])]
 with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):  # a command's --help exits
     runpy.run_path("manage.py", run_name="__main__")
 print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+# Sets Django up and lists the commands, as `manage.py --help` does, then reports every loaded module.
+SETUP = """
+import json, sys, django
+django.setup()
+from django.core.management import ManagementUtility
+ManagementUtility(["manage.py"]).main_help_text()
+print(json.dumps(sorted(sys.modules)))
 """
 
 # Imports what a Celery worker imports at start: Django, then every app's tasks module.
@@ -51,10 +83,21 @@ def test_a_management_command_starts_without_pandas_scipy_or_matplotlib(command:
     assert not loaded & set(HEAVY)
 
 
+def test_django_setup_and_the_command_list_load_no_heavy_module() -> None:
+    modules = loaded_packages(SETUP)
+    assert {"django", "config", "annotation.admin", "aggregation.admin"} <= modules  # apps and admin loaded
+    assert sorted(heavy for heavy in STARTUP_HEAVY if heavy in modules) == []
+
+
 def test_a_celery_worker_starts_without_pandas_scipy_or_matplotlib() -> None:
     loaded = loaded_packages(WORKER)
     assert "aggregation" in loaded
     assert not loaded & set(HEAVY)
+
+
+def test_the_setup_probe_sees_a_heavy_module_that_the_start_loads() -> None:
+    probe = SETUP.replace("django.setup()", "django.setup(); import drf_spectacular.openapi")
+    assert "drf_spectacular.openapi" in loaded_packages(probe)
 
 
 def test_the_probe_sees_a_heavy_library_that_a_command_loads() -> None:
