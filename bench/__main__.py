@@ -29,7 +29,7 @@ def main(arguments: list[str]) -> int:
     available = sorted(
         m.name
         for m in pkgutil.iter_modules([str(Path(__file__).parent)])
-        if not m.name.startswith("_") and not m.ispkg  # bench.rigs is shared equipment, not a benchmark
+        if not m.name.startswith("_") and not m.ispkg
     )
     chosen = names or available
     unknown = sorted(set(chosen) - set(available))

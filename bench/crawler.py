@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+from rigs.arguana import expected_debate
+
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(os.environ.get("STANCEWORK_FIXTURES_DIR", REPO.parent / "shared" / "fixtures")) / "idebate"
 PAGES = 1000
@@ -26,21 +28,6 @@ def _strict(text: str) -> str:
 def _loose(text: str) -> str:
     """White space removed: ArguAna put a space at every tag boundary, we do not."""
     return re.sub(r"\s+", "", text.replace("&amp;", "&"))
-
-
-def expected_debate(folder: Path) -> tuple[str, list[tuple[str, str, list[str], list[str]]]]:
-    """(motion, [(side, headline, body paragraphs, counterpoint paragraphs)]) from ArguAna's files."""
-    points = []
-    for side in ("pro", "con"):
-        numbers = (
-            sorted({f.name[3:5] for f in (folder / side).glob("*.txt")}) if (folder / side).is_dir() else []
-        )
-        for number in numbers:
-            headline, *body = (folder / side / f"{side}{number}a-point.txt").read_text().split("\n\n")
-            counter_file = folder / side / f"{side}{number}b-counter.txt"
-            counter = counter_file.read_text().split("\n\n") if counter_file.exists() else []
-            points.append((side, headline, [p for p in body if p.strip()], [p for p in counter if p.strip()]))
-    return (folder / "thesis.txt").read_text(), points
 
 
 def match_rates(norm: object) -> dict[str, float]:

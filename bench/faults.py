@@ -1,4 +1,4 @@
-"""Faults on the money path: each scenario of bench/rigs/fault_rig.py with 200 bonus payments.
+"""Faults on the money path: each scenario of rigs/fault_rig.py with 200 bonus payments.
 
 A real Celery worker process on its own throwaway redis-server pays Prolific bonuses at a loopback
 fake Prolific; half-way, one fault lands (worker SIGKILLed, Redis restarted, the worker's database
@@ -6,7 +6,7 @@ sessions terminated, a worker frozen past the stale limit). The sweeper and reso
 the ledger. One line per scenario: payments requested, confirmed, failed, lost, paid twice, ledger
 rows left open, and the seconds from the fault until every payment was decided.
 
-Before them, two faults markets make by themselves (bench/rigs/market_faults.py, in the child's own
+Before them, two faults markets make by themselves (rigs/market_faults.py, in the child's own
 process against the platform's fakes): MTurk down for 25 simulated hours (past its tokens' 24-hour
 lifetime) while 200 bonuses are paid, and 30 Prolific jobs cancelled while their publish is in flight.
 Their lines count bonuses paid twice and studies left recruiting for cancelled jobs (goal: 0 and 0).
@@ -22,7 +22,7 @@ import shutil
 
 from bench import load
 from bench._child import ChildError, run_child
-from bench.rigs.databases import scratch_database
+from rigs.databases import scratch_database
 
 PAYMENTS = 200
 JOBS = 30  # jobs cancelled while their publish is in flight, 10 at each moment
@@ -33,10 +33,10 @@ import django
 django.setup()
 from django.core.management import call_command
 call_command("migrate", verbosity=0)
-from bench.rigs.market_faults import cancel_in_flight, mturk_outage
+from rigs.market_faults import cancel_in_flight, mturk_outage
 print(mturk_outage({payments}).line(), flush=True)
 print(cancel_in_flight({jobs}).line(), flush=True)
-from bench.rigs.fault_rig import SCENARIOS, run_scenario
+from rigs.fault_rig import SCENARIOS, run_scenario
 for name in SCENARIOS:
     print(run_scenario(name, {payments}, timeout={timeout}).line(), flush=True)
 """

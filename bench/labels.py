@@ -28,8 +28,8 @@ from django.conf import settings
 from bench import load
 from bench._labels_db import PER_ITEM as DB_PER_ITEM
 from bench._labels_db import job_name
-from bench.rigs.databases import database_of, recreate_database, with_database
-from bench.rigs.processes import ProcessGroup
+from rigs.databases import database_of, recreate_database, with_database
+from rigs.processes import ProcessGroup
 
 ITEMS, PER_ITEM, WORKERS = 1_000_000, 10, 2000
 GOALS = {"majority_vote": 10.0, "dawid_skene": 60.0}

@@ -44,8 +44,8 @@ import redis
 import requests
 from django.conf import settings
 
-from bench.rigs.databases import scratch_database, with_database
-from bench.rigs.processes import ProcessGroup, free_port
+from rigs.databases import scratch_database, with_database
+from rigs.processes import ProcessGroup, free_port
 
 PYTHON = sys.executable
 # (concurrent users, seconds). 500 users (p95 53 s before issue 30) no longer fit the 10-minute budget.

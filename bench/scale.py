@@ -14,7 +14,7 @@ import re
 
 from bench import load
 from bench._child import ChildError, run_child
-from bench.rigs.databases import scratch_database
+from rigs.databases import scratch_database
 
 SIZES = (10_000, 100_000)
 GOALS = {

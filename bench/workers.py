@@ -22,8 +22,8 @@ from django.conf import settings
 
 from bench import load
 from bench._fake_market_worker import CALLS_KEY, DELIVERIES_KEY
-from bench.rigs.databases import scratch_database
-from bench.rigs.processes import ProcessGroup
+from rigs.databases import scratch_database
+from rigs.processes import ProcessGroup
 
 PYTHON = sys.executable
 WORKERS = 3

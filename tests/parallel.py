@@ -2,7 +2,7 @@
 it in one process). A plugin of the top conftest (`pytest_plugins`). What each worker keeps to itself:
 
 - PostgreSQL: pytest-django gives each worker its own test database (`test_<name>_gw0`, ...); the
-  scratch databases tests create beside it carry the worker's id too (bench/rigs/databases.py).
+  scratch databases tests create beside it carry the worker's id too (rigs/databases.py).
 - Redis: each worker its own database, REDIS_URL's number plus the worker's index (`redis://…/0`
   gives gw0 database 0 and gw1 database 1), so the page cache, Celery's queues and results, shared
   crawls' queues and the crawler's politeness slots, all under fixed keys, are never shared.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.rigs.processes import ProcessGroup, free_port
+from rigs.processes import ProcessGroup, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_SECONDS = 900

@@ -130,6 +130,15 @@ def test_a_market_importing_the_ledger_breaks_its_contract(tree: Path) -> None:
     assert "annotation.markets.mturk.calls -> annotation.ledger.models" in result.stdout
 
 
+@pytest.mark.parametrize("shared", ["rigs.databases", "bench.load"])
+def test_an_app_importing_the_rigs_or_a_benchmark_breaks_its_contract(tree: Path, shared: str) -> None:
+    """Tests and benchmarks stand the apps up: an app that reaches back into their equipment is caught."""
+    (tree / "operations" / "reaches_out.py").write_text(f"def helper():\n    import {shared}  # noqa\n")
+    result = lint_imports(tree)
+    assert result.returncode == 1
+    assert f"operations.reaches_out -> {shared.split('.')[0]}" in result.stdout
+
+
 # Folders that hold no code of the project's own.
 NOT_SOURCE = {"tests", "node_modules", "__pycache__"}
 # An import of `tests` at any depth: in the code, or in code a module hands a child interpreter.

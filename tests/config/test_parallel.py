@@ -11,8 +11,8 @@ from types import SimpleNamespace
 import pytest
 from django.conf import settings
 
-from bench.rigs.databases import scratch_name
 from config.celery import app
+from rigs.databases import scratch_name
 from tests import parallel
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,11 +1,12 @@
-"""The benchmark rig's databases (bench/rigs/databases.py): made anew empty, and dropped after use."""
+"""The scratch databases of tests and benchmarks (rigs/databases.py): made anew empty, and dropped
+after use."""
 
 from __future__ import annotations
 
 import psycopg
 import pytest
 
-from bench.rigs.databases import (
+from rigs.databases import (
     configured_url,
     recreate_database,
     scratch_database,

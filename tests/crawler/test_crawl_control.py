@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.rigs.processes import free_port
 from crawler.local_site import LocalSite, preferred_port
+from rigs.processes import free_port
 from tests.crawler.conftest import IDEBATE_PAGES, REPO
 from tests.crawler.test_crawl_end_to_end import DEBATES, count, crawl_args, query
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.crawler import expected_debate as arguana_debate
 from crawler.parsing import BadPageError, listing_links, parse_debate
 from crawler.parsing.idebate import parse_debate as parse_idebate
+from rigs.arguana import expected_debate as arguana_debate
 from tests.crawler.conftest import BUILT, IDEBATE_EXPECTED, IDEBATE_PAGES
 
 SLUGS = sorted(p.stem for p in IDEBATE_PAGES.glob("*.html"))

@@ -16,8 +16,8 @@ from django.core.management import call_command
 from django.db import connection
 
 from backups.layout import complete_backups
-from bench.rigs.databases import configured_url, with_database
 from corpus.models import Topic
+from rigs.databases import configured_url, with_database
 
 pytestmark = pytest.mark.postgres
 

@@ -19,10 +19,10 @@ from annotation.models import Assignment, Job, Response
 from backups.layout import DATABASE_DUMP, complete_backups
 from backups.postgres import count_tables
 from backups.tasks import create_backup as create_backup_task
-from bench.rigs.databases import configured_url, scratch_database, with_database
 from export.models import Release
 from export.services import build_release
 from export.verify import verify_release
+from rigs.databases import configured_url, scratch_database, with_database
 
 pytestmark = pytest.mark.postgres
 

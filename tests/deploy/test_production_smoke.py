@@ -23,8 +23,8 @@ import pytest
 import requests
 
 from annotation.markets.mturk.identity import PREVIEW_ASSIGNMENT
-from bench.rigs.databases import scratch_database
-from bench.rigs.processes import ProcessGroup, free_port
+from rigs.databases import scratch_database
+from rigs.processes import ProcessGroup, free_port
 
 pytestmark = [pytest.mark.postgres, pytest.mark.redis, pytest.mark.caddy]
 

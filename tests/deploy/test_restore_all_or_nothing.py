@@ -19,9 +19,9 @@ from annotation.ledger.models import LedgerEntry
 from annotation.models import Job, Response
 from backups.layout import DATABASE_DUMP, MANIFEST, RELEASES_ARCHIVE, complete_backups, sha256_of
 from backups.postgres import count_tables
-from bench.rigs.databases import scratch_database
 from corpus.models import Topic
 from export.services import build_release
+from rigs.databases import scratch_database
 from tests.deploy.test_backup_restore import count_in
 
 pytestmark = pytest.mark.postgres

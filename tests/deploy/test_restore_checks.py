@@ -15,9 +15,9 @@ from django.core.management import CommandError, call_command
 from backups.archives import archive_directory, extract_archive
 from backups.layout import MANIFEST, RELEASES_ARCHIVE, complete_backups, sha256_of
 from backups.postgres import count_tables
-from bench.rigs.databases import scratch_database
 from export.models import Release
 from export.services import build_release
+from rigs.databases import scratch_database
 
 pytestmark = pytest.mark.postgres
 

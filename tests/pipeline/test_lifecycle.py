@@ -37,8 +37,6 @@ from django.test import Client
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, RunState
 from aggregation.services import aggregate_job, has_aggregation
 from annotation.models import Job, JobState, Response
-from bench.rigs.databases import with_database
-from bench.rigs.processes import ProcessGroup
 from corpus.models import (
     Claim,
     ClusterEvidence,
@@ -58,6 +56,8 @@ from pipeline import services
 from pipeline.demo import DEMO_NAME
 from pipeline.models import PipelineRun, StepState
 from pipeline.tasks import run_pipeline_task
+from rigs.databases import with_database
+from rigs.processes import ProcessGroup
 from tests.conftest import PERSPECTRUM
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

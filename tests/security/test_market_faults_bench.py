@@ -1,11 +1,11 @@
 """`bench faults`' two scenarios of markets faulting by themselves, small: nothing paid twice and
-nothing left recruiting for a job that no longer wants it (bench/rigs/market_faults.py)."""
+nothing left recruiting for a job that no longer wants it (rigs/market_faults.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bench.rigs.market_faults import cancel_in_flight, mturk_outage
+from rigs.market_faults import cancel_in_flight, mturk_outage
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

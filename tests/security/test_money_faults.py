@@ -4,7 +4,7 @@ Each test pays Prolific bonuses (set up, then the non-idempotent pay call) throu
 a separate OS process, injects one fault at the worst moment (the market has paid, the ledger does
 not know yet), lets the engine's sweeper and resolver settle the ledger as production would, then
 counts at the market: no payment lost, none paid twice, every ledger row confirmed or failed with
-a reason. How the rig is built, and why, is in bench/rigs/fault_rig.py.
+a reason. How the rig is built, and why, is in rigs/fault_rig.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
-from bench.rigs.fault_rig import (
+from rigs.fault_rig import (
     Rig,
     Tally,
     drop_database,

@@ -21,7 +21,7 @@ from annotation.ledger import engine, intents, records
 from annotation.ledger.decisions import decide_unclear
 from annotation.ledger.models import RowKind, RowState
 from annotation.markets.prolific.fake import FakeProlific
-from bench.rigs.fault_rig import BONUS, make_bonuses
+from rigs.fault_rig import BONUS, make_bonuses
 from tests.annotation.market_clients import market_clients
 
 RECORD = intents.record

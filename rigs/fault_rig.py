@@ -46,7 +46,7 @@ from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.fake_server import FakeProlificServer
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
-from bench.rigs.fault_processes import WAIT, RedisServer, RigError, WorkerProcess
+from rigs.fault_processes import WAIT, RedisServer, RigError, WorkerProcess
 
 STUDY = "study-faults"
 BONUS = Decimal("0.25")

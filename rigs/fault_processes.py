@@ -1,5 +1,5 @@
 """The fault rig's own processes: a throwaway redis-server it can restart (losing the queue) and a
-Celery worker it can kill, freeze and thaw (bench.rigs.fault_rig says why each)."""
+Celery worker it can kill, freeze and thaw (rigs.fault_rig says why each)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
-from bench.rigs.processes import free_port
+from rigs.processes import free_port
 
 WAIT = 45.0  # seconds: the bound on any wait in a scenario
 
