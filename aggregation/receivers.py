@@ -8,10 +8,11 @@ from django.db import connection
 from django.db.models.signals import post_delete, pre_delete
 from django.dispatch import receiver
 
-from aggregation.models import ItemOutcome
+from aggregation.models import AggregationRun, ItemOutcome, RunState
 from annotation.models import Item, Job
 from annotation.redundancy import adaptive_policy
-from annotation.signals import job_completed
+from annotation.signals import job_completed, label_decisions
+from annotation.task_types.decisions import NO_MAJORITY_LABEL
 
 
 @receiver(job_completed, dispatch_uid="aggregation.aggregate_completed_job")
@@ -51,3 +52,34 @@ def wait_for_the_jobs_aggregation(sender: Any, instance: Item, origin: Any = Non
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT 1 FROM {Job._meta.db_table} WHERE id = %s FOR KEY SHARE", [instance.job_id])
     ItemOutcome.objects.filter(item_id=instance.pk).delete()
+
+
+@receiver(label_decisions, dispatch_uid="aggregation.stored_label_decisions")
+def stored_label_decisions(sender: Any, job: Job, items: Any, **kwargs: Any) -> dict[str, Any]:
+    """The job's label model's decisions on `items` (a query of item ids), as its last aggregation
+    stored them (the model's label on the rule's labels, whatever the rule wrote); {} before any.
+
+    A worker's own answer is left out of the decision where that is cheap: majority vote's decision
+    without the worker is the others' majority, which the live check computes from the answers
+    themselves, so none is given for it. Dawid-Skene's and MACE's decisions are given as fitted with
+    the worker's answer in (taking it out means fitting again), and its influence is bounded by what
+    the model learnt of the worker: their answer moves an item's posterior by the log ratio of their
+    confusion (Dawid-Skene) or trust (MACE) rows, close to nothing for a spammer. An adversary's
+    answer, to Dawid-Skene, speaks against itself; to MACE, it weighs as little as their trust. So a
+    worker below the bar cannot agree with themselves much; a good worker's answer helps them a
+    little, which errs towards not stopping them, the safe side."""
+    model = _last_label_model(job)
+    if model is None or model == "majority_vote":
+        return {}
+    stored = (
+        ItemOutcome.objects.filter(job=job, item_id__in=items)
+        .exclude(model_label__in=("", NO_MAJORITY_LABEL))
+        .values_list("item_id", "model_label")
+    )
+    return {"model": model, "labels": dict(stored)}
+
+
+def _last_label_model(job: Job) -> str | None:
+    """The label model of the job's last successful aggregation (the one its outcomes come from)."""
+    runs = AggregationRun.objects.filter(job=job, state=RunState.DONE).order_by("-created", "-pk")
+    return runs.values_list("label_model", flat=True).first()

@@ -8,7 +8,10 @@ arrive one at a time at random and take the next HIT they may. Two ways to run i
 - today: one gold item in every HIT (10% of what is shown), nothing acts while the job runs;
 - live: gold from the adaptive schedule (``annotation.quality.gold_schedule``) and, after each
   submit, the worker's estimate (``annotation.quality.estimates``); a worker whose interval lies
-  below the bar gets no more work.
+  below the bar gets no more work. The estimate compares answers with the label model's current
+  decisions where they are stored, the others' majority elsewhere: here the running job is
+  aggregated by its label model (Dawid-Skene, the default) each time another ``AGGREGATE_EVERY`` of
+  its HITs is done, as a person may aggregate a job while it runs (the decisions are then stored).
 
 Both use the same crowd, arrivals and seed. Accuracy is the majority of each item's answers against
 the known label (a tie counts as wrong). Goals, over 20 seeds: money paid to spammers and
@@ -23,6 +26,11 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from aggregation.dawid_skene import DawidSkene
+from aggregation.labels import NO_MAJORITY, LabelSet
+from aggregation.responses import Responses
 from annotation.quality.estimates import Evidence, agreement, estimate, should_stop
 from annotation.quality.gold_schedule import QualityPolicy, gold_count, gold_rate
 from annotation.simulation import CrowdParams, WorkerModel, answer, make_crowd
@@ -33,6 +41,8 @@ CROWD = {"size": 40, "spammer_share": 0.2, "adversary_share": 0.1, "accuracy_low
 REWARD = 1.0
 SEEDS = range(20)
 POLICY = QualityPolicy(gold_schedule="adaptive", stop_workers=True)
+# The share of the job's HITs done between two aggregations of the running job.
+AGGREGATE_EVERY = 0.1
 
 
 @dataclass
@@ -47,6 +57,7 @@ class Run:
     answers: dict[int, dict[int, str]] = field(
         default_factory=lambda: defaultdict(dict)
     )  # item → worker → label
+    decided: dict[int, str] = field(default_factory=dict)  # item → the label model's stored decision
 
 
 @dataclass
@@ -70,6 +81,7 @@ def run_job(crowd: list[WorkerModel], truth: list[str], gold: list[str], seed: i
     seen = [Seen() for _ in crowd]
     run = Run()
     waiting = list(range(len(hits)))
+    every, done = max(1, round(AGGREGATE_EVERY * len(hits) * PER_ITEM)), 0
     while waiting:
         active = [w for w in range(len(crowd)) if not seen[w].stopped]
         if not active:
@@ -83,7 +95,24 @@ def run_job(crowd: list[WorkerModel], truth: list[str], gold: list[str], seed: i
         if len(takers[hit]) == PER_ITEM:
             waiting.remove(hit)
         _do_hit(run, crowd, seen, worker, hits[hit], truth, gold, rng, live)
+        done += 1
+        if live and done % every == 0:
+            run.decided = label_model_decisions(run)
     return run
+
+
+def label_model_decisions(run: Run) -> dict[int, str]:
+    """What an aggregation of the running job stores: the label model's decision on each item answered."""
+    rows = [(item, worker, label) for item, by in run.answers.items() for worker, label in by.items()]
+    items, workers, labels = zip(*rows, strict=True)
+    codes = np.array([LABELS.index(label) for label in labels])
+    label_set = LabelSet("bench", LABELS)
+    fitted = DawidSkene().fit(Responses.from_codes(items, workers, codes, label_set, require_overlap=False))
+    return {
+        int(item): LABELS[code]
+        for item, code in zip(fitted.items.tolist(), fitted.labels.tolist(), strict=True)
+        if code != NO_MAJORITY
+    }
 
 
 def _do_hit(
@@ -122,7 +151,7 @@ def _do_hit(
 def _evidence(run: Run, worker: int, state: Seen) -> Evidence:
     mine = {item: run.answers[item][worker] for item in state.answered}
     others = {item: [label for w, label in run.answers[item].items() if w != worker] for item in mine}
-    compared, agreed = agreement(mine, others)
+    compared, agreed = agreement(mine, others, run.decided)
     return Evidence(state.gold_answered, state.gold_correct, compared, agreed)
 
 

@@ -61,7 +61,7 @@ class WorkerStopAdmin(admin.ModelAdmin):
                 (
                     row["item"],
                     row["answer"],
-                    "gold answer" if row["gold"] else "others' decision",
+                    row.get("by") or ("gold answer" if row["gold"] else "others' decision"),
                     row["against"],
                     "agrees" if row["right"] else "differs",
                 )

@@ -1,11 +1,12 @@
 """A worker's live accuracy, from gold and from agreement with the current decisions. Pure: no Django.
 
 Each gold answer is a trial against a known answer; each other answer is a trial against the current
-decision on its item, the majority of the other workers' answers, when at least `min_others` have
-answered it (a tie decides nothing). Both kinds of trial feed one Beta posterior (uniform prior);
-its central interval is the estimate's. A worker whose whole interval lies below the job's bar is,
-with that confidence, worse than the bar: they stop getting work in the job, until a person says
-otherwise. Nobody is rejected by this: rejecting work is a person's decision.
+decision on its item: the job's label model's, where it has decided the item, else the majority of
+the other workers' answers, when at least `min_others` have answered it (a tie decides nothing).
+Both kinds of trial feed one Beta posterior (uniform prior); its central interval is the estimate's.
+A worker whose whole interval lies below the job's bar is, with that confidence, worse than the bar:
+they stop getting work in the job, until a person says otherwise. Nobody is rejected by this:
+rejecting work is a person's decision.
 """
 
 from __future__ import annotations
@@ -71,14 +72,27 @@ def current_decision(others: Iterable[str], min_others: int = MIN_OTHERS) -> str
 
 
 def agreement(
-    answers: Mapping[K, str], others: Mapping[K, Sequence[str]], min_others: int = MIN_OTHERS
+    answers: Mapping[K, str],
+    others: Mapping[K, Sequence[str]],
+    decided: Mapping[K, str] | None = None,
+    min_others: int = MIN_OTHERS,
 ) -> tuple[int, int]:
     """(compared, agreed): the worker's `answers` (item → label) against the current decision on each
-    item, made from `others` (item → the other workers' labels)."""
+    item: the label model's, where `decided` (item → label) holds one, else the majority of `others`
+    (item → the other workers' labels)."""
     compared = agreed = 0
     for item, label in answers.items():
-        decided = current_decision(others.get(item, ()), min_others)
-        if decided is not None:
+        against = decision_on(item, others, decided or {}, min_others)
+        if against is not None:
             compared += 1
-            agreed += decided == label
+            agreed += against == label
     return compared, agreed
+
+
+def decision_on(
+    item: K, others: Mapping[K, Sequence[str]], decided: Mapping[K, str], min_others: int = MIN_OTHERS
+) -> str | None:
+    """The current decision on `item`: the label model's where there is one, else the others' majority."""
+    if item in decided:
+        return decided[item]
+    return current_decision(others.get(item, ()), min_others)

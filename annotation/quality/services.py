@@ -4,7 +4,6 @@ submit, workers stopped on evidence and let back in by a person."""
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
@@ -21,12 +20,12 @@ from annotation.models import (
     Item,
     Job,
     Response,
-    ResponseOrigin,
     Worker,
     WorkerItem,
     WorkerItemReason,
 )
-from annotation.quality.estimates import Estimate, Evidence, current_decision, estimate, should_stop
+from annotation.quality.estimates import Estimate, estimate, should_stop
+from annotation.quality.evidence import evidence_of
 from annotation.quality.gold_schedule import QualityPolicy, gold_count, gold_places, gold_rate
 from annotation.quality.models import QualityCheck, WorkerStop
 
@@ -112,7 +111,7 @@ def check_after_submit(assignment: Assignment) -> QualityCheck:
     the job's policy says so. Stopping never rejects: the work stays for a person to review."""
     job, worker = assignment.job, assignment.worker
     policy = policy_of(job)
-    evidence, rows = _evidence(job, worker.pk)
+    evidence, rows = evidence_of(job, worker.pk)
     found = estimate(evidence, policy.quality_confidence)
     check = QualityCheck.objects.create(
         job=job,
@@ -130,40 +129,6 @@ def check_after_submit(assignment: Assignment) -> QualityCheck:
     if should_stop(found, policy) and not WorkerStop.objects.filter(job=job, worker=worker).exists():
         _stop(check, found, policy, rows)
     return check
-
-
-def _evidence(job: Job, worker_id: int) -> tuple[Evidence, list[dict[str, Any]]]:
-    """The worker's evidence in the job, and its rows: each item, their answer, and what it was
-    compared with (the gold answer, or the others' current decision)."""
-    answered = Response.objects.filter(job=job, worker_id=worker_id)
-    mine = list(
-        answered.order_by("pk").values_list(
-            "item_id", "item__key", "label", "is_gold", "correct", "item__known_answer"
-        )
-    )
-    others: dict[int, list[str]] = defaultdict(list)
-    # The items they answered outside gold, as a subquery: no list of ids that grows with their work
-    # sent back to the database on each submit. A machine's label is no other worker's: never counted
-    # as a person's, it cannot help to stop one.
-    asked = answered.filter(is_gold=False).values("item_id")
-    for item, label in (
-        Response.objects.filter(item_id__in=asked)
-        .exclude(worker_id=worker_id)
-        .exclude(origin=ResponseOrigin.MACHINE)
-        .values_list("item_id", "label")
-    ):
-        others[item].append(label)
-    counts = {"gold_answered": 0, "gold_correct": 0, "compared": 0, "agreed": 0}
-    rows = []
-    for item, key, label, is_gold, correct, known in mine:
-        against = known if is_gold else current_decision(others[item])
-        if against is None:
-            continue
-        right = bool(correct) if is_gold else label == against
-        counts["gold_answered" if is_gold else "compared"] += 1
-        counts["gold_correct" if is_gold else "agreed"] += right
-        rows.append({"item": key, "answer": label, "gold": is_gold, "against": against, "right": right})
-    return Evidence(**counts), rows
 
 
 def _stop(check: QualityCheck, found: Estimate, policy: QualityPolicy, rows: list[dict[str, Any]]) -> None:

@@ -53,8 +53,10 @@ def qualified(job: Job, name: str) -> Worker:
 
 
 def opposite(item: Item) -> str:
+    """A stance on the other side of the item's, as the job decides stances (on three labels, where a
+    mild support is a support): undermine for a support, support for anything else."""
     right = str(item.known_answer or "SUPPORT")
-    return "UNDERMINE" if right == "SUPPORT" else "SUPPORT"
+    return "UNDERMINE" if right in ("SUPPORT", "MILDLY_SUPPORT") else "SUPPORT"
 
 
 def do_hit(job: Job, worker: Worker, *, honest: bool) -> Assignment:

@@ -25,7 +25,8 @@ def staff_in(client: Client, *roles: str) -> Client:
 
 
 def test_the_stop_page_shows_the_evidence_and_no_raw_worker_id(client: Client) -> None:
-    stop_an_adversary(live_job())
+    # HITs of nine items: a new worker's rate of gold (one item in ten) puts one in each of theirs.
+    stop_an_adversary(live_job(claims=12, groups_per_hit=3))
     stop = WorkerStop.objects.get()
     page = staff_in(client, "researcher").get(reverse("admin:annotation_workerstop_change", args=[stop.pk]))
     text = page.content.decode()
