@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PYTHON := $(BIN)/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# settings.py reads them too: PUBLIC_URL (invitation links, the demo's login) defaults to http://HOST:PORT.
+# The settings read them too: PUBLIC_URL (invitation links, the demo's login) defaults to http://HOST:PORT.
 export HOST PORT
 
 .PHONY: run test test-sqlite check lint typecheck contracts bench docs install install-dev migrate data serve clean

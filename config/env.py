@@ -1,6 +1,6 @@
 """Read configuration from the environment, failing loudly on a bad value.
 
-Pure: no Django import, so settings.py and scripts can both use it.
+Pure: no Django import, so the settings modules and scripts can both use it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
-"""The settings reference page, written from config/settings.py's own comments: each environment
-variable is documented there once, as `# NAME: meaning. Default: ….` directly above its read
-(continuation lines start with `#   `), in sections headed `# ── Name ───`. Needs no Django."""
+"""The settings reference page, written from the settings modules' own comments (config/settings/):
+each environment variable is documented there once, as `# NAME: meaning. Default: ….` directly
+above its read (continuation lines start with `#   `), in sections headed `# ── Name ───`. Needs no
+Django."""
 
 from __future__ import annotations
 
@@ -8,12 +9,24 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SETTINGS = Path(__file__).resolve().parents[1] / "config" / "settings.py"
+SETTINGS = Path(__file__).resolve().parents[1] / "config" / "settings"
+# The package gathers its modules, one per concern, in the order the page shows them.
+GATHERED = re.compile(r"^from config\.settings\.(\w+) import \*", re.MULTILINE)
 SECTION = re.compile(r"^# ── (.+?) ─")
 ENTRY = re.compile(r"^\s*# ([A-Z][A-Z0-9_]+): (.*)$")
 CONTINUATION = re.compile(r"^\s*#   (.*)$")
 # The default runs to the first full stop that ends a sentence (not the dots of 2.5 or 127.0.0.1).
 DEFAULT = re.compile(r"\s*Default: (.*?)\.(?=\s|$)")
+
+
+def settings_modules() -> list[Path]:
+    """The settings modules, in the order config/settings/__init__.py gathers them."""
+    return [SETTINGS / f"{name}.py" for name in GATHERED.findall((SETTINGS / "__init__.py").read_text())]
+
+
+def settings_text() -> str:
+    """Every settings module's text, one after another in that order."""
+    return "\n".join(module.read_text() for module in settings_modules())
 
 
 @dataclass(frozen=True)
@@ -49,12 +62,12 @@ def _variable(entry: re.Match[str], following: list[str]) -> Variable:
 
 
 def settings_page(text: str | None = None) -> str:
-    sections = settings_sections(SETTINGS.read_text() if text is None else text)
+    sections = settings_sections(settings_text() if text is None else text)
     lines = [
         "# Settings and environment variables",
         "",
-        "Everything comes from the environment, read once in `config/settings.py`; a bad value stops "
-        "start-up with a message. This page is written at build time from the comment above each "
+        "Everything comes from the environment, read once in the modules of `config/settings/`; a bad "
+        "value stops start-up with a message. This page is written at build time from the comment above each "
         "read there, so each variable is documented in exactly one place.",
         "",
     ]

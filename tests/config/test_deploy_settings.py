@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import runpy
+import importlib
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from config.env import ConfigError
 
-SETTINGS_FILE = Path(__file__).resolve().parents[2] / "config" / "settings.py"
+SETTINGS = "config.settings"
 PRODUCTION = {"DEBUG": "false", "SECRET_KEY": "s" * 50, "WORKER_PSEUDONYM_KEY": "k" * 32}
 DEPLOY_VARIABLES = (
     "STANCEWORK_DOMAIN",
@@ -35,9 +36,28 @@ def load_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
         monkeypatch.setenv("STANCEWORK_VAR_DIR", str(tmp_path))
         for name, value in env.items():
             monkeypatch.setenv(name, value)
-        return runpy.run_path(str(SETTINGS_FILE))
+        return fresh_settings()
 
     return load
+
+
+def _settings_modules() -> dict[str, Any]:
+    return {name: m for name, m in sys.modules.items() if name == SETTINGS or name.startswith(f"{SETTINGS}.")}
+
+
+def fresh_settings() -> dict[str, Any]:
+    """The settings package and its modules run anew in this environment, as a process starting now
+    reads them; the loaded ones are put back after, so the running suite keeps its own."""
+    loaded = _settings_modules()
+    for name in loaded:
+        del sys.modules[name]
+    try:
+        return dict(vars(importlib.import_module(SETTINGS)))
+    finally:
+        for name in _settings_modules():
+            del sys.modules[name]
+        sys.modules.update(loaded)
+        sys.modules["config"].settings = loaded[SETTINGS]  # type: ignore[attr-defined]
 
 
 def test_the_domain_is_the_allowed_host_and_the_origin_markets_send_workers_to(load_settings: Any) -> None:

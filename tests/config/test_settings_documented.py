@@ -1,12 +1,12 @@
-"""Every environment variable config/settings.py reads is documented there once, in the form its
-opening docstring describes (`# NAME: meaning. Default: …` directly above the read)."""
+"""Every environment variable the settings modules (config/settings/) read is documented there once, in
+the form the package's docstring describes (`# NAME: meaning. Default: …` directly above the read)."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-SETTINGS = Path(__file__).resolve().parents[2] / "config" / "settings.py"
+from docs_build.settings_reference import SETTINGS, settings_modules, settings_text
+
 READ = re.compile(r'\benv_(?:str|int|bool|list|path|pairs|hostname)\(\s*"([A-Z0-9_]+)"')
 DOC = re.compile(r"^\s*# ([A-Z][A-Z0-9_]+): \S")
 
@@ -37,8 +37,15 @@ def _entry(lines: list[str], first: int, read: int) -> str:
     return " ".join(lines[first:read])
 
 
+def test_every_settings_module_is_gathered_by_the_package() -> None:
+    """A module the package does not gather is neither read by Django nor shown on the settings page."""
+    modules = settings_modules()
+    assert len(modules) > 10
+    assert sorted(modules) == sorted(set(SETTINGS.glob("*.py")) - {SETTINGS / "__init__.py"})
+
+
 def test_each_variable_is_read_once_and_documented_once() -> None:
-    text = SETTINGS.read_text()
+    text = settings_text()
     read = reads(text)
     assert len(read) > 60, "the settings read their variables through the env_* helpers"
     assert sorted(read) == sorted(set(read)), "a variable read twice"
@@ -46,7 +53,7 @@ def test_each_variable_is_read_once_and_documented_once() -> None:
 
 
 def test_each_read_has_its_entry_directly_above_with_its_default() -> None:
-    assert undocumented_lines(SETTINGS.read_text()) == []
+    assert undocumented_lines(settings_text()) == []
 
 
 def test_a_read_without_its_entry_is_found() -> None:
