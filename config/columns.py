@@ -37,7 +37,9 @@ def in_words(value: object) -> str:
 
 def table(value: object) -> SafeString:
     """A mapping as a two-column table (nested ones inside), folded with <details> when long; a list
-    as a comma-separated line."""
+    as a comma-separated line, or of mappings (an import's conflicts) as one table each."""
+    if isinstance(value, (list, tuple)) and any(isinstance(part, Mapping) for part in value):
+        return format_html_join("", "{}", ((table(part),) for part in value))
     if not isinstance(value, Mapping):
         return format_html("{}", in_words(value))
     if not value:

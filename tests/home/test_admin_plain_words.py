@@ -12,6 +12,7 @@ from django.test import Client
 from aggregation import services
 from aggregation.adjudication import adjudicate
 from aggregation.models import AggregationRun, ItemOutcome, WorkerQuality
+from corpus.models import ImportedRelease
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 from tests.home.walk import IDENTIFIERS, raw_output
@@ -62,3 +63,29 @@ def test_an_aggregated_and_adjudicated_jobs_admin_pages_show_no_raw_identifiers(
         found[url] = raw_output(visible(response.content.decode()), IDENTIFIERS)
 
     assert len(found) == len(pages) == 17 and {url: hits for url, hits in found.items() if hits} == {}
+
+
+def plain_page(client: Client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, url
+    return visible(response.content.decode())
+
+
+def test_an_imported_releases_report_is_a_table_not_json(admin_client: Client) -> None:
+    conflict = {
+        "kind": "claims", "key": "c7", "release": "Old words", "platform": "New words",
+        "changed_by": "person: admin edit by editor", "changed_at": "2025-01-02T03:04:05+00:00",
+    }  # fmt: skip
+    report = {
+        "created": {"claims": 907, "claim clusters": 8092, "claim topics": 1200},
+        "updated": {},
+        "unchanged": {"evidence": 8092},
+        "conflicts": [conflict],
+    }
+    imported = ImportedRelease.objects.create(version="1.0", checksum="ab" * 32, report=report)
+
+    page = plain_page(admin_client, f"/admin/corpus/importedrelease/{imported.pk}/change/")
+
+    assert raw_output(page, IDENTIFIERS) == [] and '"created"' not in page
+    assert "created\tclaims\t907\tclaim clusters\t8092" in page
+    assert "changed by\tperson: admin edit by editor" in page and "key\tc7" in page
