@@ -5,13 +5,15 @@ from __future__ import annotations
 from django import forms
 
 from aggregation.policy import LABEL_MODELS
+from config.columns import in_words
 
 
 class AggregateForm(forms.Form):
     threshold = forms.FloatField(min_value=0.0, max_value=1.0, required=False, help_text="ρ threshold")
     comparison = forms.ChoiceField(choices=[("", "as before"), (">=", "≥"), (">", ">")], required=False)
     label_model = forms.ChoiceField(
-        choices=[("", "as before"), *[(name, name) for name in sorted(LABEL_MODELS)]], required=False
+        choices=[("", "as before"), *[(name, in_words(name)) for name in sorted(LABEL_MODELS)]],
+        required=False,
     )
 
 

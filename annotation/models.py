@@ -69,6 +69,17 @@ class WorkerItemReason(models.TextChoices):
     GOLD = "gold"
 
 
+def task_type_name(slug: str) -> str:
+    """A task type's name as a person reads it ("Evidence verification"), not its slug."""
+    from annotation.task_types import get_task_type  # task types import these models
+    from annotation.task_types.base import TaskTypeError
+
+    try:
+        return get_task_type(slug).name
+    except TaskTypeError:  # a task type no longer installed: its slug in words
+        return slug.replace("_", " ")
+
+
 class Job(models.Model):
     """One run of a task type over a set of items, with its own parameters, budget and provider."""
 
@@ -111,13 +122,7 @@ class Job(models.Model):
     @property
     def task_type_name(self) -> str:
         """The task type's name as a person reads it ("Evidence verification"), not its slug."""
-        from annotation.task_types import get_task_type  # task types import these models
-        from annotation.task_types.base import TaskTypeError
-
-        try:
-            return get_task_type(self.task_type).name
-        except TaskTypeError:  # a task type no longer installed: its slug in words
-            return self.task_type.replace("_", " ")
+        return task_type_name(self.task_type)
 
     def label_name(self, code: str) -> str:
         """A label code of this job by the name its task type gives it ("Not supported")."""
@@ -255,7 +260,7 @@ class Qualification(models.Model):
         constraints = [models.UniqueConstraint(fields=["worker", "task_type"], name="qualification_unique")]
 
     def __str__(self) -> str:
-        return f"{self.worker} {self.task_type}: {'passed' if self.passed else 'failed'}"
+        return f"{self.worker} {task_type_name(self.task_type)}: {'passed' if self.passed else 'failed'}"
 
 
 class Assignment(models.Model):

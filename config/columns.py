@@ -99,6 +99,16 @@ def label_column(field: str, description: str) -> Column:
     return shown
 
 
+class InWordsFilter(admin.AllValuesFieldListFilter):
+    """A list filter by a field's stored values, each shown in words ("no points")."""
+
+    def choices(self, changelist: Any) -> Any:
+        for choice in super().choices(changelist):
+            if choice["display"] != self.empty_value_display and choice["display"] != "All":
+                choice["display"] = in_words(choice["display"])
+            yield choice
+
+
 def readable_fields(model: Any, codes: tuple[str, ...] = ()) -> list[str]:
     """A model's fields for a read-only page as `PlainFields` shows them: each JSON field as its table
     (`<name>_table`), each float as a figure (`<name>_figure`), and the `codes` in words (`<name>_words`)."""

@@ -16,7 +16,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.permissions import NamedPermissions
-from config.columns import words_column
+from config.columns import InWordsFilter, words_column
 from config.live import LiveCountsAdmin, cell
 from crawler import services
 from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
@@ -280,7 +280,7 @@ class PageAdmin(admin.ModelAdmin):
 @admin.register(Drop)
 class DropAdmin(admin.ModelAdmin):
     list_display = ("reason_words", "url", "run", "created")
-    list_filter = ("reason",)
+    list_filter = (("reason", InWordsFilter),)
     fields = readonly_fields = ("run", "url", "reason_words", "detail", "created")
     reason_words = words_column("reason", "reason")
 

@@ -225,7 +225,7 @@ class Drop(models.Model):
         ordering = ["-created"]
 
     def __str__(self) -> str:
-        return f"{self.reason}: {self.url}"
+        return f"{self.reason.replace('_', ' ')}: {self.url}"  # "no points", as the admin says it
 
 
 class CrawlHelper(models.Model):

@@ -9,6 +9,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from annotation.models import task_type_name
 from export.models import Release
 
 
@@ -61,7 +62,11 @@ class ReleaseAdmin(admin.ModelAdmin):
                 ", ",
                 '<a href="{}">job {} ({})</a>',
                 (
-                    (reverse("aggregation:dashboard", args=[job["id"]]), job["id"], job["task_type"])
+                    (
+                        reverse("aggregation:dashboard", args=[job["id"]]),
+                        job["id"],
+                        task_type_name(job["task_type"]),
+                    )
                     for job in release.manifest.get("jobs", [])
                 ),
             )

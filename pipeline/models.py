@@ -50,4 +50,4 @@ class StepRun(models.Model):
         constraints = [models.UniqueConstraint(fields=["run", "name"], name="steprun_unique")]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.state})"
+        return f"{self.get_name_display()} ({self.state})"
