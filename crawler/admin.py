@@ -18,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 from accounts.permissions import NamedPermissions
 from config.columns import InWordsFilter, words_column
 from config.live import LiveCountsAdmin, cell
-from crawler import services
+from crawler import services, summary
 from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
 
 
@@ -109,6 +109,7 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
     exclude = SHOWN_IN_WORDS
     readonly_fields = [
         *(f.name for f in CrawlRun._meta.fields if f.name not in SHOWN_IN_WORDS),
+        "crawl_summary",
         "mode_in_words",
         "process_started",
         "statistics",
@@ -124,6 +125,15 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
     @admin.display(description="mode")
     def mode_in_words(self, run: CrawlRun) -> str:
         return run.mode_in_words
+
+    @admin.display(description="summary")
+    def crawl_summary(self, run: CrawlRun) -> str:
+        """One line per stage and the closing line, as `manage.py crawl` prints them when it ends."""
+        lines = [*summary.stage_lines(run), summary.closing_line(run)]
+        return format_html(
+            '<ul class="crawl-summary">{}</ul>',
+            format_html_join("", "<li>{}</li>", ((line,) for line in lines)),
+        )
 
     @admin.display(description="process started")
     def process_started(self, run: CrawlRun) -> str:

@@ -23,6 +23,7 @@ from scrapy.settings import Settings
 
 from config.progress import QUIET, Progress
 from crawler import reporting, services
+from crawler import scrapy_settings as project_settings
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
 from crawler.reporting import LIMIT_REACHED
 
@@ -92,20 +93,28 @@ def _mark_clean_stop(jobdir: Path, run_id: int) -> Callable[..., None]:
 
 
 def scrapy_settings(
-    jobdir: Path | None, shared_run: int | None = None, routes: dict[str, str] | None = None
+    jobdir: Path | None,
+    shared_run: int | None = None,
+    routes: dict[str, str] | None = None,
+    limited: bool = False,
 ) -> Settings:
     """The crawl's settings: resumable state in ``jobdir``; or, for a shared run, the request queue
     and dupefilter in Redis (scrapy-redis), kept while any process of the run works, and one
     politeness delay per site across all of them. ``routes``: where a local copy is served
-    (`serving`)."""
+    (`serving`); ``limited``: the crawl stops at a `--limit`."""
     values = Settings()
-    values.setmodule("crawler.scrapy_settings", priority="project")
+    # Imported with this module, not now: it sets Django up (for `scrapy` run on its own), which
+    # configures logging again and would undo `logging_to_run_log` mid-crawl.
+    values.setmodule(project_settings, priority="project")
     if jobdir is not None:
         values.set("JOBDIR", str(jobdir), priority="cmdline")
     if routes:
         values.set("STANCEWORK_LOCAL_ROUTES", routes, priority="cmdline")
+        values.setdict(SAVED_PAGES_PACE, priority="cmdline")
     if settings.CRAWLER_DOWNLOAD_DELAY_MS >= 0:
         values.set("DOWNLOAD_DELAY", settings.CRAWLER_DOWNLOAD_DELAY_MS / 1000, priority="cmdline")
+    if limited:
+        values.setdict(ONE_PAGE_AT_A_TIME, priority="cmdline")
     if shared_run is not None:
         if not settings.REDIS_URL:
             raise services.CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
@@ -130,6 +139,15 @@ def scrapy_settings(
         middlewares["crawler.middlewares.SharedPoliteness"] = 40
         values.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="cmdline")
     return values
+
+
+# Saved pages served on this machine: no site is behind them to be polite to
+# (CRAWLER_DOWNLOAD_DELAY_MS still sets a delay when given).
+SAVED_PAGES_PACE = {"DOWNLOAD_DELAY": 0.0, "AUTOTHROTTLE_ENABLED": False}
+# A crawl with a `--limit` fetches its next page only once the last one is read and stored, so it
+# fetches none once the limit is reached: its counts are those of the pages it needed, the same on
+# every run of the same pages, and nothing is fetched only to be dropped as over the limit.
+ONE_PAGE_AT_A_TIME = {"CONCURRENT_REQUESTS": 1, "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 1}
 
 
 def shared_keys(run_id: int) -> tuple[str, str]:
@@ -173,7 +191,7 @@ def run_spider(
         shared=run.shared,
         helper_id=helper.pk if helper else None,
     )
-    _crawl_to_the_end(process, crawler, run, limit, progress)
+    _crawl_to_the_end(process, crawler, run, progress)
     _clean_up_after(run, jobdir, crawler, helper)
     return note
 
@@ -182,7 +200,8 @@ def _crawler_process(run: CrawlRun, jobdir: Path, routes: dict[str, str] | None)
     """A Scrapy process with the run's settings: a JOBDIR, or for a shared run the queue in Redis."""
     shared_run = run.pk if run.shared else None
     process = CrawlerProcess(
-        scrapy_settings(None if run.shared else jobdir, shared_run, routes), install_root_handler=False
+        scrapy_settings(None if run.shared else jobdir, shared_run, routes, limited=bool(run.limit)),
+        install_root_handler=False,
     )
     # Django's LOGGING owns the root handler; keep Scrapy's own loggers at the crawl's level.
     logging.getLogger("scrapy").setLevel(process.settings.get("LOG_LEVEL", "INFO"))
@@ -191,18 +210,17 @@ def _crawler_process(run: CrawlRun, jobdir: Path, routes: dict[str, str] | None)
 
 def _remaining_limit(run: CrawlRun, resumed_from: int | None) -> int | None:
     """`--limit` counts the whole crawl: the debates the runs it resumes ingested count too."""
-    limit = run.limit and max(run.limit - reporting.ingested_before(resumed_from), 0)
+    limit = reporting.limit_left(run.limit, resumed_from)
     if limit != run.limit:
         log.info("--limit %s: %s debates left after the runs this one resumes", run.limit, limit)
     return limit
 
 
-def _crawl_to_the_end(
-    process: CrawlerProcess, crawler: Crawler, run: CrawlRun, limit: int | None, progress: Progress
-) -> None:
+def _crawl_to_the_end(process: CrawlerProcess, crawler: Crawler, run: CrawlRun, progress: Progress) -> None:
     """Run the reactor until the crawl stops, counting pages; a crash is recorded on the run first."""
     try:
-        with progress.stage(f"crawl {run.site} (run {run.pk})", total=limit, unit="pages") as fetched:
+        # Pages fetched, which no limit bounds: `--limit` counts debates ingested.
+        with progress.stage(f"crawl {run.site} (run {run.pk})", unit="pages") as fetched:
             on_page = _count_pages(fetched)  # referenced here: signal handlers are held weakly
             crawler.signals.connect(on_page, signal=signals.response_received)
             process.start()
@@ -230,6 +248,33 @@ def _count_pages(advance: Callable[[int], None]) -> Callable[..., None]:
         advance(1)
 
     return on_page
+
+
+@contextmanager
+def logging_to_run_log(run: CrawlRun, shown: bool = False) -> Iterator[Path]:
+    """Every log line of the crawl (Scrapy's own: its warnings, each dropped item, its statistics)
+    goes to the run's log; to the terminal as well only when ``shown`` (`-v 2`), so a terminal
+    reads the command's own summary. Yields the log's path.
+
+    Appended a whole line at a time, never replaced: a launched crawl's output goes to the same file,
+    and a crawl killed midway leaves its log up to its last line."""
+    path = services.run_log_path(run.pk)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    root = logging.getLogger()
+    # In the terminal's format (config/settings.py LOGGING).
+    handler.setFormatter(next((h.formatter for h in root.handlers if h.formatter), None))
+    hidden = [] if shown else list(root.handlers)
+    for terminal in hidden:
+        root.removeHandler(terminal)
+    root.addHandler(handler)
+    try:
+        yield path
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+        for terminal in hidden:
+            root.addHandler(terminal)
 
 
 @contextmanager

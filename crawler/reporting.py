@@ -104,6 +104,12 @@ def ingested_before(run_id: int | None) -> int:
     return total
 
 
+def limit_left(limit: int | None, resumed_from: int | None) -> int | None:
+    """What `--limit` leaves a run: it counts the whole crawl, so the debates the runs it resumes
+    ingested count too. None: no limit."""
+    return limit and max(limit - ingested_before(resumed_from), 0)
+
+
 def _with_helpers(run_id: int, stats: dict[str, Any]) -> dict[str, int]:
     own = progress_counts(stats)
     theirs = CrawlHelper.objects.filter(run_id=run_id).values_list(*COUNTS)

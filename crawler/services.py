@@ -213,9 +213,9 @@ def start_crawl_process(
     run = CrawlRun.objects.get(pk=run_id)
     if run.status != RunStatus.QUEUED:
         raise CrawlRequestError(f"run {run_id} is {run.status}, not queued")
-    log_dir = Path(settings.CRAWLER_DIR) / "logs"
-    log_dir.mkdir(parents=True, exist_ok=True)
-    with open(log_dir / f"run-{run_id}.log", "ab") as log_file:
+    log_path = run_log_path(run_id)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log_file:
         process = subprocess.Popen(
             [*crawl_command(run), *(extra_args or [])],
             stdout=log_file,
@@ -228,6 +228,11 @@ def start_crawl_process(
         )
     CrawlRun.objects.filter(pk=run_id).update(**processes.run_identity(process.pid))
     return process
+
+
+def run_log_path(run_id: int) -> Path:
+    """A run's log: its crawl's output when launched, and Scrapy's own log lines wherever it ran."""
+    return Path(settings.CRAWLER_DIR) / "logs" / f"run-{run_id}.log"
 
 
 def stop_crawl(run_id: int) -> bool:

@@ -8,10 +8,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from django.utils.html import escape
 
-from crawler import ingest, reporting, services
-from crawler.models import CrawlRun, Debate
+from crawler import ingest, reporting, services, summary
+from crawler.models import CrawlRun, Debate, Drop
 from crawler.parsing import parse_debate
+from crawler.pipelines import UNCHANGED
 from tests.crawler.test_ingest import SMOKERS, prepared
 
 pytestmark = pytest.mark.django_db
@@ -165,3 +167,40 @@ def test_a_recrawls_page_lists_the_debates_it_found_unchanged(staff_client: Clie
 
     assert reverse("admin:corpus_claim_change", args=[debate.claim.pk]) in page
     assert services.run_claim_ids(again.pk) == []  # what a pipeline hands on: only what the run wrote
+
+
+def test_a_runs_page_shows_the_lines_the_crawl_command_prints(staff_client: Client) -> None:
+    before = CrawlRun.objects.create(site="idebate", status="stopped", limit=5, items=2)
+    run = CrawlRun.objects.create(
+        site="idebate",
+        start_urls=["http://127.0.0.1:8765/debatabase/all"],
+        status="finished",
+        limit=5,
+        resumed_from=before,
+        pages=9,
+        items=3,
+        drops=3,
+        stats={
+            "stancework/pages_new": 6,
+            "stancework/pages_unchanged": 2,
+            UNCHANGED: 1,
+            "stancework/debates_created": 2,
+            "stancework/debates_updated": 1,
+        },
+    )
+    for reason in ("no_points", "no_points", "duplicate_in_run"):
+        Drop.objects.create(run=run, url="https://idebate.org/x", reason=reason)
+
+    page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk])).content.decode()
+
+    lines = [*summary.stage_lines(run), summary.closing_line(run)]
+    assert lines == [
+        "fetch: 9 pages fetched: 8 stored (6 new, 2 unchanged since the last crawl), 1 not stored "
+        "(robots.txt, error answers); 0 requests failed",
+        "parse: 7 debate pages read: 5 debates, 2 dropped (no points 2)",
+        "ingest: 3 debates ingested of at most 3 (--limit 5, 2 of them ingested by the runs it resumed): "
+        "2 new, 1 changed; 1 unchanged since the last crawl; 1 dropped (duplicate in run 1)",
+        f"crawl {run.pk} idebate (saved pages): finished; pages 9, debates ingested 3, unchanged 1, "
+        "drops 3, errors 0",
+    ]
+    assert all(f"<li>{escape(line)}</li>" in page for line in lines)

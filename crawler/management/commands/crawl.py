@@ -1,6 +1,9 @@
 """`manage.py crawl <site> [--archive FROM:TO] [--limit N] [--shared | --join]`: run one spider in this
 process, to the end. `--shared` keeps the crawl's queue in Redis; `--join` helps a shared crawl of the
-site that is running (here or on another machine)."""
+site that is running (here or on another machine).
+
+It prints one line per stage and the run's closing line (crawler.summary); Scrapy's own log goes to
+the run's log, and to the terminal as well with `-v 2`."""
 
 from __future__ import annotations
 
@@ -11,11 +14,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from config.progress import shown_on
-from crawler import reporting, services
-from crawler.crawling import run_spider, serving
-from crawler.models import CrawlHelper, CrawlRun, RunStatus
+from crawler import reporting, services, summary
+from crawler.crawling import logging_to_run_log, run_spider, serving
+from crawler.models import CrawlHelper, CrawlRun
 from crawler.parsing import SITES
-from crawler.pipelines import UNCHANGED
 
 
 class Command(BaseCommand):
@@ -53,14 +55,16 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         run, helper = self._crawl_of(options)
-        with serving(options["serve_saved_pages"], run) as routes:
-            outcome = run_spider(
-                run,
-                resume=not options["no_resume"],
-                progress=shown_on(self.stderr),
-                helper=helper,
-                routes=routes,
-            )
+        with logging_to_run_log(run, shown=options["verbosity"] > 1) as log:
+            self.stderr.write(f"crawl {run.pk}: Scrapy's own log goes to {log}")
+            with serving(options["serve_saved_pages"], run) as routes:
+                note = run_spider(
+                    run,
+                    resume=not options["no_resume"],
+                    progress=shown_on(self.stderr),
+                    helper=helper,
+                    routes=routes,
+                )
         run.refresh_from_db()
         if helper is not None:
             helper.refresh_from_db()
@@ -68,7 +72,8 @@ class Command(BaseCommand):
                 f"helped crawl {run.pk} {run.site}: pages {helper.pages}, debates {helper.items}"
             )
             return
-        self.stdout.write(summary_line(run, outcome))
+        for line in [*summary.stage_lines(run), summary.closing_line(run, note)]:
+            self.stdout.write(line)
 
     def _crawl_of(self, options: dict[str, Any]) -> tuple[CrawlRun, CrawlHelper | None]:
         """The run this process crawls: one it joins as a helper (and the helper), one named, or a new one."""
@@ -101,14 +106,3 @@ class Command(BaseCommand):
 
 
 JOIN_POLL_SECONDS = 10
-
-
-def summary_line(run: CrawlRun, outcome: str) -> str:
-    """The crawl's one closing line: where its pages came from, its state and counts."""
-    return (
-        f"crawl {run.pk} {run.site} ({run.mode_in_words}): {run.get_status_display()}; "
-        f"pages {run.pages}, debates ingested {run.items}, unchanged {run.stats.get(UNCHANGED, 0)}, "
-        f"drops {run.drops}, errors {run.errors}"
-        + (f"; {outcome}" if outcome else "")
-        + (f"; {run.message}" if run.status == RunStatus.FINISHED_WITH_ERRORS else "")
-    )
