@@ -22,6 +22,7 @@ from scrapy.crawler import Crawler, CrawlerProcess
 from scrapy.settings import Settings
 
 from config.progress import QUIET, Progress
+from config.wording import count
 from crawler import reporting, services
 from crawler import scrapy_settings as project_settings
 from crawler.models import CrawlHelper, CrawlRun, RunStatus
@@ -191,7 +192,7 @@ def run_spider(
         shared=run.shared,
         helper_id=helper.pk if helper else None,
     )
-    _crawl_to_the_end(process, crawler, run, progress)
+    _crawl_to_the_end(process, crawler, run, limit, progress)
     _clean_up_after(run, jobdir, crawler, helper)
     return note
 
@@ -216,11 +217,15 @@ def _remaining_limit(run: CrawlRun, resumed_from: int | None) -> int | None:
     return limit
 
 
-def _crawl_to_the_end(process: CrawlerProcess, crawler: Crawler, run: CrawlRun, progress: Progress) -> None:
-    """Run the reactor until the crawl stops, counting pages; a crash is recorded on the run first."""
+def _crawl_to_the_end(
+    process: CrawlerProcess, crawler: Crawler, run: CrawlRun, limit: int | None, progress: Progress
+) -> None:
+    """Run the reactor until the crawl stops, counting pages; a crash is recorded on the run first.
+    The limit (what is left of `--limit`) counts debates ingested, not pages: it is named, never
+    the pages' total."""
+    at_most = f", at most {count(limit, 'debate')}" if limit else ""
     try:
-        # Pages fetched, which no limit bounds: `--limit` counts debates ingested.
-        with progress.stage(f"crawl {run.site} (run {run.pk})", unit="pages") as fetched:
+        with progress.stage(f"crawl {run.site} (run {run.pk}{at_most})", unit="pages") as fetched:
             on_page = _count_pages(fetched)  # referenced here: signal handlers are held weakly
             crawler.signals.connect(on_page, signal=signals.response_received)
             process.start()
