@@ -31,7 +31,7 @@ import numpy as np
 
 from search.base import Doc, Kind, query_terms
 from search.embedded import EmbeddedBackend
-from search.ranking import HybridIndex, HybridParams
+from search.ranking import HybridIndex, HybridParams, ranked_ids
 
 RELEASE = Path(
     os.environ.get("PERSPECTRUM_DIR", Path(__file__).resolve().parents[2] / "shared" / "perspectrum")
@@ -212,7 +212,7 @@ def tune(
     for i in rows:
         cosines = index.dense_scores(vectors[i])
         for s, setting in enumerate(settings):
-            top = setting.rank(vectors[i], lexical[i], 15, exclude_reference=i, cosines=cosines)
+            top = ranked_ids(setting.rank(vectors[i], lexical[i], 15, exclude_reference=i, cosines=cosines))
             found[s] += cluster_recall_at_15(clusters[i], top)
     best = int(np.argmax(found))  # the first best, as max over the grid's order chose before
     return float(found[best] / len(rows)), settings[best].params
@@ -296,11 +296,14 @@ def report_encoder(
     index = HybridIndex(ids, vectors, claim_vectors, HybridParams(hub_k=1, neighbours=5))
     build_s = time.perf_counter() - start
     plain = index.with_params(HybridParams(bm25_weight=0, hub_weight=0, smoothing=0, diversity="none"))
-    dense = {i: plain.rank(claim_vectors[i], lexical[i], max(KS)) for i in test_rows}
+    dense = {i: ranked_ids(plain.rank(claim_vectors[i], lexical[i], max(KS))) for i in test_rows}
     report_split(f"dense-{name}", "-", subset_scores(release, dense), build_s)
     tuned_score, params = tune(index, claim_vectors, lexical, release.clusters, tuning_rows)
     best = index.with_params(params)
-    ranked = {i: best.rank(claim_vectors[i], lexical[i], max(KS), exclude_reference=i) for i in test_rows}
+    ranked = {
+        i: ranked_ids(best.rank(claim_vectors[i], lexical[i], max(KS), exclude_reference=i))
+        for i in test_rows
+    }
     metrics = subset_scores(release, ranked)
     report_split(
         f"hybrid-{name}", tuned_on, metrics, build_s, f"tuned cr@15={tuned_score:.3f} {describe(params)}"

@@ -58,7 +58,7 @@ class HybridSearch:
             return []
         vector = self.encoder.encode([query])[0]
         bm25 = {h.id: h.score for h in self.lexical.search(kind, query, BM25_CANDIDATES)}
-        return [Hit(doc_id, score) for doc_id, score in index.rank_scored(vector, bm25, k)]
+        return [Hit(doc_id, score) for doc_id, score in index.rank(vector, bm25, k)]
 
     def _index(self, kind: Kind) -> HybridIndex:
         if kind not in self._indexes:

@@ -254,7 +254,7 @@ class HybridIndex:
             return p.bm25_weight * zscore(lexical) + (1 - p.bm25_weight) * zscore(dense)
         return p.bm25_weight * normalise_by_max(lexical) + (1 - p.bm25_weight) * dense
 
-    def rank_scored(
+    def rank(
         self,
         query_vector: np.ndarray,
         bm25: dict[int, float],
@@ -276,15 +276,7 @@ class HybridIndex:
             )
         return [(int(self.ids[i]), float(relevance[i])) for i in order]
 
-    def rank(
-        self,
-        query_vector: np.ndarray,
-        bm25: dict[int, float],
-        k: int,
-        diverse: bool = True,
-        exclude_reference: int | None = None,
-        cosines: np.ndarray | None = None,
-    ) -> list[int]:
-        """The ids of the top k documents for a query."""
-        scored = self.rank_scored(query_vector, bm25, k, diverse, exclude_reference, cosines)
-        return [doc_id for doc_id, _ in scored]
+
+def ranked_ids(ranked: list[tuple[int, float]]) -> list[int]:
+    """The document ids of a ranking, in its order, without their relevance."""
+    return [doc_id for doc_id, _ in ranked]

@@ -13,6 +13,7 @@ from search.ranking import (
     mmr,
     nearest_neighbours,
     penalise_redundancy,
+    ranked_ids,
 )
 
 
@@ -47,16 +48,16 @@ def test_hub_correction_demotes_a_document_close_to_every_claim() -> None:
     query = unit([1, 0.5, 0.5])[0]
     plain = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0, hub_k=0, smoothing=0))
     corrected = HybridIndex([10, 20], docs, claims, HybridParams(bm25_weight=0, hub_k=3, smoothing=0))
-    assert plain.rank(query, {}, 2, diverse=False) == [10, 20]
-    assert corrected.rank(query, {}, 2, diverse=False) == [20, 10]
+    assert ranked_ids(plain.rank(query, {}, 2, diverse=False)) == [10, 20]
+    assert ranked_ids(corrected.rank(query, {}, 2, diverse=False)) == [20, 10]
 
 
 def test_bm25_scores_are_fused_by_public_id() -> None:
     docs = unit([1, 0], [0.95, 0.05])
     query = unit([1, 0])[0]
     index = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0.5, hub_k=0, smoothing=0))
-    assert index.rank(query, {}, 2, diverse=False) == [10, 20]
-    assert index.rank(query, {20: 7.0, 999: 9.0}, 2, diverse=False) == [20, 10]
+    assert ranked_ids(index.rank(query, {}, 2, diverse=False)) == [10, 20]
+    assert ranked_ids(index.rank(query, {20: 7.0, 999: 9.0}, 2, diverse=False)) == [20, 10]
 
 
 def test_hubness_can_leave_the_query_out_of_the_reference_queries() -> None:
@@ -86,14 +87,14 @@ def test_zscore_fusion_ranks_by_both_signals() -> None:
     query = unit([1, 0])[0]
     params = HybridParams(bm25_weight=0.5, normalisation="zscore", hub_k=0, smoothing=0, diversity="none")
     index = HybridIndex([10, 20, 30], docs, None, params)
-    assert index.rank(query, {20: 5.0}, 2) == [20, 10]
+    assert ranked_ids(index.rank(query, {20: 5.0}, 2)) == [20, 10]
 
 
-def test_rank_scored_returns_the_fused_relevance_of_each_pick() -> None:
+def test_rank_returns_the_fused_relevance_of_each_pick() -> None:
     docs = unit([1, 0], [0, 1])
     index = HybridIndex([10, 20], docs, None, HybridParams(bm25_weight=0, hub_k=0, smoothing=0))
-    ranked = index.rank_scored(unit([1, 0])[0], {}, 2)
-    assert [doc_id for doc_id, _ in ranked] == [10, 20]
+    ranked = index.rank(unit([1, 0])[0], {}, 2)
+    assert ranked_ids(ranked) == [10, 20]
     assert np.isclose(ranked[0][1], 1.0) and np.isclose(ranked[1][1], 0.0, atol=1e-6)
 
 
@@ -116,8 +117,10 @@ def test_a_ranking_given_its_cosines_is_the_ranking_that_computes_them() -> None
     ):
         setting = index.with_params(params)
         for i in (0, 7):
-            plain = setting.rank(claims[i], bm25, 15, exclude_reference=i)
-            given = setting.rank(claims[i], bm25, 15, exclude_reference=i, cosines=docs @ claims[i])
+            plain = ranked_ids(setting.rank(claims[i], bm25, 15, exclude_reference=i))
+            given = ranked_ids(
+                setting.rank(claims[i], bm25, 15, exclude_reference=i, cosines=docs @ claims[i])
+            )
             assert given == plain and len(plain) == 15
-    wrong = index.rank(claims[0], {}, 15, cosines=docs @ claims[1])
-    assert wrong == index.rank(claims[1], {}, 15)  # the cosines given are the ones used
+    wrong = ranked_ids(index.rank(claims[0], {}, 15, cosines=docs @ claims[1]))
+    assert wrong == ranked_ids(index.rank(claims[1], {}, 15))  # the cosines given are the ones used
