@@ -114,11 +114,6 @@ class Hubness:
         return np.where(self.which[rows] == exclude, self.top[rows], 0.0).sum(axis=1)
 
 
-def hubness(doc_vectors: np.ndarray, reference_vectors: np.ndarray, k: int) -> np.ndarray:
-    """Per document, the mean cosine to its k most similar reference queries."""
-    return Hubness(doc_vectors, reference_vectors, k).values()
-
-
 def nearest_neighbours(doc_vectors: np.ndarray, n: int) -> np.ndarray:
     """Indices of each document's n most similar other documents, shape (docs, n)."""
     n = min(n, max(len(doc_vectors) - 1, 0))

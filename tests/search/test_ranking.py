@@ -9,7 +9,6 @@ from search.ranking import (
     HybridIndex,
     HybridParams,
     best_first,
-    hubness,
     mmr,
     nearest_neighbours,
     penalise_redundancy,
@@ -25,7 +24,7 @@ def unit(*rows: list[float]) -> np.ndarray:
 def test_hubness_is_the_mean_similarity_to_the_nearest_reference_queries() -> None:
     docs = unit([1, 0], [0, 1])
     refs = unit([1, 0], [1, 0.1], [0, 1])
-    hub = hubness(docs, refs, k=2)
+    hub = Hubness(docs, refs, k=2).values()
     assert hub[0] > 0.99
     assert np.isclose(hub[1], (1.0 + refs[1, 1]) / 2, atol=1e-5)
 
