@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
@@ -13,7 +11,7 @@ from django.utils.safestring import SafeString
 
 from accounts.invitations import InvitationError, create_invitations, invitation_url, parse_duration
 from accounts.models import AuditEvent, Invitation, Team
-from config.columns import PlainFields
+from config.columns import PlainFields, ReadOnlyRecords
 
 
 class InviteForm(forms.Form):
@@ -67,18 +65,9 @@ class InvitationAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(PlainFields, admin.ModelAdmin):
+class AuditEventAdmin(ReadOnlyRecords, PlainFields, admin.ModelAdmin):
     list_display = ["at", "actor_name", "action", "target", "detail_table"]
     list_filter = ["action"]
     search_fields = ["actor_name", "target"]
     date_hierarchy = "at"
     fields = readonly_fields = ("at", "actor", "actor_name", "action", "target", "detail_table")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -1,6 +1,7 @@
 """Admin columns and fields that speak plainly: a label by its name, a measured figure rounded to what
 it means, a code in words, yes/no for a flag, and a mapping (params, filters, changes) as a table,
-folded when long. Each is made for one model field, so a change list declares what it shows."""
+folded when long. Each is made for one model field, so a change list declares what it shows. And
+`ReadOnlyRecords`, the page of records that only the code writes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from types import MethodType
 from typing import Any
 
 from django.contrib import admin
+from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -134,3 +136,17 @@ class PlainFields:
                 field = name.removesuffix(suffix)
                 return MethodType(kind(field, field.replace("_", " ")), self)
         raise AttributeError(name)
+
+
+class ReadOnlyRecords:
+    """An admin of records that only the code writes (an audit trail, an import, a built release): staff
+    read them, and no one adds, changes or deletes one by hand."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from config.columns import table_field
+from config.columns import ReadOnlyRecords, table_field
 from config.wording import votes
 from corpus import provenance, removals
 from corpus.models import (
@@ -282,22 +282,13 @@ class TopicAdmin(admin.ModelAdmin):
 
 
 @admin.register(ImportedRelease)
-class ImportedReleaseAdmin(admin.ModelAdmin):
+class ImportedReleaseAdmin(ReadOnlyRecords, admin.ModelAdmin):
     """Every import of a release, with what it changed and its conflicts; written only by the import."""
 
     list_display = ["version", "checksum", "imported_at"]
     readonly_fields = ["version", "checksum", "imported_at", "report_table"]
     exclude = ["report"]  # shown as its table: counts by kind, then each conflict
     report_table = table_field("report", "report")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Removal)

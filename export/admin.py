@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
-from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from annotation.models import task_type_name
+from config.columns import ReadOnlyRecords
 from export.models import Release
 
 
 @admin.register(Release)
-class ReleaseAdmin(admin.ModelAdmin):
+class ReleaseAdmin(ReadOnlyRecords, admin.ModelAdmin):
+    """Releases are built by `manage.py build_release`, which validates and writes the files."""
+
     list_display = ["version", "created", "code_version", "file_count", "simulated", "page"]
     search_fields = ["version", "notes"]
     # The pseudonym key is deliberately absent: it is never shown, only kept.
@@ -72,12 +72,3 @@ class ReleaseAdmin(admin.ModelAdmin):
             )
             or "none"
         )
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # built by `manage.py build_release`, which validates and writes the files
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
