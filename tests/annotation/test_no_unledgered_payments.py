@@ -70,6 +70,13 @@ def admin_action(client: Client, url: str, action: str, pks: list[int], **data: 
     client.post(url, {"action": action, "_selected_action": pks, **data})
 
 
+def reject_and_bonus_in_the_admin(staff: Client, *, rejected: Assignment, bonused: Assignment) -> None:
+    """Staff reject one piece of work and pay another a gold bonus of 0.50, through the admin's actions."""
+    admin_action(staff, ASSIGNMENTS, "reject_work", [rejected.pk], confirm="Reject", feedback=REASON)
+    bonus = {"amount": "0.50", "reason": "Gold right", "batch": "gold"}
+    admin_action(staff, ASSIGNMENTS, "bonus_work", [bonused.pk], confirm="Pay", **bonus)
+
+
 def run_the_ledger_machinery(assignment: Assignment) -> None:
     """A stale claimed bonus row requeued by the sweeper, and one sent through delay_on_commit."""
     stale = intents.bonus_intent(assignment, Decimal("0.10"), "Swept", "batch:swept")
@@ -91,17 +98,7 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     done = [mturk_worker_done(mturk, job, hit_id, n) for n in range(2)]
     sync_job(job.pk)
     review_assignment(done[0].pk, approve=True, feedback="Thanks")
-    admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
-    admin_action(
-        staff,
-        ASSIGNMENTS,
-        "bonus_work",
-        [done[0].pk],
-        confirm="Pay",
-        amount="0.50",
-        reason="Gold right",
-        batch="gold",
-    )
+    reject_and_bonus_in_the_admin(staff, rejected=done[1], bonused=done[0])
     bonus_assignment(done[0].pk, Decimal("0.25"), "Fast", "fast")
     extend_job(job.pk, 1)
     expire_job(job.pk)
@@ -125,17 +122,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     done = [prolific_participant_done(prolific, job, study_id, n) for n in range(2)]
     sync_job(job.pk)
     review_assignment(done[0].pk, approve=True)
-    admin_action(staff, ASSIGNMENTS, "reject_work", [done[1].pk], confirm="Reject", feedback=REASON)
-    admin_action(
-        staff,
-        ASSIGNMENTS,
-        "bonus_work",
-        [done[0].pk],
-        confirm="Pay",
-        amount="0.50",
-        reason="Gold right",
-        batch="gold",
-    )
+    reject_and_bonus_in_the_admin(staff, rejected=done[1], bonused=done[0])
     extend_job(job.pk, 1)
     expire_job(job.pk)
     run_the_ledger_machinery(done[0])
