@@ -64,6 +64,24 @@ def bonus_params(entry: LedgerEntry) -> dict[str, Any]:
     }
 
 
+def expect_create_hit(stub: Stubber, hit: Hit, hit_id: str) -> None:
+    """MTurk answers the HIT's creation with `hit_id`, asked with the ledger's token for it (of type TYPE1,
+    three assignments)."""
+    token = idempotency_token("create_hit", "mturk", f"job:{hit.job_id}", f"hit:{hit.pk}")
+    stub.add_response(
+        "create_hit_with_hit_type",
+        {"HIT": {"HITId": hit_id}},
+        {
+            "HITTypeId": "TYPE1",
+            "MaxAssignments": 3,
+            "LifetimeInSeconds": ANY,
+            "Question": ANY,
+            "RequesterAnnotation": token,
+            "UniqueRequestToken": token,
+        },
+    )
+
+
 @pytest.mark.django_db
 def test_a_bonus_row_is_sent_before_the_market_hears_of_it(
     boto_client: Any, mturk: MTurkClient, stub: Stubber
@@ -340,19 +358,7 @@ def test_publishing_writes_one_create_hit_row_per_hit(
     hits = list(job.hits.all())
     stub.add_response("create_hit_type", {"HITTypeId": "TYPE1"})
     for n, hit in enumerate(hits):
-        token = idempotency_token("create_hit", "mturk", f"job:{job.pk}", f"hit:{hit.pk}")
-        stub.add_response(
-            "create_hit_with_hit_type",
-            {"HIT": {"HITId": f"HIT{n}"}},
-            {
-                "HITTypeId": "TYPE1",
-                "MaxAssignments": 3,
-                "LifetimeInSeconds": ANY,
-                "Question": ANY,
-                "RequesterAnnotation": token,
-                "UniqueRequestToken": token,
-            },
-        )
+        expect_create_hit(stub, hit, f"HIT{n}")
 
     published = publish_hits(job, hits)
 

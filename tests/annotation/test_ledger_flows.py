@@ -15,14 +15,13 @@ from django.utils import timezone
 from annotation.ledger import engine, intents
 from annotation.ledger.models import IssueKind, LedgerEntry, ReconciliationIssue, RowKind, RowState
 from annotation.ledger.reconcile import reconcile_job
-from annotation.ledger.tokens import idempotency_token
 from annotation.markets.mturk.client import MTurkClient
 from annotation.markets.prolific.client import ProlificClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
 from annotation.work.jobs import publish_job, sync_job
 from annotation.work.records import review_assignment
 from tests.annotation.market_clients import market_clients
-from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER
+from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER, expect_create_hit
 from tests.annotation.test_prolific import BULK, STUDY, SUBMISSION, RecordedProlific
 
 PID = "60bf9310e8dec401be6e9615"
@@ -152,21 +151,9 @@ def test_an_mturk_job_from_publish_to_a_clean_reconciliation(
         task_type="stance", provider="mturk", reward=Decimal("1.50"), budget=Decimal("20")
     )
     hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"))
-    token = idempotency_token("create_hit", "mturk", f"job:{job.pk}", f"hit:{hit.pk}")
     stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
     stub.add_response("create_hit_type", {"HITTypeId": "TYPE1"})
-    stub.add_response(
-        "create_hit_with_hit_type",
-        {"HIT": {"HITId": HIT_ID}},
-        {
-            "HITTypeId": "TYPE1",
-            "MaxAssignments": 3,
-            "LifetimeInSeconds": ANY,
-            "Question": ANY,
-            "RequesterAnnotation": token,
-            "UniqueRequestToken": token,
-        },
-    )
+    expect_create_hit(stub, hit, HIT_ID)
     publish_job(job.pk)
     # A worker does the HIT at our page and submits it (the worker pages write this row).
     worker = Worker.objects.create(provider="mturk", external_id=WORKER)
