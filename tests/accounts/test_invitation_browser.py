@@ -12,10 +12,13 @@ from django.contrib.auth.models import User
 from accounts.invitations import create_invitations, token
 from accounts.models import Team
 from annotation.models import Assignment, Response
-from annotation.task_types import get_task_type
 from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
-from tests.annotation.test_browser import page  # noqa: F401  (the Chromium page fixture)
+from tests.annotation.test_browser import (  # noqa: F401  (page: the Chromium page fixture)
+    answer_every_item_by_keyboard,
+    page,
+    take_the_quiz,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,17 +37,8 @@ def test_from_an_invitation_to_a_hit_to_my_work_in_chromium(live_server: Any, pa
     page.fill("input[name=password2]", "a-long-test-password")
     page.click("#join")
     page.click("text=Pilot stance job")  # the queue shows the team's job
-    page.click("text=Take the qualification quiz")
-    for question in get_task_type("stance").quiz:
-        page.check(f"fieldset[data-question={question.key}] input[value={question.answer}]")
-    page.click("#submit-quiz")
-    page.click("text=Start working")
-    page.wait_for_selector("fieldset.item")
-    items = page.locator("fieldset.item").count()
-    for _ in range(items):
-        page.keyboard.press("1")
-    page.click("#submit-hit")
-    page.wait_for_selector("text=your answers are saved")
+    take_the_quiz(page, "stance")
+    items = answer_every_item_by_keyboard(page)
 
     page.click("text=My work")
     assert "Pilot stance job" in page.text_content("main")

@@ -66,21 +66,26 @@ def take_the_quiz(page: Any, task_type: str, answer: str | None = None) -> None:
     page.click("#submit-quiz")
 
 
-def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
-    make_corpus(claims=20, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
-
-    log_in_to(page, live_server, job)
-    take_the_quiz(page, "stance")
+def answer_every_item_by_keyboard(page: Any) -> int:
+    """Start working, answer each item of the HIT by keyboard only, and submit; how many items there were.
+    The first item has focus; "1" answers Supports and moves to the next item."""
     page.click("text=Start working")
-
-    # Keyboard only: the first item has focus; "1" answers Supports and moves to the next item.
     page.wait_for_selector("fieldset.item")
     items = page.locator("fieldset.item").count()
     for _ in range(items):
         page.keyboard.press("1")
     page.click("#submit-hit")
     page.wait_for_selector("text=your answers are saved")
+    return items
+
+
+def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
+    make_corpus(claims=20, perspectives=2)
+    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
+
+    log_in_to(page, live_server, job)
+    take_the_quiz(page, "stance")
+    items = answer_every_item_by_keyboard(page)
 
     assignment = Assignment.objects.get()
     assert items == 20  # ten claims with both their perspectives
