@@ -136,29 +136,17 @@ def test_with_the_model_deciding_its_label_is_written_and_unsure_items_go_to_an_
     assert simulated_job.aggregation_runs.order_by("-pk").first().policy["decide"] == "model"
 
 
+def aggregate_by_model(job: Job, min_posterior: str) -> None:
+    """`manage.py aggregate_job` deciding by the model, at this least posterior."""
+    command = ["aggregate_job", str(job.pk), "--decide", "model", "--min-posterior", min_posterior]
+    call_command(*command, stdout=StringIO(), stderr=StringIO())
+
+
 def test_the_command_takes_decide_and_min_posterior(simulated_job: Job) -> None:
-    call_command(
-        "aggregate_job",
-        str(simulated_job.pk),
-        "--decide",
-        "model",
-        "--min-posterior",
-        "0.8",
-        stdout=StringIO(),
-        stderr=StringIO(),
-    )
+    aggregate_by_model(simulated_job, "0.8")
     assert simulated_job.aggregation_runs.order_by("-pk").first().policy["min_posterior"] == 0.8
     with pytest.raises(CommandError):
-        call_command(
-            "aggregate_job",
-            str(simulated_job.pk),
-            "--decide",
-            "model",
-            "--min-posterior",
-            "2",
-            stdout=StringIO(),
-            stderr=StringIO(),
-        )
+        aggregate_by_model(simulated_job, "2")
 
 
 def write(path: Path, text: str) -> Path:
