@@ -44,6 +44,7 @@ import redis
 import requests
 from django.conf import settings
 
+from config.celery import worker_command
 from rigs.databases import scratch_database, with_database
 from rigs.processes import ProcessGroup, free_port
 
@@ -155,10 +156,11 @@ def served_stack(
             )  # fmt: skip
             group.start(
                 "celery",
-                [PYTHON, "-m", "celery", "-A", "config", "worker", "--concurrency", "1",
-                 "--without-mingle", "--without-gossip", "--loglevel", "WARNING"],
+                worker_command(
+                    "--concurrency", "1", "--without-mingle", "--without-gossip", "--loglevel", "WARNING"
+                ),
                 env,
-            )  # fmt: skip
+            )
             base = f"http://127.0.0.1:{port}"
             group.wait_until(lambda: _answers(f"{base}/healthz"), "gunicorn", timeout=60)
             yield group, env, base

@@ -8,7 +8,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import redis
 from django.conf import settings
 
+from config.celery import worker_command
 from rigs.processes import free_port
 
 WAIT = 45.0  # seconds: the bound on any wait in a scenario
@@ -108,13 +108,7 @@ class WorkerProcess:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "config",
-            "worker",
+        command = worker_command(
             "--pool",
             "solo",
             "--without-gossip",
@@ -124,7 +118,7 @@ class WorkerProcess:
             "INFO",
             "--hostname",
             f"faults-{uuid.uuid4().hex[:8]}@127.0.0.1",
-        ]
+        )
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 command, env=self.env, cwd=settings.BASE_DIR, stdout=out, stderr=out, start_new_session=True

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandParser
+
+from config.celery import worker_command
 
 
 class Command(BaseCommand):
@@ -21,20 +22,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, host: str, port: str, **options: Any) -> None:
         worker = None
         if settings.REDIS_URL:
-            worker = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "--loglevel",
-                    "INFO",
-                    "--concurrency",
-                    "2",
-                ]
-            )
+            worker = subprocess.Popen(worker_command("--loglevel", "INFO", "--concurrency", "2"))
             self.stdout.write(f"Celery worker started (pid {worker.pid}) on {settings.REDIS_URL}")
         else:
             self.stdout.write("No REDIS_URL: Celery tasks run in-process (the embedded default).")
