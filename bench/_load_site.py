@@ -45,7 +45,8 @@ def seed(claims: int, workers_per_item: int) -> dict[str, Any]:
 def make_corpus(claims: int, perspectives: int) -> None:
     """`claims` candidate claims with `perspectives` one-member clusters each, stances known. Each level
     seeds its own job in a new process, so ids number on from what the database holds."""
-    from corpus.models import Claim, ClusterMember, Perspective, PerspectiveCluster, Side, Stance3, Stance5
+    from annotation.task_types.builtin_rules import STANCE_5_TO_3
+    from corpus.models import SIDE_OF, Claim, ClusterMember, Perspective, PerspectiveCluster, Stance5
 
     stances = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
     claims_before = Claim.objects.count()
@@ -54,13 +55,13 @@ def make_corpus(claims: int, perspectives: int) -> None:
         claim = Claim.objects.create(cid=n + 1, text=f"Claim number {n} should be debated", source="idebate")
         for position in range(perspectives):
             stance = stances[position % len(stances)]
-            side = Side.PRO if stance in (Stance5.SUPPORT, Stance5.MILDLY_SUPPORT) else Side.CON
+            stance_3 = STANCE_5_TO_3[stance]
             cluster = PerspectiveCluster.objects.create(
                 claim=claim,
                 position=position,
                 stance_5=stance,
-                stance_3=Stance3.SUPPORT if side == Side.PRO else Stance3.UNDERMINE,
-                source_side=side,
+                stance_3=stance_3,
+                source_side=SIDE_OF[stance_3],
             )
             k = next(perspective_numbers)
             perspective = Perspective.objects.create(

@@ -51,6 +51,10 @@ class Side(models.TextChoices):
     CON = "con"
 
 
+# The side a perspective of this 3-way stance stands on.
+SIDE_OF: dict[str, Side] = {Stance3.SUPPORT: Side.PRO, Stance3.UNDERMINE: Side.CON}
+
+
 class Split(models.TextChoices):
     TRAIN = "train"
     DEV = "dev"

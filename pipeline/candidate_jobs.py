@@ -20,13 +20,13 @@ from annotation.task_types import get_task_type
 from annotation.task_types.counter_speech import doubling_bonus_cap
 from annotation.work.jobs import NoItemsError, create_job
 from corpus.models import (
+    SIDE_OF,
     Claim,
     ClusterMember,
     Evidence,
     Origin,
     Perspective,
     PerspectiveCluster,
-    Side,
     Stance3,
     Status,
 )
@@ -38,7 +38,6 @@ from search.candidates import WebCandidate
 from search.websources import FileWebSource, WebSearchSource
 
 WEB_SOURCE = "web"
-SIDE_OF = {Stance3.SUPPORT: Side.PRO, Stance3.UNDERMINE: Side.CON}
 
 
 def _create(

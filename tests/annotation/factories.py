@@ -6,7 +6,9 @@ from pathlib import Path
 
 import factory
 
+from annotation.task_types.builtin_rules import STANCE_5_TO_3
 from corpus.models import (
+    SIDE_OF,
     Claim,
     ClaimTopic,
     ClusterEvidence,
@@ -14,8 +16,6 @@ from corpus.models import (
     Evidence,
     Perspective,
     PerspectiveCluster,
-    Side,
-    Stance3,
     Stance5,
     Status,
     Topic,
@@ -46,14 +46,14 @@ class PerspectiveFactory(factory.django.DjangoModelFactory):
 def make_cluster(
     claim: Claim, position: int, stance: str, status: str = Status.CANDIDATE
 ) -> PerspectiveCluster:
-    side = Side.PRO if stance in (Stance5.SUPPORT, Stance5.MILDLY_SUPPORT) else Side.CON
+    stance_3 = STANCE_5_TO_3[stance]
     cluster = PerspectiveCluster.objects.create(
         claim=claim,
         position=position,
         stance_5=stance,
-        stance_3=Stance3.SUPPORT if side == Side.PRO else Stance3.UNDERMINE,
+        stance_3=stance_3,
         status=status,
-        source_side=side,
+        source_side=SIDE_OF[stance_3],
     )
     ClusterMember.objects.create(cluster=cluster, perspective=PerspectiveFactory(), position=0)
     return cluster
