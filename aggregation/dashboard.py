@@ -77,11 +77,14 @@ class Dashboard:
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
 ADVICE = [
-    ("single rater", "Every item has answers from one worker only, and agreement needs two. Extend the "
-     "job's HITs to more workers (admin → jobs → Extend), or create the job again with --workers 3, "
-     "then aggregate again."),
+    (
+        "single rater",
+        "Every item has answers from one worker only, and agreement needs two. Extend the "
+        "job's HITs to more workers (admin → jobs → Extend), or create the job again with --workers 3, "
+        "then aggregate again.",
+    ),
     ("no responses", "No confirmed answers yet: wait for the crowd (or sync the job), then aggregate again."),
-]  # fmt: skip
+]
 DEFAULT_ADVICE = (
     "Fix what the error names, then aggregate again below (or run manage.py aggregate_job {job})."
 )

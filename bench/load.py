@@ -148,6 +148,7 @@ def served_stack(
         group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=300)
         port = free_port()
         try:
+            # A command line laid out by hand (fmt: skip): each flag beside its value.
             group.start(
                 "gunicorn",
                 [PYTHON, "-m", "gunicorn", "config.wsgi:application", *config, "--bind", f"127.0.0.1:{port}",
@@ -183,11 +184,12 @@ def run_level(
     """One level: a fresh job big enough for the crowd, the crowd, then the database check."""
     wanted = 2 * users * seconds / (PATH_SECONDS + sum(think) / 2)
     claims = max(4, math.ceil(2 * wanted / WORKERS_PER_ITEM))
-    seeded = last_json(group.run("seed", [PYTHON, "-m", "bench._load_site", "seed", str(claims),
-                                           str(WORKERS_PER_ITEM)], env, timeout=600))  # fmt: skip
+    seed = [PYTHON, "-m", "bench._load_site", "seed", str(claims), str(WORKERS_PER_ITEM)]
+    seeded = last_json(group.run("seed", seed, env, timeout=600))
     prefix = group.log_dir / f"locust-{users}"
     cpu_before, crowd_before = web_cpu_seconds(group), children_cpu_seconds()
     crowd_env = {**env, "LOAD_SEED": json.dumps(seeded), "LOAD_THINK_SECONDS": ",".join(map(str, think))}
+    # A command line laid out by hand (fmt: skip): each flag beside its value.
     group.run(
         f"locust-{users}",
         [PYTHON, "-m", "locust", "-f", str(Path(__file__).with_name("_load_workers.py")), "--headless",
@@ -336,8 +338,11 @@ def checkout(revision: str, into: Path) -> Path:
     try:
         archive = subprocess.run(
             ["git", "archive", "--format=tar", "--end-of-options", revision],  # a revision, never an option
-            cwd=settings.BASE_DIR, capture_output=True, check=True, timeout=120,
-        )  # fmt: skip
+            cwd=settings.BASE_DIR,
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
     except (OSError, subprocess.SubprocessError) as error:
         said = (getattr(error, "stderr", None) or b"").decode(errors="replace").strip()
         raise CheckoutError(f"git archive {revision}: {said or error}") from error

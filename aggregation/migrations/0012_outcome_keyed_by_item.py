@@ -34,9 +34,11 @@ def adjudication_outcome(*, checked: bool) -> migrations.AlterField:
         model_name="adjudication",
         name="outcome",
         field=models.ForeignKey(
-            db_constraint=checked, on_delete=django.db.models.deletion.CASCADE,
-            related_name="adjudications", to="aggregation.itemoutcome",
-        ),  # fmt: skip
+            db_constraint=checked,
+            on_delete=django.db.models.deletion.CASCADE,
+            related_name="adjudications",
+            to="aggregation.itemoutcome",
+        ),
     )
 
 
@@ -54,9 +56,13 @@ class Migration(migrations.Migration):
             model_name="itemoutcome",
             name="item",
             field=models.OneToOneField(
-                db_constraint=False, on_delete=django.db.models.deletion.CASCADE, primary_key=True,
-                related_name="outcome", serialize=False, to="annotation.item",
-            ),  # fmt: skip
+                db_constraint=False,
+                on_delete=django.db.models.deletion.CASCADE,
+                primary_key=True,
+                related_name="outcome",
+                serialize=False,
+                to="annotation.item",
+            ),
         ),
         adjudication_outcome(checked=True),
     ]
