@@ -6,6 +6,7 @@ imports this module whenever it starts, for every management command."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -17,7 +18,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
-from annotation.models import Item
+from annotation.models import Item, task_type_name
 from annotation.staff.columns import TaskTypeFilter
 from config.columns import PlainFields, figure_column, in_words, label_column, readable_fields, words_column
 from config.wording import count
@@ -262,6 +263,24 @@ class WorkerQualityAdmin(PlainFields, admin.ModelAdmin):
         self.message_user(request, f"Soft-block of {count(queued, 'worker')} queued.")
 
 
+_KEPT = re.compile(r"majority in \{([^}]*)\}")
+
+
+def rule_in_words(run: AggregationRun) -> str:
+    """A run's rule as recorded (AgreementRule.describe), its task type and the labels it keeps named
+    as a person reads them: "Stance: rho(stance-3) >= 0.5 and majority is Supports or Undermines"."""
+    _, found, condition = run.rule.partition(": ")
+    if not found:
+        return in_words(run.rule)
+
+    def kept(match: re.Match[str]) -> str:
+        names = [run.job.label_name(code.strip()) for code in match.group(1).split(",") if code.strip()]
+        listed = " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+        return f"majority is {listed}"
+
+    return f"{task_type_name(run.task_type)}: {_KEPT.sub(kept, condition)}"
+
+
 @admin.register(AggregationRun)
 class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
     list_display = (
@@ -280,11 +299,17 @@ class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
         "dashboard",
     )
     list_filter = ("state", "trigger", TaskTypeFilter)
-    rule_words = words_column("rule", "rule")
     kappa = figure_column("fleiss_kappa", "Fleiss' κ")
     alpha = figure_column("krippendorff_alpha", "Krippendorff's α")
-    fields = readonly_fields = tuple(readable_fields(AggregationRun, codes=("label_model", "rule")))
+    fields = readonly_fields = tuple(
+        "rule_words" if name == "rule" else name
+        for name in readable_fields(AggregationRun, codes=("label_model",))
+    )
     actions = ["aggregate_again"]
+
+    @admin.display(description="rule", ordering="rule")
+    def rule_words(self, obj: AggregationRun) -> str:
+        return rule_in_words(obj)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -326,6 +351,7 @@ class AdjudicationAdmin(admin.ModelAdmin):
     crowd_label_name = label_column("crowd_label", "crowd's label")
     old_label_name = label_column("old_label", "label before")
     new_label_name = label_column("new_label", "expert's label")
+    decided_label_name = label_column("decided_label", "decided label")
     list_filter = ("sampled", "new_status", "job")
     list_select_related = ("outcome__item", "outcome__job", "job", "decided_by")
     search_fields = (
@@ -335,7 +361,11 @@ class AdjudicationAdmin(admin.ModelAdmin):
         "outcome__item__evidence__text",
         "note",
     )
-    readonly_fields = [f.name for f in Adjudication._meta.fields]
+    # The labels by their names; the other fields as stored.
+    fields = readonly_fields = [
+        f.name + "_name" if f.name in ("crowd_label", "old_label", "new_label", "decided_label") else f.name
+        for f in Adjudication._meta.fields
+    ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

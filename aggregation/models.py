@@ -256,7 +256,7 @@ class Adjudication(models.Model):
     crowd_label = models.CharField(blank=True, help_text="The crowd's label on the rule's set.")
     old_label = models.CharField(blank=True, help_text="The label before this decision.")
     new_label = models.CharField(help_text="The expert's label, in the answer labels.")
-    decided_label = models.CharField(blank=True, help_text="new_label on the rule's set.")
+    decided_label = models.CharField(blank=True, help_text="The expert's label on the rule's set.")
     old_status = models.CharField(max_length=16, blank=True)
     new_status = models.CharField(max_length=16)
     sampled = models.BooleanField(default=False, help_text="Part of the random accuracy sample.")

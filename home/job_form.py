@@ -63,8 +63,9 @@ class NewJobForm(forms.Form):
     )
     screening = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text='Prolific: who may take the study, as JSON, e.g. {"approval_rate": {"lower": 95}}',
+        # The example is the box's placeholder: what a person types, shown where it is typed.
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"approval_rate": {"lower": 95}}'}),
+        help_text="Prolific: who may take the study, as a JSON object of Prolific's filters (as in the box)",
     )
     allow_single_worker = forms.BooleanField(required=False, help_text="a job you will not aggregate")
 

@@ -12,6 +12,8 @@ from annotation.models import Worker
 from corpus.models import PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
+from tests.home.test_admin_plain_words import plain_page
+from tests.home.walk import IDENTIFIERS, raw_output
 
 pytestmark = pytest.mark.django_db
 
@@ -159,3 +161,29 @@ def test_the_queue_list_reads_whether_each_item_is_adjudicated_in_one_query_for_
         page = admin_client.get(url).content.decode()
     assert page.count('class="field-decided">') == 8
     assert len(eight_rows) == len(four_rows)
+
+
+def test_an_adjudications_page_names_its_labels(admin_client, admin_user, job):
+    outcome = outcome_of(job, keys(job)[2])
+    adjudicate(outcome.pk, "MILDLY_UNDERMINE", user=admin_user)
+    decision = Adjudication.objects.get()
+
+    page = plain_page(admin_client, reverse("admin:aggregation_adjudication_change", args=[decision.pk]))
+
+    assert raw_output(page, IDENTIFIERS) == [], page
+    for code in ("NO_MAJORITY_LABEL", "MILDLY_UNDERMINE"):
+        assert code not in page and job.label_name(code) in page
+
+
+def test_an_aggregation_runs_rule_names_its_task_type_and_labels(admin_client, job):
+    run = AggregationRun.objects.filter(job=job).get()
+    assert "{SUPPORT, UNDERMINE}" in run.rule  # the rule as recorded on each result
+
+    urls = [
+        reverse("admin:aggregation_aggregationrun_changelist"),
+        reverse("admin:aggregation_aggregationrun_change", args=[run.pk]),
+    ]
+    for page in [plain_page(admin_client, url) for url in urls]:
+        assert "{SUPPORT, UNDERMINE}" not in page
+        assert f"{job.task_type_name}: " in page
+        assert f"majority is {job.label_name(S)} or {job.label_name(U)}" in page

@@ -12,7 +12,7 @@ from export.models import Release
 from pipeline.models import PipelineRun, StepRun, StepState
 from tests.aggregation.jobdata import stance_job
 from tests.annotation.factories import make_corpus
-from tests.home.test_admin_plain_words import plain_page
+from tests.home.test_admin_plain_words import plain_page, visible
 from tests.home.walk import IDENTIFIERS, raw_output
 
 pytestmark = pytest.mark.django_db
@@ -74,3 +74,10 @@ def test_the_dashboards_label_models_are_offered_in_words(admin_client: Client) 
 
     assert '<option value="dawid_skene">dawid skene</option>' in html
     assert '<option value="majority_vote">majority vote</option>' in html
+
+
+def test_the_new_job_page_shows_its_screening_example_in_the_box_not_the_text(admin_client: Client) -> None:
+    html = admin_client.get("/jobs/new/").content.decode()
+
+    assert raw_output(visible(html), IDENTIFIERS) == []
+    assert 'placeholder="{&quot;approval_rate&quot;: {&quot;lower&quot;: 95}}"' in html

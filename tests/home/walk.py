@@ -111,9 +111,10 @@ class Walk:
                 page.wait_for_load_state()
 
 
-# What a page shows for machines to read: the browsable API's response (its JSON, in a <pre>). The
-# page around it is read as any other.
-MACHINE_READABLE = ".response-info"
+# What a page shows for machines to read, exactly as they get it: the browsable API's response (its
+# JSON, in a <pre>), and a release file's records as the file holds them (the preview's rows: put in
+# words they would misstate the file). The page around them is read as any other.
+MACHINE_READABLE = ".response-info, #preview-rows"
 
 
 def read_text(page: Any) -> str:
