@@ -46,19 +46,15 @@ from annotation.work.assignments import (
     IdentityConflictError,
     NotQualifiedError,
     NoWorkError,
-    can_retry_quiz,
-    grade_quiz,
     has_work_left,
     item_ids_of,
     items_of,
     market_hit,
     next_assignment,
-    qualification,
-    quiz_pass_mark,
-    quiz_terms,
-    submit_assignment,
 )
 from annotation.work.people import visible_jobs
+from annotation.work.quiz import can_retry_quiz, grade_quiz, qualification, quiz_pass_mark, quiz_terms
+from annotation.work.submitting import submit_assignment
 
 
 def _job(pk: int) -> Job:

@@ -1,13 +1,11 @@
-"""The worker's side: identity rows, the qualification quiz, handing out work, saving submissions."""
+"""The worker's side: identity rows, whether a worker may work, and handing out assignments and their
+items. The quiz is annotation/work/quiz.py, saving a submission annotation/work/submitting.py."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from annotation.market_interface.registry import get_market
@@ -20,16 +18,14 @@ from annotation.models import (
     Job,
     JobState,
     Qualification,
-    Response,
-    ResponseOrigin,
     Worker,
     WorkerItem,
     WorkerItemReason,
 )
 from annotation.quality import services as quality
 from annotation.task_types import get_task_type
-from annotation.task_types.base import Answer
 from annotation.work import rows
+from annotation.work.quiz import qualification
 from annotation.work.settling import settle_job
 
 # How many open HITs to try, in order, before telling a worker there is nothing for them.
@@ -75,58 +71,6 @@ def new_worker(provider: str, external_id: str, *, user: Any = None) -> Worker |
             return Worker.objects.create(provider=provider, external_id=external_id, user=user)
     except IntegrityError:
         return None
-
-
-def qualification(worker: Worker, task_type: str) -> Qualification | None:
-    # One row at most (unique per worker and task type): unordered, as the model's ordering by worker
-    # would join the worker's row only to sort one row.
-    return Qualification.objects.filter(worker=worker, task_type=task_type).order_by().first()
-
-
-def grade_quiz(worker: Worker, job: Job, answers: Mapping[str, str]) -> Qualification:
-    """Grade the task type's quiz and record the result per worker and task type.
-
-    A pass stands; a fail may be retried only while attempts remain (job parameter `quiz_attempts`).
-    """
-    definition = get_task_type(job.task_type)
-    questions = definition.quiz
-    right = sum(1 for q in questions if answers.get(q.key) == q.answer)
-    score = right / len(questions) if questions else 1.0
-    passed = score >= quiz_pass_mark(job)
-    with transaction.atomic():
-        # Written out, locked, with no join (the model's ordering would lock the worker's row too).
-        found = rows.select(Qualification, {"worker_id": worker.pk, "task_type": job.task_type}, lock=True)
-        existing = found[0] if found else None
-        if existing is None:
-            return Qualification.objects.create(
-                worker=worker, task_type=job.task_type, passed=passed, score=score, answers=dict(answers)
-            )
-        if existing.passed or existing.attempts >= int(job.params.get("quiz_attempts", 1)):
-            return existing
-        existing.passed, existing.score, existing.answers = passed, score, dict(answers)
-        existing.attempts = F("attempts") + 1
-        existing.save()
-        existing.refresh_from_db()
-        return existing
-
-
-def quiz_pass_mark(job: Job) -> float:
-    """The share of the quiz a worker must get right (job parameter `quiz_pass_mark`)."""
-    return float(job.params.get("quiz_pass_mark", 0.75))
-
-
-def quiz_terms(job: Job) -> str:
-    """What the annotator is told before the quiz: how many attempts, and the share to get right."""
-    attempts = int(job.params.get("quiz_attempts", 1))
-    tries = "one attempt" if attempts == 1 else f"{attempts} attempts"
-    return f"You have {tries}; you pass with {quiz_pass_mark(job):.0%} of the answers right or more."
-
-
-def can_retry_quiz(worker: Worker, job: Job, found: Qualification | None | rows.Unread = "unread") -> bool:
-    """Whether the worker may take the quiz (again); `found`: their qualification, when already read."""
-    if found == "unread":
-        found = qualification(worker, job.task_type)
-    return found is None or (not found.passed and found.attempts < int(job.params.get("quiz_attempts", 1)))
 
 
 def check_can_work(
@@ -362,120 +306,6 @@ def _hold_items(hit: Hit, worker: Worker, assignment: Assignment) -> int:
         return int(cursor.rowcount)
 
 
-def submit_assignment(
-    assignment_id: int,
-    answers: Mapping[int, Answer],
-    items: Sequence[Item] | None = None,
-    *,
-    read: Assignment | None = None,
-) -> Assignment:
-    """Save every answer of an assignment in one transaction; a second submit changes nothing.
-
-    `items`: the assignment's items when the caller has read them (a HIT's items never change).
-    `read`: the assignment as the caller read it in this request, job joined: its row is then locked
-    and what can change since (state, confirmed) read again, not the whole row with its joins."""
-    with transaction.atomic():
-        assignment = _locked(assignment_id, read)
-        if assignment.state in AssignmentState.done():
-            return assignment
-        if assignment.state != AssignmentState.ACCEPTED:
-            raise AssignmentStateError(
-                f"this assignment was {assignment.state}; its work can no longer be saved"
-            )
-        if items is None:
-            items = items_of(assignment)
-        for item in items:
-            item.job = assignment.job
-        if {item.pk for item in items} != set(answers):
-            raise AnswerError("a submission must answer exactly the items of its HIT")
-        _store_responses(assignment, items, answers)
-        now = timezone.now()
-        assignment.state, assignment.submitted_at = AssignmentState.SUBMITTED, now
-        assignment.work_seconds = (now - assignment.accepted_at).total_seconds()
-        # Not save(): the ORM's CPU on every submitted page, for three columns.
-        rows.update(assignment, ["state", "submitted_at", "work_seconds"])
-    if assignment.confirmed:  # work the market has yet to confirm counts as done only when it does
-        settle_job(assignment.job_id)
-    if quality.policy_of(assignment.job).live:
-        quality.check_after_submit(assignment)
-    return assignment
-
-
-def _locked(assignment_id: int, read: Assignment | None) -> Assignment:
-    """The assignment's row locked for this transaction: read whole, or `read` brought up to date."""
-    if read is None or read.pk != assignment_id:
-        return Assignment.objects.select_for_update().select_related("job", "worker").get(pk=assignment_id)
-    (locked,) = rows.select(Assignment, {"id": assignment_id}, lock=True)
-    read.state, read.confirmed = locked.state, locked.confirmed
-    return read
-
-
-def _store_responses(assignment: Assignment, items: Sequence[Item], answers: Mapping[int, Answer]) -> None:
-    definition = get_task_type(assignment.job.task_type)
-    chosen = [answers[item.pk] for item in items]
-    correct = [
-        bool(definition.is_correct(item, answer)) if item.is_gold else None
-        for item, answer in zip(items, chosen, strict=True)
-    ]
-    if connection.vendor == "postgresql":
-        _insert_responses(assignment, items, chosen, correct)
-    else:
-        now = timezone.now()
-        Response.objects.bulk_create(
-            Response(
-                job_id=assignment.job_id,
-                item_id=item.pk,
-                worker_id=assignment.worker_id,
-                assignment_id=assignment.pk,
-                label=answer.label,
-                value=answer.value,
-                is_gold=item.is_gold,
-                correct=right,
-                simulated=assignment.simulated,
-                created=now,
-            )
-            for item, answer, right in zip(items, chosen, correct, strict=True)
-        )
-    gold = [right for item, right in zip(items, correct, strict=True) if item.is_gold]
-    if gold:
-        Worker.objects.filter(pk=assignment.worker_id).update(
-            gold_answered=F("gold_answered") + len(gold),
-            gold_correct=F("gold_correct") + sum(1 for right in gold if right),
-        )
-
-
-def _insert_responses(
-    assignment: Assignment, items: Sequence[Item], chosen: Sequence[Answer], correct: Sequence[bool | None]
-) -> None:
-    """A response row per item in one INSERT … SELECT over arrays, in the items' order: no model object
-    per row (fifty of them, each field prepared one by one, were a third of a submit's CPU). A JSON
-    `value` is stored as the model's field stores it; None as SQL NULL."""
-    values = [None if answer.value is None else json.dumps(answer.value) for answer in chosen]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {Response._meta.db_table} (job_id, item_id, worker_id, assignment_id, label, "
-            "value, is_gold, correct, simulated, created, origin) "
-            "SELECT %s, item_id, %s, %s, label, value::jsonb, is_gold, correct, %s, %s, %s "
-            "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::boolean[], %s::boolean[]) "
-            "WITH ORDINALITY AS answered(item_id, label, value, is_gold, correct, n) ORDER BY n",
-            [
-                # The row's own columns, in the INSERT's order …
-                assignment.job_id,
-                assignment.worker_id,
-                assignment.pk,
-                assignment.simulated,
-                timezone.now(),
-                ResponseOrigin.CROWD,
-                # … then the arrays unnest() reads a row per item from, in the items' order.
-                [item.pk for item in items],
-                [answer.label for answer in chosen],
-                values,
-                [item.is_gold for item in items],
-                list(correct),
-            ],
-        )
-
-
 def market_hit(job: Job, hit_external_id: str) -> Hit | None:
     """The job's HIT the market names (MTurk's hitId); None when the job has no such HIT."""
     return job.hits.filter(external_id=hit_external_id).first() if hit_external_id else None
@@ -496,28 +326,3 @@ def item_ids_of(assignment: Assignment) -> list[int]:
     if not quality.policy_of(assignment.job).adaptive:
         return ids
     return quality.with_gold(assignment, ids, quality.gold_ids_of(assignment))
-
-
-class ServiceQueue:
-    """The work queue as providers without people see it (`annotation.market_interface.base.WorkQueue`)."""
-
-    def __init__(self, job: Job) -> None:
-        self.job = job
-
-    def worker(self, external_id: str, *, simulated: bool, model: Mapping[str, Any]) -> Worker:
-        return get_worker(self.job.provider, external_id, simulated=simulated, model=model)
-
-    def qualify(self, worker: Worker, answers: Mapping[str, str]) -> bool:
-        return grade_quiz(worker, self.job, answers).passed
-
-    def next_assignment(self, worker: Worker) -> Assignment | None:
-        try:
-            return next_assignment(self.job, worker)
-        except NoWorkError:
-            return None
-
-    def items(self, assignment: Assignment) -> list[Item]:
-        return items_of(assignment)
-
-    def submit(self, assignment: Assignment, answers: Mapping[int, Answer]) -> None:
-        submit_assignment(assignment.pk, answers)

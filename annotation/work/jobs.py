@@ -37,8 +37,8 @@ from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
 from annotation.work import job_rows, market_reports
-from annotation.work.assignments import ServiceQueue
 from annotation.work.job_rows import BATCH
+from annotation.work.service_queue import ServiceQueue
 from annotation.work.settling import settle_job
 from annotation.work.withdrawals import cancel_offers, withdraw_unwanted
 from config.wording import listing

@@ -22,15 +22,10 @@ from aggregation.trimming import merge_clusters
 from annotation.models import Assignment, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
-from annotation.work.assignments import (
-    get_worker,
-    grade_quiz,
-    has_work_left,
-    items_of,
-    next_assignment,
-    submit_assignment,
-)
+from annotation.work.assignments import get_worker, has_work_left, items_of, next_assignment
 from annotation.work.jobs import create_job, job_progress, publish_job
+from annotation.work.quiz import grade_quiz
+from annotation.work.submitting import submit_assignment
 from corpus.models import PerspectiveCluster
 from export.services import build_release
 from tests.aggregation.jobdata import answer, keys, stance_job

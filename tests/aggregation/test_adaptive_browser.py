@@ -9,8 +9,10 @@ import pytest
 
 from annotation.models import Hit, Item, JobState
 from annotation.task_types.base import Answer
-from annotation.work.assignments import get_worker, grade_quiz, next_assignment, submit_assignment
+from annotation.work.assignments import get_worker, next_assignment
 from annotation.work.jobs import create_job, publish_job
+from annotation.work.quiz import grade_quiz
+from annotation.work.submitting import submit_assignment
 from tests.annotation.factories import make_corpus
 from tests.annotation.test_browser import log_in_to, page, take_the_quiz
 

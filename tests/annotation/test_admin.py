@@ -11,8 +11,10 @@ from django.test.utils import CaptureQueriesContext
 from annotation.models import Job, JobState, Worker
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
-from annotation.work.assignments import get_worker, grade_quiz, items_of, next_assignment, submit_assignment
+from annotation.work.assignments import get_worker, items_of, next_assignment
 from annotation.work.jobs import create_job, publish_job
+from annotation.work.quiz import grade_quiz
+from annotation.work.submitting import submit_assignment
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,10 @@ import pytest
 
 from annotation.models import Assignment, WorkerItem
 from annotation.task_types import get_task_type
-from annotation.work.assignments import get_worker, grade_quiz, items_of, next_assignment, submit_assignment
+from annotation.work.assignments import get_worker, items_of, next_assignment
 from annotation.work.jobs import create_job, publish_job
+from annotation.work.quiz import grade_quiz
+from annotation.work.submitting import submit_assignment
 from corpus.models import Status
 from tests.annotation.factories import make_corpus
 from tests.races import race

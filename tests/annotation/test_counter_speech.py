@@ -21,8 +21,9 @@ from annotation.task_types.base import Answer, TaskTypeError
 from annotation.task_types.counter_speech import GUESS, OTHER, REASON_VALUES, SIMILAR
 from annotation.web.forms import HitForm
 from annotation.work.accuracy import bonus_correct_answers, item_shares, job_accuracy
-from annotation.work.assignments import items_of, next_assignment, submit_assignment
+from annotation.work.assignments import items_of, next_assignment
 from annotation.work.jobs import create_job, publish_job, sync_job
+from annotation.work.submitting import submit_assignment
 from crawler.models import Point
 from tests.annotation.factories import crawled_counter_speech_questions
 from tests.annotation.test_services import qualified

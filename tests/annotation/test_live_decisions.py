@@ -14,7 +14,8 @@ from annotation.models import Assignment, Item, Job, Worker
 from annotation.quality import services as quality
 from annotation.quality.evidence import evidence_of
 from annotation.task_types.base import Answer
-from annotation.work.assignments import items_of, next_assignment, submit_assignment
+from annotation.work.assignments import items_of, next_assignment
+from annotation.work.submitting import submit_assignment
 from tests.annotation.test_live_quality import live_job, qualified
 
 pytestmark = pytest.mark.django_db

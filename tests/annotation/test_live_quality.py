@@ -18,16 +18,10 @@ from annotation.quality import services as quality
 from annotation.quality.models import QualityCheck, WorkerStop
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
-from annotation.work.assignments import (
-    NoWorkError,
-    get_worker,
-    grade_quiz,
-    item_ids_of,
-    items_of,
-    next_assignment,
-    submit_assignment,
-)
+from annotation.work.assignments import NoWorkError, get_worker, item_ids_of, items_of, next_assignment
 from annotation.work.jobs import JobError, create_job, publish_job, sync_job
+from annotation.work.quiz import grade_quiz
+from annotation.work.submitting import submit_assignment
 from corpus.models import Status
 from tests.annotation.factories import make_corpus
 

@@ -35,10 +35,12 @@ from annotation.market_interface.money import Finish, Records, Row
 from annotation.market_interface.registry import get_market, market_ids, market_names
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import Assignment, AssignmentState, Hit, Job
-from annotation.work.assignments import ServiceQueue, next_assignment, submit_assignment
+from annotation.work.assignments import next_assignment
 from annotation.work.jobs import create_job, publish_job, sync_job
 from annotation.work.market import bonus_assignment
 from annotation.work.records import ReviewError, review_assignment
+from annotation.work.service_queue import ServiceQueue
+from annotation.work.submitting import submit_assignment
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients

@@ -16,7 +16,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment, AssignmentState, Hit, Item, Job, JobState, Qualification, Worker
 from annotation.work import rows
-from annotation.work.assignments import get_worker, grade_quiz, next_assignment
+from annotation.work.assignments import get_worker, next_assignment
+from annotation.work.quiz import grade_quiz
 from tests.annotation.test_market_pages import (
     PROLIFIC,
     answers_for,

@@ -26,10 +26,10 @@ from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.studies import StudyTransitionError
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work.assignments import ServiceQueue
 from annotation.work.jobs import create_job, expire_hits, pause_job, publish_job, resume_job
 from annotation.work.market import bonus_assignment, expire_job
 from annotation.work.records import block_worker, review_assignment
+from annotation.work.service_queue import ServiceQueue
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedProlific

@@ -27,11 +27,9 @@ from annotation.work.assignments import (
     NotQualifiedError,
     NoWorkError,
     get_worker,
-    grade_quiz,
     has_work_left,
     items_of,
     next_assignment,
-    submit_assignment,
 )
 from annotation.work.jobs import (
     BudgetError,
@@ -44,7 +42,9 @@ from annotation.work.jobs import (
     resume_job,
     sync_job,
 )
+from annotation.work.quiz import grade_quiz
 from annotation.work.records import block_worker, gold_accuracy, long_format, worker_pseudonym
+from annotation.work.submitting import submit_assignment
 from corpus.models import Origin, Perspective, Status
 from tests.annotation.factories import PerspectiveFactory, make_corpus
 

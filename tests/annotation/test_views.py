@@ -7,8 +7,9 @@ from django.urls import reverse
 
 from annotation.models import Assignment, Qualification, Response, Worker
 from annotation.task_types import get_task_type
-from annotation.work.assignments import get_worker, grade_quiz, items_of, next_assignment
+from annotation.work.assignments import get_worker, items_of, next_assignment
 from annotation.work.jobs import create_job, publish_job
+from annotation.work.quiz import grade_quiz
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,10 @@ import pytest
 from annotation.ledger.engine import InFlightError
 from annotation.models import Assignment, AssignmentState, Job
 from annotation.task_types import get_task_type
-from annotation.work.assignments import get_worker, grade_quiz, next_assignment
+from annotation.work.assignments import get_worker, next_assignment
 from annotation.work.jobs import create_job, publish_job
 from annotation.work.market import extend_job
+from annotation.work.quiz import grade_quiz
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import GuardedMTurk
 from tests.races import race
