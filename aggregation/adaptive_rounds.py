@@ -30,7 +30,8 @@ from annotation.planning.bundling import Grouped, bundle
 from annotation.redundancy import adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.rules import CategoricalRule
-from annotation.work.jobs import BudgetError, check_cost
+from annotation.work.cost_checks import check_cost
+from annotation.work.job_errors import BudgetError
 from annotation.work.records import counted_responses
 
 

@@ -22,7 +22,8 @@ from annotation.machines.plans import machine_plan
 from annotation.machines.services import MachineError
 from annotation.market_interface.registry import get_market
 from annotation.models import HitItem, Job, Response
-from annotation.work.jobs import BudgetError, check_cost
+from annotation.work.cost_checks import check_cost
+from annotation.work.job_errors import BudgetError
 from annotation.work.records import machine_accepted
 from config.wording import count
 

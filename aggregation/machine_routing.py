@@ -23,7 +23,7 @@ from annotation.machines.models import MachineAnnotator
 from annotation.machines.plans import MachinePlan, calibration_ids, machine_plan
 from annotation.machines.services import MachineError
 from annotation.models import Job, Response, ResponseOrigin
-from annotation.work.jobs import estimate_cost_locally
+from annotation.work.cost_checks import estimate_cost_locally
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,8 @@ from annotation.task_types import get_task_type, task_type_choices
 from annotation.task_types.base import TaskTypeError
 from annotation.work import people
 from annotation.work.accuracy import job_accuracy
-from annotation.work.jobs import JobError, check_new_job, check_workers_per_item, create_job, job_progress
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import check_new_job, check_workers_per_item, create_job, job_progress
 from config.columns import PlainFields, figure_column, label_column, table_field
 from config.wording import money
 

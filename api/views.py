@@ -26,8 +26,9 @@ from accounts.roles import SPEND_MONEY, START_CRAWL
 from aggregation.models import AggregationRun, ItemOutcome, RunTrigger
 from aggregation.tasks import aggregate_job_task
 from annotation.models import Item, Job, Response, Worker
+from annotation.work.job_errors import JobError
 from annotation.work.job_requests import JobRequest, open_job
-from annotation.work.jobs import JobError, job_progress
+from annotation.work.jobs import job_progress
 from annotation.work.pseudonyms import PseudonymKeyError, is_pseudonym, pseudonym
 from annotation.work.records import pseudonym_key, worker_by_pseudonym, worker_pseudonym
 from api import serializers as s

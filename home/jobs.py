@@ -17,8 +17,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.permissions import staff_permission
 from accounts.roles import SPEND_MONEY
 from annotation.models import Job
+from annotation.work.cost_checks import estimate_cost_locally
+from annotation.work.job_errors import JobError
 from annotation.work.job_requests import forecast_job, open_job
-from annotation.work.jobs import JobError, estimate_cost_locally, job_progress
+from annotation.work.jobs import job_progress
 from home.job_exports import DOWNLOADS
 from home.job_form import NewJobForm
 from operations.models import Operation, OperationState

@@ -18,7 +18,8 @@ from annotation.market_interface.registry import is_simulated
 from annotation.models import Job
 from annotation.task_types import get_task_type
 from annotation.task_types.counter_speech import doubling_bonus_cap
-from annotation.work.jobs import NoItemsError, create_job
+from annotation.work.job_errors import NoItemsError
+from annotation.work.jobs import create_job
 from corpus.models import (
     SIDE_OF,
     Claim,

@@ -30,7 +30,7 @@ from annotation.market_interface.errors import RejectionError
 from annotation.market_interface.registry import get_market
 from annotation.models import Assignment, Job
 from annotation.work.accuracy import job_accuracy
-from annotation.work.jobs import estimate_cost_locally
+from annotation.work.cost_checks import estimate_cost_locally
 from annotation.work.market_actions import SHOW_MARKET_COSTS, CostRead, last_cost_reads
 from operations.models import Operation
 from operations.services import start_operation

@@ -24,7 +24,7 @@ from annotation.market_interface.registry import get_market
 from annotation.models import AssignmentState, HitItem, Job, Response
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
-from annotation.work.jobs import BudgetError
+from annotation.work.job_errors import BudgetError
 from annotation.work.market import bonus_assignment
 from annotation.work.records import ReviewError
 

@@ -12,13 +12,9 @@ from django.db import transaction
 
 from annotation.models import Job
 from annotation.task_types.base import TaskTypeError
-from annotation.work.jobs import (
-    CostEstimate,
-    JobError,
-    check_workers_per_item,
-    create_job,
-    estimate_cost_locally,
-)
+from annotation.work.cost_checks import CostEstimate, estimate_cost_locally
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import check_workers_per_item, create_job
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Job lifecycle: create (choose items, bundle into HITs), publish, sync, pause, cancel, progress."""
+"""Job lifecycle: create (choose items, bundle into HITs), publish (once the worst case passes
+annotation/work/cost_checks.py), sync, pause, cancel, progress."""
 
 from __future__ import annotations
 
@@ -16,11 +17,8 @@ from annotation.ledger.listings import publish_hits
 from annotation.machines.plans import MachinePlanError, calibration_ids, machine_plan
 from annotation.market_interface.base import (
     Control,
-    Market,
     MarketCallError,
     booking_currency,
-    declared_fee,
-    reward_lines,
 )
 from annotation.market_interface.errors import MarketError
 from annotation.market_interface.registry import control, get_market
@@ -31,12 +29,14 @@ from annotation.models import (
     Job,
     JobState,
 )
-from annotation.planning import amounts, costs
+from annotation.planning import amounts
 from annotation.quality.gold_schedule import GoldPolicyError, QualityPolicy
 from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
 from annotation.work import job_rows, market_reports
+from annotation.work.cost_checks import check_cost
+from annotation.work.job_errors import JobError, JobStateError, NoItemsError
 from annotation.work.job_rows import BATCH
 from annotation.work.service_queue import ServiceQueue
 from annotation.work.settling import settle_job
@@ -45,22 +45,6 @@ from config.wording import listing
 
 # Agreement (ρ, κ, α, the label models) compares answers: it needs two of them on an item.
 MIN_WORKERS_TO_AGREE = 2
-
-
-class JobError(ValueError):
-    """A job that cannot be created as asked."""
-
-
-class NoItemsError(JobError):
-    """The filters choose no items: there is nothing to annotate (a pipeline step then makes no job)."""
-
-
-class JobStateError(RuntimeError):
-    """An action the job's current state does not allow."""
-
-
-class BudgetError(JobError):
-    """Publishing would cost more than the job's budget allows."""
 
 
 @dataclass(frozen=True)
@@ -182,68 +166,6 @@ def _crowd_first(job: Job, items: list[Item], params: Mapping[str, Any]) -> list
     except MachinePlanError as error:
         raise JobError(str(error)) from None
     return [item for item in items if item.pk in chosen]
-
-
-@dataclass(frozen=True)
-class CostEstimate:
-    """What a publication (or an extension by `extra` assignments per HIT) can cost at most."""
-
-    worst_case: Decimal  # the whole job: every assignment, every allowed bonus, the market fee
-    spend: Decimal  # what this step adds (the whole worst case when publishing)
-    fee_rate: Decimal
-    bonus_cap: Decimal
-    budget: Decimal | None
-    balance: Decimal | None  # None where no market account pays
-
-    @property
-    def refusal(self) -> str:
-        """Why this may not be spent, or "": the job budget caps the whole, the balance this step."""
-        return costs.refusal(self.worst_case, self.budget, None) or costs.refusal(
-            self.spend, None, self.balance
-        )
-
-
-def estimate_cost(job: Job, market: Market | None = None, *, extra: int = 0) -> CostEstimate:
-    """The worst case for the job's HITs with `extra` more assignments each, and the market balance."""
-    market = market or get_market(job.provider)
-    fee = market.fee(job)
-    whole, spend = _worst_cases(job, market, fee, extra)
-    try:
-        balance = market.balance()
-    except MarketError as error:
-        raise MarketCallError(f"cannot read the {market.name} balance: {error}") from error
-    return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, balance)
-
-
-def estimate_cost_locally(job: Job, *, extra: int = 0) -> CostEstimate:
-    """The same worst case from our own records only, for a web page: no market call, so the fee is
-    the declared rate (the job's `fee_rate`, else the provider's) and the balance is unknown (None)."""
-    market = get_market(job.provider)
-    fee = declared_fee(market, job)
-    whole, spend = _worst_cases(job, market, fee, extra)
-    return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, None)
-
-
-def _bonus_cap(job: Job) -> Decimal:
-    return Decimal(str(job.params.get("bonus_cap", 0)))
-
-
-def _worst_cases(job: Job, market: Market, fee: Decimal, extra: int) -> tuple[Decimal, Decimal]:
-    """(the whole job's worst case, what this step adds) at `fee`; the reward lines are our own records."""
-    hits = list(job.hits.order_by("position"))
-    whole = costs.worst_case(reward_lines(market, hits, extra), fee, _bonus_cap(job))
-    if not extra:
-        return whole, whole
-    before = costs.worst_case(reward_lines(market, hits), fee, Decimal(0))
-    return whole, costs.worst_case(reward_lines(market, hits, extra), fee, Decimal(0)) - before
-
-
-def check_cost(job: Job, market: Market | None = None, *, extra: int = 0) -> CostEstimate:
-    """The one place of the rule: refuse when the worst case exceeds the job budget or the balance."""
-    estimate = estimate_cost(job, market, extra=extra)
-    if estimate.refusal:
-        raise BudgetError(estimate.refusal)
-    return estimate
 
 
 def publish_job(job_id: int) -> Job:

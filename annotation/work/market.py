@@ -20,13 +20,9 @@ from annotation.market_interface.base import Control
 from annotation.market_interface.registry import control, get_market
 from annotation.models import Assignment, AssignmentState, Job, JobState
 from annotation.planning import amounts
-from annotation.work.jobs import (
-    BudgetError,
-    JobStateError,
-    check_cost,
-    expire_hits,
-    pause_job,
-)
+from annotation.work.cost_checks import check_cost
+from annotation.work.job_errors import BudgetError, JobStateError
+from annotation.work.jobs import expire_hits, pause_job
 from annotation.work.records import ReviewError
 from annotation.work.settling import settle_job
 

@@ -14,17 +14,9 @@ from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketError
 from annotation.models import Assignment, Job, Worker
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
-from annotation.work.jobs import (
-    CostEstimate,
-    JobError,
-    JobStateError,
-    cancel_job,
-    estimate_cost,
-    pause_job,
-    publish_job,
-    resume_job,
-    sync_job,
-)
+from annotation.work.cost_checks import CostEstimate, estimate_cost
+from annotation.work.job_errors import JobError, JobStateError
+from annotation.work.jobs import cancel_job, pause_job, publish_job, resume_job, sync_job
 from annotation.work.market import bonus_assignment, expire_job, extend_job
 from annotation.work.records import ReviewError, block_worker, review_assignment, unblock_worker
 from operations.models import Operation

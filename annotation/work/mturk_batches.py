@@ -21,7 +21,8 @@ from annotation.models import Assignment, AssignmentState, Job, MTurkBatch, MTur
 from annotation.task_types.base import TaskTypeError
 from annotation.task_types.mturk_layout import LayoutError, answer_column_names, answer_columns, parse_layout
 from annotation.task_types.mturk_template import batch_of
-from annotation.work.jobs import JobError, create_job
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import create_job
 from annotation.work.pseudonyms import PseudonymKeyError
 from annotation.work.records import worker_pseudonym
 from config.csv_files import write_frame

@@ -12,7 +12,8 @@ from django.urls import reverse
 from aggregation.adaptive_rounds import adaptive_summary, next_round, open_item_ids
 from annotation.models import Hit, Job, JobState
 from annotation.redundancy import AdaptivePolicy
-from annotation.work.jobs import JobError, create_job, publish_job, sync_job
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import create_job, publish_job, sync_job
 from annotation.work.records import counted_responses
 from tests.annotation.factories import make_corpus
 

@@ -19,7 +19,8 @@ from aggregation.machine_routing import calibration_items, crowd_cost_per_item
 from aggregation.machine_training import label_job, train_local
 from annotation.machines.models import MachineAnnotator
 from annotation.machines.plans import machine_plan
-from annotation.work.jobs import JobError, estimate_cost_locally
+from annotation.work.cost_checks import estimate_cost_locally
+from annotation.work.job_errors import JobError
 from tests.aggregation.jobdata import stance_job
 from tests.aggregation.test_machine_training import decided_job
 from tests.annotation.factories import make_corpus

@@ -8,7 +8,8 @@ import pytest
 from annotation.market_interface.errors import MarketError
 from annotation.models import Job
 from annotation.work import market_actions
-from annotation.work.jobs import CostEstimate, create_job, estimate_cost
+from annotation.work.cost_checks import CostEstimate, estimate_cost
+from annotation.work.jobs import create_job
 from annotation.work.market_actions import SHOW_MARKET_COSTS, last_cost_reads
 from operations.models import Operation, OperationState
 from operations.services import run_operation

@@ -21,7 +21,8 @@ from annotation.ledger.tokens import idempotency_token
 from annotation.markets.mturk.answers import MarketAssignment, Outcome
 from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work.jobs import BudgetError, publish_job
+from annotation.work.job_errors import BudgetError
+from annotation.work.jobs import publish_job
 from tests.annotation.market_clients import market_clients
 
 HIT_ID = "3AQN9REUTFGXCRWFMS2HA7Y9KHNDYV"

@@ -19,7 +19,8 @@ from annotation.quality.models import QualityCheck, WorkerStop
 from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
 from annotation.work.assignments import NoWorkError, get_worker, item_ids_of, items_of, next_assignment
-from annotation.work.jobs import JobError, create_job, publish_job, sync_job
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import create_job, publish_job, sync_job
 from annotation.work.quiz import grade_quiz
 from annotation.work.submitting import submit_assignment
 from corpus.models import Status

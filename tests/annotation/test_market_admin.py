@@ -16,7 +16,8 @@ from django.utils import timezone
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.client import MTurkClient
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work.jobs import create_job, estimate_cost, publish_job
+from annotation.work.cost_checks import estimate_cost
+from annotation.work.jobs import create_job, publish_job
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
 from tests.annotation.market_clients import market_clients

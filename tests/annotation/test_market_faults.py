@@ -20,15 +20,8 @@ from annotation.market_interface.errors import MarketUnavailableError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.screening import ScreeningError
 from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, Worker
-from annotation.work.jobs import (
-    JobError,
-    cancel_job,
-    create_job,
-    pause_job,
-    publish_job,
-    resume_job,
-    sync_job,
-)
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import cancel_job, create_job, pause_job, publish_job, resume_job, sync_job
 from annotation.work.market import bonus_assignment, extend_job
 from annotation.work.records import review_assignment, unblock_worker
 from tests.annotation.factories import make_corpus

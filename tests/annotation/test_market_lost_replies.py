@@ -19,7 +19,8 @@ from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.market_interface.base import MarketCallError
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.models import AssignmentState, JobState
-from annotation.work.jobs import JobStateError, cancel_job, pause_job, publish_job, resume_job, sync_job
+from annotation.work.job_errors import JobStateError
+from annotation.work.jobs import cancel_job, pause_job, publish_job, resume_job, sync_job
 from annotation.work.market import bonus_assignment
 from annotation.work.records import review_assignment
 from tests.annotation.test_prolific_market import REASON, fake, published, study_of, submitted

@@ -23,7 +23,9 @@ from annotation.ledger.reconcile import jobs_to_reconcile, reconcile_job, reconc
 from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.schema import by_operation, check_request
 from annotation.models import AssignmentState, Job, JobState
-from annotation.work.jobs import JobError, create_job, estimate_cost, estimate_cost_locally, publish_job
+from annotation.work.cost_checks import estimate_cost, estimate_cost_locally
+from annotation.work.job_errors import JobError
+from annotation.work.jobs import create_job, publish_job
 from annotation.work.market import bonus_assignment
 from annotation.work.records import block_worker, worker_pseudonym
 from operations.models import Operation, OperationState

@@ -31,9 +31,8 @@ from annotation.work.assignments import (
     items_of,
     next_assignment,
 )
+from annotation.work.job_errors import BudgetError, JobStateError
 from annotation.work.jobs import (
-    BudgetError,
-    JobStateError,
     cancel_job,
     create_job,
     pause_job,

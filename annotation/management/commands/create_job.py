@@ -11,8 +11,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.machines.plans import MachinePlan, machine_plan
 from annotation.models import Job
 from annotation.task_types import task_type_slugs
+from annotation.work.cost_checks import estimate_cost_locally
+from annotation.work.job_errors import JobError
 from annotation.work.job_requests import JobRequest, open_job, request_params
-from annotation.work.jobs import JobError, estimate_cost_locally, job_progress
+from annotation.work.jobs import job_progress
 from config.wording import count
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from annotation.management.job_command import JobCommand
 from annotation.market_interface.base import MarketCallError
 from annotation.models import Job
-from annotation.work.jobs import BudgetError, publish_job, request_publish
+from annotation.work.job_errors import BudgetError
+from annotation.work.jobs import publish_job, request_publish
 
 
 class Command(JobCommand):
