@@ -6,7 +6,6 @@ import datetime as dt
 from typing import Any
 
 from django import forms
-from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -225,8 +224,8 @@ class CrawlRunAdmin(NamedPermissions, LiveCountsAdmin):
         stopped = sum(services.stop_crawl(run.pk) for run in queryset)
         self.message_user(
             request,
-            f"Asked {stopped} crawl(s) to stop: each finishes what is in flight and stops within "
-            f"{settings.CRAWLER_PROGRESS_SECONDS} s or so, wherever it runs.",
+            f"Asked {stopped} crawl(s) to stop: each stops within {services.STOP_SECONDS} s, wherever it "
+            "runs, and a later crawl of its site resumes it.",
         )
 
     @admin.action(description="Crawl the selected sites again", permissions=["start_crawl"])

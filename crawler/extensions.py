@@ -17,13 +17,14 @@ from scrapy.exceptions import DontCloseSpider
 from twisted.internet import task
 
 from crawler import reporting
+from crawler.stopping import STOP_POLL_SECONDS, stop_promptly
 
 
 class RunProgress:
     def __init__(self, crawler: Crawler, interval: float) -> None:
         self.crawler = crawler
         self.interval = interval
-        self.loop: task.LoopingCall | None = None
+        self.loops: list[task.LoopingCall] = []
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RunProgress:
@@ -40,30 +41,40 @@ class RunProgress:
     def spider_opened(self, spider: Spider) -> None:
         run_id, helper_id = getattr(spider, "run_id", None), getattr(spider, "helper_id", None)
         if helper_id is not None:
-            self._every(lambda: reporting.save_helper_progress(helper_id, self._stats()))
+            self._every(self.interval, lambda: reporting.save_helper_progress(helper_id, self._stats()))
+            self._every(STOP_POLL_SECONDS, lambda: reporting.helper_may_go_on(helper_id))
         elif run_id is not None:
             resumed_from = getattr(spider, "resumed_from", None)
             if not reporting.start_run(run_id, os.getpid(), resumed_from=resumed_from):
                 # Stopped before it started: close at the first beat (the engine is not running yet).
-                self._every(lambda: False)
+                self._every(self.interval, lambda: False)
                 return
-            self._every(lambda: reporting.save_progress(run_id, self._stats()))
+            self._every(self.interval, lambda: reporting.save_progress(run_id, self._stats()))
+            # Read far more often than the heartbeat is written: Stop promises STOP_SECONDS.
+            self._every(STOP_POLL_SECONDS, lambda: reporting.run_may_go_on(run_id))
 
-    def _every(self, report: Callable[[], bool]) -> None:
-        """Report every interval (the heartbeat); a report that says not to go on stops the crawl."""
+    def _every(self, interval: float, report: Callable[[], bool]) -> None:
+        """Call `report` every interval (the heartbeat, the stop request's poll); one that says not
+        to go on stops the crawl."""
 
         def beat() -> None:
             if not report():
                 self._stop()
 
-        self.loop = task.LoopingCall(beat)
-        self.loop.start(self.interval, now=False)
+        loop = task.LoopingCall(beat)
+        self.loops.append(loop)
+        loop.start(interval, now=False)
 
     def _stop(self) -> None:
-        """What SIGTERM does: finish the requests in flight, save the queue, close with "shutdown"."""
-        if self.loop is not None and self.loop.running:
-            self.loop.stop()
-        self.crawler.stop()
+        """What SIGTERM does (the crawl closes "shutdown", its queue saved), within STOP_SECONDS."""
+        self._stop_loops()
+        if self.crawler.crawling:
+            stop_promptly(self.crawler)
+
+    def _stop_loops(self) -> None:
+        for loop in self.loops:
+            if loop.running:
+                loop.stop()
 
     def spider_idle(self, spider: Spider) -> None:
         """The run's own process waits for its helpers, polling the shared queue meanwhile."""
@@ -74,8 +85,7 @@ class RunProgress:
 
     def spider_closed(self, spider: Spider, reason: str) -> None:
         run_id, helper_id = getattr(spider, "run_id", None), getattr(spider, "helper_id", None)
-        if self.loop is not None and self.loop.running:
-            self.loop.stop()
+        self._stop_loops()
         if helper_id is not None:
             reporting.save_helper_progress(helper_id, self._stats(), finished=True)
         elif run_id is not None:

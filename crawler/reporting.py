@@ -45,6 +45,11 @@ def save_progress(run_id: int, stats: dict[str, Any]) -> bool:
     return False
 
 
+def run_may_go_on(run_id: int) -> bool:
+    """Whether the crawl of a run goes on: not once a stop was asked for or the run ended."""
+    return CrawlRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, stop_requested__isnull=True).exists()
+
+
 def finish_run(run_id: int, status: str, stats: dict[str, Any] | None = None, message: str = "") -> None:
     """End an active run; one already ended (failed for silence, stopped before it started) keeps
     its ending and its reason."""
@@ -129,6 +134,11 @@ def save_helper_progress(helper_id: int, stats: dict[str, Any], finished: bool =
     now = timezone.now()
     extra: dict[str, Any] = {"finished": now} if finished else {}
     CrawlHelper.objects.filter(pk=helper_id).update(reported=now, **progress_counts(stats), **extra)
+    return helper_may_go_on(helper_id)
+
+
+def helper_may_go_on(helper_id: int) -> bool:
+    """Whether a helper goes on: not once its run was asked to stop or ended."""
     return CrawlRun.objects.filter(
         helpers=helper_id, status=RunStatus.RUNNING, stop_requested__isnull=True
     ).exists()

@@ -45,7 +45,13 @@ CLOSESPIDER_ERRORCOUNT = 50
 RETRY_ENABLED = True
 RETRY_TIMES = 3
 RETRY_HTTP_CODES = [408, 429, 500, 502, 503, 504, 522, 524]
+# Generous, for the web archive; once a stop is asked for, requests in flight get far less
+# (crawler.stopping).
 DOWNLOAD_TIMEOUT = 60
+DOWNLOAD_HANDLERS = {
+    "http": "crawler.stopping.StoppableDownloads",
+    "https": "crawler.stopping.StoppableDownloads",
+}
 REDIRECT_MAX_TIMES = 5
 
 # Django's ORM is synchronous; the asyncio reactor would run pipelines inside an event loop,
@@ -58,6 +64,8 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.ForbiddenLinksMiddleware": 50,
     # Before Scrapy's HttpProxyMiddleware (750), which reads the route it sets.
     "crawler.middlewares.LocalRoutes": 60,
+    # Last: once a stop is asked for, unsent requests go back to the scheduler (crawler.stopping).
+    "crawler.stopping.UnsentRequestsBack": 950,
 }
 ITEM_PIPELINES = {
     "crawler.pipelines.StorePagePipeline": 100,

@@ -235,11 +235,15 @@ def run_log_path(run_id: int) -> Path:
     return Path(settings.CRAWLER_DIR) / "logs" / f"run-{run_id}.log"
 
 
+# How long a crawl takes at most to end once Stop was asked for, at any politeness (crawler.stopping
+# keeps it); the admin says so.
+STOP_SECONDS = 10
+
+
 def stop_crawl(run_id: int) -> bool:
     """Ask a crawl to stop gracefully, from any process, container or machine: the request is written
-    on the run, and the crawl reads it within CRAWLER_PROGRESS_SECONDS, finishes what is in flight and
-    saves its queue (a later crawl of the site resumes it). A queued run no process took up yet is
-    stopped at once. Whether the run was active."""
+    on the run, and the crawl ends within STOP_SECONDS, its queue saved (a later crawl of the site
+    resumes it). A queued run no process took up yet is stopped at once. Whether the run was active."""
     now = timezone.now()
     if CrawlRun.objects.filter(pk=run_id, status=RunStatus.QUEUED, heartbeat__isnull=True).update(
         status=RunStatus.STOPPED, stop_requested=now, finished=now, message=STOPPED_BEFORE_START

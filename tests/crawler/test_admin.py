@@ -14,6 +14,7 @@ from crawler import ingest, reporting, services, summary
 from crawler.models import CrawlRun, Debate, Drop
 from crawler.parsing import parse_debate
 from crawler.pipelines import UNCHANGED
+from crawler.services import STOP_SECONDS
 from tests.crawler.test_ingest import SMOKERS, prepared
 
 pytestmark = pytest.mark.django_db
@@ -95,6 +96,17 @@ def test_the_run_list_shows_progress(staff_client: Client) -> None:
     page = staff_client.get(reverse("admin:crawler_crawlrun_changelist")).content.decode()
     assert "Start a crawl" in page
     assert ">31<" in page and ">9<" in page
+
+
+def test_stop_states_the_bound_the_crawl_keeps(staff_client: Client) -> None:
+    run = services.create_run("idebate")
+    reporting.start_run(run.pk, pid=os.getpid())
+    changelist = reverse("admin:crawler_crawlrun_changelist")
+    response = staff_client.post(
+        changelist, {"action": "stop_crawls", "_selected_action": [run.pk]}, follow=True
+    )
+    assert f"Asked 1 crawl(s) to stop: each stops within {STOP_SECONDS} s" in response.content.decode()
+    assert not reporting.run_may_go_on(run.pk)
 
 
 def test_non_staff_cannot_start_a_crawl() -> None:

@@ -20,14 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from crawler.local_site import LocalSite, preferred_port
+from crawler.services import STOP_SECONDS
 from rigs.processes import free_port
 from tests.crawler.conftest import IDEBATE_PAGES, REPO
 from tests.crawler.test_crawl_end_to_end import DEBATES, count, crawl_args, query
 
 WAIT_SECONDS = 120
-# The crawl reads its row every CRAWLER_PROGRESS_SECONDS (1 s here), then finishes the request in
-# flight; a loaded machine may add a few seconds.
-STOP_SECONDS = 10
 
 
 def in_another_pid_namespace() -> list[str]:
