@@ -6,11 +6,13 @@ Pure: no Django import. The password travels in PGPASSWORD, never on a command l
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import psycopg
 from psycopg.conninfo import make_conninfo
@@ -19,6 +21,8 @@ from backups.errors import NotPostgresError, PostgresToolError
 
 POSTGRES_ENGINE = "django.db.backends.postgresql"
 # Django's DATABASES keys and the libpq environment variables they become.
+# How much of pg_dump's output is written at a time.
+DUMP_CHUNK = 1 << 20
 LIBPQ_VARIABLES = {"HOST": "PGHOST", "PORT": "PGPORT", "USER": "PGUSER", "PASSWORD": "PGPASSWORD"}
 
 
@@ -62,8 +66,46 @@ def said(stderr: str) -> str:
 
 
 def dump_database(database: Mapping[str, Any], target: Path) -> None:
-    """The whole database in pg_dump's custom format (compressed; pg_restore can pick from it)."""
-    _run(["pg_dump", "--format=custom", f"--file={target}", f"--dbname={database_name(database)}"], database)
+    """The whole database in pg_dump's custom format (compressed; pg_restore can pick from it).
+
+    pg_dump writes to a pipe and this process writes the file, so a full disk is this process's
+    OSError, with its errno, as for every other file a backup writes; pg_dump writing the file
+    itself would die of SIGXFSZ under a file-size limit, or fail in words of its own."""
+    with _start(["pg_dump", "--format=custom", f"--dbname={database_name(database)}"], database) as dump:
+        stderr = _read_aside(dump.stderr)
+        try:
+            with target.open("wb") as out:
+                shutil.copyfileobj(dump.stdout, out, DUMP_CHUNK)  # type: ignore[arg-type]  # piped: never None
+        except BaseException:
+            dump.kill()
+            raise
+        finally:
+            dump.wait()
+            stderr_text = stderr()
+    if dump.returncode != 0:
+        raise PostgresToolError(f"pg_dump {ending(dump.returncode)}: {said(stderr_text)}")
+
+
+def _read_aside(stream: IO[bytes] | None) -> Callable[[], str]:
+    """Read a tool's stderr in a thread of its own, so much said there cannot stall its output; what
+    it said, once it ended."""
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(stream.read() if stream else b""), daemon=True)
+    reader.start()
+
+    def everything() -> str:
+        reader.join()
+        return b"".join(chunks).decode(errors="replace")
+
+    return everything
+
+
+def _start(argv: list[str], database: Mapping[str, Any]) -> subprocess.Popen[bytes]:
+    env = {**os.environ, **libpq_environment(database)}
+    try:
+        return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        raise PostgresToolError(f"{argv[0]} is not installed (Debian: postgresql-client)") from None
 
 
 def restore_database(database: Mapping[str, Any], source: Path, *, replace: bool) -> None:

@@ -94,7 +94,10 @@ def _write_backup(root: Path) -> tuple[Path, int]:
         partial.rename(final)
     except OSError as error:  # a full disk, mostly: nothing half-written is kept
         shutil.rmtree(partial, ignore_errors=True)
-        raise BackupError(f"cannot write the backup into {root}: {_reason(error)}; nothing kept") from None
+        raise BackupError(
+            f"cannot write the backup into {root}: {_reason(error)}; nothing kept, the previous backups "
+            "are intact"
+        ) from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
@@ -136,7 +139,10 @@ def restore_backup(
     try:
         unpacked = _unpack_and_verify(backup / RELEASES_ARCHIVE, releases_dir, manifest)
     except OSError as error:
-        raise BackupError(f"cannot unpack the releases beside {releases_dir}: {_reason(error)}") from None
+        raise BackupError(
+            f"cannot unpack the releases beside {releases_dir}: {_reason(error)}; the database and "
+            f"{releases_dir} are as they were"
+        ) from None
     try:
         restore_database(database, backup / DATABASE_DUMP, replace=replace)
     except BaseException:
