@@ -45,29 +45,19 @@ def seed(claims: int, workers_per_item: int) -> dict[str, Any]:
 def make_corpus(claims: int, perspectives: int) -> None:
     """`claims` candidate claims with `perspectives` one-member clusters each, stances known. Each level
     seeds its own job in a new process, so ids number on from what the database holds."""
-    from annotation.task_types.builtin_rules import STANCE_5_TO_3
-    from corpus.models import SIDE_OF, Claim, ClusterMember, Perspective, PerspectiveCluster, Stance5
+    from corpus.models import Claim, Perspective
+    from rigs.corpus import STANCES, one_member_cluster
 
-    stances = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
     claims_before = Claim.objects.count()
     perspective_numbers = itertools.count(Perspective.objects.count())
     for n in range(claims_before, claims_before + claims):
         claim = Claim.objects.create(cid=n + 1, text=f"Claim number {n} should be debated", source="idebate")
         for position in range(perspectives):
-            stance = stances[position % len(stances)]
-            stance_3 = STANCE_5_TO_3[stance]
-            cluster = PerspectiveCluster.objects.create(
-                claim=claim,
-                position=position,
-                stance_5=stance,
-                stance_3=stance_3,
-                source_side=SIDE_OF[stance_3],
-            )
             k = next(perspective_numbers)
             perspective = Perspective.objects.create(
                 pid=k + 1, text=f"Perspective number {k} gives a reason", source="idebate"
             )
-            ClusterMember.objects.create(cluster=cluster, perspective=perspective, position=0)
+            one_member_cluster(claim, position, STANCES[position % len(STANCES)], perspective)
 
 
 def check(job_pk: int) -> dict[str, int]:

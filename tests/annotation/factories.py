@@ -6,23 +6,19 @@ from pathlib import Path
 
 import factory
 
-from annotation.task_types.builtin_rules import STANCE_5_TO_3
 from corpus.models import (
-    SIDE_OF,
     Claim,
     ClaimTopic,
     ClusterEvidence,
-    ClusterMember,
     Evidence,
     Perspective,
     PerspectiveCluster,
-    Stance5,
     Status,
     Topic,
 )
+from rigs.corpus import STANCES, one_member_cluster
 
 SMOKERS_PAGE = "addiction-health-general-healthcare-house-would-deny-smokers-access-state.html"
-STANCES = [Stance5.SUPPORT, Stance5.UNDERMINE, Stance5.MILDLY_SUPPORT, Stance5.UNDERMINE]
 
 
 class ClaimFactory(factory.django.DjangoModelFactory):
@@ -46,17 +42,7 @@ class PerspectiveFactory(factory.django.DjangoModelFactory):
 def make_cluster(
     claim: Claim, position: int, stance: str, status: str = Status.CANDIDATE
 ) -> PerspectiveCluster:
-    stance_3 = STANCE_5_TO_3[stance]
-    cluster = PerspectiveCluster.objects.create(
-        claim=claim,
-        position=position,
-        stance_5=stance,
-        stance_3=stance_3,
-        status=status,
-        source_side=SIDE_OF[stance_3],
-    )
-    ClusterMember.objects.create(cluster=cluster, perspective=PerspectiveFactory(), position=0)
-    return cluster
+    return one_member_cluster(claim, position, stance, PerspectiveFactory(), status)
 
 
 def make_corpus(claims: int = 3, perspectives: int = 4, status: str = Status.CANDIDATE) -> list[Claim]:
