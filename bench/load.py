@@ -148,7 +148,7 @@ def served_stack(
         group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=300)
         port = free_port()
         try:
-            # A command line laid out by hand (fmt: skip): each flag beside its value.
+            # A command line laid out by hand: each flag beside its value.
             group.start(
                 "gunicorn",
                 [PYTHON, "-m", "gunicorn", "config.wsgi:application", *config, "--bind", f"127.0.0.1:{port}",
@@ -189,7 +189,7 @@ def run_level(
     prefix = group.log_dir / f"locust-{users}"
     cpu_before, crowd_before = web_cpu_seconds(group), children_cpu_seconds()
     crowd_env = {**env, "LOAD_SEED": json.dumps(seeded), "LOAD_THINK_SECONDS": ",".join(map(str, think))}
-    # A command line laid out by hand (fmt: skip): each flag beside its value.
+    # A command line laid out by hand: each flag beside its value.
     group.run(
         f"locust-{users}",
         [PYTHON, "-m", "locust", "-f", str(Path(__file__).with_name("_load_workers.py")), "--headless",
