@@ -2,15 +2,17 @@
 train_annotator`), and labelling a job's items with it.
 
 The examples are the kept outcomes of the chosen jobs: each item's payload texts that its task type
-names for machines (``TaskType.machine_texts``) and the crowd's decided label. Cross-validation keeps
-an item group (a claim's items) in one fold. The trained classifier is saved under the var directory,
-one file per version, and a MachineAnnotator row records what it is and how it did.
+names for machines (``TaskType.machine_texts``) and the crowd's decided label. For stance they may
+instead be the corpus's decided stances of the claims of some splits (an imported release's among
+them). Cross-validation keeps an item group (a claim's items) in one fold. The trained classifier
+is saved under the var directory, one file per version, and a MachineAnnotator row records what it
+is and how it did.
 """
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from annotation.machines.services import MachineError, record_machine_labels, re
 from annotation.models import Job
 from annotation.task_types.registry import get_task_type
 from config.whole_files import whole_file
+from corpus.models import ClusterMember, Stance3, Status
 
 FOLDS = 5
 
@@ -73,9 +76,43 @@ def decided_examples(task_type: str, job_ids: Sequence[int]) -> Decided:
     return Decided(examples, labels, groups)
 
 
+SIDES = (Stance3.SUPPORT.value, Stance3.UNDERMINE.value)
+
+
+def corpus_stance_examples(splits: Sequence[str], leave_out: Iterable[str] = ()) -> Decided:
+    """The original perspective of each kept or adjudicated cluster of the claims in ``splits`` (the
+    one whose stance people judged; the other members joined it as paraphrases), with the cluster's
+    decided side (SUPPORT or UNDERMINE), as stance examples grouped by claim. A pair with a
+    text in ``leave_out`` is left out: a job's own claims and perspectives (a crawled point is often
+    word for word a release's) must not be learnt under another claim's wording and then labelled."""
+    left_out = set(leave_out)
+    members = ClusterMember.objects.filter(
+        cluster__claim__split__in=list(splits),
+        cluster__claim__text_missing=False,
+        cluster__status__in=Status.released(),
+        cluster__stance_3__in=SIDES,
+        position=0,
+    ).order_by("cluster__claim__cid", "cluster__position")
+    rows = [
+        ((claim, perspective), side, str(cid))
+        for cid, claim, perspective, side in members.values_list(
+            "cluster__claim__cid", "cluster__claim__text", "perspective__text", "cluster__stance_3"
+        )
+        if claim not in left_out and perspective not in left_out
+    ]
+    examples, labels, groups = (list(column) for column in zip(*rows, strict=True)) if rows else ([], [], [])
+    return Decided(examples, labels, groups)
+
+
 def train_local(name: str, task_type: str, job_ids: Sequence[int]) -> TrainingReport:
-    """Train, cross-validate, save and register a new version of local machine ``name``."""
-    decided = decided_examples(task_type, job_ids)
+    """Train, cross-validate, save and register a new version of local machine ``name`` on the kept
+    decisions of these jobs."""
+    return train_on(name, task_type, decided_examples(task_type, job_ids), {"jobs": list(job_ids)})
+
+
+def train_on(name: str, task_type: str, decided: Decided, source: dict[str, object]) -> TrainingReport:
+    """Train, cross-validate, save and register a new version of local machine ``name`` on these
+    examples; ``source`` (the jobs, or the splits) is kept in its settings."""
     names = tuple(sorted(set(decided.labels)))
     if len(names) < 2 or len(set(decided.groups)) < FOLDS:
         raise MachineError(
@@ -95,7 +132,7 @@ def train_local(name: str, task_type: str, job_ids: Sequence[int]) -> TrainingRe
         task_type,
         MachineBackend.LOCAL,
         f"{classifier.features}+logistic",
-        settings={**figures, "labels": list(names), "jobs": list(job_ids), "examples": len(decided.labels)},
+        settings={**figures, "labels": list(names), **source, "examples": len(decided.labels)},
     )
     path = save_classifier(classifier, annotator)
     annotator.settings["file"] = path.name

@@ -70,12 +70,19 @@ def kept_originals(claims: Sequence[int]) -> list[int]:
 
 
 def stance_job(
-    claims: Sequence[int], params: dict[str, Any], status: str, name: str = "stance verification"
+    claims: Sequence[int],
+    params: dict[str, Any],
+    status: str,
+    name: str = "stance verification",
+    machine: dict[str, Any] | None = None,
 ) -> Job | None:
-    """Step 2a: every `status` claim–perspective pair of the claims."""
-    redundancy = dict(params.get("stance_redundancy") or {})
+    """Step 2a: every `status` claim–perspective pair of the claims; with `machine` (a job's machine
+    plan), a machine beside the crowd."""
+    extra = dict(params.get("stance_redundancy") or {})
+    if machine:
+        extra["machine"] = dict(machine)
     filters = {"claims": list(claims), "status": status}
-    return _create("stance", filters, params, name, redundancy)
+    return _create("stance", filters, params, name, extra)
 
 
 def paraphrase_writing_job(claims: Sequence[int], params: dict[str, Any]) -> Job | None:

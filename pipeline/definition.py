@@ -76,6 +76,11 @@ DEFAULTS: dict[str, Any] = {
     # The stance job's redundancy: {} fixed (the task type's workers_per_item), or adaptive:
     # {"redundancy": "adaptive", "min_workers": 3, "max_workers": 4, "stop_posterior": 0.95}
     "stance_redundancy": {},
+    # A machine beside the crowd in the stance job: {} none, or a local machine trained on the corpus's
+    # decided stances of the claims of `train_splits`, with the job's machine plan:
+    # {"annotator": "local-stance", "target_error": 0.1, "confidence": 0.95, "calibration_items": 150,
+    #  "train_splits": ["train"]}
+    "stance_machine": {},
     "crawl": {"site": "idebate", "start_urls": [], "limit": None, "archive": "", "serve_fixtures": False},
     "claims": [],  # cIds to work on; filled by the crawl step when empty
     "web_sentences": 10,

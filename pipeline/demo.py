@@ -26,6 +26,15 @@ DEMO_STANCE_REDUNDANCY = {
     "max_workers": 4,
     "stop_posterior": 0.95,
 }
+# The stance step's local machine beside the crowd, trained on the imported release's train split: at
+# TF-IDF's accuracy on stance (about 0.6), expect its page to say why nothing is accepted from it.
+DEMO_STANCE_MACHINE = {
+    "annotator": "local-stance",
+    "target_error": 0.1,
+    "confidence": 0.95,
+    "calibration_items": 150,
+    "train_splits": ["train"],
+}
 DEMO_VERSION = "demo-1"
 # The demo's crawl of the saved pages takes seconds; a small archive crawl, a few minutes.
 DEMO_CRAWL_SECONDS = 15 * 60
@@ -50,12 +59,14 @@ def demo_params() -> dict[str, object]:
         {"serve_fixtures": True} if saved_pages_dir().is_dir() else {"archive": "2015:2018", "limit": 5}
     )
     web = web_sentences_file(Path(settings.DATA_DIR) / "demo_web_sentences.jsonl")
-    # The stance step asks the simulated crowd adaptively: a third label only where the decision is open.
+    # The stance step asks the simulated crowd adaptively (a fourth label only where the decision is
+    # open), beside a local machine.
     return {
         "crawl": crawl,
         "web_source_file": str(web or ""),
         "version": DEMO_VERSION,
         "stance_redundancy": DEMO_STANCE_REDUNDANCY,
+        "stance_machine": DEMO_STANCE_MACHINE,
     }
 
 

@@ -21,7 +21,7 @@ from crawler import services as crawler
 from crawler.models import CrawlRun, RunStatus
 from export.vast import VastExportError, export_vast
 from export.vast_rows import describe_types
-from pipeline import candidate_jobs, review
+from pipeline import candidate_jobs, machine_stance, review
 from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
 from search.services import SearchConfigError
@@ -146,7 +146,26 @@ def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
 
 
 def stance(ctx: Context) -> Outcome:
-    return job_step(ctx, "stance", lambda: candidate_jobs.stance_job(ctx.claims, ctx.params, "candidate"))
+    """The stance job; with a machine beside the crowd, the crowd's calibration sample first, then the
+    machine's routing, then the crowd for the items the machine is not trusted with."""
+    settings = dict(ctx.params.get("stance_machine") or {})
+    plan = machine_stance.machine_plan_of(settings)
+
+    def create() -> Job | None:
+        return candidate_jobs.stance_job(ctx.claims, ctx.params, "candidate", machine=plan)
+
+    outcome = job_step(ctx, "stance", create)
+    job_id = finished_job(ctx, "stance", outcome)
+    if plan is None or job_id is None:
+        return outcome
+    if "machine" not in ctx.step.output:
+        said = machine_stance.route_stance_job(Job.objects.get(pk=job_id), settings)
+        ctx.step.output["machine"] = said
+        ctx.step.save(update_fields=["output"])
+        outcome = job_step(ctx, "stance", create)
+    if outcome.state == StepState.DONE:
+        outcome.message += f"; {ctx.step.output['machine']}"
+    return outcome
 
 
 def paraphrase_writing(ctx: Context) -> Outcome:

@@ -10,6 +10,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from annotation.machines.models import MACHINE_PROVIDER, MachineAnnotator, MachineBackend
+from annotation.market_interface.registry import is_simulated
 from annotation.models import Item, Job, Response, ResponseOrigin, Worker
 from annotation.task_types.registry import get_task_type
 
@@ -54,8 +55,9 @@ def record_machine_labels(
     scores: Mapping[int, float] | None = None,
 ) -> int:
     """Store the machine's label of each item (item id → label) as a response marked machine, with no
-    assignment, and its score (how sure it was, in [0, 1]) in the response's value. A re-run adds only
-    what is new: a label already recorded is kept. Returns how many were written."""
+    assignment, and its score (how sure it was, in [0, 1]) in the response's value. In a simulated
+    crowd's job its labels are marked simulated too: they are routed against that crowd's decisions. A
+    re-run adds only what is new: a label already recorded is kept. Returns how many were written."""
     if annotator.task_type != job.task_type:
         raise MachineError(f"{annotator} labels {annotator.task_type}, not this job's {job.task_type}")
     allowed = set(get_task_type(job.task_type).label_values)
@@ -65,7 +67,7 @@ def record_machine_labels(
     items = set(Item.objects.filter(job=job, pk__in=list(labels)).values_list("pk", flat=True))
     if len(items) != len(labels):
         raise MachineError(f"{len(labels) - len(items)} of the items are not this job's")
-    now = timezone.now()
+    now, simulated = timezone.now(), is_simulated(job.provider)
     rows = [
         Response(
             job=job,
@@ -74,6 +76,7 @@ def record_machine_labels(
             label=label,
             origin=ResponseOrigin.MACHINE,
             value={"score": (scores or {}).get(item, 1.0)},
+            simulated=simulated,
             created=now,
         )
         for item, label in labels.items()

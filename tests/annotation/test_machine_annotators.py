@@ -11,6 +11,7 @@ from annotation.ledger.models import LedgerEntry
 from annotation.machines.models import MACHINE_PROVIDER
 from annotation.machines.services import MachineError, record_machine_labels, register_annotator
 from annotation.models import Response, ResponseOrigin
+from annotation.work.jobs import create_job
 from annotation.work.records import long_format
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
@@ -43,6 +44,18 @@ def test_machine_labels_are_responses_marked_machine_without_assignment_or_payme
     assert written == len(items) == rows.count() == 3
     assert set(rows.values_list("origin", "assignment", "label")) == {(ResponseOrigin.MACHINE, None, S)}
     assert LedgerEntry.objects.count() == ledger_before
+
+
+def test_a_machines_labels_in_a_simulated_job_are_marked_simulated_as_the_jobs_crowd_is() -> None:
+    """Its labels there are routed against a simulated crowd's decisions: no release may pass them for
+    labels of a real annotation effort."""
+    machine = register_annotator("tfidf", "stance", "local", "tfidf-logistic")
+    simulated = create_job("stance", {"claims": [c.cid for c in make_corpus(claims=1)]}, provider="simulated")
+    real = stance_job(make_corpus(claims=1, perspectives=2))
+    for job in (simulated, real):
+        record_machine_labels(machine, job, {pk: S for pk in job.items.values_list("pk", flat=True)})
+    assert set(Response.objects.filter(job=simulated).values_list("simulated", flat=True)) == {True}
+    assert set(Response.objects.filter(job=real).values_list("simulated", flat=True)) == {False}
 
 
 def test_a_rerun_writes_nothing_new() -> None:

@@ -9,10 +9,16 @@ output was read line by line. The test reads the results back with sqlite3, from
 
 from __future__ import annotations
 
+import html
+import http.cookiejar
+import json
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pandas as pd
@@ -81,6 +87,7 @@ def test_setup_demo_shows_every_step_and_a_verified_release(served_demo: ServedD
     assert set(frame["simulated"]) == {1}
     verified = manage("verify_release", str(tmp_path / "var" / "releases" / "demo-1"))
     assert "verified against its manifest and schemas" in verified
+    machine_beside_the_crowd(served_demo, tmp_path, dict((name, message) for name, _, message in steps))
 
     manage("export_release", "--version", "demo-1", "--out", str(tmp_path / "first"))
     # make run again, with make's HOST and PORT: nothing new is crawled, imported or released.
@@ -88,6 +95,45 @@ def test_setup_demo_shows_every_step_and_a_verified_release(served_demo: ServedD
     assert "release demo-1" in again
     assert "already imported, not imported again" in again and "updated" not in again
     assert "Staff login for http://10.0.0.7:8123/ : admin / " in again
+    assert "  stance: reused — done before (job 1 complete and aggregated" in again
+    with sqlite3.connect(tmp_path / DATABASE) as db:
+        assert db.execute("SELECT COUNT(*) FROM annotation_machineannotator").fetchone()[0] == 1
     manage("export_release", "--version", "demo-1", "--out", str(tmp_path / "second"))
     first = {path.name: path.read_bytes() for path in (tmp_path / "first").iterdir()}
     assert first == {path.name: path.read_bytes() for path in (tmp_path / "second").iterdir()}
+
+
+def staff_page(served_demo: ServedDemo, path: str) -> str:
+    """A staff page of the served demo, logged in as `setup_demo`'s staff login."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    login = f"{served_demo.base}/admin/login/"
+    form = opener.open(login, timeout=60).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form)
+    assert token is not None
+    fields = {"csrfmiddlewaretoken": token.group(1), "username": "admin", "password": served_demo.password}
+    sent = urllib.request.Request(login, urllib.parse.urlencode(fields).encode(), headers={"Referer": login})
+    opener.open(sent, timeout=60)
+    return str(opener.open(served_demo.base + path, timeout=60).read().decode())
+
+
+def machine_beside_the_crowd(served_demo: ServedDemo, root: Path, messages: dict[str, str]) -> None:
+    """The stance step ran with the local machine beside the simulated crowd: trained, labelling every
+    item, its threshold chosen on the calibration sample; at TF-IDF's accuracy nothing is accepted from
+    it, the job's page says why, and the release names each label's origin."""
+    stance = messages["stance"]
+    assert "machine local-stance v1 trained on " in stance and "decided stances of the train split" in stance
+    assert "295 labels written; 0 items seen in training left to people" in stance
+    with sqlite3.connect(root / DATABASE) as db:
+        (params,) = db.execute("SELECT params FROM annotation_job WHERE id = 1").fetchone()
+    routing = json.loads(params)["machine_routing"]
+    assert routing["threshold"] is None and routing["calibration_items"] == 150
+    assert f"nothing is accepted from the machine: {routing['reason']}" in stance
+    page = html.unescape(staff_page(served_demo, "/aggregation/jobs/1/"))
+    assert "Machine beside the crowd" in page and f"nothing: {routing['reason']}" in page
+    lines = (root / "var" / "releases" / "demo-1" / "jsonl" / "annotations.jsonl").read_text().splitlines()
+    stance_labels = [row for row in map(json.loads, lines) if row["job_id"] == 1]
+    by_origin = {row["origin"]: (row["model"], row["prompt_version"]) for row in stance_labels}
+    assert by_origin["crowd"] == (None, None) and by_origin["machine"] == ("tfidf+logistic", None)
+    assert sum(row["origin"] == "machine" for row in stance_labels) == 295
+    datasheet = (root / "var" / "releases" / "demo-1" / "datasheet.md").read_text()
+    assert "job 1: local-stance v1, error at most 0.1 against the crowd's decision" in datasheet
