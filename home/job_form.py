@@ -67,19 +67,21 @@ class NewJobForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"approval_rate": {"lower": 95}}'}),
         help_text="Prolific: who may take the study, as a JSON object of Prolific's filters (as in the box)",
     )
+    machine = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text='a machine beside the crowd, as JSON: {"annotator": "local-stance", "target_error": 0.1, '
+        '"confidence": 0.95, "calibration_items": 500}',
+    )
     allow_single_worker = forms.BooleanField(required=False, help_text="a job you will not aggregate")
 
     def clean_screening(self) -> dict[str, Any] | None:
-        raw = self.cleaned_data["screening"].strip()
-        if not raw:
-            return None
-        try:
-            chosen = json.loads(raw)
-        except json.JSONDecodeError as error:
-            raise forms.ValidationError(f"not JSON: {error}") from error
-        if not isinstance(chosen, dict):
-            raise forms.ValidationError('a JSON object of filters, e.g. {"countries": ["1"]}')
-        return chosen
+        return _json_object(
+            self.cleaned_data["screening"], 'a JSON object of filters, e.g. {"countries": ["1"]}'
+        )
+
+    def clean_machine(self) -> dict[str, Any] | None:
+        return _json_object(self.cleaned_data["machine"], "a JSON object: the machine's plan")
 
     def clean_kept_from(self) -> Job | None:
         job = self.cleaned_data["kept_from"]
@@ -105,6 +107,19 @@ class NewJobForm(forms.Form):
             name=data["name"],
             allow_single_worker=data["allow_single_worker"],
         )
+
+
+def _json_object(raw: str, wanted: str) -> dict[str, Any] | None:
+    """A JSON object typed into a box, None when it is empty."""
+    if not raw.strip():
+        return None
+    try:
+        chosen = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise forms.ValidationError(f"not JSON: {error}") from error
+    if not isinstance(chosen, dict):
+        raise forms.ValidationError(wanted)
+    return chosen
 
 
 def _filters(data: dict[str, Any]) -> dict[str, Any]:
@@ -135,4 +150,6 @@ def _extra_params(data: dict[str, Any]) -> dict[str, Any]:
         extra["quiz_pass_mark"] = data["quiz_pass_mark"]
     if data["screening"] is not None:
         extra["prolific_screening"] = data["screening"]
+    if data["machine"] is not None:
+        extra["machine"] = data["machine"]
     return extra

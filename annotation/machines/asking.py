@@ -29,7 +29,7 @@ from annotation.machines.chat import (
     worst_case_cost,
 )
 from annotation.machines.keys import example_key
-from annotation.machines.models import MachineAnnotator, MachineReply, ReplyState
+from annotation.machines.models import MachineAnnotator, MachineBackend, MachineReply, ReplyState
 from annotation.machines.services import MachineError, record_machine_labels
 from annotation.models import Item, Job
 from annotation.task_types.base import TaskType
@@ -68,6 +68,22 @@ def _questions(task: TaskType, items: list[Item]) -> list[_Question]:
         key = example_key([texts[name] for name in task.machine_texts])
         questions.append(_Question(item.pk, key, task.machine_prompt.format(**texts)))
     return questions
+
+
+def worst_case_spend(annotator: MachineAnnotator, job: Job) -> Decimal:
+    """What asking the machine about every item of the job can cost at most: each call not in the cache
+    at its worst case (items of the same texts are one call). A local machine costs nothing."""
+    task = get_task_type(job.task_type)
+    if annotator.backend != MachineBackend.OPENAI_COMPATIBLE or not task.machine_prompt:
+        return Decimal(0)
+    fresh = {q.key: q for q in _questions(task, list(job.items.order_by("pk")))}
+    cached = MachineReply.objects.filter(
+        model_name=annotator.model_name, prompt_version=annotator.prompt_version, example_key__in=list(fresh)
+    ).values_list("example_key", flat=True)
+    for key in cached:
+        fresh.pop(key, None)
+    price = Decimal(str(annotator.settings.get("price_per_1k_tokens", "0")))
+    return sum((worst_case_cost(q.prompt, price) for q in fresh.values()), Decimal(0))
 
 
 def label_job_by_chat(

@@ -15,6 +15,7 @@ from annotation.task_types.base import TaskTypeError
 from annotation.work.cost_checks import CostEstimate, estimate_cost_locally
 from annotation.work.job_errors import JobError
 from annotation.work.jobs import check_workers_per_item, create_job
+from annotation.work.machine_forecasts import check_machine_forecast
 
 
 @dataclass(frozen=True)
@@ -62,12 +63,14 @@ def request_params(
     return params
 
 
+@transaction.atomic
 def open_job(request: JobRequest, *, created_by: Any = None) -> Job:
-    """Create the draft job asked for, or raise JobError with the reason a person reads."""
+    """Create the draft job asked for, or raise JobError with the reason a person reads. A job with a
+    machine beside the crowd whose forecast exceeds its budget is refused (and not kept)."""
     try:
         if not request.allow_single_worker:
             check_workers_per_item(request.task_type, request.params)
-        return create_job(
+        job = create_job(
             request.task_type,
             request.filters,
             provider=request.provider,
@@ -76,6 +79,8 @@ def open_job(request: JobRequest, *, created_by: Any = None) -> Job:
             name=request.name,
             created_by=created_by,
         )
+        check_machine_forecast(job)
+        return job
     except JobError:
         raise
     except (TaskTypeError, ValueError, LookupError) as error:

@@ -8,13 +8,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.machines.plans import MachinePlan, machine_plan
-from annotation.models import Job
 from annotation.task_types import task_type_slugs
-from annotation.work.cost_checks import estimate_cost_locally
 from annotation.work.job_errors import JobError
 from annotation.work.job_requests import JobRequest, open_job, request_params
 from annotation.work.jobs import job_progress
+from annotation.work.machine_forecasts import forecast_before_calibration
 from config.wording import count
 
 
@@ -85,24 +83,9 @@ class Command(BaseCommand):
             f"job {job.pk}: {count(job.items.count(), 'item')} in {count(progress.hits, 'HIT')}"
             f" × {count(job.workers_per_item, 'worker')}"
         )
-        plan = machine_plan(job.params)
-        if plan is not None:
-            self.stdout.write(machine_forecast(job, plan))
-
-
-def machine_forecast(job: Job, plan: MachinePlan) -> str:
-    """What a job with a machine beside the crowd expects before its calibration sample is decided:
-    people label the sample first; the rest costs the crowd at most what all of it would."""
-    items = job.items.filter(is_gold=False).count()
-    first = estimate_cost_locally(job).worst_case
-    at_most = (first * items / plan.calibration_items).quantize(Decimal("0.01"))
-    return (
-        f"{plan.describe()}.\nForecast before calibration: people label {plan.calibration_items} of the "
-        f"{items} items first (at most {first} {job.currency}); if the machine is trusted with none of "
-        f"the rest, the crowd's cost is at most {at_most} {job.currency}, each step checked against the "
-        f"budget before it is published. `manage.py label_job {job.pk}`, then, once the sample is decided, "
-        f"`manage.py route_job {job.pk}` forecasts from the sample."
-    )
+        forecast = forecast_before_calibration(job)
+        if forecast is not None:
+            self.stdout.write(forecast.describe(job.currency))
 
 
 def _named_param(entry: str) -> tuple[str, Any]:
