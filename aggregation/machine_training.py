@@ -110,23 +110,20 @@ def train_local(name: str, task_type: str, job_ids: Sequence[int]) -> TrainingRe
     return train_on(name, task_type, decided_examples(task_type, job_ids), {"jobs": list(job_ids)})
 
 
-def train_on(name: str, task_type: str, decided: Decided, source: dict[str, object]) -> TrainingReport:
-    """Train, cross-validate, save and register a new version of local machine ``name`` on these
-    examples; ``source`` (the jobs, or the splits) is kept in its settings."""
+def train_on(
+    name: str, task_type: str, decided: Decided, source: dict[str, object], *, cross_validate: bool = True
+) -> TrainingReport:
+    """Train, save and register a new version of local machine ``name`` on these examples, cross-
+    validated unless told not to (a job's calibration sample measures it anyway); ``source`` (the jobs,
+    or the splits) is kept in its settings."""
     names = tuple(sorted(set(decided.labels)))
     if len(names) < 2 or len(set(decided.groups)) < FOLDS:
         raise MachineError(
             f"{len(decided.labels)} decided items in {len(set(decided.groups))} groups with labels "
             f"{list(names)}: training needs two labels and at least {FOLDS} groups"
         )
-    codes, scores = cross_validated(decided.examples, decided.labels, names, decided.groups, folds=FOLDS)
-    right = codes == np.array([names.index(label) for label in decided.labels])
+    figures = held_out_figures(decided, names) if cross_validate else {}
     classifier = LocalClassifier(names, dense_encoder()).fit(decided.examples, decided.labels)
-    figures = {
-        "cv_accuracy": float(right.mean()),
-        "ece": calibration_error(scores, right),
-        "ece_calibrated": calibrate(scores, right).ece,
-    }
     annotator = register_annotator(
         name,
         task_type,
@@ -137,14 +134,26 @@ def train_on(name: str, task_type: str, decided: Decided, source: dict[str, obje
     path = save_classifier(classifier, annotator)
     annotator.settings["file"] = path.name
     annotator.save(update_fields=["settings"])
+    unknown = float("nan")
     return TrainingReport(
         annotator,
         len(decided.labels),
-        figures["cv_accuracy"],
-        figures["ece"],
-        figures["ece_calibrated"],
+        figures.get("cv_accuracy", unknown),
+        figures.get("ece", unknown),
+        figures.get("ece_calibrated", unknown),
         path,
     )
+
+
+def held_out_figures(decided: Decided, names: tuple[str, ...]) -> dict[str, float]:
+    """Cross-validated accuracy, and the ECE of the held-out scores as they are and once calibrated."""
+    codes, scores = cross_validated(decided.examples, decided.labels, names, decided.groups, folds=FOLDS)
+    right = codes == np.array([names.index(label) for label in decided.labels])
+    return {
+        "cv_accuracy": float(right.mean()),
+        "ece": calibration_error(scores, right),
+        "ece_calibrated": calibrate(scores, right).ece,
+    }
 
 
 def classifier_path(annotator: MachineAnnotator) -> Path:

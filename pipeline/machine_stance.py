@@ -37,14 +37,16 @@ def job_texts(job: Job) -> set[str]:
 
 def trained_for(job: Job, settings: dict[str, Any]) -> MachineAnnotator:
     """The machine trained for this job: the one already trained (a step run again), else a new version
-    trained now on the decided stances of the claims of ``train_splits``."""
+    trained now on the decided stances of the claims of ``train_splits``. It is not cross-validated:
+    the job's calibration sample measures it on the job's own items, which is what the routing needs."""
     name = str(settings["annotator"])
     found = MachineAnnotator.objects.filter(name=name, task_type="stance", settings__for_job=job.pk).last()
     if found is not None:
         return found
     splits = [str(split) for split in settings.get("train_splits") or ["train"]]
     decided = corpus_stance_examples(splits, leave_out=job_texts(job))
-    return train_on(name, "stance", decided, {"splits": splits, "for_job": job.pk}).annotator
+    source = {"splits": splits, "for_job": job.pk}
+    return train_on(name, "stance", decided, source, cross_validate=False).annotator
 
 
 def route_stance_job(job: Job, settings: dict[str, Any]) -> str:
@@ -59,7 +61,7 @@ def route_stance_job(job: Job, settings: dict[str, Any]) -> str:
     figures = machine.settings
     trained = (
         f"machine {machine.name} v{machine.version} trained on {figures['examples']} decided stances of "
-        f"the {', '.join(figures['splits'])} split's claims (cross-validated accuracy "
-        f"{figures['cv_accuracy']:.2f})"
+        f"the {', '.join(figures['splits'])} split's claims (measured on the calibration sample, not "
+        "cross-validated)"
     )
     return f"{trained}; {labelled}; {routed.describe().replace(chr(10), '; ')}"
