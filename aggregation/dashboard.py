@@ -15,6 +15,7 @@ from aggregation.adjudication import SampleAccuracy, adjudication_queue, adjudic
 from aggregation.declared import categorical_rule
 from aggregation.machine_panel import MachinePanel, machine_panel
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
+from aggregation.posterior_calibration import PosteriorCalibration, job_posterior_calibration
 from aggregation.quality_panel import QualityPanel, quality_panel
 from aggregation.services import has_aggregation
 from annotation.ledger.decisions import unclear_rows
@@ -73,6 +74,8 @@ class Dashboard:
     machine: MachinePanel | None = None
     # Crowd quality checked live, when the job checks it or has free-text answers.
     quality: QualityPanel | None = None
+    # The label model's posteriors against the answers people know (gold, adjudicated), when there are any.
+    calibration: PosteriorCalibration | None = None
 
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
@@ -136,6 +139,7 @@ def job_dashboard(job: Job) -> Dashboard:
         payments=job_payments(job),
         machine=machine_panel(job),
         quality=quality_panel(job),
+        calibration=job_posterior_calibration(job),
     )
 
 

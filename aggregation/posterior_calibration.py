@@ -1,0 +1,87 @@
+"""How far a job's label-model posteriors can be trusted, measured where people know the answer: its
+gold items (their known answers) and the items an expert adjudicated (the latest decision on each).
+
+The posteriors are calibrated there as a machine's scores are (aggregation.machines.calibrating:
+isotonic, cross-fitted, so no item calibrates itself), and the dashboard shows the ECE as they are and
+once calibrated. On simulated crowds the two are close; on real crowd labels the posteriors are often
+overconfident, and only the calibrated figure says what a threshold on them can be trusted to.
+Items an expert was asked about because the crowd disagreed are harder than the rest: on them the
+figures are pessimistic, and a random accuracy sample gives the fairer measure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from aggregation.machines.calibrating import FOLDS
+from aggregation.machines.checking import posterior_calibration
+from aggregation.models import Adjudication, ItemOutcome
+from annotation.models import Job
+
+TOO_FEW = 2 * FOLDS  # cross-fitting needs two items in each of its folds
+
+
+@dataclass(frozen=True)
+class PosteriorCalibration:
+    gold: int  # gold items with a posterior and a known answer
+    adjudicated: int  # adjudicated items with a posterior
+    ece: float  # of the posteriors as they are (nan with too few items)
+    ece_calibrated: float  # once calibrated, cross-fitted (nan with too few items)
+
+    @property
+    def items(self) -> int:
+        return self.gold + self.adjudicated
+
+    def sentence(self) -> str:
+        where = (
+            f"{self.items} items whose answer people know ({self.gold} gold, {self.adjudicated} adjudicated)"
+        )
+        if math.isnan(self.ece):
+            return f"not measured: {where}; at least {TOO_FEW} are needed"
+        return (
+            f"ECE {self.ece:.3f} as they are, {self.ece_calibrated:.3f} once calibrated (isotonic, "
+            f"cross-fitted), on {where}"
+        )
+
+
+def known_answers(job: Job) -> dict[str, str]:
+    """Item id → the answer people gave it, on the label model's label set: a gold item's known answer,
+    else an expert's latest decision."""
+    gold = dict(
+        ItemOutcome.objects.filter(job=job, item__is_gold=True)
+        .exclude(reference_label="")
+        .values_list("item_id", "reference_label")
+    )
+    decided: dict[int, str] = {}
+    for outcome, label in (
+        Adjudication.objects.filter(job=job, outcome__item__is_gold=False)
+        .exclude(decided_label="")
+        .order_by("decided_at", "pk")
+        .values_list("outcome_id", "decided_label")
+    ):
+        decided[outcome] = label
+    return {str(item): label for item, label in {**decided, **gold}.items()}
+
+
+def job_posterior_calibration(job: Job) -> PosteriorCalibration | None:
+    """The calibration of the job's latest posteriors on its items of known answer; None when the job
+    has no posteriors or no such item."""
+    answers = known_answers(job)
+    posteriors = ItemOutcome.objects.filter(job=job, model_confidence__isnull=False).exclude(model_label="")
+    rows = list(
+        posteriors.filter(item_id__in=[int(item) for item in answers]).values_list(
+            "item_id", "item__is_gold", "model_label", "model_confidence"
+        )
+    )
+    if not rows:
+        return None
+    table = pd.DataFrame(
+        [(str(item), label, confidence) for item, _, label, confidence in rows],
+        columns=["item", "model_label", "confidence"],
+    )
+    _, ece, calibrated = posterior_calibration(table, answers)
+    gold = sum(is_gold for _, is_gold, _, _ in rows)
+    return PosteriorCalibration(gold, len(rows) - gold, ece, calibrated)
