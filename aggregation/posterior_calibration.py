@@ -14,14 +14,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import pandas as pd
-
-from aggregation.machines.calibrating import FOLDS
-from aggregation.machines.checking import posterior_calibration
 from aggregation.models import Adjudication, ItemOutcome
 from annotation.models import Job
 
-TOO_FEW = 2 * FOLDS  # cross-fitting needs two items in each of its folds
+TOO_FEW = 10  # cross-fitting needs two items in each of its five folds (aggregation.machines.calibrating)
 
 
 @dataclass(frozen=True)
@@ -78,6 +74,11 @@ def job_posterior_calibration(job: Job) -> PosteriorCalibration | None:
     )
     if not rows:
         return None
+    # Imported here: pandas and scikit-learn, which the dashboard's module must not load for a worker.
+    import pandas as pd
+
+    from aggregation.machines.checking import posterior_calibration
+
     table = pd.DataFrame(
         [(str(item), label, confidence) for item, _, label, confidence in rows],
         columns=["item", "model_label", "confidence"],

@@ -21,7 +21,7 @@ from crawler import services as crawler
 from crawler.models import CrawlRun, RunStatus
 from export.vast import VastExportError, export_vast
 from export.vast_rows import describe_types
-from pipeline import candidate_jobs, machine_stance, review
+from pipeline import candidate_jobs, review
 from pipeline.context import Context, Outcome, StepError
 from pipeline.models import StepState
 from search.services import SearchConfigError
@@ -148,6 +148,9 @@ def _start_crawl(ctx: Context, options: dict) -> CrawlRun:
 def stance(ctx: Context) -> Outcome:
     """The stance job; with a machine beside the crowd, the crowd's calibration sample first, then the
     machine's routing, then the crowd for the items the machine is not trusted with."""
+    # Imported here: it loads scikit-learn, which a run with a machine needs and a starting worker does not.
+    from pipeline import machine_stance
+
     settings = dict(ctx.params.get("stance_machine") or {})
     plan = machine_stance.machine_plan_of(settings)
 

@@ -12,7 +12,8 @@ from annotation.machines.asking import worst_case_spend
 from annotation.machines.models import MachineAnnotator
 from annotation.machines.plans import MachinePlan, machine_plan
 from annotation.models import Job
-from annotation.work.cost_checks import BudgetError, estimate_cost_locally
+from annotation.work.cost_checks import estimate_cost_locally
+from annotation.work.job_errors import BudgetError
 
 CENT = Decimal("0.01")
 
