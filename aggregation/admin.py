@@ -362,10 +362,10 @@ class AdjudicationAdmin(admin.ModelAdmin):
         "note",
     )
     # The labels by their names; the other fields as stored.
-    fields = readonly_fields = [
+    fields = readonly_fields = tuple(
         f.name + "_name" if f.name in ("crowd_label", "old_label", "new_label", "decided_label") else f.name
         for f in Adjudication._meta.fields
-    ]
+    )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -16,6 +16,7 @@ from scrapy.statscollectors import StatsCollector
 from crawler import ingest, services
 from crawler.items import DebateItem, ListingItem
 from crawler.parsing.cleaning import clean_evidence, point_flag
+from crawler.reporting import UNCHANGED
 
 # Sites whose headlines are often just the body's first words (docs/design/construction.md, the debate sites).
 HEADLINE_FILTER_SITES = frozenset({"debatewise"})
@@ -95,9 +96,6 @@ class ValidatePipeline(_Pipeline):
         if not any(p.evidence for p in item.prepared):
             raise self.drop(item, spider, "no_evidence", "every point body cleaned to nothing")
         return item
-
-
-UNCHANGED = "stancework/unchanged"
 
 
 class DedupePipeline(_Pipeline):

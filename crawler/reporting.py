@@ -85,6 +85,8 @@ def ending_of(reason: str, stats: dict[str, Any], limit: int | None = None) -> t
 
 
 FAILED_PREFIX = "stancework/failed_request/"
+# The stat an item pipeline counts a debate under when its page did not change since the last crawl.
+UNCHANGED = "stancework/unchanged"
 
 
 def failed_requests(stats: dict[str, Any]) -> dict[str, int]:

@@ -16,7 +16,7 @@ from config.columns import in_words
 from config.wording import count
 from crawler import reporting
 from crawler.models import CrawlRun, RunStatus
-from crawler.pipelines import UNCHANGED
+from crawler.reporting import UNCHANGED
 
 # Drops after a page became a debate; every other reason is a page that could not become one.
 INGEST_DROPS = frozenset({"duplicate_in_run", "over_limit"})

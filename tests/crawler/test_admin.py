@@ -13,7 +13,7 @@ from django.utils.html import escape
 from crawler import ingest, reporting, services, summary
 from crawler.models import CrawlRun, Debate, Drop
 from crawler.parsing import parse_debate
-from crawler.pipelines import UNCHANGED
+from crawler.reporting import UNCHANGED
 from crawler.services import STOP_SECONDS
 from tests.crawler.test_ingest import SMOKERS, prepared
 

@@ -16,7 +16,7 @@ from django.core.management import CommandError, call_command
 
 from backups.layout import DATABASE_DUMP, STAMP, check_backup, complete_backups
 from backups.postgres import count_tables
-from bench.rigs.databases import scratch_database
+from rigs.databases import scratch_database
 from tests.config.test_whole_files import disk_full_after
 
 pytestmark = pytest.mark.postgres
