@@ -116,12 +116,6 @@ def test_every_staff_page_is_reached_from_the_home_page_by_clicking(walk: Walk, 
     assert found_in(walk, RAW) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 41, not done: 43 raw forms remain (from 1,769): slugs on a crawl run's, a worker's, a "
-    "release's and a pipeline run's admin page, and an imported release's report as JSON; when they all "
-    "speak plainly this passes and the marker goes",
-)
 def test_no_page_shows_raw_identifiers(walk: Walk) -> None:
     assert found_in(walk, IDENTIFIERS) == ""
 
