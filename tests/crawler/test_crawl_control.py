@@ -149,8 +149,10 @@ def saved_pages_crawl(tmp_path: Path, *extra: str) -> tuple[Path, list[str]]:
 
 
 def stopped_midway(args: list[str], env: dict[str, str]) -> int:
-    """Start the crawl slowly, stop it once three debates are in; the stopped run's id."""
-    slow = {**env, "CRAWLER_DOWNLOAD_DELAY_MS": "300"}
+    """Start the crawl slowly, stop it once three debates are in; the stopped run's id. A second
+    between pages leaves the stop (a manage.py process of its own) many seconds to arrive before a
+    limited crawl could end by itself, however loaded the machine."""
+    slow = {**env, "CRAWLER_DOWNLOAD_DELAY_MS": "1000"}
     crawl = start(args, slow)
     try:
         wait_for(lambda: count(slow, "crawler_debate") >= 3, "three debates ingested", crawl)
