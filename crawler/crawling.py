@@ -117,29 +117,34 @@ def scrapy_settings(
     if limited:
         values.setdict(ONE_PAGE_AT_A_TIME, priority="cmdline")
     if shared_run is not None:
-        if not settings.REDIS_URL:
-            raise services.CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
-        queue, seen = shared_keys(shared_run)
-        shared = {
-            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
-            "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
-            "REDIS_URL": settings.REDIS_URL,
-            "SCHEDULER_PERSIST": True,
-            "SCHEDULER_QUEUE_KEY": queue,
-            "SCHEDULER_DUPEFILTER_KEY": seen,
-            # The delay is kept across processes by SharedPoliteness, not per process, and a process
-            # takes one request at a time, so the one holding the site's slot is the one sent.
-            "AUTOTHROTTLE_ENABLED": False,
-            "CONCURRENT_REQUESTS": 1,
-            # and only once its last page is stored: storing blocks the reactor, which would hold
-            # a request that already has the slot.
-            "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 1,
-        }
-        values.setdict(shared, priority="cmdline")
-        middlewares = dict(values.getdict("DOWNLOADER_MIDDLEWARES"))
-        middlewares["crawler.middlewares.SharedPoliteness"] = 40
-        values.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="cmdline")
+        _share_the_queue(values, shared_run)
     return values
+
+
+def _share_the_queue(values: Settings, shared_run: int) -> None:
+    """A shared run's request queue and dupefilter in Redis, and one politeness delay across its processes."""
+    if not settings.REDIS_URL:
+        raise services.CrawlRequestError("a shared crawl needs REDIS_URL (its queue lives in Redis)")
+    queue, seen = shared_keys(shared_run)
+    shared = {
+        "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+        "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+        "REDIS_URL": settings.REDIS_URL,
+        "SCHEDULER_PERSIST": True,
+        "SCHEDULER_QUEUE_KEY": queue,
+        "SCHEDULER_DUPEFILTER_KEY": seen,
+        # The delay is kept across processes by SharedPoliteness, not per process, and a process
+        # takes one request at a time, so the one holding the site's slot is the one sent.
+        "AUTOTHROTTLE_ENABLED": False,
+        "CONCURRENT_REQUESTS": 1,
+        # and only once its last page is stored: storing blocks the reactor, which would hold
+        # a request that already has the slot.
+        "SCRAPER_SLOT_MAX_ACTIVE_SIZE": 1,
+    }
+    values.setdict(shared, priority="cmdline")
+    middlewares = dict(values.getdict("DOWNLOADER_MIDDLEWARES"))
+    middlewares["crawler.middlewares.SharedPoliteness"] = 40
+    values.set("DOWNLOADER_MIDDLEWARES", middlewares, priority="cmdline")
 
 
 # Saved pages served on this machine: no site is behind them to be polite to
