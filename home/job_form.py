@@ -26,6 +26,12 @@ FIXED_OR_ADAPTIVE = [
 ]
 
 
+# What a person types into the machine box, shown there as its placeholder.
+MACHINE_EXAMPLE = json.dumps(
+    {"annotator": "local-stance", "target_error": 0.1, "confidence": 0.95, "calibration_items": 500}
+)
+
+
 class NewJobForm(forms.Form):
     task_type = forms.ChoiceField(choices=task_type_choices)
     name = forms.CharField(required=False, max_length=200)
@@ -69,9 +75,8 @@ class NewJobForm(forms.Form):
     )
     machine = forms.CharField(
         required=False,
-        widget=forms.Textarea(attrs={"rows": 3}),
-        help_text='a machine beside the crowd, as JSON: {"annotator": "local-stance", "target_error": 0.1, '
-        '"confidence": 0.95, "calibration_items": 500}',
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": MACHINE_EXAMPLE}),
+        help_text="a machine beside the crowd: its plan as a JSON object (as in the box)",
     )
     allow_single_worker = forms.BooleanField(required=False, help_text="a job you will not aggregate")
 

@@ -7,15 +7,17 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest, HttpResponse
 
+from config.columns import PlainFields, readable_fields
 from operations.models import Operation, OperationState
 
 
 @admin.register(Operation)
-class OperationAdmin(admin.ModelAdmin):
+class OperationAdmin(PlainFields, admin.ModelAdmin):
     list_display = ["pk", "label", "state", "progress", "requested_by", "created", "finished_at"]
     list_filter = ["state", "kind"]
     search_fields = ["label", "log"]
-    readonly_fields = [f.name for f in Operation._meta.fields]
+    # Its parameters and result as tables, its figures rounded (PlainFields).
+    fields = readonly_fields = tuple(readable_fields(Operation))
     change_list_template = "operations/operation_change_list.html"
     change_form_template = "operations/operation_change_form.html"
 

@@ -87,5 +87,6 @@ def test_an_imported_releases_report_is_a_table_not_json(admin_client: Client) -
     page = plain_page(admin_client, f"/admin/corpus/importedrelease/{imported.pk}/change/")
 
     assert raw_output(page, IDENTIFIERS) == [] and '"created"' not in page
-    assert "created\tclaims\t907\tclaim clusters\t8092" in page
+    # PostgreSQL's jsonb keeps a mapping's keys in its own order (by length), SQLite in the order written.
+    assert "created\tclaims\t907\t" in page and "\tclaim clusters\t8092\t" in page
     assert "changed by\tperson: admin edit by editor" in page and "key\tc7" in page
