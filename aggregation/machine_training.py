@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -166,7 +166,7 @@ def save_classifier(classifier: LocalClassifier, annotator: MachineAnnotator) ->
     path = classifier_path(annotator)
     path.parent.mkdir(parents=True, exist_ok=True)
     with whole_file(path, "wb") as out:
-        pickle.dump(replace(classifier, encoder=None), out)
+        pickle.dump(classifier.without_encoder(), out)
     return path
 
 
@@ -174,11 +174,7 @@ def load_classifier(annotator: MachineAnnotator) -> LocalClassifier:
     """The saved classifier of a local annotator (our own file, written by save_classifier)."""
     with classifier_path(annotator).open("rb") as saved:
         classifier: LocalClassifier = pickle.load(saved)
-    return (
-        replace(classifier, encoder=dense_encoder())
-        if annotator.model_name.startswith("minilm")
-        else classifier
-    )
+    return classifier.with_encoder(dense_encoder() if annotator.model_name.startswith("minilm") else None)
 
 
 def label_job(annotator: MachineAnnotator, job: Job) -> tuple[int, int, dict[int, float]]:

@@ -11,7 +11,7 @@ logistic head (scikit-learn). A classifier remembers what it was trained on and 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sparse
@@ -27,19 +27,51 @@ Example = tuple[str, ...]
 TFIDF, MINILM = "tfidf", "minilm"
 
 
+CACHE_LIMIT = 200_000  # texts (MiniLM: 1.5 kB each, so at most about 300 MB)
+
+
+class CachingEncoder:
+    """A sentence encoder that encodes each distinct text once: the vectors are kept by text (the
+    oldest forgotten past ``limit``), so the folds of a cross-validation, a final fit and the labelling
+    after it read the same vectors instead of encoding the same texts again."""
+
+    def __init__(self, encoder: Encoder, limit: int = CACHE_LIMIT) -> None:
+        self.encoder, self.limit = encoder, limit
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return self.encoder.encode([])
+        found = {text: self._vectors.pop(text) for text in dict.fromkeys(texts) if text in self._vectors}
+        missing = [text for text in dict.fromkeys(texts) if text not in found]
+        if missing:
+            found.update(zip(missing, self.encoder.encode(missing), strict=True))
+        self._vectors.update(found)  # the texts just read become the newest
+        while len(self._vectors) > self.limit:
+            del self._vectors[next(iter(self._vectors))]
+        return np.stack([found[text] for text in texts])
+
+
+_CACHES: dict[object, CachingEncoder] = {}
+
+
 def dense_encoder() -> Encoder | None:
-    """The packaged MiniLM when the dense extra is installed, else None (TF-IDF is used)."""
+    """The packaged MiniLM behind the process's text cache when the dense extra is installed, else
+    None (TF-IDF is used)."""
     try:
-        return load_encoder()
+        encoder = load_encoder()
     except DenseUnavailableError:
         return None
+    if encoder not in _CACHES:
+        _CACHES[encoder] = CachingEncoder(encoder)
+    return _CACHES[encoder]
 
 
 class _Features:
-    """Texts to vectors: a fitted TF-IDF, or a sentence encoder."""
+    """Texts to pair features: a fitted TF-IDF (sparse), or a sentence encoder's vectors (dense). The
+    encoder is given at each call, never kept (a saved classifier holds no model)."""
 
     def __init__(self, encoder: Encoder | None) -> None:
-        self.encoder = encoder
         self.tfidf = (
             TfidfVectorizer(sublinear_tf=True, ngram_range=(1, 2), min_df=2) if encoder is None else None
         )
@@ -49,16 +81,16 @@ class _Features:
             self.tfidf.fit([text for example in examples for text in example])
         return self
 
-    def _vectors(self, texts: list[str]) -> sparse.csr_matrix:
+    def pairs(self, examples: Sequence[Example], encoder: Encoder | None) -> sparse.csr_matrix | np.ndarray:
+        columns = [[example[k] for example in examples] for k in range(len(examples[0]))]
         if self.tfidf is not None:
-            return sparse.csr_matrix(self.tfidf.transform(texts))
-        assert self.encoder is not None
-        return sparse.csr_matrix(self.encoder.encode(texts))
-
-    def pairs(self, examples: Sequence[Example]) -> sparse.csr_matrix:
-        parts = [self._vectors([example[k] for example in examples]) for k in range(len(examples[0]))]
-        u, v = parts[0], parts[-1]
-        return sparse.hstack([*parts, abs(u - v), u.multiply(v)]).tocsr()
+            parts = [sparse.csr_matrix(self.tfidf.transform(texts)) for texts in columns]
+            u, v = parts[0], parts[-1]
+            return sparse.hstack([*parts, abs(u - v), u.multiply(v)]).tocsr()
+        if encoder is None:
+            raise ValueError("this classifier reads a sentence encoder's vectors: give it the encoder")
+        dense = [np.asarray(encoder.encode(texts), dtype=np.float32) for texts in columns]
+        return np.hstack([*dense, np.abs(dense[0] - dense[-1]), dense[0] * dense[-1]])
 
 
 @dataclass
@@ -78,7 +110,8 @@ class LocalClassifier:
     def fit(self, examples: Sequence[Example], labels: Sequence[str]) -> LocalClassifier:
         codes = np.array([self.labels.index(label) for label in labels])
         self._features = _Features(self.encoder).fit(examples)
-        self._head = LogisticRegression(max_iter=2000, C=4.0).fit(self._features.pairs(examples), codes)
+        features = self._features.pairs(examples, self.encoder)
+        self._head = LogisticRegression(max_iter=2000, C=4.0).fit(features, codes)
         self.trained_on = frozenset(map(example_key, examples))
         return self
 
@@ -86,10 +119,18 @@ class LocalClassifier:
         """(examples × labels): the head's probabilities, whatever the examples."""
         if self._features is None or self._head is None:
             raise ValueError("the classifier is not trained")
-        found = self._head.predict_proba(self._features.pairs(examples))
+        found = self._head.predict_proba(self._features.pairs(examples, self.encoder))
         full = np.zeros((len(examples), len(self.labels)))
         full[:, self._head.classes_] = found
         return full
+
+    def without_encoder(self) -> LocalClassifier:
+        """The classifier to save: its head and features, no model."""
+        return replace(self, encoder=None)
+
+    def with_encoder(self, encoder: Encoder | None) -> LocalClassifier:
+        """A saved classifier made ready to label again (a dense one needs the encoder it was fit on)."""
+        return replace(self, encoder=encoder)
 
     def label(self, examples: Sequence[Example]) -> tuple[IntArray, FloatArray, np.ndarray]:
         """Each example's label code and score (its top probability), and which may be labelled at
