@@ -50,15 +50,22 @@ __all__ = [
 
 
 def open_items(
-    policy: AdaptivePolicy, fitted: Aggregate, counts: npt.NDArray[np.int64], rule: AgreementRule | None
+    policy: AdaptivePolicy,
+    fitted: Aggregate,
+    counts: npt.NDArray[np.int64],
+    rule: AgreementRule | None,
+    confidence: npt.NDArray[np.float64] | None = None,
 ) -> npt.NDArray[np.bool_]:
     """Per item (``fitted.items`` order): whether it should get another label under ``policy``.
 
     ``counts`` are the items' (items × rule labels) counts so far; ``rule`` is given when the paper's
-    rule decides, None when the label model does."""
+    rule decides, None when the label model does. ``confidence``: what ``stop_posterior`` is compared
+    with, the posteriors calibrated where people's answers allow (aggregation.posterior_decisions); the
+    raw posteriors by default."""
     given = counts.sum(axis=1)
     left = policy.max_workers - given
-    unsure = (fitted.probabilities.max(axis=1) < policy.stop_posterior) & model_could_change(fitted, left)
+    read = fitted.probabilities.max(axis=1) if confidence is None else confidence
+    unsure = (read < policy.stop_posterior) & model_could_change(fitted, left)
     if rule is not None:
         unsure |= rule_could_change(counts, rule, policy.max_workers - given)
     return np.asarray(unsure & (given < policy.max_workers), dtype=bool)

@@ -18,8 +18,9 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from aggregation.adaptive import AdaptivePolicy, open_items
-from aggregation.deciding import on_rule_labels
+from aggregation.deciding import decision_posteriors, on_rule_labels
 from aggregation.declared import declared_rule
+from aggregation.posterior_calibration import known_for_decisions
 from aggregation.reading import job_responses
 from aggregation.rules import AgreementRule
 from aggregation.services import current_policy
@@ -59,7 +60,8 @@ def open_item_ids(job: Job, adaptive: AdaptivePolicy) -> list[int]:
     answers = on_rule_labels(job_responses(job, [], declared.spell, rule.answer_set), rule)
     fitted = policy.model().fit(answers)
     counts = answers.counts()
-    asking = open_items(adaptive, fitted, counts, rule if policy.decide == "rule" else None)
+    confidence = decision_posteriors(fitted, rule, known_for_decisions(job)).of(fitted)
+    asking = open_items(adaptive, fitted, counts, rule if policy.decide == "rule" else None, confidence)
     chosen = [int(item) for item in answers.items[asking].tolist()]
     return list(Item.objects.filter(pk__in=chosen, is_gold=False).values_list("pk", flat=True))
 

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
@@ -17,6 +18,7 @@ from accounts.models import AuditEvent
 from aggregation.declared import categorical_rule, declared_rule
 from aggregation.labels import LabelSet
 from aggregation.models import Adjudication, ItemOutcome, WorkerQuality
+from aggregation.posterior_calibration import BULK, stored_decision_posteriors
 from aggregation.rules import AgreementRule
 from annotation.models import Job, Response
 from annotation.task_types import get_task_type
@@ -167,15 +169,20 @@ def next_waiting(job: Job, after: int | None = None) -> ItemOutcome | None:
 
 def accept_model_labels(job: Job, threshold: float, *, user: Any) -> int:
     """Adjudicate every waiting item whose label model's posterior reaches ``threshold`` with the model's
-    label, recorded as that person's decision with the threshold in its note; returns how many."""
+    label, recorded as that person's decision with the threshold in its note; returns how many. The
+    posterior is the calibrated one where people's answers allow (aggregation.posterior_decisions)."""
     if not 0.0 < threshold <= 1.0:
         raise AdjudicationError(f"a posterior threshold is in (0, 1], not {threshold}")
     offered = set(answer_labels(job).labels)
-    confident = adjudication_queue(job).filter(model_confidence__gte=threshold).order_by("pk")
+    posteriors = stored_decision_posteriors(job)
+    waiting = adjudication_queue(job).filter(model_confidence__isnull=False).exclude(model_label="")
     accepted = 0
-    for outcome in confident.exclude(model_label=""):
-        if outcome.model_label in offered:
-            note = f"model's label accepted in bulk: posterior {outcome.model_confidence:.3f} ≥ {threshold:g}"
+    for outcome in waiting.order_by("pk"):
+        raw = float(outcome.model_confidence or 0.0)
+        read = float(posteriors.confidence(np.array([outcome.item_id]), np.array([raw]))[0])
+        if outcome.model_label in offered and read >= threshold:
+            calibrated = f" (calibrated {read:.3f} on {posteriors.source})" if posteriors.calibration else ""
+            note = f"{BULK}: posterior {raw:.3f}{calibrated} ≥ {threshold:g}"
             adjudicate(outcome.pk, outcome.model_label, user=user, note=note)
             accepted += 1
     audit.record(user, AuditEvent.Action.ACCEPTED_MODEL, f"job {job.pk}", threshold=threshold, items=accepted)

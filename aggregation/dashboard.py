@@ -15,7 +15,11 @@ from aggregation.adjudication import SampleAccuracy, adjudication_queue, adjudic
 from aggregation.declared import categorical_rule
 from aggregation.machine_panel import MachinePanel, machine_panel
 from aggregation.models import AggregationRun, ItemOutcome, RunState, WorkerQuality
-from aggregation.posterior_calibration import PosteriorCalibration, job_posterior_calibration
+from aggregation.posterior_calibration import (
+    PosteriorCalibration,
+    decisions_sentence,
+    job_posterior_calibration,
+)
 from aggregation.quality_panel import QualityPanel, quality_panel
 from aggregation.services import has_aggregation
 from annotation.ledger.decisions import unclear_rows
@@ -76,6 +80,8 @@ class Dashboard:
     quality: QualityPanel | None = None
     # The label model's posteriors against the answers people know (gold, adjudicated), when there are any.
     calibration: PosteriorCalibration | None = None
+    # Which posteriors stop_posterior, min_posterior and the bulk acceptance read (calibrated or raw).
+    decisions: str = ""
 
 
 # What a person can do about the errors an aggregation fails with, by a phrase the error contains.
@@ -140,6 +146,7 @@ def job_dashboard(job: Job) -> Dashboard:
         machine=machine_panel(job),
         quality=quality_panel(job),
         calibration=job_posterior_calibration(job),
+        decisions=decisions_sentence(job),
     )
 
 

@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from aggregation.label_models import Aggregate, LabelModel
 from aggregation.labels import NO_MAJORITY
+from aggregation.posterior_decisions import DecisionPosteriors, KnownAnswers
 from aggregation.responses import Responses
 from aggregation.rules import AgreementRule, RuleOutcome, apply_rule
 
@@ -42,15 +43,24 @@ def decide(
     decision: str,
     min_posterior: float,
     on_rule: Responses | None = None,
-) -> tuple[RuleOutcome, Aggregate]:
-    """Every item's outcome and the label model's fit (on the rule's labels), as ``decision``
-    ("rule" or "model") writes them: what `aggregate_job` and `aggregate_labels` both do.
-    ``on_rule``: the answers on the rule's labels, when the caller has them (and their counts)."""
+    known: KnownAnswers | None = None,
+) -> tuple[RuleOutcome, Aggregate, DecisionPosteriors]:
+    """Every item's outcome, the label model's fit (on the rule's labels) and the posteriors the
+    decision reads (calibrated on ``known``, people's answers, where there are enough), as ``decision``
+    ("rule" or "model") writes them: what `aggregate_job` and `aggregate_labels` both do. ``on_rule``:
+    the answers on the rule's labels, when the caller has them (and their counts)."""
     outcome = apply_rule(answers, rule)
     fitted = model.fit(on_rule if on_rule is not None else on_rule_labels(answers, rule))
+    posteriors = decision_posteriors(fitted, rule, known or KnownAnswers({}))
     if decision == "model":
-        outcome = decided_by_model(outcome, fitted.labels, fitted.probabilities.max(axis=1), min_posterior)
-    return outcome, fitted
+        outcome = decided_by_model(outcome, fitted.labels, posteriors.of(fitted), min_posterior)
+    return outcome, fitted, posteriors
+
+
+def decision_posteriors(fitted: Aggregate, rule: AgreementRule, known: KnownAnswers) -> DecisionPosteriors:
+    """The posteriors that thresholds on this fit read, calibrated on ``known`` where it allows."""
+    names = np.asarray(rule.label_set.labels, dtype=object)[fitted.labels]
+    return known.posteriors(fitted.items, names, fitted.probabilities.max(axis=1))
 
 
 def decided_by_model(

@@ -51,12 +51,16 @@ def outcome_columns(
     fitted: Aggregate,
     reference: npt.NDArray[np.intp],
     min_posterior: float | None,
+    decided_on: npt.NDArray[np.float64] | None = None,
 ) -> OutcomeColumns:
     """The columns to write; ``reference``: of the outcome's items, as ``reference_codes`` finds them.
-    ``min_posterior``: the model decides, and items below it are contested (None: the rule decides)."""
+    ``min_posterior``: the model decides, and items whose ``decided_on`` (the posteriors the decision
+    reads, calibrated where people's answers allow: aggregation.posterior_decisions; the raw ones by
+    default) is below it are contested (None: the rule decides). The raw posterior is written."""
     rule, confidence = outcome.rule, fitted.probabilities.max(axis=1)
     items = np.asarray(outcome.items, dtype=np.int64)
-    unsure = None if min_posterior is None else confidence < min_posterior
+    read = confidence if decided_on is None else decided_on
+    unsure = None if min_posterior is None else read < min_posterior
     reasons = contest_reason_masks(rule, outcome.agreement, outcome.labels, fitted.labels, reference, unsure)
     return OutcomeColumns(
         rule,

@@ -14,10 +14,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
+from aggregation.declared import declared_rule
 from aggregation.models import Adjudication, ItemOutcome
-from annotation.models import Job
+from aggregation.posterior_decisions import DecisionPosteriors, KnownAnswers
+from annotation.models import Item, Job
+from annotation.task_types.rules import CategoricalRule
 
 TOO_FEW = 10  # cross-fitting needs two items in each of its five folds (aggregation.machines.calibrating)
+# The note of an adjudication made by accepting the model's labels in bulk: the model's own label, not
+# an answer people know, so it never calibrates the posteriors.
+BULK = "model's label accepted in bulk"
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,7 @@ def known_answers(job: Job) -> dict[str, str]:
     for outcome, label in (
         Adjudication.objects.filter(job=job, outcome__item__is_gold=False)
         .exclude(decided_label="")
+        .exclude(note__startswith=BULK)
         .order_by("decided_at", "pk")
         .values_list("outcome_id", "decided_label")
     ):
@@ -86,3 +95,58 @@ def job_posterior_calibration(job: Job) -> PosteriorCalibration | None:
     _, ece, calibrated = posterior_calibration(table, answers)
     gold = sum(is_gold for _, is_gold, _, _ in rows)
     return PosteriorCalibration(gold, len(rows) - gold, ece, calibrated)
+
+
+def known_for_decisions(job: Job) -> KnownAnswers:
+    """The answers people know that calibrate the posteriors the job's decisions read: its gold items'
+    known answers and its experts' latest decisions (item id → label on the rule's labels), and how the
+    label model did where the answer is known in the other jobs of its task type."""
+    declared = declared_rule(job.task_type)
+    if not isinstance(declared, CategoricalRule):
+        return KnownAnswers({}, task_type=job.task_type)
+    gold = Item.objects.filter(job=job, is_gold=True).values_list("pk", "known_answer")
+    own = {
+        pk: declared.decided(declared.spell(known)) for pk, known in gold if isinstance(known, str) and known
+    }
+    adjudicated = (
+        Adjudication.objects.filter(job=job, outcome__item__is_gold=False)
+        .exclude(decided_label="")
+        .exclude(note__startswith=BULK)
+        .order_by("decided_at", "pk")
+        .values_list("outcome__item_id", "decided_label")
+    )
+    own = {**dict(adjudicated), **own}  # a gold item's known answer over an expert's
+    posteriors, right = [], []
+    for other in Job.objects.filter(task_type=job.task_type).exclude(pk=job.pk).order_by("pk"):
+        answers = known_answers(other)
+        rows = ItemOutcome.objects.filter(
+            job=other, model_confidence__isnull=False, item_id__in=list(map(int, answers))
+        )
+        for item, label, confidence in rows.exclude(model_label="").values_list(
+            "item_id", "model_label", "model_confidence"
+        ):
+            posteriors.append(confidence)
+            right.append(float(label == answers[str(item)]))
+    return KnownAnswers(own, np.array(posteriors, dtype=np.float64), np.array(right), job.task_type)
+
+
+def stored_decision_posteriors(job: Job) -> DecisionPosteriors:
+    """What the job's decisions read now, from its latest outcomes' posteriors: the bulk acceptance of the
+    model's labels, and what the job's page says of it."""
+    rows = list(
+        ItemOutcome.objects.filter(job=job, model_confidence__isnull=False)
+        .exclude(model_label="")
+        .order_by("item_id")
+        .values_list("item_id", "model_label", "model_confidence")
+    )
+    items, labels, raw = (np.array(column) for column in zip(*rows, strict=True)) if rows else ([], [], [])
+    return known_for_decisions(job).posteriors(
+        np.asarray(items), np.asarray(labels), np.asarray(raw, dtype=float)
+    )
+
+
+def decisions_sentence(job: Job) -> str:
+    """What the job's page says the decisions on its posteriors read; "" when it has no posteriors."""
+    if not ItemOutcome.objects.filter(job=job, model_confidence__isnull=False).exists():
+        return ""
+    return stored_decision_posteriors(job).sentence()

@@ -29,6 +29,7 @@ from aggregation.outcome_columns import (
     reference_codes,
 )
 from aggregation.policy import AggregationPolicy, PolicyError
+from aggregation.posterior_calibration import known_for_decisions
 from aggregation.quality import record_worker_quality
 from aggregation.reading import job_responses
 from aggregation.responses import Responses, ResponsesError
@@ -206,17 +207,18 @@ def _aggregate_categorical(
     with ThreadPoolExecutor(1) as pool:
         with progress.stage(f"fit {policy.label_model}", unit="iterations") as done:
             fit_with = MajorityVote(workers=False) if deferred else model
+            known = known_for_decisions(job)
             fitting = pool.submit(
-                decide, answers, rule, fit_with, policy.decide, policy.min_posterior, decided
+                decide, answers, rule, fit_with, policy.decide, policy.min_posterior, decided, known
             )
             reference = reference_codes(job, answers.items, task_type, declared, rule)
             job_items, gold = first_run_items(job), gold_accuracy(job)
-            outcome, fitted = fitting.result()
+            outcome, fitted, posteriors = fitting.result()
             done(fitted.iterations)
         figures = pool.submit(_agreement, decided, fitted, deferred)
         min_posterior = policy.min_posterior if policy.decide == "model" else None
         with progress.stage("write the outcomes and the corpus", unit="items") as done:
-            columns = outcome_columns(outcome, fitted, reference, min_posterior)
+            columns = outcome_columns(outcome, fitted, reference, min_posterior, posteriors.of(fitted))
             adjudicated = _store_outcomes(job, run, columns, task_type, job_items)
             done(len(outcome.items))
         agreement, fitted = figures.result()

@@ -127,7 +127,7 @@ def aggregate_labels(
         raise LabelFileError(f"unknown label model {label_model!r}; known: {sorted(LABEL_MODELS)}")
     rule = labels_rule(labels, decision, threshold, comparison, declared)
     responses = _responses(coded, rule, require_overlap)
-    outcome, fitted = decide(responses, rule, LABEL_MODELS[label_model](), decision, threshold or 0.0)
+    outcome, fitted, _ = decide(responses, rule, LABEL_MODELS[label_model](), decision, threshold or 0.0)
     names = np.asarray(coded.item_names, dtype=object)
     return pd.DataFrame(
         {
