@@ -110,6 +110,12 @@ def train_local(name: str, task_type: str, job_ids: Sequence[int]) -> TrainingRe
     return train_on(name, task_type, decided_examples(task_type, job_ids), {"jobs": list(job_ids)})
 
 
+def train_from_splits(name: str, splits: Sequence[str]) -> TrainingReport:
+    """Train, cross-validate, save and register a new version of local stance machine ``name`` on the
+    corpus's decided stances of the claims of ``splits`` (an imported release's train and dev)."""
+    return train_on(name, "stance", corpus_stance_examples(splits), {"splits": list(splits)})
+
+
 def train_on(
     name: str, task_type: str, decided: Decided, source: dict[str, object], *, cross_validate: bool = True
 ) -> TrainingReport:

@@ -14,6 +14,7 @@ from aggregation import services
 from aggregation.machine_training import label_job, train_local
 from annotation.machines.models import MachineAnnotator
 from annotation.models import Response, ResponseOrigin
+from corpus.models import Claim, PerspectiveCluster, Status
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -75,3 +76,42 @@ def test_too_few_decisions_to_cross_validate_is_a_clear_error() -> None:
 def test_bad_job_ids_are_a_clear_error() -> None:
     with pytest.raises(CommandError, match="job ids, comma-separated"):
         call_command("train_annotator", "stance", "--from-jobs", "three")
+
+
+def split_corpus() -> dict[str, list[int]]:
+    """Eight claims with kept stances: five of the train split, one of dev, two of test."""
+    claims = make_corpus(claims=8, perspectives=4, status=Status.KEPT)
+    splits = ["train"] * 5 + ["dev"] + ["test"] * 2
+    for claim, split in zip(claims, splits, strict=True):
+        Claim.objects.filter(pk=claim.pk).update(split=split)
+    return {split: [c.pk for c, s in zip(claims, splits, strict=True) if s == split] for split in set(splits)}
+
+
+def test_train_annotator_trains_stance_on_the_corpus_splits(var_dir: Path) -> None:
+    claims = split_corpus()
+    out = StringIO()
+    call_command("train_annotator", "stance", "--from-splits", "train,dev", stdout=out)
+    machine = MachineAnnotator.objects.get()
+    decided = PerspectiveCluster.objects.filter(
+        claim_id__in=claims["train"] + claims["dev"], stance_3__in=["SUPPORT", "UNDERMINE"]
+    )
+    assert (machine.name, machine.settings["splits"]) == ("local-stance", ["train", "dev"])
+    assert machine.settings["examples"] == decided.count() > 0
+    assert f"on {decided.count()} decided items: cross-validated accuracy=" in out.getvalue()
+    assert (var_dir / "machines" / "local-stance-v1.pickle").is_file()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["paraphrase_verification", "--from-splits", "train"], "--from-splits trains stance only"),
+        (["stance", "--from-splits", "train,holdout"], "splits among train, dev, test"),
+        (["stance", "--from-splits", "train", "--from-jobs", "1"], "not allowed with argument"),
+        (["stance"], "one of the arguments --from-jobs --from-splits is required"),
+    ],
+)
+def test_a_bad_source_is_a_clear_error(arguments: list[str], said: str) -> None:
+    split_corpus()
+    with pytest.raises(CommandError, match=said):
+        call_command("train_annotator", *arguments)
+    assert not MachineAnnotator.objects.exists()
