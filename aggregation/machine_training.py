@@ -77,6 +77,7 @@ def decided_examples(task_type: str, job_ids: Sequence[int]) -> Decided:
 
 
 SIDES = (Stance3.SUPPORT.value, Stance3.UNDERMINE.value)
+CORPUS_TEXTS = ("claim", "perspective")  # what corpus_stance_examples gives a machine to read
 
 
 def corpus_stance_examples(splits: Sequence[str], leave_out: Iterable[str] = ()) -> Decided:
@@ -110,10 +111,18 @@ def train_local(name: str, task_type: str, job_ids: Sequence[int]) -> TrainingRe
     return train_on(name, task_type, decided_examples(task_type, job_ids), {"jobs": list(job_ids)})
 
 
-def train_from_splits(name: str, splits: Sequence[str]) -> TrainingReport:
-    """Train, cross-validate, save and register a new version of local stance machine ``name`` on the
-    corpus's decided stances of the claims of ``splits`` (an imported release's train and dev)."""
-    return train_on(name, "stance", corpus_stance_examples(splits), {"splits": list(splits)})
+def train_from_splits(name: str, task_type: str, splits: Sequence[str]) -> TrainingReport:
+    """Train, cross-validate, save and register a new version of local machine ``name`` on the corpus's
+    decided stances of the claims of ``splits`` (an imported release's train and dev), for a task type
+    that reads a claim and a perspective and labels them with those sides."""
+    declared = get_task_type(task_type)
+    if declared.machine_texts != CORPUS_TEXTS or not set(SIDES) <= set(declared.label_values):
+        raise MachineError(
+            f"the corpus holds decided stances ({' or '.join(SIDES)}) of {' and '.join(CORPUS_TEXTS)} "
+            f"pairs; {task_type} reads {', '.join(declared.machine_texts) or 'no texts'}: train it with "
+            "--from-jobs"
+        )
+    return train_on(name, task_type, corpus_stance_examples(splits), {"splits": list(splits)})
 
 
 def train_on(

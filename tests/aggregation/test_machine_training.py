@@ -104,7 +104,10 @@ def test_train_annotator_trains_stance_on_the_corpus_splits(var_dir: Path) -> No
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [
-        (["paraphrase_verification", "--from-splits", "train"], "--from-splits trains stance only"),
+        (
+            ["paraphrase_verification", "--from-splits", "train"],
+            "reads perspective, candidate: train it with --from-jobs",
+        ),
         (["stance", "--from-splits", "train,holdout"], "splits among train, dev, test"),
         (["stance", "--from-splits", "train", "--from-jobs", "1"], "not allowed with argument"),
         (["stance"], "one of the arguments --from-jobs --from-splits is required"),

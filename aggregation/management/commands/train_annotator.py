@@ -48,8 +48,9 @@ class Command(BaseCommand):
         source.add_argument("--from-jobs", help="job ids, comma-separated")
         source.add_argument(
             "--from-splits",
-            help="stance only: the corpus's splits (train, dev, test), comma-separated, whose claims' "
-            "decided stances (each kept or adjudicated cluster's side) train it",
+            help="for a task type that reads a claim and a perspective (stance): the corpus's splits "
+            "(train, dev, test), comma-separated, whose claims' decided stances (each kept or "
+            "adjudicated cluster's side) train it",
         )
         parser.add_argument("--name", help="the machine's name (default: local-TASK)")
 
@@ -65,9 +66,4 @@ class Command(BaseCommand):
     def train(self, name: str, task_type: str, options: dict[str, Any]) -> TrainingReport:
         if options["from_jobs"] is not None:
             return train_local(name, task_type, job_ids(options["from_jobs"]))
-        if task_type != "stance":
-            raise CommandError(
-                f"--from-splits trains stance only (the corpus holds decided stances), not {task_type}: "
-                "use --from-jobs"
-            )
-        return train_from_splits(name, split_names(options["from_splits"]))
+        return train_from_splits(name, task_type, split_names(options["from_splits"]))
