@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from aggregation.label_models import Aggregate, IntArray, LabelModel
+from aggregation.posterior_decisions import KnownAnswers
 from aggregation.responses import Responses
 from aggregation.rules import AgreementRule, apply_rule_to_counts
 from annotation.redundancy import ADAPTIVE, FIXED, REDUNDANCIES, AdaptiveError, AdaptivePolicy
@@ -142,12 +143,15 @@ def run_rounds(
     model: LabelModel,
     policy: AdaptivePolicy,
     rule: AgreementRule | None = None,
+    known: KnownAnswers | None = None,
 ) -> Replay:
     """Replay ``policy`` over items whose answers arrive in a known order.
 
     ``available[i]`` is how many answers item i could get; ``respond(used)`` gives the long-format
     responses of the answers marked in ``used`` (items × max answers), with every item present (the
-    first round gives each at least one). Each round asks every open item for one more answer."""
+    first round gives each at least one). Each round asks every open item for one more answer.
+    ``known``: people's answers to some items (gold), on which ``stop_posterior`` reads the posteriors
+    calibrated afresh each round (aggregation.posterior_decisions); without it, the raw ones."""
     n_items, width = len(available), int(available.max())
     used = np.zeros((n_items, width), dtype=bool)
     for slot in range(min(policy.min_workers, width)):
@@ -158,7 +162,8 @@ def run_rounds(
         fitted = model.fit(responses)
         given = used.sum(axis=1)
         counts = _rule_counts(responses, rule)
-        asking = open_items(policy, fitted, counts, rule) & (given < available)
+        confidence = None if known is None else known.for_fit(fitted).of(fitted)
+        asking = open_items(policy, fitted, counts, rule, confidence) & (given < available)
         if not asking.any():
             return Replay(used, fitted, rounds)
         used[np.flatnonzero(asking), given[asking]] = True

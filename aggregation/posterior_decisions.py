@@ -40,6 +40,11 @@ class KnownAnswers:
     pooled_right: FloatArray = field(default_factory=lambda: np.zeros(0))
     task_type: str = ""
 
+    def for_fit(self, fitted: Aggregate) -> DecisionPosteriors:
+        """The calibration of this fit's posteriors (its labels named on its own label set)."""
+        names = np.asarray(fitted.label_set.labels, dtype=object)[fitted.labels]
+        return self.posteriors(fitted.items, names, fitted.probabilities.max(axis=1))
+
     def posteriors(
         self, items: npt.NDArray[Any], labels: npt.NDArray[Any], raw: FloatArray
     ) -> DecisionPosteriors:

@@ -17,6 +17,7 @@ from aggregation.adaptive import (
 from aggregation.dawid_skene import DawidSkene
 from aggregation.label_models import Aggregate
 from aggregation.labels import LabelSet
+from aggregation.posterior_decisions import KnownAnswers
 from aggregation.responses import Responses
 from aggregation.rules import AgreementRule
 from aggregation.simulated_crowds import CrowdSpec, long_format, simulate_crowd
@@ -110,3 +111,19 @@ def test_an_unsure_item_the_labels_left_cannot_overturn_gets_no_more():
     counts = np.array([[4, 0], [2, 0]])  # one label left for the first, three for the second
     asking = open_items(AdaptivePolicy(2, 5, 0.95), fitted, counts, None)
     assert asking.tolist() == [False, True]
+
+
+def test_with_known_answers_that_say_the_model_is_often_wrong_stop_posterior_buys_more_labels():
+    crowd, respond, raw = crowd_rounds(0.95)
+    # People "know" an answer on 60 items: the truth on half, the other label on the rest, so the
+    # calibrated posteriors sit near one half and few items may stop early.
+    known = {i: BINARY.labels[(crowd.truth[i] + i % 2) % 2] for i in range(0, 600, 10)}
+    available = np.full(len(crowd.truth), 5)
+    policy = AdaptivePolicy(2, 5, 0.95)
+    doubted = run_rounds(available, respond, DawidSkene(), policy, known=KnownAnswers(known))
+    assert doubted.used.sum() > raw.used.sum()
+    # No item stopped for being sure: only where the labels left could not overturn its label.
+    for replay, any_sure in ((doubted, False), (raw, True)):
+        used = replay.labels_used
+        stopped, settled = used < 5, ~model_could_change(replay.fitted, 5 - used)
+        assert (stopped & ~settled).any() == any_sure
