@@ -75,7 +75,7 @@ def next_round(job_id: int) -> RoundReport:
     if adaptive is None or declared_rule(job.task_type) is None:
         return RoundReport(job.pk, 0, 0)
     chosen: list[int] = []
-    market = get_market(job.provider)
+    market = get_market(job.market)
     if job.state == JobState.COMPLETE:
         chosen = open_item_ids(job, adaptive)
         if not chosen or not claim_hits(job, chosen, assignments=1):

@@ -80,7 +80,7 @@ def dispatch(job: Job) -> Dispatched:
     if not claim_hits(job, rest, assignments=job.workers_per_item):
         raise MachineError(f"job {job.pk} is still collecting its calibration sample; route it once complete")
     try:
-        check_cost(job, get_market(job.provider))
+        check_cost(job, get_market(job.market))
     except BudgetError as error:
         give_back_hits(job)
         return Dispatched(routing, len(accepted), len(rest), 0, refused=str(error))

@@ -41,7 +41,7 @@ from config.wording import money
 
 class JobCreationForm(forms.ModelForm):
     task_type = forms.ChoiceField(choices=task_type_choices)
-    provider = forms.ChoiceField(choices=market_choices)
+    market = forms.ChoiceField(choices=market_choices)
     filters = forms.JSONField(
         initial=dict, required=False, help_text='e.g. {"claims": "1,2,3"} or {"limit": 20}'
     )
@@ -57,7 +57,7 @@ class JobCreationForm(forms.ModelForm):
 
     class Meta:
         model = Job
-        fields = ["name", "task_type", "provider", "filters", "params", "budget", "teams"]
+        fields = ["name", "task_type", "market", "filters", "params", "budget", "teams"]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -68,8 +68,8 @@ class JobCreationForm(forms.ModelForm):
             next(iter(task_type.select_items(cleaned.get("filters") or {}, params)), None)
             if not cleaned.get("allow_single_worker"):
                 check_workers_per_item(cleaned.get("task_type", ""), cleaned.get("params") or {})
-            params, provider = cleaned.get("params") or {}, cleaned.get("provider", "")
-            check_new_job(task_type.slug, params, provider, cleaned.get("budget"))
+            params, market = cleaned.get("params") or {}, cleaned.get("market", "")
+            check_new_job(task_type.slug, params, market, cleaned.get("budget"))
         except (TaskTypeError, JobError, ValueError) as error:
             raise forms.ValidationError(str(error)) from error
         return cleaned
@@ -100,14 +100,14 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
         "pk",
         "name",
         task_type_name,
-        "provider",
+        "market",
         "state",
         "progress",
         "budget",
         "created",
         "pages",
     ]
-    list_filter = ["state", TaskTypeFilter, "provider"]
+    list_filter = ["state", TaskTypeFilter, "market"]
     search_fields = ["name"]
     readonly_fields = ["state", "published_at", "completed_at", "workers_per_item", "reward", "progress"]
     inlines = [HitInline]
@@ -118,7 +118,7 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
         market_admin.bonus_correct_answers,
         show_market_cost,
         reconcile_jobs,
-        _in_background("sync", "annotation.sync_jobs", "Sync with the provider"),
+        _in_background("sync", "annotation.sync_jobs", "Sync with the market"),
         _in_background("pause", "annotation.pause_jobs", "Pause (here and at the market)"),
         _in_background("resume", "annotation.resume_jobs", "Resume (here and at the market)"),
         _in_background("cancel", "annotation.cancel_jobs", "Cancel (expires the HITs at the market)"),
@@ -128,9 +128,9 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
     fixed_once_created = [
         "pages",
         "task_type_name",
-        "provider",
-        "state",
         "market",
+        "state",
+        "at_the_market",
         "money_in_doubt",
         "currency",
         "progress",
@@ -150,7 +150,7 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
             return [
                 "name",
                 "task_type",
-                "provider",
+                "market",
                 "filters",
                 "params",
                 "allow_single_worker",
@@ -171,7 +171,7 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
         created = create_job(
             form.cleaned_data["task_type"],
             form.cleaned_data.get("filters") or {},
-            provider=form.cleaned_data["provider"],
+            market=form.cleaned_data["market"],
             params=form.cleaned_data.get("params") or {},
             budget=form.cleaned_data.get("budget"),
             name=form.cleaned_data.get("name") or "",
@@ -240,7 +240,7 @@ class JobAdmin(PlainFields, NamedPermissions, admin.ModelAdmin):
         return format_html('<a href="{}">dashboard</a>', reverse("aggregation:dashboard", args=[job.pk]))
 
     @admin.display(description="at the market")
-    def market(self, job: Job) -> str:
+    def at_the_market(self, job: Job) -> str:
         """The market's own status of the job as the last sync read it, and why."""
         return f"{job.market_status}: {job.market_note}" if job.market_status else "not read yet"
 
@@ -368,8 +368,8 @@ class QualificationInline(admin.TabularInline):
 
 @admin.register(Worker)
 class WorkerAdmin(admin.ModelAdmin):
-    list_display = ["pk", "provider", "external_id", "user", "simulated", "blocked", "gold", "created"]
-    list_filter = ["provider", "simulated", "blocked"]
+    list_display = ["pk", "market", "external_id", "user", "simulated", "blocked", "gold", "created"]
+    list_filter = ["market", "simulated", "blocked"]
     search_fields = ["external_id", "user__username"]
     readonly_fields = ["gold_answered", "gold_correct", "simulated", "model_table"]
     exclude = ["model"]  # shown as its table: a simulated worker's model is made, not edited

@@ -81,11 +81,11 @@ def task_type_name(slug: str) -> str:
 
 
 class Job(models.Model):
-    """One run of a task type over a set of items, with its own parameters, budget and provider."""
+    """One run of a task type over a set of items, with its own parameters, budget and market."""
 
     name = models.CharField(max_length=200, blank=True)
     task_type = models.CharField(max_length=64, db_index=True)
-    provider = models.CharField(max_length=32, default="inhouse")
+    market = models.CharField(max_length=32, default="inhouse")
     state = models.CharField(max_length=16, choices=JobState.choices, default=JobState.DRAFT, db_index=True)
     # The task type's defaults merged with the researcher's overrides, frozen at creation.
     params = models.JSONField(default=dict, blank=True)
@@ -213,9 +213,9 @@ class HitItem(models.Model):
 
 
 class Worker(models.Model):
-    """A person (or a modelled one) on one provider. `external_id` never leaves the operational DB."""
+    """A person (or a modelled one) on one market. `external_id` never leaves the operational DB."""
 
-    provider = models.CharField(max_length=32)
+    market = models.CharField(max_length=32)
     external_id = models.CharField(max_length=128)
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="annotator"
@@ -233,11 +233,11 @@ class Worker(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        ordering = ["provider", "external_id"]
-        constraints = [models.UniqueConstraint(fields=["provider", "external_id"], name="worker_unique")]
+        ordering = ["market", "external_id"]
+        constraints = [models.UniqueConstraint(fields=["market", "external_id"], name="worker_unique")]
 
     def __str__(self) -> str:
-        return f"{self.provider} worker {self.pk}"
+        return f"{self.market} worker {self.pk}"
 
     @property
     def gold_accuracy(self) -> float | None:

@@ -29,7 +29,7 @@ class JobSerializer(serializers.ModelSerializer[Job]):
             "id",
             "name",
             "task_type",
-            "provider",
+            "market",
             "state",
             "filters",
             "params",
@@ -45,7 +45,7 @@ class JobSerializer(serializers.ModelSerializer[Job]):
 class JobCreateSerializer(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=200, required=False, default="")
     task_type = serializers.ChoiceField(choices=[])
-    provider = serializers.ChoiceField(choices=[])
+    market = serializers.ChoiceField(choices=[])
     filters = serializers.DictField(required=False, default=dict)
     params = serializers.DictField(required=False, default=dict)
     budget = serializers.DecimalField(
@@ -63,7 +63,7 @@ class JobCreateSerializer(serializers.Serializer[Any]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["task_type"].choices = task_type_slugs()  # type: ignore[attr-defined]
-        self.fields["provider"].choices = market_names()  # type: ignore[attr-defined]
+        self.fields["market"].choices = market_names()  # type: ignore[attr-defined]
 
 
 class ProgressSerializer(serializers.Serializer[Any]):
@@ -94,7 +94,7 @@ class ItemSerializer(serializers.Serializer[Any]):
 # What a CSV download reads for each field of a row serializer, in the serializer's order (a test holds
 # them to it): plain values from the database, so a download of any size needs no object per row.
 ITEM_VALUES = ("key", "group", "is_gold", "payload", "responses_total")
-RESPONSE_VALUES = ("item__key", "worker__provider", "worker__external_id", "label", "created")
+RESPONSE_VALUES = ("item__key", "worker__market", "worker__external_id", "label", "created")
 
 
 class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):

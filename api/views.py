@@ -138,7 +138,7 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
         asked = JobRequest(
             data["task_type"],
             data["filters"],
-            provider=data["provider"],
+            market=data["market"],
             params=data["params"],
             budget=data.get("budget"),
             name=data["name"],
@@ -239,8 +239,8 @@ class JobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gene
             raise Unavailable(str(error)) from None
 
         def cells(values: tuple[Any, ...]) -> Sequence[Any]:
-            item, provider, external_id, label, created = values
-            return item, pseudonym(provider, external_id, key), label, AS_JSON_DATETIME(created)
+            item, market, external_id, label, created = values
+            return item, pseudonym(market, external_id, key), label, AS_JSON_DATETIME(created)
 
         return self._rows(
             answers, s.ResponseRowSerializer(), response_row, "responses", s.RESPONSE_VALUES, cells

@@ -66,7 +66,7 @@ def seed(items: int) -> int:
     job = Job.objects.create(
         name=job_name(items),
         task_type="stance",
-        provider="inhouse",
+        market="inhouse",
         state=JobState.COMPLETE,
         params=params,
         workers_per_item=PER_ITEM,
@@ -128,7 +128,7 @@ def _workers() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "id": np.arange(1, WORKERS + 1),
-            "provider": "inhouse",
+            "market": "inhouse",
             "external_id": [f"bench-{n}" for n in range(WORKERS)],
             "simulated": True,
             "model": "{}",

@@ -30,7 +30,7 @@ def seed(claims: int, workers_per_item: int) -> dict[str, Any]:
 
     make_corpus(claims=claims, perspectives=5)
     params = {"workers_per_item": workers_per_item, "completion_code": "C0DE1234"}
-    job = create_job("stance", {}, provider="prolific", params=params)
+    job = create_job("stance", {}, market="prolific", params=params)
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=STUDY_ID)
     quiz = {question.key: question.answer for question in get_task_type("stance").quiz}

@@ -28,11 +28,11 @@ def ledger(rows: int) -> dict[str, Any]:
     from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
 
     hit_id, assignment_id, worker_id = MARKET_WORK
-    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"))
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=hit_id
     )
-    worker = Worker.objects.create(provider="mturk", external_id=worker_id)
+    worker = Worker.objects.create(market="mturk", external_id=worker_id)
     assignment = Assignment.objects.create(
         job=job,
         hit=hit,

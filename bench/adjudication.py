@@ -21,7 +21,7 @@ from aggregation.models import WorkerQuality
 from aggregation.services import aggregate_job
 import_perspectrum(os.environ["RELEASE"])
 crowd = {"size": 30, "spammer_share": 0.2, "seed": 5}
-job = create_job("stance", {}, provider="simulated", params={"crowd": crowd})
+job = create_job("stance", {}, market="simulated", params={"crowd": crowd})
 publish_job(job.pk)
 t = time.perf_counter(); sync_job(job.pk)
 crowd = time.perf_counter() - t

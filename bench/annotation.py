@@ -19,7 +19,7 @@ from annotation.work.records import long_format
 import_perspectrum(os.environ["RELEASE"])
 t = time.perf_counter()
 params = {"members": "all", "crowd": {"size": 30}}
-job = create_job("stance", {}, provider="simulated", params=params)
+job = create_job("stance", {}, market="simulated", params=params)
 created = time.perf_counter() - t
 t = time.perf_counter(); publish_job(job.pk); published = time.perf_counter() - t
 t = time.perf_counter(); job = sync_job(job.pk); synced = time.perf_counter() - t

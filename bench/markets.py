@@ -27,9 +27,9 @@ from annotation.ledger import engine, intents
 from annotation.models import Assignment, AssignmentState, Hit, Job, Worker
 from annotation.markets.mturk.fake import fake_market
 
-job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"))
 hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id="H")
-worker = Worker.objects.create(provider="mturk", external_id="W")
+worker = Worker.objects.create(market="mturk", external_id="W")
 asg = Assignment.objects.create(job=job, hit=hit, worker=worker, state=AssignmentState.APPROVED,
                                 external_id="A", accepted_at=timezone.now())
 

@@ -41,7 +41,7 @@ print(f"release build_s={build_s:.2f} verify_s={verify_s:.2f} problems={len(prob
 cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True)[:100])
 def run_job():
     crowd = {"crowd": {"size": 20}}
-    job = create_job("stance", {"claims": cids}, provider="simulated", params=crowd)
+    job = create_job("stance", {"claims": cids}, market="simulated", params=crowd)
     publish_job(job.pk)
     return sync_job(job.pk)
 job, job_s = timed(run_job)

@@ -219,7 +219,7 @@ def _collection(crawl: Mapping[str, Any]) -> dict[str, Any]:
 def _annotation_step(job: Mapping[str, Any]) -> dict[str, Any]:
     copied = (
         "task_type",
-        "provider",
+        "market",
         "simulated",
         "items",
         "workers_per_item",
@@ -256,7 +256,7 @@ def machine_step(params: Mapping[str, Any]) -> dict[str, Any] | None:
 STEP_COLUMNS = (
     ("job", "job_id"),
     ("task type", "task_type"),
-    ("provider", "provider"),
+    ("market", "market"),
     ("simulated", "simulated"),
     ("items", "items"),
     ("workers/item", "workers_per_item"),

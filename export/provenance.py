@@ -130,7 +130,7 @@ def _response_row(response: Response, key: bytes) -> dict[str, Any]:
     machine = getattr(response.worker, "machine", None) if response.origin == ResponseOrigin.MACHINE else None
     return {
         **_item_fields(response.job, response.item),
-        "worker": pseudonym(response.worker.provider, response.worker.external_id, key),
+        "worker": pseudonym(response.worker.market, response.worker.external_id, key),
         "label": response.label,
         "value": response.value,
         "gold": response.is_gold,
@@ -203,12 +203,12 @@ def jobs_record(key: bytes) -> list[dict[str, Any]]:
 def _job(job: Job, key: bytes) -> dict[str, Any]:
     done = Assignment.objects.filter(job=job, state__in=AssignmentState.done())
     responses = Response.objects.filter(job=job)
-    simulated = get_market(job.provider).simulated or responses.filter(simulated=True).exists()
+    simulated = get_market(job.market).simulated or responses.filter(simulated=True).exists()
     return {
         "id": job.pk,
         "name": job.name,
         "task_type": job.task_type,
-        "provider": job.provider,
+        "market": job.market,
         "simulated": simulated,
         "state": job.state,
         "params": job.params,
@@ -233,12 +233,12 @@ def job_agreement(job: Job, key: bytes) -> dict[str, Any] | None:
     rows = list(
         Response.objects.filter(job=job, is_gold=False)
         .order_by("item_id", "worker_id")
-        .values_list("item_id", "worker__provider", "worker__external_id", "label")
+        .values_list("item_id", "worker__market", "worker__external_id", "label")
     )
     if not rows:
         return {"rule": rule.as_dict(), "responses": 0, "note": "no responses yet"}
     items = [row[0] for row in rows]
-    workers = [pseudonym(provider, external, key) for _, provider, external, _ in rows]
+    workers = [pseudonym(market, external, key) for _, market, external, _ in rows]
     try:
         responses = Responses.from_columns(
             items, workers, [row[3] for row in rows], rule.answer_set, require_overlap=False
@@ -354,7 +354,7 @@ def worker_quality(key: bytes) -> list[dict[str, Any]]:
             "run_id": quality.run_id,
             "job_id": quality.job_id,
             "label_model": quality.run.label_model,
-            "worker": pseudonym(quality.worker.provider, quality.worker.external_id, key),
+            "worker": pseudonym(quality.worker.market, quality.worker.external_id, key),
             "responses": quality.responses,
             "agreement_with_majority": _number(quality.agreement),
             "reliability": _number(quality.reliability),

@@ -60,7 +60,7 @@ from export.statistics import release_statistics
 DATASHEET = "datasheet.md"
 # How a release names its workers, as its manifest says.
 PSEUDONYMS = {
-    "scheme": "w_ + first 20 hex digits of HMAC-SHA256(key, provider + 0x1F + worker id)",
+    "scheme": "w_ + first 20 hex digits of HMAC-SHA256(key, market + 0x1F + worker id)",
     "key": "per release, derived from the platform's WORKER_PSEUDONYM_KEY; kept in the platform "
     "database (export.Release), never in the release",
 }

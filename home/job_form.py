@@ -50,7 +50,7 @@ class NewJobForm(forms.Form):
     )
     limit = forms.IntegerField(required=False, min_value=1, help_text="at most this many claims")
     # Where and how the work is done.
-    provider = forms.ChoiceField(choices=lambda: [(name, name) for name in market_names()], initial="inhouse")
+    market = forms.ChoiceField(choices=lambda: [(name, name) for name in market_names()], initial="inhouse")
     redundancy = forms.ChoiceField(choices=FIXED_OR_ADAPTIVE, initial="fixed")
     workers = forms.IntegerField(required=False, min_value=1, help_text="workers per item (fixed)")
     min_workers = forms.IntegerField(required=False, min_value=1, help_text="adaptive: first round")
@@ -100,7 +100,7 @@ class NewJobForm(forms.Form):
         return JobRequest(
             data["task_type"],
             _filters(data),
-            provider=data["provider"],
+            market=data["market"],
             params=request_params(
                 workers=data["workers"],
                 bundle=data["bundle"],

@@ -99,7 +99,7 @@ class PipelineRunForm(forms.ModelForm):
     params = forms.JSONField(
         required=False,
         initial=dict,
-        help_text='Overrides of the defaults, e.g. {"provider": "inhouse", "claims": [1007, 1008]}.',
+        help_text='Overrides of the defaults, e.g. {"market": "inhouse", "claims": [1007, 1008]}.',
     )
 
     class Meta:

@@ -49,10 +49,10 @@ def _create(
     extra: dict[str, Any] | None = None,
 ) -> Job | None:
     job_params: dict[str, Any] = {"seed": params.get("crowd", {}).get("seed", 0), **(extra or {})}
-    if is_simulated(params["provider"]):
+    if is_simulated(params["market"]):
         job_params["crowd"] = dict(params.get("crowd", {}))
     try:
-        return create_job(task_type, filters, provider=params["provider"], params=job_params, name=name)
+        return create_job(task_type, filters, market=params["market"], params=job_params, name=name)
     except NoItemsError:
         return None
 

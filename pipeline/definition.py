@@ -71,7 +71,7 @@ STEP_NAMES = tuple(step.name for step in STEPS)
 
 # Every number is a default a user can change per run (docs/design/construction.md: defaults, not constants).
 DEFAULTS: dict[str, Any] = {
-    "provider": "simulated",
+    "market": "simulated",
     "crowd": {"size": 12, "spammer_share": 0.2, "seed": 0},
     # The stance job's redundancy: {} fixed (the task type's workers_per_item), or adaptive:
     # {"redundancy": "adaptive", "min_workers": 3, "max_workers": 4, "stop_posterior": 0.95}

@@ -16,7 +16,7 @@ from pipeline.models import PipelineRun, StepRun
 def save_new_run(run: PipelineRun, params: dict[str, Any] | None) -> None:
     """Save an unsaved run with its merged parameters and its pending steps (used by the admin too)."""
     run.params = merged_params(params)
-    run.simulated = is_simulated(run.params["provider"])
+    run.simulated = is_simulated(run.params["market"])
     run.save()
     StepRun.objects.bulk_create(
         [StepRun(run=run, name=definition.name, position=n) for n, definition in enumerate(STEPS)]

@@ -99,14 +99,14 @@ def drop_worker_connections() -> int:
 def make_bonuses(count: int, market: FakeProlific) -> list[LedgerEntry]:
     """`count` approved Prolific submissions (ours and the market's), each with one bonus row to pay."""
     job = Job.objects.create(
-        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+        task_type="stance", market="prolific", currency="GBP", reward=Decimal("1.50"), params={}
     )
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=count, reward=Decimal("1.50"), external_id=STUDY
     )
     tag = uuid.uuid4().hex[:8]
     workers = Worker.objects.bulk_create(
-        Worker(provider="prolific", external_id=f"pid-{tag}-{n}") for n in range(count)
+        Worker(market="prolific", external_id=f"pid-{tag}-{n}") for n in range(count)
     )
     assignments = Assignment.objects.bulk_create(
         Assignment(

@@ -76,7 +76,7 @@ def mturk_assignments(count: int, market: FakeMTurk) -> list[Assignment]:
     tag = uuid.uuid4().hex[:8]
     job = Job.objects.create(
         task_type="stance",
-        provider="mturk",
+        market="mturk",
         currency="USD",
         reward=Decimal("0.50"),
         params={"bonus_cap": "999"},
@@ -86,7 +86,7 @@ def mturk_assignments(count: int, market: FakeMTurk) -> list[Assignment]:
         hit = Hit.objects.create(
             job=job, position=n, assignments_wanted=1, reward=Decimal("0.50"), external_id=f"HIT{tag}{n:019d}"
         )
-        worker = Worker.objects.create(provider="mturk", external_id=f"AW{tag}{n}")
+        worker = Worker.objects.create(market="mturk", external_id=f"AW{tag}{n}")
         market.submit(hit.external_id, f"ASG{tag}{n}", worker.external_id, status="Approved")
         made.append(
             Assignment.objects.create(
@@ -154,7 +154,7 @@ def mturk_outage(bonuses: int = 200) -> OutageOutcome:
         paid_once=counts[1],
         paid_twice=counts[2],
         unpaid=counts[0],
-        open_rows=LedgerEntry.objects.filter(state__in=RowState.open(), provider="mturk").count(),
+        open_rows=LedgerEntry.objects.filter(state__in=RowState.open(), market="mturk").count(),
         asked_again=len(failed),
         lost_replies=lost,
     )
@@ -177,7 +177,7 @@ MOMENTS = ("create-held", "publish-held", "publish-throttled")
 def prolific_job() -> Job:
     params = {"minutes": 10, "bonus_cap": "0"}
     job = Job.objects.create(
-        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.00"), params=params
+        task_type="stance", market="prolific", currency="GBP", reward=Decimal("1.00"), params=params
     )
     Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.00"))
     return job

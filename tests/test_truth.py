@@ -83,7 +83,7 @@ def every_state(mturk: GuardedMTurk, prolific: GuardedProlific) -> dict[str, Job
     jobs["adjudicated"] = _answered(claims[8:10], [[S, S, S], [U, U, S], [S, S, NV], [U, U, U]])
     services.aggregate_job(jobs["adjudicated"].pk)
     _adjudicate_a_sample(jobs["adjudicated"])
-    simulated = create_job("stance", {"claims": claims[10:12]}, provider="simulated")
+    simulated = create_job("stance", {"claims": claims[10:12]}, market="simulated")
     jobs["simulated"] = sync_job(publish_job(simulated.pk).pk)
     jobs["mturk"] = paid_mturk_job(mturk, claims[12:14])
     jobs["prolific"] = paid_prolific_job(prolific, claims[14:16])
@@ -91,7 +91,7 @@ def every_state(mturk: GuardedMTurk, prolific: GuardedProlific) -> dict[str, Job
 
 
 def _answered(claims: list[int], votes: list[list[str]], state: str = "") -> Job:
-    job = publish_job(create_job("stance", {"claims": claims}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {"claims": claims}, market="inhouse").pk)
     items = keys(job)
     answer(job, {key: votes[i % len(votes)] for i, key in enumerate(items)})
     if state:
@@ -118,12 +118,12 @@ def progress_of(job: Job) -> tuple[int, int, int]:
 
 def paid_of(job: Job) -> str:
     """What the market confirmed paying, in words: approved rewards plus the bonus rows that move money."""
-    if job.provider in ("inhouse", "simulated"):
-        crowd = "In-house annotators" if job.provider == "inhouse" else "Simulated crowd"
+    if job.market in ("inhouse", "simulated"):
+        crowd = "In-house annotators" if job.market == "inhouse" else "Simulated crowd"
         return f"{crowd}: nothing was paid through a market."
     rows = LedgerEntry.objects.filter(job=job, state=RowState.CONFIRMED)
     rewards = rows.filter(kind="approve").aggregate(s=Sum("hit__reward"))["s"] or Decimal(0)
-    moving = "pay" if job.provider == "prolific" else "bonus"
+    moving = "pay" if job.market == "prolific" else "bonus"
     bonuses = rows.filter(kind=moving).aggregate(s=Sum("amount"))["s"] or Decimal(0)
     refunded = rows.filter(kind="reject").aggregate(s=Sum("hit__reward"))["s"] or Decimal(0)
     return f"{money(rewards + bonuses, job.currency)} paid, {money(refunded, job.currency)} refunded"
@@ -202,7 +202,7 @@ def test_the_release_lists_the_jobs_that_gave_it_answers_and_pays_from_the_ledge
 
 def reward_times_hits(job: Job) -> Payments:
     """Pay as the old datasheet counted it: every HIT's reward, paid or not."""
-    if job.provider in ("inhouse", "simulated"):
+    if job.market in ("inhouse", "simulated"):
         return job_payments(job)
     total = sum((hit.reward * hit.assignments_wanted for hit in job.hits.all()), Decimal(0))
     return Payments({job.currency: Amounts(confirmed=total)})
@@ -233,7 +233,7 @@ def test_the_truth_test_fails_when_one_figure_is_computed_a_second_way(
 def annotator_of(project: Project) -> tuple[Client, User]:
     """Worker w0 (who answered every in-house job) as a logged-in person."""
     person = User.objects.create_user("w0-person")
-    Worker.objects.filter(provider="inhouse", external_id="w0").update(user=person)
+    Worker.objects.filter(market="inhouse", external_id="w0").update(user=person)
     client = Client()
     client.force_login(person)
     return client, person
@@ -249,7 +249,7 @@ def check_queue(html: str, person: User) -> int:
     """Every open in-house job's row says everyone's progress and the person's own, as the database counts
     them; returns how many rows were checked."""
     rows = html.split('<section class="card">')[1:]
-    open_jobs = Job.objects.filter(provider="inhouse", state__in=JobState.open()).order_by("created")
+    open_jobs = Job.objects.filter(market="inhouse", state__in=JobState.open()).order_by("created")
     served = people.queue_rows(person, open_jobs)  # the function the page calls
     assert len(rows) == len(served) == open_jobs.count() > 0
     for row, job, figures in zip(rows, open_jobs, served, strict=True):
@@ -332,12 +332,12 @@ def check_datasheet(sheet: str, project: Project) -> None:
     markets = [project.jobs["mturk"], project.jobs["prolific"]]
     assert len({job.currency for job in markets}) == 2  # so each currency's sentence is one job's pay
     for job in markets:
-        assert f"{paid_of(job)} (rejected work)" in pay, job.provider
+        assert f"{paid_of(job)} (rejected work)" in pay, job.market
     assert "In-house annotators: nothing was paid through a market." in pay
     assert "Simulated crowd: nothing was paid through a market." in pay
 
-    workers = Response.objects.values_list("worker_id", "worker__provider").distinct().order_by()
-    simulated = sum(provider == "simulated" for _, provider in workers)
+    workers = Response.objects.values_list("worker_id", "worker__market").distinct().order_by()
+    simulated = sum(market == "simulated" for _, market in workers)
     people_and_machines = f"- distinct: {len(workers)}\n- people: {len(workers) - simulated}\n"
     assert section_of(sheet, "Workers").startswith(people_and_machines + f"- simulated: {simulated}\n")
     crowd, expert = Response.objects.count(), Adjudication.objects.count()

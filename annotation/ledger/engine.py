@@ -41,7 +41,7 @@ def paying(name: str) -> tuple[Market, Money]:
     market pays nobody (it declares no `money`)."""
     market = get_market(name)
     if market.money is None:
-        raise MarketConfigError(f"the {name} provider makes no market calls (it declares no money)")
+        raise MarketConfigError(f"the {name} market makes no market calls (it declares no money)")
     return market, market.money
 
 
@@ -135,7 +135,7 @@ def execute(entry_id: int, *, publishing: bool = False) -> LedgerEntry:
     """Claim the row and make its market call. Any number of concurrent callers: one call at most.
     `publishing`: the caller is the job's publish, under way (the one time a draft wants its HITs)."""
     entry = LedgerEntry.objects.get(pk=entry_id)
-    market, money = paying(entry.provider)
+    market, money = paying(entry.market)
     if not _claim(entry):
         return entry  # another delivery holds (or finished) the row: its state now, not as first read
     state = RowState.CLAIMED
@@ -205,10 +205,10 @@ def confirmed(entry: LedgerEntry, *, publishing: bool = False) -> LedgerEntry:
     if entry.state != RowState.CONFIRMED:
         entry = execute(entry.pk, publishing=publishing)
     if entry.state in (RowState.CLAIMED, RowState.SENT):
-        raise InFlightError(f"{entry.provider} {entry.kind} is being made by another request right now")
+        raise InFlightError(f"{entry.market} {entry.kind} is being made by another request right now")
     if entry.state != RowState.CONFIRMED:
         raise MarketCallError(
-            f"{entry.provider} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
+            f"{entry.market} {entry.kind} is {entry.state}: {entry.error or 'not confirmed'}"
         )
     return entry
 
@@ -217,7 +217,7 @@ def paid(entry: LedgerEntry) -> LedgerEntry:
     """A paying row confirmed, and every row it leads to (Prolific's pay call after a bonus is set up)
     confirmed too: `MarketCallError` (or `InFlightError`) otherwise."""
     entry = confirmed(entry)
-    for row in paying(entry.provider)[1].follow_ups(entry, RECORDS):
+    for row in paying(entry.market)[1].follow_ups(entry, RECORDS):
         confirmed(as_entry(row))
     return entry
 
@@ -241,7 +241,7 @@ def resolve(entry_id: int) -> LedgerEntry:
     if entry.state != RowState.UNCLEAR:
         return entry
     try:
-        finish = paying(entry.provider)[1].resolve(entry, RECORDS)
+        finish = paying(entry.market)[1].resolve(entry, RECORDS)
     except MarketError as exc:
         log.info("ledger %s: could not read the market yet: %s", entry.pk, exc)
         return entry
@@ -268,7 +268,7 @@ def sweep_stale(*, now: dt.datetime | None = None, stale: dt.timedelta | None = 
             requeued.append(entry.pk)
     # Sent and never finished: the call may have gone out.
     for entry in LedgerEntry.objects.filter(state=RowState.SENT, sent_at__lt=cutoff):
-        if resend_is_safe(paying(entry.provider)[1], entry, now):
+        if resend_is_safe(paying(entry.market)[1], entry, now):
             if _move(entry, [RowState.SENT], RowState.REQUESTED):
                 requeued.append(entry.pk)
         elif _move(entry, [RowState.SENT], RowState.UNCLEAR, error="stale after the call was sent"):

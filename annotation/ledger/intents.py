@@ -33,7 +33,7 @@ class RetryError(ValueError):
 
 def record(
     kind: str,
-    provider: str,
+    market: str,
     refs: Sequence[str | int],
     *,
     job_id: int | None = None,
@@ -51,11 +51,11 @@ def record(
     new attempt with its own token. Asking again with another amount or parameters while an attempt
     stands (open or confirmed) raises `IdempotencyConflictError`.
     """
-    intent = idempotency_token(kind, provider, *refs)
+    intent = idempotency_token(kind, market, *refs)
     currency = job_currency(job_id, currency)
     fields = {
         "kind": kind,
-        "provider": provider,
+        "market": market,
         "job_id": job_id,
         "hit_id": hit_id,
         "assignment_id": assignment_id,
@@ -102,7 +102,7 @@ def retry(entry_id: int) -> LedgerEntry:
 
 ATTEMPT_FIELDS = (
     "kind",
-    "provider",
+    "market",
     "job_id",
     "hit_id",
     "assignment_id",
@@ -120,7 +120,7 @@ def _attempt(intent: str, attempt: int, fields: dict[str, Any]) -> LedgerEntry:
     token = (
         intent
         if attempt == 1
-        else idempotency_token(fields["kind"], fields["provider"], intent, f"attempt:{attempt}")
+        else idempotency_token(fields["kind"], fields["market"], intent, f"attempt:{attempt}")
     )
     entry, created = LedgerEntry.objects.get_or_create(
         intent=intent,
@@ -154,7 +154,7 @@ def _check_same(entry: LedgerEntry, fields: dict[str, Any]) -> None:
 
 def row_params(kind: str, assignment: Assignment) -> dict[str, Any]:
     """What the assignment's market needs in a review or bonus row beyond the assignment."""
-    market = get_market(assignment.job.provider)
+    market = get_market(assignment.job.market)
     return market.money.row_params(kind, assignment) if market.money is not None else {}
 
 
@@ -164,7 +164,7 @@ def review_intent(assignment: Assignment, *, approve: bool, feedback: str) -> Le
     params: dict[str, Any] = {"feedback": feedback, **row_params(kind, assignment)}
     return record(
         kind,
-        assignment.job.provider,
+        assignment.job.market,
         [f"asg:{assignment.external_id or assignment.pk}"],
         job_id=assignment.job_id,
         hit_id=assignment.hit_id,
@@ -181,7 +181,7 @@ def bonus_intent(assignment: Assignment, amount: Decimal, reason: str, ref: str)
     params: dict[str, Any] = {"reason": reason, **row_params(RowKind.BONUS, assignment)}
     return record(
         RowKind.BONUS,
-        job.provider,
+        job.market,
         [f"asg:{assignment.external_id or assignment.pk}", ref],
         job_id=job.pk,
         hit_id=assignment.hit_id,
@@ -197,7 +197,7 @@ def listing_intent(job: Job, listing: Listing, *, more: bool = False) -> LedgerE
     """The ledger row that offers a listing at the job's market: CREATE_HIT, or EXTEND for `more`."""
     return record(
         RowKind.EXTEND if more else RowKind.CREATE_HIT,
-        job.provider,
+        job.market,
         [f"job:{job.pk}", *listing.refs],
         job_id=job.pk,
         hit_id=listing.hit_pk,

@@ -30,7 +30,7 @@ def publish_hits(job: Job, hits: Sequence[Hit]) -> list[PublishedHit]:
     if not hits:
         return []
     published: list[PublishedHit] = []
-    for listing in get_market(job.provider).publish(job, hits):
+    for listing in get_market(job.market).publish(job, hits):
         external_id = (
             listing.external_id
             or engine.confirmed(intents.listing_intent(job, listing), publishing=True).result_ref
@@ -42,7 +42,7 @@ def publish_hits(job: Job, hits: Sequence[Hit]) -> list[PublishedHit]:
 def extend_hits(job: Job, hits: Sequence[Hit], count: int) -> None:
     """Buy `count` more assignments on each published HIT, where the market sells more: one confirmed
     EXTEND row per listing, naming the total it reaches (so a concurrent extension adds nothing)."""
-    market = get_market(job.provider)
+    market = get_market(job.market)
     if not market.capabilities.extend:
         return
     for listing in market.publish(job, hits, more=count):

@@ -33,7 +33,7 @@ class LedgerEntry(models.Model):
     """One intended market call and what became of it."""
 
     kind = models.CharField(max_length=16, choices=labelled(RowKind))
-    provider = models.CharField(max_length=32)
+    market = models.CharField(max_length=32)
     job = models.ForeignKey(
         "annotation.Job", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
@@ -83,7 +83,7 @@ class LedgerEntry(models.Model):
 
     def __str__(self) -> str:
         money = f" {self.amount} {self.currency}" if self.amount else ""
-        return f"{self.provider} {self.kind}{money} [{self.state}]"
+        return f"{self.market} {self.kind}{money} [{self.state}]"
 
 
 ISSUE_LABELS: dict[str, str] = {
@@ -103,7 +103,7 @@ class ReconciliationIssue(models.Model):
     job = models.ForeignKey(
         "annotation.Job", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
-    provider = models.CharField(max_length=32)
+    market = models.CharField(max_length=32)
     kind = models.CharField(max_length=16, choices=labelled(IssueKind, ISSUE_LABELS))
     ref = models.CharField(max_length=128, help_text="The market's id of the thing that differs.")
     ours = models.CharField(max_length=300, blank=True)
@@ -118,4 +118,4 @@ class ReconciliationIssue(models.Model):
         ordering = ["resolved", "-found_at"]
 
     def __str__(self) -> str:
-        return f"{self.provider} {self.kind} {self.ref}: ours {self.ours!r}, theirs {self.theirs!r}"
+        return f"{self.market} {self.kind} {self.ref}: ours {self.ours!r}, theirs {self.theirs!r}"

@@ -83,7 +83,7 @@ class Payments:
 
 def job_payments(job: Job) -> Payments:
     """What `job` paid, from its confirmed, unclear and rejected ledger rows."""
-    market = get_market(job.provider)
+    market = get_market(job.market)
     if market.money is None:
         return Payments(unpaid={market.crowd or f"{market.name} workers"})
     found = Payments()

@@ -33,7 +33,7 @@ def jobs_to_reconcile(*, now: dt.datetime | None = None) -> list[int]:
     """Market jobs worth a scheduled look: every job with anything at the market (drafts included: a
     publish whose reply was lost leaves a draft with a study), open, paused or changed within 30 days."""
     now = now or timezone.now()
-    jobs = Job.objects.filter(provider__in=reconciling_markets())
+    jobs = Job.objects.filter(market__in=reconciling_markets())
     at_market = Q(pk__in=LedgerEntry.objects.filter(job__isnull=False).values("job_id")) | ~Q(
         state=JobState.DRAFT
     )
@@ -48,7 +48,7 @@ def reconcile_markets() -> list[ReconciliationIssue]:
         issues = [stored(None, name, each) for each in get_market(name).reconcile(None, RECORDS)]
         with transaction.atomic():
             ReconciliationIssue.objects.filter(
-                job=None, provider=name, kind=IssueKind.UNOWNED, resolved=False
+                job=None, market=name, kind=IssueKind.UNOWNED, resolved=False
             ).delete()
             found += ReconciliationIssue.objects.bulk_create(issues)
     return found
@@ -57,21 +57,21 @@ def reconcile_markets() -> list[ReconciliationIssue]:
 def reconcile_job(job_id: int) -> list[ReconciliationIssue]:
     """Flag every mismatch between our records and the market for one job."""
     job = Job.objects.get(pk=job_id)
-    market = get_market(job.provider)
+    market = get_market(job.market)
     if not market.capabilities.reconcile:
         return []
     reported = market.reconcile(job, RECORDS)
-    found = [stored(job, job.provider, each) for each in [*reported, *open_entries(job)]]
+    found = [stored(job, job.market, each) for each in [*reported, *open_entries(job)]]
     with transaction.atomic():
         ReconciliationIssue.objects.filter(job=job, resolved=False).delete()
         return ReconciliationIssue.objects.bulk_create(found)
 
 
-def stored(job: Job | None, provider: str, found: Discrepancy) -> ReconciliationIssue:
+def stored(job: Job | None, market: str, found: Discrepancy) -> ReconciliationIssue:
     """A market's discrepancy as the issue row the admin shows."""
     return ReconciliationIssue(
         job=job,
-        provider=provider,
+        market=market,
         kind=found.kind,
         ref=found.ref,
         ours=found.ours[:300],

@@ -32,7 +32,7 @@ class LedgerRecords:
     ) -> list[Row]:
         found = LedgerEntry.objects.filter(kind=kind)
         if market:
-            found = found.filter(provider=market)
+            found = found.filter(market=market)
         if job_id is not None:
             found = found.filter(job_id=job_id)
         if market_ref is not None:
@@ -52,7 +52,7 @@ class LedgerRecords:
     def follow_up(self, row: Row, kind: str, *, market_ref: str, params: Mapping[str, Any]) -> Row:
         return intents.record(
             kind,
-            row.provider,
+            row.market,
             [row.token],
             job_id=row.job_id,
             assignment_id=row.assignment_id,

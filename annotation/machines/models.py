@@ -10,7 +10,7 @@ from django.db import models
 
 from annotation.models import Worker
 
-MACHINE_PROVIDER = "machine"  # the provider of every machine's worker row: no market has this name
+MACHINE_MARKET = "machine"  # the market of every machine's worker row: no market has this name
 
 
 class MachineBackend(models.TextChoices):

@@ -9,7 +9,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotation.machines.models import MACHINE_PROVIDER, MachineAnnotator, MachineBackend
+from annotation.machines.models import MACHINE_MARKET, MachineAnnotator, MachineBackend
 from annotation.market_interface.registry import is_simulated
 from annotation.models import Item, Job, Response, ResponseOrigin, Worker
 from annotation.task_types.registry import get_task_type
@@ -35,7 +35,7 @@ def register_annotator(
     get_task_type(task_type)  # an unknown task type is refused here, not when the machine first labels
     latest = MachineAnnotator.objects.select_for_update().filter(name=name).aggregate(Max("version"))
     version = (latest["version__max"] or 0) + 1
-    worker = Worker.objects.create(provider=MACHINE_PROVIDER, external_id=f"{name}@{version}")
+    worker = Worker.objects.create(market=MACHINE_MARKET, external_id=f"{name}@{version}")
     return MachineAnnotator.objects.create(
         name=name,
         version=version,
@@ -67,7 +67,7 @@ def record_machine_labels(
     items = set(Item.objects.filter(job=job, pk__in=list(labels)).values_list("pk", flat=True))
     if len(items) != len(labels):
         raise MachineError(f"{len(labels) - len(items)} of the items are not this job's")
-    now, simulated = timezone.now(), is_simulated(job.provider)
+    now, simulated = timezone.now(), is_simulated(job.market)
     rows = [
         Response(
             job=job,

@@ -15,7 +15,7 @@ else of its records a market may read or write (`money.Records`). The non-paying
 declared data: `Capabilities`, and `Money` for how its paying calls are made safe (None where nothing is
 paid, so a market without money implements no money hook).
 
-External identity: markets put the worker, HIT and assignment in URL parameters. Each provider
+External identity: markets put the worker, HIT and assignment in URL parameters. Each market
 names its parameters (`url_params`) and reads them (`market_ids`); `annotation.web.identity` is the
 one place that reads them from a request. Nothing outside a market's folder tests the market's name.
 """
@@ -50,7 +50,7 @@ class UnknownMarketError(MarketCallError):
 class ExternalIdentity:
     """Who is at the task page, as the market says in URL parameters."""
 
-    provider: str
+    market: str
     worker_id: str
     hit_id: str = ""
     assignment_id: str = ""
@@ -92,7 +92,7 @@ class SyncReport:
 
 
 class WorkQueue(Protocol):
-    """What a task page does, offered to providers whose workers are not people at our pages."""
+    """What a task page does, offered to markets whose workers are not people at our pages."""
 
     def worker(self, external_id: str, *, simulated: bool, model: Mapping[str, Any]) -> Worker: ...
 
@@ -332,7 +332,7 @@ def external_identity(market: Market, params: Mapping[str, str]) -> ExternalIden
     if ids is None:
         return None
     return ExternalIdentity(
-        provider=market.name,
+        market=market.name,
         worker_id=ids.worker_id,
         hit_id=ids.hit_id,
         assignment_id=ids.assignment_id,
@@ -352,7 +352,7 @@ def booking_currency(market: Market, params: Mapping[str, Any]) -> str:
 
 
 def declared_fee(market: Market, job: Job) -> Decimal:
-    """The fee rate known without asking the market: the job's `fee_rate` parameter, else the provider's."""
+    """The fee rate known without asking the market: the job's `fee_rate` parameter, else the market's."""
     return Decimal(str(job.params.get("fee_rate", market.fee_rate)))
 
 

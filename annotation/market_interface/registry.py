@@ -38,11 +38,11 @@ def _market_class(path: str) -> type[Market]:
 def get_market(name: str) -> Market:
     path = market_paths().get(name)
     if path is None:
-        raise UnknownMarketError(f"unknown provider {name!r}; known: {sorted(market_paths())}")
+        raise UnknownMarketError(f"unknown market {name!r}; known: {sorted(market_paths())}")
     try:
         cls = _market_class(path)
     except (ImportError, AttributeError, ValueError) as error:
-        raise UnknownMarketError(f"provider {name!r} is not installed ({error})") from error
+        raise UnknownMarketError(f"market {name!r} is not installed ({error})") from error
     return cls()
 
 
@@ -55,10 +55,10 @@ def control(market: str, action: Control, target: Job | Hit | Worker, reason: st
     """Take a non-paying action at a market that declares it (a market that does not has nothing to
     do); returns why nothing was done, "" when done. Called from annotation.work's services, which
     run in background operations (annotation.work.market_actions), never in a web request."""
-    provider = get_market(market)
-    if action not in provider.capabilities.controls:
+    installed = get_market(market)
+    if action not in installed.capabilities.controls:
         return ""
-    return provider.control(action, target, reason)
+    return installed.control(action, target, reason)
 
 
 def market_choices() -> list[tuple[str, str]]:

@@ -26,7 +26,7 @@ from annotation.staff.markets import start
 class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
     list_display = [
         "id",
-        "provider",
+        "market",
         "kind",
         "attempt",
         "state",
@@ -36,7 +36,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         "job",
         "requested_at",
     ]
-    list_filter = ["provider", "kind", "state"]
+    list_filter = ["market", "kind", "state"]
     search_fields = ["token", "intent", "market_ref", "result_ref", "worker_ref"]
     date_hierarchy = "requested_at"
     actions = [
@@ -132,8 +132,8 @@ def _queue(queryset: QuerySet[LedgerEntry], state: str, task: Any) -> int:
 
 @admin.register(ReconciliationIssue)
 class ReconciliationIssueAdmin(admin.ModelAdmin):
-    list_display = ["found_at", "provider", "job", "kind", "ref", "ours", "theirs", "resolved"]
-    list_filter = ["resolved", "provider", "kind"]
+    list_display = ["found_at", "market", "job", "kind", "ref", "ours", "theirs", "resolved"]
+    list_filter = ["resolved", "market", "kind"]
     search_fields = ["ref"]
     actions = ["mark_resolved"]
 

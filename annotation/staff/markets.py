@@ -119,7 +119,7 @@ def _cost_rows(jobs: Sequence[Job], extra: int = 0) -> list[list[object]]:
         verdict = estimate.refusal or "within the budget"
         money = [estimate.spend, estimate.worst_case, job.budget]
         rows.append(
-            [job, job.provider, *money, f"{estimate.fee_rate:.2%}", verdict, _last_read(reads.get(job.pk))]
+            [job, job.market, *money, f"{estimate.fee_rate:.2%}", verdict, _last_read(reads.get(job.pk))]
         )
     return rows
 
@@ -218,7 +218,7 @@ def expire_on_market(modeladmin: admin.ModelAdmin, request: HttpRequest, queryse
     if "confirm" in request.POST:
         start(modeladmin, request, "annotation.expire_jobs", "Expire", {"job_ids": _pks(jobs)}, len(jobs))
         return None
-    rows = [[job, job.provider, job.state, job.hits.filter(expired=False).count()] for job in jobs]
+    rows = [[job, job.market, job.state, job.hits.filter(expired=False).count()] for job in jobs]
     page = Confirmation(
         title="Expire these jobs' HITs on their market?",
         headers=["job", "market", "state", "HITs still offered"],
@@ -251,7 +251,7 @@ class RejectForm(forms.Form):
         feedback = str(self.cleaned_data["feedback"])
         for job in self.jobs:
             try:
-                get_market(job.provider).check(job, rejection=feedback)
+                get_market(job.market).check(job, rejection=feedback)
             except RejectionError as error:
                 raise forms.ValidationError(f"{job}: {error}") from error
         return feedback
@@ -307,7 +307,7 @@ def bonus_work(modeladmin: admin.ModelAdmin, request: HttpRequest, queryset: Que
     rows = []
     for a in queryset.select_related("job", "worker"):
         cap = a.job.params.get("bonus_cap", 0)
-        rows.append([a, a.job, a.job.provider, a.state, cap])
+        rows.append([a, a.job, a.job.market, a.state, cap])
     page = Confirmation(
         title="Pay a bonus for this work?",
         headers=["assignment", "job", "market", "state", "job bonus cap"],
@@ -330,7 +330,7 @@ def bonus_correct_answers(modeladmin: admin.ModelAdmin, request: HttpRequest, qu
     rows = []
     for job in jobs:
         correct = job_accuracy(job.pk).overall.correct
-        rows.append([job, job.provider, correct, job.params.get("bonus_cap", 0)])
+        rows.append([job, job.market, correct, job.params.get("bonus_cap", 0)])
     page = Confirmation(
         title="Pay a bonus for each correct answer?",
         headers=["job", "market", "correct answers", "job bonus cap"],

@@ -74,11 +74,11 @@ class QuizQuestion:
 
 
 # Job parameters every task type accepts: how the job is offered and paid on a crowd market.
-# Absent, the provider's defaults apply (annotation/markets/<market>/market.py, work.jobs for costs).
+# Absent, the market's defaults apply (annotation/markets/<market>/market.py, work.jobs for costs).
 MARKET_PARAMS = frozenset(
     {
         "bonus_cap",  # the most all bonuses of the job may total (before fees); 0 allows no bonus
-        "fee_rate",  # the market's fee on rewards and bonuses, when it differs from the provider's
+        "fee_rate",  # the market's fee on rewards and bonuses, when it differs from the market's default
         "currency",
         "title",
         "description",

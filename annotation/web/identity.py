@@ -1,7 +1,7 @@
 """Who is at a worker page. The one place that reads identity from a request.
 
 - in-house annotators are logged in: their worker row is tied to their user;
-- external crowds are named by the market's URL parameters, read by the job's provider
+- external crowds are named by the market's URL parameters, read by the job's market
   (`annotation.market_interface.base.external_identity`) and carried through our pages as they came.
   Those parameters are only claims, so every page served to a market worker carries a signed, expiring token
   (`annotation.web.page_tokens`) binding the market ids and the items shown, and every POST from
@@ -73,7 +73,7 @@ def resolve_visitor(request: HttpRequest, job: Job, known: Worker | None = None)
     params = {**request.GET.dict(), **request.POST.dict()}
     if params.get("preview") == "1":
         return _previewer(request, job)
-    market = get_market(job.provider)
+    market = get_market(job.market)
     if not market.capabilities.logged_in_workers:
         external = external_identity(market, params)
         if external is not None:
@@ -101,7 +101,7 @@ def may_preview(user: Any, job: Job) -> bool:
     """Staff who may view jobs, or a member of the in-house job's team once the job is published."""
     if user.has_perm("annotation.view_job"):
         return True
-    in_house = get_market(job.provider).capabilities.logged_in_workers
+    in_house = get_market(job.market).capabilities.logged_in_workers
     return in_house and job.state != JobState.DRAFT and is_open_to(job, user)
 
 
@@ -119,15 +119,15 @@ def _worker(
 ) -> tuple[Worker, Qualification | None | rows.Unread]:
     """The visitor's worker row (created on a first visit) and, when read with it, their
     qualification for the job's task type."""
-    if known is not None and (known.provider, known.external_id) == (job.provider, external_id):
+    if known is not None and (known.market, known.external_id) == (job.market, external_id):
         return known, "unread"
-    read = rows.worker_and_qualification(job.provider, external_id, job.task_type)
+    read = rows.worker_and_qualification(job.market, external_id, job.task_type)
     if read is not None:
         return read
-    created = new_worker(job.provider, external_id, user=user)  # a first visit: no qualification yet
+    created = new_worker(job.market, external_id, user=user)  # a first visit: no qualification yet
     if created is not None:
         return created, None
-    return get_worker(job.provider, external_id, user=user), "unread"  # created by a parallel request
+    return get_worker(job.market, external_id, user=user), "unread"  # created by a parallel request
 
 
 # (job pk, job created, market HIT id) seen to name one of the job's HITs. A published HIT keeps its

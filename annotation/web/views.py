@@ -124,7 +124,7 @@ def queue(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path(), reverse("annotation:login"))
     markets = [name for name in market_names() if get_market(name).capabilities.logged_in_workers]
     jobs = (
-        visible_jobs(request.user).filter(provider__in=markets, state__in=JobState.open()).order_by("created")
+        visible_jobs(request.user).filter(market__in=markets, state__in=JobState.open()).order_by("created")
     )
     return render(request, "annotation/queue.html", {"rows": people.queue_rows(request.user, jobs)})
 
@@ -224,7 +224,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         return grant
     ids = visitor.ids
     hit = None
-    if ids is not None and get_market(job.provider).capabilities.worker_takes_hit:
+    if ids is not None and get_market(job.market).capabilities.worker_takes_hit:
         # An MTurk worker accepted one particular HIT: that one is theirs, no other.
         hit = market_hit(job, ids.hit_id)
         if hit is None:
@@ -314,7 +314,7 @@ def _after_submit(
     request: HttpRequest, assignment: Assignment, visitor: Visitor, grant: Grant | None
 ) -> HttpResponse:
     """Saved already; now send the worker back to the market (MTurk by POST, Prolific by redirect)."""
-    market = get_market(assignment.job.provider)
+    market = get_market(assignment.job.market)
     try:
         handoff = market.after_submit(assignment, granted_identity(visitor, grant))
     except WorkerIdentityError as error:

@@ -111,7 +111,7 @@ def bonus_correct_answers(job_id: int) -> BonusReport:
     """A bonus of the item's share of the reward for each correct answer on payable work: it doubles
     the pay of a correct answer (the paper's post-processing bonus). Safe to run again."""
     job = Job.objects.get(pk=job_id)
-    market = get_market(job.provider)
+    market = get_market(job.market)
     report = BonusReport()
     if not get_task_type(job.task_type).bonus_per_correct_answer:
         report.note = f"{job.task_type} answers earn no bonus for being correct: none recorded"

@@ -53,22 +53,22 @@ class AssignmentStateError(RuntimeError):
 
 
 def get_worker(
-    provider: str, external_id: str, *, simulated: bool = False, model: Any = None, user: Any = None
+    market: str, external_id: str, *, simulated: bool = False, model: Any = None, user: Any = None
 ) -> Worker:
     worker, _ = Worker.objects.get_or_create(
-        provider=provider,
+        market=market,
         external_id=external_id,
         defaults={"simulated": simulated, "model": dict(model or {}), "user": user},
     )
     return worker
 
 
-def new_worker(provider: str, external_id: str, *, user: Any = None) -> Worker | None:
+def new_worker(market: str, external_id: str, *, user: Any = None) -> Worker | None:
     """The worker's row created, for a caller that has just found none (no second read); None when a
     parallel request created it first (the constraint refuses a second row)."""
     try:
         with transaction.atomic():
-            return Worker.objects.create(provider=provider, external_id=external_id, user=user)
+            return Worker.objects.create(market=market, external_id=external_id, user=user)
     except IntegrityError:
         return None
 
@@ -134,7 +134,7 @@ def next_assignment(
     open_one = _checked_open(held, hit, external_id)
     if open_one is not None:
         return open_one
-    confirmed = not get_market(job.provider).capabilities.confirms_work
+    confirmed = not get_market(job.market).capabilities.confirms_work
     for pk in _open_hits(job, worker, hit, CANDIDATE_HITS):
         try:
             assignment = _take(job, worker, pk, external_id, confirmed=confirmed)

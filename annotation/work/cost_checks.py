@@ -35,7 +35,7 @@ class CostEstimate:
 
 def estimate_cost(job: Job, market: Market | None = None, *, extra: int = 0) -> CostEstimate:
     """The worst case for the job's HITs with `extra` more assignments each, and the market balance."""
-    market = market or get_market(job.provider)
+    market = market or get_market(job.market)
     fee = market.fee(job)
     whole, spend = _worst_cases(job, market, fee, extra)
     try:
@@ -47,8 +47,8 @@ def estimate_cost(job: Job, market: Market | None = None, *, extra: int = 0) -> 
 
 def estimate_cost_locally(job: Job, *, extra: int = 0) -> CostEstimate:
     """The same worst case from our own records only, for a web page: no market call, so the fee is
-    the declared rate (the job's `fee_rate`, else the provider's) and the balance is unknown (None)."""
-    market = get_market(job.provider)
+    the declared rate (the job's `fee_rate`, else the market's) and the balance is unknown (None)."""
+    market = get_market(job.market)
     fee = declared_fee(market, job)
     whole, spend = _worst_cases(job, market, fee, extra)
     return CostEstimate(whole, spend, fee, _bonus_cap(job), job.budget, None)

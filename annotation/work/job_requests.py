@@ -24,7 +24,7 @@ class JobRequest:
 
     task_type: str
     filters: Mapping[str, Any]
-    provider: str = "inhouse"
+    market: str = "inhouse"
     params: Mapping[str, Any] | None = None
     budget: Decimal | None = None
     name: str = ""
@@ -73,7 +73,7 @@ def open_job(request: JobRequest, *, created_by: Any = None) -> Job:
         job = create_job(
             request.task_type,
             request.filters,
-            provider=request.provider,
+            market=request.market,
             params=request.params,
             budget=request.budget,
             name=request.name,
@@ -84,7 +84,7 @@ def open_job(request: JobRequest, *, created_by: Any = None) -> Job:
     except JobError:
         raise
     except (TaskTypeError, ValueError, LookupError) as error:
-        # An unknown task type or provider, a parameter of the wrong kind: the task type's own words.
+        # An unknown task type or market, a parameter of the wrong kind: the task type's own words.
         raise JobError(str(error)) from error
 
 

@@ -78,7 +78,7 @@ def create_job(
     task_type: str,
     filters: Mapping[str, Any] | None = None,
     *,
-    provider: str = "inhouse",
+    market: str = "inhouse",
     params: Mapping[str, Any] | None = None,
     budget: Decimal | None = None,
     name: str = "",
@@ -86,7 +86,7 @@ def create_job(
 ) -> Job:
     """Create a draft job: choose its items (and gold), bundle them into HITs, fence off authors."""
     definition = get_task_type(task_type)
-    merged, adaptive = _job_params(definition, params, provider)
+    merged, adaptive = _job_params(definition, params, market)
     merged, budget = amounts.check_job_money(merged, budget)
     filters = dict(filters or {})
     specs = list(definition.select_items(filters, merged))
@@ -97,7 +97,7 @@ def create_job(
         job = Job.objects.create(
             name=name or f"{definition.name} over {len(specs)} items",
             task_type=task_type,
-            provider=provider,
+            market=market,
             params=merged,
             filters=filters,
             # Adaptive: the first round asks min_workers per item; later rounds only the open items.
@@ -114,14 +114,14 @@ def create_job(
     return job
 
 
-def check_new_job(task_type: str, params: Mapping[str, Any] | None, provider: str, budget: Any) -> None:
+def check_new_job(task_type: str, params: Mapping[str, Any] | None, market: str, budget: Any) -> None:
     """What `create_job` checks before it reads any item: the parameters, the market and the money."""
-    merged, _ = _job_params(get_task_type(task_type), params, provider)
+    merged, _ = _job_params(get_task_type(task_type), params, market)
     amounts.check_job_money(merged, budget)
 
 
 def _job_params(
-    definition: TaskType, params: Mapping[str, Any] | None, provider: str
+    definition: TaskType, params: Mapping[str, Any] | None, market_name: str
 ) -> tuple[dict[str, Any], AdaptivePolicy | None]:
     """The task type's defaults with `params` over them and the market's currency; the adaptive policy."""
     merged = definition.params(params)
@@ -131,7 +131,7 @@ def _job_params(
         QualityPolicy.from_params(merged)
     except (AdaptiveError, MachinePlanError, GoldPolicyError) as error:
         raise JobError(str(error)) from None
-    market = get_market(provider)  # fail now, not at publishing, on an unknown provider
+    market = get_market(market_name)  # fail now, not at publishing, on an unknown market
     try:
         merged["currency"] = booking_currency(market, merged)
     except MarketCallError as error:
@@ -169,7 +169,7 @@ def _crowd_first(job: Job, items: list[Item], params: Mapping[str, Any]) -> list
 
 
 def publish_job(job_id: int) -> Job:
-    """Advertise a draft job's HITs through its provider. Safe to call twice: a published job is left be.
+    """Advertise a draft job's HITs through its market. Safe to call twice: a published job is left be.
 
     No transaction is open while the market is called: the ledger commits each listing's row before
     its call, and a caller racing this one finds the same rows, so no HIT is created twice.
@@ -177,7 +177,7 @@ def publish_job(job_id: int) -> Job:
     job = Job.objects.get(pk=job_id)
     if job.state != JobState.DRAFT:
         return job
-    market = get_market(job.provider)
+    market = get_market(job.market)
     try:
         market.check(job)
     except MarketError as error:
@@ -213,9 +213,9 @@ def _cancelled(job_id: int) -> bool:
 
 
 def sync_job(job_id: int) -> Job:
-    """Bring a job up to date with its provider, then settle its state. Safe to call any number of times."""
+    """Bring a job up to date with its market, then settle its state. Safe to call any number of times."""
     job = Job.objects.get(pk=job_id)
-    market = get_market(job.provider)
+    market = get_market(job.market)
     # A paused job is still read from a market that reports work (submissions keep arriving there);
     # a crowd that works when synced (the simulated one) is left alone while the job is paused.
     readable = [*JobState.open(), JobState.PAUSED] if market.capabilities.confirms_work else JobState.open()
@@ -253,7 +253,7 @@ def pause_job(job_id: int) -> Job:
         return job
     if job.state not in JobState.open():
         raise JobStateError(f"cannot move job {job.pk} from {job.state} to {JobState.PAUSED}")
-    control(job.provider, Control.PAUSE, job)
+    control(job.market, Control.PAUSE, job)
     return _move(job_id, JobState.open(), JobState.PAUSED)
 
 
@@ -264,7 +264,7 @@ def resume_job(job_id: int) -> Job:
     job = Job.objects.get(pk=job_id)
     if job.state != JobState.PAUSED:
         raise JobStateError(f"cannot resume job {job.pk}: it is {job.state}, not paused")
-    held_back = control(job.provider, Control.RESUME, job)
+    held_back = control(job.market, Control.RESUME, job)
     if held_back:
         raise JobStateError(f"job {job.pk} stays paused: {held_back}")
     job = _move(job_id, [JobState.PAUSED], JobState.COLLECTING)
@@ -272,7 +272,7 @@ def resume_job(job_id: int) -> Job:
 
 
 def cancel_job(job_id: int) -> Job:
-    """Cancel a job that is not finished: expire its HITs at the provider, cancel the offers not yet
+    """Cancel a job that is not finished: expire its HITs at the market, cancel the offers not yet
     made, and stop any study or HIT made meanwhile (a publish in flight), saying so on the job."""
     job = _move(job_id, [JobState.DRAFT, JobState.PAUSED, *JobState.open()], JobState.CANCELLED)
     expire_hits(job)
@@ -287,7 +287,7 @@ def expire_hits(job: Job) -> int:
     for hit in job.hits.filter(expired=False).exclude(external_id="").order_by("position"):
         # A Prolific study carries every HIT of the job: stop it once.
         if hit.external_id not in told:
-            control(job.provider, Control.EXPIRE, hit)
+            control(job.market, Control.EXPIRE, hit)
             told.add(hit.external_id)
     return job.hits.filter(expired=False).update(expired=True)
 

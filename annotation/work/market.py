@@ -36,7 +36,7 @@ def extend_job(job_id: int, count: int) -> Job:
     job = Job.objects.get(pk=job_id)
     if job.state not in EXTENDABLE:
         raise JobStateError(f"job {job.pk} is {job.state}: only a published or complete job is extended")
-    market = get_market(job.provider)
+    market = get_market(job.market)
     check_cost(job, market, extra=count)
     hits = list(job.hits.exclude(external_id="").order_by("position"))
     # Each HIT goes to the total named in its ledger row ("to:N"), never "+count" again: a second,
@@ -46,7 +46,7 @@ def extend_job(job_id: int, count: int) -> Job:
     for hit in hits:
         if hit.expired:
             # Not a paying call: it only lets workers find the HIT again.
-            control(job.provider, Control.REOFFER, hit)
+            control(job.market, Control.REOFFER, hit)
     with transaction.atomic():
         job = Job.objects.select_for_update().get(pk=job_id)
         for hit_pk, target in targets.items():
@@ -76,9 +76,9 @@ def bonus_assignment(assignment_id: int, amount: Decimal, reason: str, batch: st
     amount = amounts.check_amount(amount, name="a bonus", currency=assignment.job.currency)
     if amount <= 0:
         raise ReviewError(f"a bonus must be positive, not {amount}")
-    market = get_market(assignment.job.provider)
+    market = get_market(assignment.job.market)
     if not market.capabilities.bonus:
-        raise ReviewError(f"the {market.name} provider pays no bonuses")
+        raise ReviewError(f"the {market.name} market pays no bonuses")
     if assignment.state not in AssignmentState.payable():
         raise ReviewError(f"only submitted or approved work earns a bonus, not {assignment.state} work")
     with transaction.atomic():

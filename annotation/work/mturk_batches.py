@@ -113,7 +113,7 @@ def import_mturk_template(
     name: str,
     *,
     trusted: bool = False,
-    provider: str = "inhouse",
+    market: str = "inhouse",
     params: Mapping[str, Any] | None = None,
     created_by: Any = None,
 ) -> Job:
@@ -138,7 +138,7 @@ def import_mturk_template(
             job = create_job(
                 "mturk_template",
                 {"mturk_batch": batch.pk},
-                provider=provider,
+                market=market,
                 params=params,
                 name=f"{name}: {batch_path.name}",
                 created_by=created_by,

@@ -19,12 +19,12 @@ class PseudonymKeyError(ValueError):
     """No usable key for worker pseudonyms."""
 
 
-def pseudonym(provider: str, external_id: str, key: bytes, length: int = LENGTH) -> str:
-    """The keyed pseudonym of one provider's worker id, `w_` + `length` hex digits."""
+def pseudonym(market: str, external_id: str, key: bytes, length: int = LENGTH) -> str:
+    """The keyed pseudonym of one market's worker id, `w_` + `length` hex digits."""
     if len(key) < 16:
         raise PseudonymKeyError("the worker pseudonym key must be at least 16 bytes")
-    # The provider is part of the message: the same id on two markets is two people.
-    message = f"{provider}\x1f{external_id}".encode()
+    # The market is part of the message: the same id on two markets is two people.
+    message = f"{market}\x1f{external_id}".encode()
     return "w_" + hmac.new(key, message, hashlib.sha256).hexdigest()[:length]
 
 

@@ -100,7 +100,7 @@ def pseudonym_key() -> bytes:
 
 def worker_pseudonym(worker: Worker) -> str:
     """The only form of a worker's id that may leave the operational database (exports, logs)."""
-    return pseudonym(worker.provider, worker.external_id, pseudonym_key())
+    return pseudonym(worker.market, worker.external_id, pseudonym_key())
 
 
 def worker_by_pseudonym(name: str) -> Worker | None:
@@ -110,7 +110,7 @@ def worker_by_pseudonym(name: str) -> Worker | None:
         return None
     key = pseudonym_key()
     worker = Worker.objects.filter(pseudonym=name).first()
-    if worker is None or not hmac.compare_digest(pseudonym(worker.provider, worker.external_id, key), name):
+    if worker is None or not hmac.compare_digest(pseudonym(worker.market, worker.external_id, key), name):
         return None
     return worker
 
@@ -128,13 +128,13 @@ def name_new_worker(sender: type[Worker], instance: Worker, **kwargs: Any) -> No
 def fill_worker_pseudonyms(model: type[Worker] = Worker, *, batch: int = 2000) -> int:
     """Store the pseudonym of every worker that has none (a migration passes its historical model);
     after the key changes, clear the column and run this again. Returns how many were filled."""
-    rows = model.objects.filter(pseudonym__isnull=True).only("pk", "provider", "external_id")
+    rows = model.objects.filter(pseudonym__isnull=True).only("pk", "market", "external_id")
     if not rows.exists():
         return 0
     key, filled = pseudonym_key(), 0
     while chunk := list(rows.order_by("pk")[:batch]):
         for worker in chunk:
-            worker.pseudonym = pseudonym(worker.provider, worker.external_id, key)
+            worker.pseudonym = pseudonym(worker.market, worker.external_id, key)
         model.objects.bulk_update(chunk, ["pseudonym"])
         filled += len(chunk)
     return filled
@@ -157,7 +157,7 @@ def review_assignment(assignment_id: int, *, approve: bool, feedback: str = "") 
         return assignment
     if assignment.state != AssignmentState.SUBMITTED:
         raise ReviewError(f"only submitted work can be reviewed, not {assignment.state} work")
-    market = get_market(assignment.job.provider)
+    market = get_market(assignment.job.market)
     if market.capabilities.review:
         if not approve:
             market.check(assignment.job, rejection=feedback)
@@ -178,7 +178,7 @@ def unblock_worker(worker_id: int) -> Worker:
     own flag says: a block whose reply was lost may have reached it (Prolific: the blocklist group is
     read, and the worker taken out if there)."""
     worker = Worker.objects.get(pk=worker_id)
-    control(worker.provider, Control.UNBLOCK, worker)
+    control(worker.market, Control.UNBLOCK, worker)
     if worker.blocked:
         Worker.objects.filter(pk=worker_id).update(blocked=False, blocked_reason="")
         worker.refresh_from_db()
@@ -190,7 +190,7 @@ def block_worker(worker_id: int, reason: str) -> Worker:
     worker = Worker.objects.get(pk=worker_id)
     if not worker.blocked:
         # Before the lock, not under it: a soft block at the market is safe to repeat.
-        control(worker.provider, Control.BLOCK, worker, reason)
+        control(worker.market, Control.BLOCK, worker, reason)
     with transaction.atomic():
         worker = Worker.objects.select_for_update().get(pk=worker_id)
         if not worker.blocked:

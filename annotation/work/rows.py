@@ -82,7 +82,7 @@ def job(pk: int) -> Job | None:
 
 
 def worker_and_qualification(
-    provider: str, external_id: str, task_type: str
+    market: str, external_id: str, task_type: str
 ) -> tuple[Worker, Qualification | None] | None:
     """The worker's row and their qualification for `task_type` (None when they have none), in one
     read; None when there is no such worker."""
@@ -90,8 +90,8 @@ def worker_and_qualification(
     rows = _fetch(
         f"SELECT {workers.sql}, {found.sql} FROM {Worker._meta.db_table} w"
         f" LEFT JOIN {Qualification._meta.db_table} q ON q.worker_id = w.id AND q.task_type = %s"
-        " WHERE w.provider = %s AND w.external_id = %s",
-        [task_type, provider, external_id],
+        " WHERE w.market = %s AND w.external_id = %s",
+        [task_type, market, external_id],
     )
     if not rows:
         return None

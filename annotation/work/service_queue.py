@@ -20,7 +20,7 @@ class ServiceQueue:
         self.job = job
 
     def worker(self, external_id: str, *, simulated: bool, model: Mapping[str, Any]) -> Worker:
-        return get_worker(self.job.provider, external_id, simulated=simulated, model=model)
+        return get_worker(self.job.market, external_id, simulated=simulated, model=model)
 
     def qualify(self, worker: Worker, answers: Mapping[str, str]) -> bool:
         return grade_quiz(worker, self.job, answers).passed

@@ -44,14 +44,14 @@ def withdraw_unwanted(job: Job | None = None) -> int:
         assert row.job is not None  # the query asked for the job's state
         listing = Hit(job=row.job, external_id=row.result_ref)
         try:
-            control(row.job.provider, Control.EXPIRE, listing)
+            control(row.job.market, Control.EXPIRE, listing)
         except (MarketCallError, MarketError) as error:
-            log.warning("job %s: %s %s not stopped yet: %s", row.job_id, row.provider, row.result_ref, error)
+            log.warning("job %s: %s %s not stopped yet: %s", row.job_id, row.market, row.result_ref, error)
             continue
         LedgerEntry.objects.filter(pk=row.pk).update(params={**row.params, WITHDRAWN: True})
         row.job.hits.filter(external_id=row.result_ref).update(expired=True)
         note = (
-            f"{row.provider} listing {row.result_ref} was made while the job was being cancelled: "
+            f"{row.market} listing {row.result_ref} was made while the job was being cancelled: "
             "it was stopped at the market."
         )
         Job.objects.filter(pk=row.job.pk).update(market_note=note[:300])

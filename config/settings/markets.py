@@ -27,7 +27,7 @@ MARKET_SYNC_SECONDS = env_int("MARKET_SYNC_SECONDS", 10 * 60, minimum=1)
 # WORKER_TOKEN_MAX_AGE: seconds a worker's page token stays valid. Default: 14400 (4 hours).
 WORKER_TOKEN_MAX_AGE = env_int("WORKER_TOKEN_MAX_AGE", 4 * 60 * 60)
 # WORKER_FRAME_ANCESTORS: comma-separated sites that may show our worker pages in a frame.
-#   Default: empty: the sites each installed market shows them in (its provider's `frame_ancestors`).
+#   Default: empty: the sites each installed market shows them in (each market's `frame_ancestors`).
 WORKER_FRAME_ANCESTORS = env_list("WORKER_FRAME_ANCESTORS", [])
 # LEDGER_STALE_SECONDS: a ledger row left in flight this long is re-queued by the sweeper. Default: 600.
 LEDGER_STALE_SECONDS = env_int("LEDGER_STALE_SECONDS", 10 * 60)

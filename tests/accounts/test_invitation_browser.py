@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_from_an_invitation_to_a_hit_to_my_work_in_chromium(live_server: Any, page: Any) -> None:  # noqa: F811
     make_corpus(claims=4, perspectives=1)
     team = Team.objects.create(name="ling-101")
-    job = create_job("stance", {}, provider="inhouse", name="Pilot stance job")
+    job = create_job("stance", {}, market="inhouse", name="Pilot stance job")
     job.teams.set([team])
     publish_job(job.pk)
     (invitation,) = create_invitations(team, 1, timedelta(days=7))

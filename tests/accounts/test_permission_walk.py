@@ -89,7 +89,7 @@ def test_an_action_is_offered_only_to_staff_with_its_permission(model, model_adm
 def test_money_actions_posted_without_the_permission_write_nothing(client: Client) -> None:
     make_corpus(claims=2, perspectives=1)
     job = stance_job(list(make_corpus(claims=1, perspectives=1)))
-    Job.objects.filter(pk=job.pk).update(provider="simulated")
+    Job.objects.filter(pk=job.pk).update(market="simulated")
     client.force_login(staff("annotation.view_job", "annotation.change_job"))
     changelist = reverse("admin:annotation_job_changelist")
     for action in ("publish_on_market", "extend_on_market", "expire_on_market"):

@@ -121,7 +121,7 @@ def submit(assignment: Assignment, seconds: float) -> None:
 
 def in_house_job(claims: int, teams: list[Team]) -> Any:
     make_corpus(claims=claims, perspectives=1)
-    job = create_job("stance", {"limit": claims}, provider="inhouse")
+    job = create_job("stance", {"limit": claims}, market="inhouse")
     job.teams.set(teams)
     return publish_job(job.pk)
 
@@ -204,7 +204,7 @@ def test_adjudicating_merging_and_releasing_are_audited(
 
 def test_publishing_through_the_admin_is_audited_before_the_market_call(admin_client: Client) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = create_job("stance", {}, provider="simulated")
+    job = create_job("stance", {}, market="simulated")
     admin_client.post(
         reverse("admin:annotation_job_changelist"),
         {"action": "publish_on_market", "_selected_action": [job.pk], "confirm": "1"},

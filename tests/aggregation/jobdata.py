@@ -16,7 +16,7 @@ def stance_job(claims: Sequence[Claim], **params: object) -> Job:
 
 
 def worker(name: str) -> Worker:
-    return Worker.objects.get_or_create(provider="inhouse", external_id=name)[0]
+    return Worker.objects.get_or_create(market="inhouse", external_id=name)[0]
 
 
 def answer(job: Job, votes: Mapping[str, Sequence[str]], *, prefix: str = "w") -> None:

@@ -49,7 +49,7 @@ def test_an_adaptive_in_house_job_asks_a_second_round_of_the_open_items_only(
     live_server: Any, page: Any
 ) -> None:
     make_corpus(claims=3, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="inhouse", params=ADAPTIVE).pk)
+    job = publish_job(create_job("stance", {}, market="inhouse", params=ADAPTIVE).pk)
     items = list(job.items.order_by("pk").values_list("pk", flat=True))
     open_items = set(items[::3])
     first_hits = set(job.hits.values_list("pk", flat=True))

@@ -27,7 +27,7 @@ def adaptive_job(**extra: Any) -> Job:
     claims = make_corpus(claims=8, perspectives=3)
     params = {"crowd": {"size": 12, "spammer_share": 0.2, "seed": 11}, **ADAPTIVE}
     return create_job(
-        "stance", {"claims": [c.cid for c in claims]}, provider="simulated", params=params, **extra
+        "stance", {"claims": [c.cid for c in claims]}, market="simulated", params=params, **extra
     )
 
 

@@ -33,7 +33,7 @@ def simulated_job(django_capture_on_commit_callbacks: Any) -> Job:
     claims = make_corpus(claims=12, perspectives=3)
     crowd = {"size": 12, "spammer_share": 0.2, "seed": 11}
     job = create_job(
-        "stance", {"claims": [c.cid for c in claims]}, provider="simulated", params={"crowd": crowd}
+        "stance", {"claims": [c.cid for c in claims]}, market="simulated", params={"crowd": crowd}
     )
     publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=False):

@@ -32,7 +32,7 @@ def aggregated_job(perspectrum_db: Path, django_db_blocker: Any) -> Job:
     with django_db_blocker.unblock():
         cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True))
         crowd = {"size": 30, "spammer_share": 0.2, "seed": 1}
-        job = create_job("stance", {"claims": cids[:CLAIMS]}, provider="simulated", params={"crowd": crowd})
+        job = create_job("stance", {"claims": cids[:CLAIMS]}, market="simulated", params={"crowd": crowd})
         publish_job(job.pk)
         # The job's completion enqueues its aggregation on commit; run those callbacks here.
         with TestCase.captureOnCommitCallbacks(execute=True):

@@ -9,11 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.db.migrations.state import StateApps
 from django.utils import timezone
 
 from aggregation.models import ItemOutcome  # its field reads the counts as JSON or as an array
+from tests.migration_states import latest, migrated
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,16 +23,10 @@ BEFORE, AFTER = (
 )
 
 
-def migrated(target: tuple[str, str]) -> StateApps:
-    executor = MigrationExecutor(connection)
-    executor.migrate([target])
-    return executor.loader.project_state([target]).apps
-
-
 @pytest.fixture
 def at_0007() -> Iterator[StateApps]:
     yield migrated(BEFORE)
-    migrated(MigrationExecutor(connection).loader.graph.leaf_nodes("aggregation")[0])
+    migrated(latest("aggregation"))
 
 
 def test_the_outcomes_and_their_adjudications_survive_the_migrations(at_0007: StateApps) -> None:
@@ -68,7 +62,7 @@ def test_the_outcomes_and_their_adjudications_survive_the_migrations(at_0007: St
 @pytest.fixture
 def at_0010() -> Iterator[StateApps]:
     yield migrated(("aggregation", "0010_outcome_run_restricted"))
-    migrated(MigrationExecutor(connection).loader.graph.leaf_nodes("aggregation")[0])
+    migrated(latest("aggregation"))
 
 
 def test_the_counts_become_integer_arrays_and_back_with_every_value_kept(at_0010: StateApps) -> None:

@@ -83,9 +83,9 @@ def test_rows_are_packed_only_while_every_id_fits_its_bits() -> None:
     job = stance_job(make_corpus(claims=1, perspectives=1))
     answer(job, {keys(job)[0]: [S, U]})
     assert reading._packable()
-    Worker.objects.create(pk=(1 << 32) - 1, provider="inhouse", external_id="last")  # the last id of 32 bits
+    Worker.objects.create(pk=(1 << 32) - 1, market="inhouse", external_id="last")  # the last id of 32 bits
     assert reading._packable()
-    Worker.objects.create(pk=1 << 32, provider="inhouse", external_id="late")
+    Worker.objects.create(pk=1 << 32, market="inhouse", external_id="late")
 
     assert not reading._packable()
 

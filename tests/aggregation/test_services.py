@@ -253,7 +253,7 @@ def test_workers_who_disagree_with_the_majority_are_flagged_and_can_be_soft_bloc
 
 def test_a_completed_job_is_aggregated_after_its_transaction_commits(django_capture_on_commit_callbacks):
     job = create_job(
-        "stance", {"claims": [c.cid for c in make_corpus(claims=2, perspectives=3)]}, provider="simulated"
+        "stance", {"claims": [c.cid for c in make_corpus(claims=2, perspectives=3)]}, market="simulated"
     )
     publish_job(job.pk)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:

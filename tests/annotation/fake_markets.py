@@ -52,7 +52,7 @@ class Guard:
         """The fake Prolific's hook: `what` is about to act on `ref`."""
         kind, field = PROLIFIC_ROWS[what]
         match = {field: int(ref) if field == "job_id" else ref}
-        self.check(f"prolific {what}", LedgerEntry.objects.filter(provider="prolific", kind=kind, **match))
+        self.check(f"prolific {what}", LedgerEntry.objects.filter(market="prolific", kind=kind, **match))
 
     def mturk(self, op: str, params: dict[str, Any]) -> None:
         """The fake MTurk's hook: `op` is about to act, with these parameters."""
@@ -60,7 +60,7 @@ class Guard:
             rows = LedgerEntry.objects.filter(token=params["UniqueRequestToken"])
         else:
             kind = RowKind.APPROVE if op == "ApproveAssignment" else RowKind.REJECT
-            rows = LedgerEntry.objects.filter(provider="mturk", kind=kind, market_ref=params["AssignmentId"])
+            rows = LedgerEntry.objects.filter(market="mturk", kind=kind, market_ref=params["AssignmentId"])
         self.check(f"mturk {op}", rows)
 
 

@@ -61,14 +61,14 @@ def prolific_participant_done(market: FakeProlific, job: Job, study_id: str, n: 
 
 def paid_mturk_job(market: FakeMTurk, claims: list[int]) -> Job:
     """An MTurk job over `claims`: two workers did its one HIT; one approved with a bonus, one rejected."""
-    job = create_job("stance", {"claims": claims}, provider="mturk", params={"bonus_cap": "2.00"})
+    job = create_job("stance", {"claims": claims}, market="mturk", params={"bonus_cap": "2.00"})
     hit_id = publish_job(job.pk).hits.get().external_id
     return _review(job, [mturk_worker_done(market, job, hit_id, n) for n in range(2)])
 
 
 def paid_prolific_job(market: FakeProlific, claims: list[int]) -> Job:
     """A Prolific job over `claims`: two participants; one approved with a bonus, one rejected."""
-    job = create_job("stance", {"claims": claims}, provider="prolific", params={"bonus_cap": "2.00"})
+    job = create_job("stance", {"claims": claims}, market="prolific", params={"bonus_cap": "2.00"})
     study_id = publish_job(job.pk).hits.get().external_id
     return _review(job, [prolific_participant_done(market, job, study_id, n) for n in range(2)])
 

@@ -29,7 +29,7 @@ def staff(client: Client) -> Client:
 @pytest.fixture
 def job() -> Job:
     make_corpus(claims=3)
-    job = create_job("stance", {}, provider="inhouse")
+    job = create_job("stance", {}, market="inhouse")
     return publish_job(job.pk)
 
 
@@ -51,7 +51,7 @@ def test_staff_pause_then_cancel_a_job(staff: Client, job: Job) -> None:
 
 
 def test_staff_block_a_worker(staff: Client) -> None:
-    worker = Worker.objects.create(provider="inhouse", external_id="annotator-7")
+    worker = Worker.objects.create(market="inhouse", external_id="annotator-7")
     act(staff, "/admin/annotation/worker/", "block", [worker.pk])
     worker.refresh_from_db()
     assert worker.blocked

@@ -30,7 +30,7 @@ def do_one_hit(client: Client, job_id: int) -> str:
 
 def test_the_last_hit_says_when_it_was_saved_and_offers_no_next_one(client: Client) -> None:
     make_corpus(claims=1, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, market="inhouse").pk)
 
     page = do_one_hit(client, job.pk)
 
@@ -40,7 +40,7 @@ def test_the_last_hit_says_when_it_was_saved_and_offers_no_next_one(client: Clie
 
 def test_a_hit_with_more_to_come_offers_the_next_one(client: Client) -> None:
     make_corpus(claims=20, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, market="inhouse").pk)
     assert job.hits.count() > 1
 
     page = do_one_hit(client, job.pk)

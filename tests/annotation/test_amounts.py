@@ -43,7 +43,7 @@ def test_the_api_answers_400_and_creates_no_job(field: str, value: Any) -> None:
     from tests.api.test_api import client_for
 
     make_corpus(claims=1, perspectives=1)
-    body = {"task_type": "stance", "provider": "inhouse", **_body(field, value)}
+    body = {"task_type": "stance", "market": "inhouse", **_body(field, value)}
 
     response = client_for("researcher").post("/api/jobs/", body, format="json")
 
@@ -57,7 +57,7 @@ def test_the_admin_shows_the_error_and_creates_no_job(client: Client, field: str
     make_corpus(claims=1, perspectives=1)
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
     given = _body(field, value)
-    form = {"name": "", "task_type": "stance", "provider": "inhouse", "filters": "{}",
+    form = {"name": "", "task_type": "stance", "market": "inhouse", "filters": "{}",
             "params": json.dumps(given["params"]), "budget": given.get("budget", ""),
             "hits-TOTAL_FORMS": "0", "hits-INITIAL_FORMS": "0"}  # fmt: skip
 
@@ -72,7 +72,7 @@ def test_the_admin_shows_the_error_and_creates_no_job(client: Client, field: str
 def test_the_admin_creates_a_job_with_sound_amounts(client: Client) -> None:
     make_corpus(claims=1, perspectives=1)
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
-    form = {"name": "", "task_type": "stance", "provider": "inhouse", "filters": "{}",
+    form = {"name": "", "task_type": "stance", "market": "inhouse", "filters": "{}",
             "params": '{"reward": "0.25", "bonus_cap": "2"}', "budget": "10",
             "hits-TOTAL_FORMS": "0", "hits-INITIAL_FORMS": "0"}  # fmt: skip
 

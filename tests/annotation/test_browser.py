@@ -81,7 +81,7 @@ def answer_every_item_by_keyboard(page: Any) -> int:
 
 def test_an_in_house_annotator_does_a_stance_hit_in_chromium(live_server: Any, page: Any) -> None:
     make_corpus(claims=20, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, market="inhouse").pk)
 
     log_in_to(page, live_server, job)
     take_the_quiz(page, "stance")
@@ -97,7 +97,7 @@ def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_
     live_server: Any, page: Any
 ) -> None:
     claims = make_vast_corpus()
-    job = create_job("vast_stance", {"claims": [claims[1].cid]}, provider="inhouse")
+    job = create_job("vast_stance", {"claims": [claims[1].cid]}, market="inhouse")
     job = publish_job(job.pk)
 
     log_in_to(page, live_server, job)
@@ -135,7 +135,7 @@ def test_an_in_house_annotator_lists_topics_gives_a_stance_and_corrects_a_topic_
 
 def test_a_failed_quiz_in_chromium_shows_why_there_is_no_work(live_server: Any, page: Any) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = publish_job(create_job("stance", {}, provider="inhouse").pk)
+    job = publish_job(create_job("stance", {}, market="inhouse").pk)
 
     log_in_to(page, live_server, job)
     take_the_quiz(page, "stance", "MILDLY_SUPPORT")
@@ -149,7 +149,7 @@ def test_an_in_house_annotator_picks_a_counter_speech_and_gives_reasons_in_chrom
 ) -> None:
     questions = crawled_counter_speech_questions(limit=2)
     job = create_job(
-        "counter_speech", {"questions": questions}, provider="inhouse", params={"groups_per_hit": 2}
+        "counter_speech", {"questions": questions}, market="inhouse", params={"groups_per_hit": 2}
     )
     job = publish_job(job.pk)
 

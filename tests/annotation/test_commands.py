@@ -22,7 +22,7 @@ def test_create_publish_sync_completes_a_simulated_job() -> None:
     cids = ",".join(str(claim.cid) for claim in claims[:4])
 
     created = run(
-        "create_job", "stance", "--claims", cids, "--provider", "simulated", "--workers", "2", "--bundle", "2"
+        "create_job", "stance", "--claims", cids, "--market", "simulated", "--workers", "2", "--bundle", "2"
     )
     job = Job.objects.get()
     run("publish_job", str(job.pk))

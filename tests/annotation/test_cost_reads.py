@@ -31,7 +31,7 @@ def test_a_market_message_that_reads_like_another_jobs_line_is_not_that_jobs_rea
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    first, second = (create_job("stance", {}, provider="simulated") for _ in range(2))
+    first, second = (create_job("stance", {}, market="simulated") for _ in range(2))
     forged = f"{second}: worst case 0.01 (fee 0%, bonus cap 0); no budget set; balance 999999: all fine"
     real = estimate_cost
 
@@ -52,8 +52,8 @@ def test_a_market_message_that_reads_like_another_jobs_line_is_not_that_jobs_rea
 
 def test_each_job_gets_its_own_read_when_one_pk_begins_another() -> None:
     make_corpus(claims=2, perspectives=2)
-    short = create_job("stance", {}, provider="simulated")
-    long = Job.objects.create(pk=int(f"{short.pk}1"), task_type="stance", provider="simulated")
+    short = create_job("stance", {}, market="simulated")
+    long = Job.objects.create(pk=int(f"{short.pk}1"), task_type="stance", market="simulated")
     older = read_costs([long])
     newer = read_costs([short])
 

@@ -38,8 +38,8 @@ def questions() -> list[dict[str, Any]]:
     return crawled_counter_speech_questions(limit=4)
 
 
-def counter_speech_job(questions: list[dict[str, Any]], provider: str = "inhouse", **params: Any) -> Job:
-    job = create_job("counter_speech", {"questions": questions}, provider=provider, params=params)
+def counter_speech_job(questions: list[dict[str, Any]], market: str = "inhouse", **params: Any) -> Job:
+    job = create_job("counter_speech", {"questions": questions}, market=market, params=params)
     return publish_job(job.pk)
 
 
@@ -171,7 +171,7 @@ def test_accuracy_is_reported_per_worker_and_per_job_against_the_known_answers(
 
 
 def test_the_simulated_crowd_is_graded_like_anybody(questions: list[dict[str, Any]]) -> None:
-    job = sync_job(counter_speech_job(questions, provider="simulated").pk)
+    job = sync_job(counter_speech_job(questions, market="simulated").pk)
 
     found = job_accuracy(job.pk)
 
@@ -208,7 +208,7 @@ def bonus_rows(job: Job) -> list[LedgerEntry]:
 def test_a_correct_answer_yields_exactly_one_bonus_intent_of_its_share_and_a_wrong_one_none(
     questions: list[dict[str, Any]],
 ) -> None:
-    job = counter_speech_job(questions, provider="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=10)
+    job = counter_speech_job(questions, market="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=10)
     keys = sorted(job.items.values_list("key", flat=True))
     assignment = submit(job, "w1", {key: key == keys[0] for key in keys})
 
@@ -228,7 +228,7 @@ def test_a_correct_answer_yields_exactly_one_bonus_intent_of_its_share_and_a_wro
 def test_running_the_bonuses_again_grants_nothing_twice(questions: list[dict[str, Any]]) -> None:
     from tests.annotation.test_market_contract import TOY_CALLS
 
-    job = counter_speech_job(questions, provider="toy", groups_per_hit=2, workers_per_item=1, bonus_cap=20)
+    job = counter_speech_job(questions, market="toy", groups_per_hit=2, workers_per_item=1, bonus_cap=20)
     keys = list(job.items.values_list("key", flat=True))
     submit(job, "w1", dict.fromkeys(keys, True))
     submit(job, "w1", dict.fromkeys(keys, True))
@@ -244,7 +244,7 @@ def test_running_the_bonuses_again_grants_nothing_twice(questions: list[dict[str
 
 @pytest.mark.usefixtures("toy_market")
 def test_bonuses_stop_at_the_jobs_bonus_cap(questions: list[dict[str, Any]]) -> None:
-    job = counter_speech_job(questions, provider="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=5)
+    job = counter_speech_job(questions, market="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=5)
     submit(job, "w1", {key: True for key in job.items.values_list("key", flat=True)})
 
     report = bonus_correct_answers(job.pk)
@@ -254,7 +254,7 @@ def test_bonuses_stop_at_the_jobs_bonus_cap(questions: list[dict[str, Any]]) -> 
 
 
 def test_a_market_that_pays_no_bonuses_records_none_and_says_so(questions: list[dict[str, Any]]) -> None:
-    job = sync_job(counter_speech_job(questions, provider="simulated").pk)
+    job = sync_job(counter_speech_job(questions, market="simulated").pk)
 
     report = bonus_correct_answers(job.pk)
 
@@ -268,7 +268,7 @@ def test_a_market_that_pays_no_bonuses_records_none_and_says_so(questions: list[
 def test_the_export_has_one_row_per_question_and_loads_with_pandas(
     tmp_path: Path, questions: list[dict[str, Any]]
 ) -> None:
-    job = sync_job(counter_speech_job(questions, provider="simulated").pk)
+    job = sync_job(counter_speech_job(questions, market="simulated").pk)
     out = tmp_path / "counter.csv"
 
     call_command("export_counter_speech", str(job.pk), "--out", str(out))
@@ -294,7 +294,7 @@ def test_the_export_refuses_an_unknown_job_or_another_task_type(tmp_path: Path) 
     from tests.annotation.factories import make_corpus
 
     make_corpus(claims=1, perspectives=1)
-    stance = create_job("stance", {}, provider="inhouse")
+    stance = create_job("stance", {}, market="inhouse")
     with pytest.raises(CommandError, match="no job"):
         call_command("export_counter_speech", "999999", "--out", str(tmp_path / "x.csv"))
     with pytest.raises(CommandError, match="not counter_speech"):
@@ -307,7 +307,7 @@ def test_a_task_type_whose_known_answers_are_only_hints_earns_no_bonus_for_match
     from tests.annotation.test_services import answers_for
 
     make_corpus(claims=1, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="toy", params={"bonus_cap": 5}).pk)
+    job = publish_job(create_job("stance", {}, market="toy", params={"bonus_cap": 5}).pk)
     assignment = next_assignment(job, qualified(job, "w1"))
     assert assignment is not None
     submit_assignment(assignment.pk, answers_for(assignment))
@@ -325,7 +325,7 @@ def test_staff_pay_the_correct_answer_bonuses_from_the_job_admin_after_a_confirm
 ) -> None:
     from tests.annotation.test_market_admin import JOBS, act
 
-    job = counter_speech_job(questions, provider="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=10)
+    job = counter_speech_job(questions, market="toy", groups_per_hit=4, workers_per_item=1, bonus_cap=10)
     keys = sorted(job.items.values_list("key", flat=True))
     submit(job, "w1", {key: key in keys[:3] for key in keys})
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
@@ -344,7 +344,7 @@ def test_malformed_questions_in_the_job_admin_are_a_form_error_not_a_server_erro
     client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
     form = {
         "task_type": "counter_speech",
-        "provider": "inhouse",
+        "market": "inhouse",
         "filters": json.dumps({"questions": [question(answer=9)]}),
         "params": "{}",
         **HIT_INLINE,
@@ -364,7 +364,7 @@ def test_staff_create_a_counter_speech_job_in_the_admin_from_questions(
     filters = json.dumps({"questions": questions})
     form = {
         "task_type": "counter_speech",
-        "provider": "inhouse",
+        "market": "inhouse",
         "filters": filters,
         "params": "{}",
         **HIT_INLINE,

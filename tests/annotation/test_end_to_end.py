@@ -19,7 +19,7 @@ def test_a_simulated_crowd_completes_a_stance_job_over_twenty_release_claims(per
     import_perspectrum(perspectrum_dir)
     cids = list(Claim.objects.filter(text_missing=False).order_by("cid").values_list("cid", flat=True)[:20])
 
-    job = create_job("stance", {"claims": cids}, provider="simulated", params={"crowd": {"size": 12}})
+    job = create_job("stance", {"claims": cids}, market="simulated", params={"crowd": {"size": 12}})
     publish_job(job.pk)
     job = sync_job(job.pk)
 

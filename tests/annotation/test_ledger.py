@@ -32,7 +32,7 @@ NOW = dt.datetime(2026, 11, 1, 12, 0, tzinfo=dt.UTC)
 
 
 def make_job(budget: Decimal | None = None, hits: int = 1, external: bool = True) -> Job:
-    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"), budget=budget)
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"), budget=budget)
     for position in range(hits):
         Hit.objects.create(
             job=job,
@@ -45,7 +45,7 @@ def make_job(budget: Decimal | None = None, hits: int = 1, external: bool = True
 
 
 def make_assignment(job: Job, state: str = AssignmentState.SUBMITTED, ext: str = ASG) -> Assignment:
-    worker, _ = Worker.objects.get_or_create(provider="mturk", external_id=WORKER)
+    worker, _ = Worker.objects.get_or_create(market="mturk", external_id=WORKER)
     return Assignment.objects.create(
         job=job, hit=job.hits.first(), worker=worker, state=state, external_id=ext, accepted_at=timezone.now()
     )

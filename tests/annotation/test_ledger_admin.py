@@ -21,10 +21,10 @@ def staff(client: Client) -> Client:
 
 @pytest.mark.django_db
 def test_ledger_and_reconciliation_lists_show_rows(staff: Client) -> None:
-    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"))
     entry = intents.record(RowKind.BONUS, "mturk", ["asg:X", "r"], job_id=job.pk, market_ref="ASGX")
     ReconciliationIssue.objects.create(
-        job=job, provider="mturk", kind="bonus", ref="ASGX", ours="0", theirs="1"
+        job=job, market="mturk", kind="bonus", ref="ASGX", ours="0", theirs="1"
     )
 
     ledger = staff.get("/admin/annotation/ledgerentry/")
@@ -60,7 +60,7 @@ def test_the_sweep_action_reports_what_it_did(staff: Client) -> None:
 
 @pytest.mark.django_db
 def test_an_unclear_payment_shows_on_the_job_and_a_person_decides_it_in_the_ledger(staff: Client) -> None:
-    job = Job.objects.create(task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.00"))
+    job = Job.objects.create(task_type="stance", market="prolific", currency="GBP", reward=Decimal("1.00"))
     Job.objects.filter(pk=job.pk).update(market_status="PAUSED", market_note="Prolific paused the study")
     pay = intents.record(
         RowKind.PAY, "prolific", ["bulk-9"], job_id=job.pk, market_ref="bulk-9", amount=Decimal("0.40")

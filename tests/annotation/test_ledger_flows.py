@@ -42,12 +42,12 @@ def market(settings: Any) -> Iterator[RecordedProlific]:
 
 def prolific_assignment() -> Assignment:
     job = Job.objects.create(
-        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+        task_type="stance", market="prolific", currency="GBP", reward=Decimal("1.50"), params={}
     )
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=STUDY
     )
-    worker = Worker.objects.create(provider="prolific", external_id=PID)
+    worker = Worker.objects.create(market="prolific", external_id=PID)
     return Assignment.objects.create(
         job=job,
         hit=hit,
@@ -147,16 +147,14 @@ def test_an_mturk_job_from_publish_to_a_clean_reconciliation(
     mturk: MTurkClient, stub: Stubber, settings: Any
 ) -> None:
     settings.MARKET_PUBLIC_URL = "https://sw.example"
-    job = Job.objects.create(
-        task_type="stance", provider="mturk", reward=Decimal("1.50"), budget=Decimal("20")
-    )
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"), budget=Decimal("20"))
     hit = Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"))
     stub.add_response("get_account_balance", {"AvailableBalance": "10000.00"})
     stub.add_response("create_hit_type", {"HITTypeId": "TYPE1"})
     expect_create_hit(stub, hit, HIT_ID)
     publish_job(job.pk)
     # A worker does the HIT at our page and submits it (the worker pages write this row).
-    worker = Worker.objects.create(provider="mturk", external_id=WORKER)
+    worker = Worker.objects.create(market="mturk", external_id=WORKER)
     assignment = Assignment.objects.create(
         job=job,
         hit=Hit.objects.get(pk=hit.pk),
@@ -191,11 +189,11 @@ def test_an_mturk_job_from_publish_to_a_clean_reconciliation(
 
 @pytest.mark.django_db
 def test_reconciliation_flags_every_mismatch(mturk: MTurkClient, stub: Stubber) -> None:
-    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"))
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=HIT_ID
     )
-    worker = Worker.objects.create(provider="mturk", external_id=WORKER)
+    worker = Worker.objects.create(market="mturk", external_id=WORKER)
     ours = Assignment.objects.create(
         job=job,
         hit=hit,

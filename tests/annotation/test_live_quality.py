@@ -42,7 +42,7 @@ def live_job(claims: int = 8, gold_claims: int = 6, **params: object) -> Job:
 
 
 def qualified(job: Job, name: str) -> Worker:
-    worker = get_worker(job.provider, name)
+    worker = get_worker(job.market, name)
     grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
     return worker
 
@@ -163,7 +163,7 @@ def ledger_row(assignment: Assignment, kind: str, state: str, amount: str = "0")
     token = f"{kind}-{state}-{amount}"
     return LedgerEntry.objects.create(
         kind=kind,
-        provider="inhouse",
+        market="inhouse",
         job=assignment.job,
         hit=assignment.hit,
         assignment=assignment,
@@ -212,7 +212,7 @@ def test_a_simulated_crowd_answers_the_gold_added_to_its_assignments_and_its_bad
     job = create_job(
         "stance",
         {"status": "candidate", "gold": {"status": "adjudicated"}},
-        provider="simulated",
+        market="simulated",
         params={**LIVE, "crowd": crowd},
     )
     publish_job(job.pk)

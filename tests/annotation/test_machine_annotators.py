@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 
 from aggregation.machine_agreement import PEOPLE, PEOPLE_AND_MACHINES, agreement_by_origin
 from annotation.ledger.models import LedgerEntry
-from annotation.machines.models import MACHINE_PROVIDER
+from annotation.machines.models import MACHINE_MARKET
 from annotation.machines.services import MachineError, record_machine_labels, register_annotator
 from annotation.models import Response, ResponseOrigin
 from annotation.work.jobs import create_job
@@ -26,7 +26,7 @@ def test_each_registration_is_a_new_version_with_its_own_worker() -> None:
     second = register_annotator("tfidf", "stance", "local", "tfidf-logistic", settings={"C": 2.0})
     assert (first.version, second.version) == (1, 2)
     assert first.worker != second.worker
-    assert first.worker.provider == MACHINE_PROVIDER and not first.worker.simulated
+    assert first.worker.market == MACHINE_MARKET and not first.worker.simulated
 
 
 def test_an_unknown_backend_is_refused() -> None:
@@ -50,7 +50,7 @@ def test_a_machines_labels_in_a_simulated_job_are_marked_simulated_as_the_jobs_c
     """Its labels there are routed against a simulated crowd's decisions: no release may pass them for
     labels of a real annotation effort."""
     machine = register_annotator("tfidf", "stance", "local", "tfidf-logistic")
-    simulated = create_job("stance", {"claims": [c.cid for c in make_corpus(claims=1)]}, provider="simulated")
+    simulated = create_job("stance", {"claims": [c.cid for c in make_corpus(claims=1)]}, market="simulated")
     real = stance_job(make_corpus(claims=1, perspectives=2))
     for job in (simulated, real):
         record_machine_labels(machine, job, {pk: S for pk in job.items.values_list("pk", flat=True)})

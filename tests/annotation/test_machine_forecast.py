@@ -94,7 +94,7 @@ def test_the_api_and_the_new_job_page_refuse_it_in_the_same_words() -> None:
         "/api/jobs/",
         {
             "task_type": "stance",
-            "provider": "inhouse",
+            "market": "inhouse",
             "filters": {"claims": claims},
             "budget": "11.99",
             "params": {"workers_per_item": 3, "groups_per_hit": 1, "reward": "0.10", "machine": PLAN},
@@ -106,7 +106,7 @@ def test_the_api_and_the_new_job_page_refuse_it_in_the_same_words() -> None:
             "/jobs/new/",
             {
                 "task_type": "stance",
-                "provider": "inhouse",
+                "market": "inhouse",
                 "redundancy": "fixed",
                 "claims": claims,
                 "workers": "3",

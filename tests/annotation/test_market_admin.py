@@ -77,7 +77,7 @@ def test_publishing_shows_the_worst_case_first_and_publishes_only_on_confirm(sta
 def test_an_mturk_job_over_its_balance_is_shown_refused_and_never_published(
     staff: Client, stub: Stubber
 ) -> None:
-    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"))
     Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"))
     stub.add_response("get_account_balance", {"AvailableBalance": "1.00"})
     stub.add_response("get_account_balance", {"AvailableBalance": "1.00"})
@@ -121,7 +121,7 @@ def test_expiring_stops_offering_the_hits_and_pauses_the_job(staff: Client) -> N
 def mturk_assignment(bonus_cap: str) -> Assignment:
     job = Job.objects.create(
         task_type="stance",
-        provider="mturk",
+        market="mturk",
         reward=Decimal("1.50"),
         state=JobState.COLLECTING,
         params={"bonus_cap": bonus_cap},
@@ -129,7 +129,7 @@ def mturk_assignment(bonus_cap: str) -> Assignment:
     hit = Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id="H"
     )
-    worker = Worker.objects.create(provider="mturk", external_id=WORKER)
+    worker = Worker.objects.create(market="mturk", external_id=WORKER)
     return Assignment.objects.create(
         job=job,
         hit=hit,

@@ -100,7 +100,7 @@ class MarketContract:
     sessions = itertools.count(1)
 
     @pytest.fixture(autouse=True)
-    def market(self, settings: Any) -> Iterator[None]:
+    def market_settings(self, settings: Any) -> Iterator[None]:
         settings.MARKET_PUBLIC_URL = "https://stancework.example"
         settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
         settings.PROLIFIC_WORKSPACE_ID = FakeProlific.WORKSPACE
@@ -124,16 +124,16 @@ class MarketContract:
 
     def published(self, **params: Any) -> Job:
         make_corpus(claims=2, perspectives=2)
-        job = create_job("stance", {}, provider=self.name, params={"bonus_cap": 5, **params})
+        job = create_job("stance", {}, market=self.name, params={"bonus_cap": 5, **params})
         return publish_job(job.pk)
 
     @property
-    def provider(self) -> Market:
+    def market(self) -> Market:
         return get_market(self.name)
 
     def test_it_is_registered_under_its_name(self) -> None:
         assert self.name in market_names()
-        assert self.provider.name == self.name
+        assert self.market.name == self.name
 
     def test_publishing_names_every_hit_and_publishing_again_adds_nothing(self) -> None:
         job = self.published()
@@ -149,8 +149,8 @@ class MarketContract:
         assignment = self.submitted(job)
         review_assignment(assignment.pk, approve=True)
         rows = LedgerEntry.objects.filter(job=job, kind=RowKind.APPROVE)
-        if self.provider.capabilities.review:
-            assert [(r.provider, r.state) for r in rows] == [(self.name, RowState.CONFIRMED)]
+        if self.market.capabilities.review:
+            assert [(r.market, r.state) for r in rows] == [(self.name, RowState.CONFIRMED)]
         else:
             assert not rows.exists()
         assert Assignment.objects.get(pk=assignment.pk).state == AssignmentState.APPROVED
@@ -158,9 +158,9 @@ class MarketContract:
     def test_a_bonus_is_paid_through_the_ledger_or_refused_with_nothing_written(self) -> None:
         job = self.published()
         assignment = self.submitted(job)
-        if self.provider.capabilities.bonus:
+        if self.market.capabilities.bonus:
             entry = bonus_assignment(assignment.pk, Decimal("0.50"), "All gold right", "gold")
-            assert (entry.provider, entry.state, entry.amount) == (
+            assert (entry.market, entry.state, entry.amount) == (
                 self.name,
                 RowState.CONFIRMED,
                 Decimal("0.50"),
@@ -171,13 +171,13 @@ class MarketContract:
             assert not LedgerEntry.objects.filter(job=job).exists()
 
     def test_a_market_that_pays_declares_its_money_and_one_that_does_not_declares_none(self) -> None:
-        caps = self.provider.capabilities
-        assert (self.provider.money is not None) == (caps.review or caps.bonus or caps.extend)
+        caps = self.market.capabilities
+        assert (self.market.money is not None) == (caps.review or caps.bonus or caps.extend)
 
     def test_sync_reports_only_states_of_our_vocabulary(self) -> None:
         job = self.published()
         self.submitted(job)
-        report = self.provider.sync(job, ServiceQueue(job))
+        report = self.market.sync(job, ServiceQueue(job))
         assert all(isinstance(found, AssignmentReport) for found in report.assignments)
         assert {found.state for found in report.assignments} <= set(AssignmentState.values)
         sync_job(job.pk)  # and the platform takes them without error
@@ -190,13 +190,13 @@ class MarketContract:
 
     def test_its_url_parameters_name_its_workers_and_half_of_them_are_refused(self) -> None:
         if not self.example_params:
-            assert self.provider.url_params == ()
-            assert self.provider.market_ids({"workerId": "x", "PROLIFIC_PID": "y"}) is None
+            assert self.market.url_params == ()
+            assert self.market.market_ids({"workerId": "x", "PROLIFIC_PID": "y"}) is None
             return
         ids = market_ids(self.example_params)
         assert ids is not None and ids.market == self.name and ids.worker_id
-        identity = external_identity(self.provider, self.example_params)
-        assert identity is not None and identity.provider == self.name
+        identity = external_identity(self.market, self.example_params)
+        assert identity is not None and identity.market == self.name
         with pytest.raises(MissingParamsError):
             market_ids(dict(list(self.example_params.items())[:1]))
 
@@ -211,7 +211,7 @@ class TestMTurk(MarketContract):
     }
 
     @pytest.fixture(autouse=True)
-    def fake(self, market: None) -> Iterator[GuardedMTurk]:
+    def fake(self, market_settings: None) -> Iterator[GuardedMTurk]:
         self.fake_market = GuardedMTurk(Guard())
         with market_clients(mturk=self.fake_market.client(attempts=1)):
             yield self.fake_market
@@ -234,7 +234,7 @@ class TestProlific(MarketContract):
     }
 
     @pytest.fixture(autouse=True)
-    def fake(self, market: None) -> Iterator[FakeProlific]:
+    def fake(self, market_settings: None) -> Iterator[FakeProlific]:
         self.fake_market = GuardedProlific(Guard())
         with market_clients(prolific=self.fake_market.client(attempts=1)):
             yield self.fake_market
@@ -266,7 +266,7 @@ class TestToyMarketAddedInSettings(MarketContract):
         assignment = self.submitted(job)
         review_assignment(assignment.pk, approve=True)
         bonus_assignment(assignment.pk, Decimal("0.25"), "Thanks", "b1")
-        tokens = set(LedgerEntry.objects.filter(provider="toy").values_list("token", flat=True))
+        tokens = set(LedgerEntry.objects.filter(market="toy").values_list("token", flat=True))
         assert [kind for kind, _ in TOY_CALLS] == [RowKind.APPROVE, RowKind.BONUS]
         assert {token for _, token in TOY_CALLS} == tokens
 
@@ -276,7 +276,7 @@ def test_a_market_without_money_is_refused_before_its_ledger_row_is_claimed(sett
     from annotation.market_interface.errors import MarketConfigError
 
     make_corpus(claims=1, perspectives=1)
-    job = create_job("stance", {}, provider="inhouse")
+    job = create_job("stance", {}, market="inhouse")
     entry = intents.record(RowKind.APPROVE, "inhouse", ["asg:1"], job_id=job.pk)
     with pytest.raises(MarketConfigError):
         engine.execute(entry.pk)

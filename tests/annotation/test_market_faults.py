@@ -38,7 +38,7 @@ LIVE = ("PUBLISHING", "ACTIVE", "PAUSED")
 
 def drafted() -> Job:
     make_corpus(claims=2, perspectives=2)
-    return create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    return create_job("stance", {}, market="prolific", params={"bonus_cap": "5.00"})
 
 
 def sweep_and_run(later: dt.timedelta = dt.timedelta(hours=1)) -> None:
@@ -119,7 +119,7 @@ def mturk() -> Iterator[GuardedMTurk]:
 
 def mturk_assignment(market: GuardedMTurk) -> Assignment:
     job = Job.objects.create(
-        task_type="stance", provider="mturk", reward=Decimal("0.50"), params={"bonus_cap": "5.00"}
+        task_type="stance", market="mturk", reward=Decimal("0.50"), params={"bonus_cap": "5.00"}
     )
     hit = Hit.objects.create(
         job=job,
@@ -128,7 +128,7 @@ def mturk_assignment(market: GuardedMTurk) -> Assignment:
         reward=Decimal("0.50"),
         external_id="HIT0000000000000000000000001",
     )
-    worker = Worker.objects.create(provider="mturk", external_id="AWORKER1")
+    worker = Worker.objects.create(market="mturk", external_id="AWORKER1")
     market.submit(hit.external_id, "ASG1", worker.external_id, status="Approved")
     return Assignment.objects.create(
         job=job,
@@ -251,7 +251,7 @@ def test_an_extend_is_refused_when_prolific_pays_in_another_currency(fake: FakeP
 
 def test_unblock_reads_the_blocklist_group_not_our_own_flag(fake: FakeProlific) -> None:
     job = published()
-    worker = Worker.objects.create(provider="prolific", external_id="f" * 24)
+    worker = Worker.objects.create(market="prolific", external_id="f" * 24)
     (group,) = fake.groups.values()
     group["members"].append(worker.external_id)  # a block whose reply was lost: not blocked here
 
@@ -312,7 +312,7 @@ def test_a_maximum_time_prolific_refuses_is_refused_before_any_row(fake: FakePro
     job = create_job(
         "stance",
         {},
-        provider="prolific",
+        market="prolific",
         params={"minutes": 10, "prolific_screening": {"maximum_allowed_time": 20}},
     )
 

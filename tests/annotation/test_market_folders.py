@@ -1,8 +1,8 @@
 """A market lives in its folder: nothing outside annotation/markets/ branches on a market's name, and
 no MTurk host is named outside annotation/markets/mturk/ (like aggregation, which names no task type).
 
-Choosing a market by name (`provider="prolific"`) is fine; comparing with one is not: ask the
-provider's declared data (`Capabilities`, `simulated`, `frame_ancestors`) instead.
+Choosing a market by name (`market="prolific"`) is fine; comparing with one is not: ask the
+market's declared data (`Capabilities`, `simulated`, `frame_ancestors`) instead.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def test_no_mturk_host_is_named_outside_the_mturk_folder() -> None:
 
 
 def test_the_checks_find_what_they_look_for() -> None:
-    assert BRANCHES_ON_A_MARKET.search('if params["provider"] == "simulated":')
+    assert BRANCHES_ON_A_MARKET.search('if params["market"] == "simulated":')
     assert BRANCHES_ON_A_MARKET.search('"prolific" in names')
-    assert BRANCHES_ON_A_MARKET.search('create_job("stance", provider="prolific")') is None
+    assert BRANCHES_ON_A_MARKET.search('create_job("stance", market="prolific")') is None
     assert MTURK_HOST.search('DEFAULT = ("https://worker.mturk.com",)')

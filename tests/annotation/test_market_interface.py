@@ -219,7 +219,7 @@ def test_every_declared_control_is_one_the_interface_names() -> None:
 
 
 def test_no_market_folder_writes_a_ledger_row_outside_its_calls() -> None:
-    """A provider describes listings; the ledger and work record the rows. A market's calls (calls.py)
+    """A market describes listings; the ledger and work record the rows. A market's calls (calls.py)
     may record the rows a confirmed row leads to (its follow-ups), as the engine asks it to."""
     writers = {}
     for path in (ROOT / "annotation" / "markets").rglob("*.py"):
@@ -260,7 +260,7 @@ def test_the_checks_find_what_they_look_for() -> None:
     assert names_used(view) & CONTROLLING_SERVICES == {"block_worker"}
     caller = ast.parse("from annotation.market_interface.registry import control\n")
     assert "annotation.market_interface.registry.control" in imported_modules(caller)
-    provider = ast.parse("from annotation.ledger import intents\n")
-    assert "annotation.ledger.intents" in imported_modules(provider) & ROW_WRITERS
+    market = ast.parse("from annotation.ledger import intents\n")
+    assert "annotation.ledger.intents" in imported_modules(market) & ROW_WRITERS
     assert is_web_entry("aggregation/views.py") and is_web_entry("annotation/staff/markets.py")
     assert not is_web_entry("annotation/work/market_actions.py")

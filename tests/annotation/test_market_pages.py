@@ -39,10 +39,10 @@ PROLIFIC = {
 TOKEN = re.compile(rb'name="page_token" value="([^"]+)"')
 
 
-def market_job(provider: str, external_id: str, perspectives: int = 2) -> Job:
+def market_job(market: str, external_id: str, perspectives: int = 2) -> Job:
     """A published market job over one HIT, as if the market had been told (no market needed)."""
     make_corpus(claims=2, perspectives=perspectives)
-    job = create_job("stance", {}, provider=provider, params={"completion_code": "C0DE1234"})
+    job = create_job("stance", {}, market=market, params={"completion_code": "C0DE1234"})
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=external_id)
     return Job.objects.get(pk=job.pk)

@@ -202,7 +202,7 @@ def test_showing_the_market_cost_answers_at_once_with_the_market_down_and_the_op
     fake: FakeProlific, queued: list[int], client: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "5.00"})
     fake.down = True
     admin = _admin(client)
 
@@ -216,7 +216,7 @@ def test_the_market_cost_shows_on_its_operation_once_the_worker_has_read_the_mar
     fake: FakeProlific, queued: list[int], client: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "5.00"})
     calls_before = len(fake.calls)
 
     _show_cost(_admin(client), job)
@@ -256,7 +256,7 @@ def test_the_cost_confirmations_answer_at_once_with_the_market_unreachable_and_s
     action: str,
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "5.00"})
     if action == "extend_on_market":
         job = publish_job(job.pk)
     local = estimate_cost_locally(job, extra=1 if action == "extend_on_market" else 0)
@@ -277,7 +277,7 @@ def test_the_publish_confirmation_shows_the_balance_as_last_read_and_when_while_
     fake: FakeProlific, queued: list[int], client: Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00"})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "5.00"})
     admin = _admin(client)
 
     button = _confirmation(admin, "publish_on_market", job, read_market="Read")
@@ -317,9 +317,9 @@ def test_a_job_in_another_currency_than_the_workspace_is_refused_naming_both(
 ) -> None:
     make_corpus(claims=1, perspectives=1)
     with pytest.raises(JobError, match=r"asks for USD.*pays in GBP"):
-        create_job("stance", {}, provider="prolific", params={"currency": "USD"})
+        create_job("stance", {}, market="prolific", params={"currency": "USD"})
     settings.PROLIFIC_CURRENCY = "EUR"  # what we believe; the workspace (the fake) pays in GBP
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "1.00"})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "1.00"})
 
     with pytest.raises(Exception, match=r"booked in EUR.*pays in GBP"):
         publish_job(job.pk)
@@ -329,7 +329,7 @@ def test_a_job_in_another_currency_than_the_workspace_is_refused_naming_both(
 def test_an_mturk_job_is_in_us_dollars_and_refuses_another_currency() -> None:
     make_corpus(claims=1, perspectives=1)
     with pytest.raises(JobError, match="pays in USD"):
-        create_job("stance", {}, provider="mturk", params={"currency": "GBP"})
+        create_job("stance", {}, market="mturk", params={"currency": "GBP"})
 
 
 # -- Prolific screening ---------------------------------------------------------------------------
@@ -371,7 +371,7 @@ def test_a_screening_prolific_would_refuse_is_refused_before_any_call(
     fake: FakeProlific, screening: dict[str, Any], said: str
 ) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = create_job("stance", {}, provider="prolific", params={"prolific_screening": screening})
+    job = create_job("stance", {}, market="prolific", params={"prolific_screening": screening})
 
     with pytest.raises(JobError, match=said):
         publish_job(job.pk)
@@ -380,7 +380,7 @@ def test_a_screening_prolific_would_refuse_is_refused_before_any_call(
 
 def test_the_fee_comes_from_prolifics_study_cost_calculator_vat_included(fake: FakeProlific) -> None:
     make_corpus(claims=1, perspectives=1)
-    job = create_job("stance", {}, provider="prolific")
+    job = create_job("stance", {}, market="prolific")
 
     estimate = estimate_cost(job)
 

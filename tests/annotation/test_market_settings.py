@@ -56,8 +56,8 @@ def test_the_beat_schedule_runs_the_sweeper_and_reconciliation_as_registered_tas
 
 @pytest.mark.django_db
 def test_scheduled_reconciliation_looks_at_active_and_recent_market_jobs_only() -> None:
-    def job(provider: str, state: str, age_days: int = 0) -> int:
-        made = Job.objects.create(task_type="stance", provider=provider, state=state, reward=Decimal("1"))
+    def job(market: str, state: str, age_days: int = 0) -> int:
+        made = Job.objects.create(task_type="stance", market=market, state=state, reward=Decimal("1"))
         Job.objects.filter(pk=made.pk).update(updated=timezone.now() - dt.timedelta(days=age_days))
         return made.pk
 

@@ -405,7 +405,7 @@ def test_mturk_configured_is_a_system_check_warning(settings: Any) -> None:
     assert "annotation.W001" not in quiet
 
 
-def test_the_mturk_provider_reads_identity_and_sends_workers_back_to_mturk() -> None:
+def test_the_mturk_market_reads_identity_and_sends_workers_back_to_mturk() -> None:
     from annotation.market_interface.base import external_identity
     from annotation.market_interface.registry import get_market
 

@@ -122,7 +122,7 @@ def test_the_export_carries_each_assignments_times_and_ids() -> None:
 
 
 def test_a_simulated_crowd_answers_a_template_job_and_says_so(tmp_path: Path) -> None:
-    job = import_mturk_template(CROWD, CROWD_BATCH, "stance", provider="simulated")
+    job = import_mturk_template(CROWD, CROWD_BATCH, "stance", market="simulated")
     publish_job(job.pk)
     sync_job(job.pk)
 

@@ -92,7 +92,7 @@ def test_every_mturk_flow_pays_only_through_committed_ledger_rows(
     guard: Guard, mturk: GuardedMTurk, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
+    job = create_job("stance", {}, market="mturk", params={"bonus_cap": "2.00"}, budget=Decimal("50"))
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     hit_id = Job.objects.get(pk=job.pk).hits.get().external_id
     done = [mturk_worker_done(mturk, job, hit_id, n) for n in range(2)]
@@ -116,7 +116,7 @@ def test_every_prolific_flow_pays_only_through_committed_ledger_rows(
     guard: Guard, prolific: FakeProlific, staff: Client
 ) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "2.00"})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "2.00"})
     admin_action(staff, JOBS, "publish_on_market", [job.pk], confirm="Publish")
     study_id = Job.objects.get(pk=job.pk).hits.get().external_id
     done = [prolific_participant_done(prolific, job, study_id, n) for n in range(2)]

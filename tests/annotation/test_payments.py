@@ -35,8 +35,8 @@ def markets(settings: Any) -> Iterator[tuple[GuardedMTurk, GuardedProlific]]:
 
 def test_a_simulated_crowd_and_in_house_work_say_nothing_was_paid_through_a_market() -> None:
     make_corpus(claims=2, perspectives=2)
-    simulated = sync_job(publish_job(create_job("stance", {}, provider="simulated").pk).pk)
-    inhouse = publish_job(create_job("stance", {}, provider="inhouse").pk)
+    simulated = sync_job(publish_job(create_job("stance", {}, market="simulated").pk).pk)
+    inhouse = publish_job(create_job("stance", {}, market="inhouse").pk)
 
     total = payments_of([simulated, inhouse])
 

@@ -64,7 +64,7 @@ def recorded(settings: Any) -> Iterator[RecordedProlific]:
 
 def published(**params: Any) -> Job:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="prolific", params={"bonus_cap": "5.00", **params})
+    job = create_job("stance", {}, market="prolific", params={"bonus_cap": "5.00", **params})
     return publish_job(job.pk)
 
 
@@ -77,7 +77,7 @@ def submitted(fake: FakeProlific, job: Job, n: int = 1, state: str = AssignmentS
     pid, session = f"{n:024x}", f"session{n:017d}"
     hit = job.hits.order_by("position").first()
     assert hit is not None
-    worker, _ = Worker.objects.get_or_create(provider="prolific", external_id=pid)
+    worker, _ = Worker.objects.get_or_create(market="prolific", external_id=pid)
     fake.submit(hit.external_id, session, pid)
     return Assignment.objects.create(
         job=job, hit=hit, worker=worker, state=state, external_id=session, accepted_at=timezone.now()
@@ -102,7 +102,7 @@ def test_studies_are_created_in_our_project_excluding_our_blocklist_group(fake: 
 def test_without_a_project_nothing_is_published_nor_written(fake: FakeProlific, settings: Any) -> None:
     settings.PROLIFIC_PROJECT_ID = ""
     make_corpus(claims=1, perspectives=1)
-    job = create_job("stance", {}, provider="prolific")
+    job = create_job("stance", {}, market="prolific")
 
     with pytest.raises(MarketCallError, match="PROLIFIC_PROJECT_ID"):
         publish_job(job.pk)
@@ -154,7 +154,7 @@ def test_expiring_stops_the_study_which_prolific_then_calls_completed(fake: Fake
 
 def prolific_hit() -> Hit:
     job = Job.objects.create(
-        task_type="stance", provider="prolific", currency="GBP", reward=Decimal("1.50"), params={}
+        task_type="stance", market="prolific", currency="GBP", reward=Decimal("1.50"), params={}
     )
     return Hit.objects.create(
         job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"), external_id=STUDY
@@ -271,7 +271,7 @@ def test_every_listed_submission_status_maps_to_one_of_ours(fake: FakeProlific) 
 
 def test_partially_approved_work_can_still_earn_a_bonus(recorded: RecordedProlific) -> None:
     hit = prolific_hit()
-    worker = Worker.objects.create(provider="prolific", external_id="60bf9310e8dec401be6e9615")
+    worker = Worker.objects.create(market="prolific", external_id="60bf9310e8dec401be6e9615")
     assignment = Assignment.objects.create(
         job=hit.job,
         hit=hit,

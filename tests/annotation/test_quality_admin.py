@@ -70,7 +70,7 @@ def test_the_stop_list_reads_the_same_queries_whatever_the_number_of_stops(clien
     first = WorkerStop.objects.select_related("quality_check").get()
     # Two more stops, reversed by two people, of other workers, each on an assignment and a check of its own.
     for n in range(2):
-        worker = Worker.objects.create(provider=first.worker.provider, external_id=f"other-{n}")
+        worker = Worker.objects.create(market=first.worker.market, external_id=f"other-{n}")
         assignment = Assignment.objects.get(pk=first.quality_check.assignment_id)
         assignment.pk, assignment.worker = None, worker
         assignment.save()

@@ -51,7 +51,7 @@ pytestmark = pytest.mark.django_db
 
 
 def qualified(job, name: str = "w1") -> Worker:
-    worker = get_worker(job.provider, name)
+    worker = get_worker(job.market, name)
     grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
     return worker
 
@@ -63,7 +63,7 @@ def answers_for(assignment: Assignment, label: str = "SUPPORT") -> dict[int, Ans
 def test_stance_job_bundles_ten_claims_with_all_their_perspectives_per_hit() -> None:
     make_corpus(claims=23, perspectives=3)
 
-    job = create_job("stance", {}, provider="inhouse")
+    job = create_job("stance", {}, market="inhouse")
 
     hits = list(job.hits.order_by("position"))
     assert [hit.items.count() for hit in hits] == [30, 30, 9]
@@ -91,7 +91,7 @@ def test_unknown_parameters_are_refused() -> None:
 
 def test_simulated_job_completes_after_publish_then_sync() -> None:
     make_corpus(claims=20, perspectives=3)
-    job = create_job("stance", {}, provider="simulated", params={"crowd": {"size": 8}})
+    job = create_job("stance", {}, market="simulated", params={"crowd": {"size": 8}})
 
     publish_job(job.pk)
     job = sync_job(job.pk)
@@ -104,7 +104,7 @@ def test_simulated_job_completes_after_publish_then_sync() -> None:
 
 def test_publish_and_sync_are_safe_to_repeat() -> None:
     make_corpus(claims=3)
-    job = create_job("stance", {}, provider="simulated")
+    job = create_job("stance", {}, market="simulated")
 
     publish_job(job.pk)
     publish_job(job.pk)
@@ -347,7 +347,7 @@ def test_blocking_a_worker_returns_their_open_work() -> None:
 
 def test_long_format_rows_come_from_one_query(django_assert_num_queries) -> None:
     make_corpus(claims=3)
-    job = create_job("stance", {}, provider="simulated")
+    job = create_job("stance", {}, market="simulated")
     publish_job(job.pk)
     sync_job(job.pk)
 
@@ -413,7 +413,7 @@ def test_sync_takes_each_assignments_state_from_the_market(settings) -> None:
         "reporting": "tests.annotation.test_services.ReportingMarket",
     }
     make_corpus(claims=2, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="reporting").pk)
+    job = publish_job(create_job("stance", {}, market="reporting").pk)
     first = next_assignment(job, qualified(job, "w1"), external_id="A1")
     second = next_assignment(job, qualified(job, "w2"), external_id="A2")
     submit_assignment(first.pk, answers_for(first))

@@ -31,10 +31,10 @@ def test_finding_free_hits_reads_less_than_one_block_per_item_of_the_job() -> No
     with connection.cursor() as cursor:  # statistics taken while the tables were empty, as in a new database
         cursor.execute(f"ANALYZE {', '.join(STARTS_TABLES)}")
     make_corpus(claims=150, perspectives=8)
-    job = create_job("stance", {}, provider="simulated")
+    job = create_job("stance", {}, market="simulated")
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.refresh_from_db()
-    worker = Worker.objects.create(provider="simulated", external_id="w1")
+    worker = Worker.objects.create(market="simulated", external_id="w1")
     Qualification.objects.create(worker=worker, task_type="stance", passed=True, score=1.0)
     assignments.next_assignment(job, worker)  # the worker has seen one HIT's items
 

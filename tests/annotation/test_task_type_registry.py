@@ -117,9 +117,7 @@ def test_a_task_type_from_settings_is_aggregated_written_back_and_adjudicated_th
     claims = make_corpus(claims=2, perspectives=2)
     weather = claims[0].clusters.get(position=0).perspectives.get()
     Perspective.objects.filter(pk=weather.pk).update(text="The weather was lovely yesterday.")
-    job = create_job(
-        "off_topic", {"claims": [c.cid for c in claims]}, provider="simulated", params=EXACT_CROWD
-    )
+    job = create_job("off_topic", {"claims": [c.cid for c in claims]}, market="simulated", params=EXACT_CROWD)
     publish_job(job.pk)
     assert sync_job(job.pk).state == JobState.COMPLETE
 

@@ -104,7 +104,7 @@ def test_every_quiz_answer_is_one_of_its_choices_and_one_asks_for_a_correction()
 def test_a_simulated_crowd_completes_a_vast_job_three_workers_an_item_with_some_corrections() -> None:
     make_vast_corpus()
     crowd: dict[str, Any] = {"size": 10, "spammer_share": 0.0}
-    job = create_job("vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": crowd})
+    job = create_job("vast_stance", {"status": "kept"}, market="simulated", params={"crowd": crowd})
     publish_job(job.pk)
     job = sync_job(job.pk)
 
@@ -130,7 +130,7 @@ def test_the_preview_shows_the_comment_and_the_proposed_topic(previewer: Client)
 
 def test_a_hostile_submission_is_shown_again_with_errors_and_stores_nothing(client: Client) -> None:
     make_vast_corpus()
-    job = publish_job(create_job("vast_stance", {"status": "kept"}, provider="inhouse").pk)
+    job = publish_job(create_job("vast_stance", {"status": "kept"}, market="inhouse").pk)
     client.force_login(User.objects.create_user("ann", password="pw-for-tests-1"))
     client.post(reverse("annotation:quiz", args=[job.pk]), {q.key: q.answer for q in VAST.quiz})
     url = client.post(reverse("annotation:start", args=[job.pk]))["Location"]

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def job():
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider="inhouse")
+    job = create_job("stance", {}, market="inhouse")
     return publish_job(job.pk)
 
 

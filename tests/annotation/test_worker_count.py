@@ -40,7 +40,7 @@ def test_the_api_refuses_it_too_and_says_why(client: Client) -> None:
     lead = User.objects.create_user("lead", password="x-unused-0", is_staff=True)
     lead.groups.set(Group.objects.filter(name="researcher"))
     headers = {"HTTP_AUTHORIZATION": f"Token {Token.objects.create(user=lead).key}"}
-    body = {"task_type": "stance", "provider": "inhouse", "params": {"workers_per_item": 1}}
+    body = {"task_type": "stance", "market": "inhouse", "params": {"workers_per_item": 1}}
 
     refused = client.post("/api/jobs/", body, content_type="application/json", **headers)
     allowed = client.post(

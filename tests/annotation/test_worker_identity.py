@@ -210,7 +210,7 @@ def test_worker_pages_may_be_framed_by_the_markets_and_every_other_url_denies_fr
     from tests.annotation.test_market_pages import HIT_ID, market_job
 
     job = market_job("mturk", HIT_ID)
-    worker = Worker.objects.create(provider="mturk", external_id=MTURK_PARAMS["workerId"])
+    worker = Worker.objects.create(market="mturk", external_id=MTURK_PARAMS["workerId"])
     assignment = Assignment.objects.create(
         job=job,
         hit=job.hits.get(),

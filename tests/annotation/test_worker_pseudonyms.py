@@ -34,7 +34,7 @@ def test_a_new_worker_stores_the_pseudonym_it_always_had(keyed: None) -> None:
 
 
 def test_finding_a_worker_by_pseudonym_is_one_query(keyed: None, django_assert_num_queries: Any) -> None:
-    workers = [Worker.objects.create(provider="mturk", external_id=f"A{n:013d}") for n in range(50)]
+    workers = [Worker.objects.create(market="mturk", external_id=f"A{n:013d}") for n in range(50)]
     name = worker_pseudonym(workers[17])
 
     with django_assert_num_queries(1):
@@ -46,7 +46,7 @@ def test_finding_a_worker_by_pseudonym_is_one_query(keyed: None, django_assert_n
 
 
 def test_existing_workers_are_filled_with_their_unchanged_pseudonyms(keyed: None) -> None:
-    workers = [Worker.objects.create(provider="mturk", external_id=f"A{n:013d}") for n in range(5)]
+    workers = [Worker.objects.create(market="mturk", external_id=f"A{n:013d}") for n in range(5)]
     before = {w.pk: worker_pseudonym(w) for w in workers}
     Worker.objects.update(pseudonym=None)  # as before the column existed
 
@@ -58,7 +58,7 @@ def test_existing_workers_are_filled_with_their_unchanged_pseudonyms(keyed: None
 
 
 def test_a_pseudonym_stored_under_an_earlier_key_names_nobody(keyed: None, settings: Any) -> None:
-    worker = Worker.objects.create(provider="mturk", external_id="A0000000000001")
+    worker = Worker.objects.create(market="mturk", external_id="A0000000000001")
     old = str(worker.pseudonym)
     settings.WORKER_PSEUDONYM_KEY = "another-pseudonym-key-0123456789"
 
@@ -70,7 +70,7 @@ def test_a_pseudonym_stored_under_an_earlier_key_names_nobody(keyed: None, setti
 
 def test_without_a_key_a_worker_is_still_created_and_named_once_a_key_is_set(settings: Any) -> None:
     settings.WORKER_PSEUDONYM_KEY, settings.DEBUG = "", False
-    worker = Worker.objects.create(provider="mturk", external_id="A0000000000002")
+    worker = Worker.objects.create(market="mturk", external_id="A0000000000002")
     assert worker.pseudonym is None
 
     settings.WORKER_PSEUDONYM_KEY = KEY

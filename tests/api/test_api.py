@@ -56,7 +56,7 @@ def test_without_a_token_nothing_is_served() -> None:
 def test_a_researcher_creates_jobs_but_may_not_publish(researcher: APIClient) -> None:
     make_corpus(claims=2, perspectives=1)
     made = researcher.post(
-        "/api/jobs/", {"task_type": "stance", "provider": "inhouse", "name": "pilot"}, format="json"
+        "/api/jobs/", {"task_type": "stance", "market": "inhouse", "name": "pilot"}, format="json"
     )
     assert made.status_code == 201 and made.json()["state"] == "draft"
     job_id = made.json()["id"]
@@ -69,9 +69,9 @@ def test_a_researcher_creates_jobs_but_may_not_publish(researcher: APIClient) ->
 
 @pytest.mark.parametrize(
     "body",
-    [{"task_type": "astrology", "provider": "inhouse"}, {"task_type": "stance", "provider": "nowhere"},
-     {"task_type": "stance", "provider": "inhouse", "params": {"no_such_param": 1}},
-     {"task_type": "stance", "provider": "inhouse", "budget": "-1"}, {"provider": "inhouse"}],
+    [{"task_type": "astrology", "market": "inhouse"}, {"task_type": "stance", "market": "nowhere"},
+     {"task_type": "stance", "market": "inhouse", "params": {"no_such_param": 1}},
+     {"task_type": "stance", "market": "inhouse", "budget": "-1"}, {"market": "inhouse"}],
 )  # fmt: skip
 def test_bad_job_requests_get_a_400_and_make_nothing(researcher: APIClient, body: dict[str, Any]) -> None:
     make_corpus(claims=1, perspectives=1)
@@ -84,7 +84,7 @@ def test_a_job_request_is_refused_in_the_words_of_the_create_job_command(researc
     with pytest.raises(CommandError) as refused:
         call_command("create_job", "stance", "--workers", "1", stdout=io.StringIO())
 
-    body = {"task_type": "stance", "provider": "inhouse", "params": {"workers_per_item": 1}}
+    body = {"task_type": "stance", "market": "inhouse", "params": {"workers_per_item": 1}}
     answered = researcher.post("/api/jobs/", body, format="json")
 
     assert answered.status_code == 400 and answered.json() == {"detail": str(refused.value)}
@@ -97,7 +97,7 @@ def test_an_approver_publishes_through_an_operation_that_is_audited(
     make_corpus(claims=2, perspectives=1)
     researcher, approver = client_for("researcher"), client_for("researcher", "approver")
     job_id = researcher.post(
-        "/api/jobs/", {"task_type": "stance", "provider": "inhouse"}, format="json"
+        "/api/jobs/", {"task_type": "stance", "market": "inhouse"}, format="json"
     ).json()["id"]
     with django_capture_on_commit_callbacks(execute=True):  # the queued operation runs (in-process tasks)
         queued = approver.post(f"/api/jobs/{job_id}/publish/")

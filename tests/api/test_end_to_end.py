@@ -67,7 +67,7 @@ def test_a_job_scripted_over_http_from_creation_to_outcomes(live_server: Any, se
     base = live_server.url
 
     # 1. Create and publish (in-house, two workers per item).
-    made = api.post(f"{base}/api/jobs/", json={"task_type": "stance", "provider": "inhouse",
+    made = api.post(f"{base}/api/jobs/", json={"task_type": "stance", "market": "inhouse",
                                                "params": {"workers_per_item": 2}}, timeout=30)  # fmt: skip
     assert made.status_code == 201, made.text
     job = made.json()["id"]

@@ -37,7 +37,7 @@ def researcher() -> APIClient:
 
 def job_with_outcomes(count: int) -> Job:
     """A job whose `count` items each have an outcome, written in batches (cheap even for 100k)."""
-    job = Job.objects.create(task_type="stance", provider="simulated", name=f"{count} outcomes")
+    job = Job.objects.create(task_type="stance", market="simulated", name=f"{count} outcomes")
     run = AggregationRun.objects.create(job=job, task_type="stance")
     for start in range(0, count, BATCH):
         numbers = range(start, min(start + BATCH, count))

@@ -8,17 +8,23 @@ import ast
 import importlib
 import io
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.apps import apps
 from django.core.management import call_command
+from django.db import IntegrityError
+from django.db.migrations.state import StateApps
 
-from annotation.models import Worker
+from annotation.ledger.models import LedgerEntry
+from annotation.models import Job, Worker
 from annotation.work.records import worker_pseudonym
 from corpus.models import Topic
 from corpus.topics import TOPICS
+from pipeline.models import PipelineRun
+from tests.migration_states import latest, migrated
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = frozenset(
@@ -86,27 +92,93 @@ def test_the_seeded_topics_are_those_corpus_topics_lists() -> None:
     assert dict(Topic.objects.values_list("slug", "name")) == TOPICS
 
 
-@pytest.mark.django_db
+# The last migration before the market's columns lost their old name (`provider`): migration 0009
+# reads that name, so it runs on the database and models as they were then.
+BEFORE_MARKET = ("annotation", "0013_alter_machinereply_options")
+
+
+@pytest.fixture
+def before_market() -> Iterator[StateApps]:
+    yield migrated(BEFORE_MARKET)
+    migrated(latest("annotation"))
+
+
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("key", ["migration-pseudonym-key-0123456789", ""])
-def test_the_pseudonym_migration_fills_the_pseudonyms_the_live_code_gives(settings: Any, key: str) -> None:
+def test_the_pseudonym_migration_fills_the_pseudonyms_the_live_code_gives(
+    settings: Any, key: str, before_market: StateApps
+) -> None:
     """Keyed, or in development keyed from SECRET_KEY. Should the live naming change, this fails:
     existing databases then need the column cleared and `fill_worker_pseudonyms` run again."""
     settings.WORKER_PSEUDONYM_KEY, settings.DEBUG = key, True
-    workers = [Worker.objects.create(provider="mturk", external_id=f"A{n:013d}") for n in range(3)]
-    workers.append(Worker.objects.create(provider="prolific", external_id="5f1e0c0d0b0a090807060504"))
-    Worker.objects.update(pseudonym=None)  # as before the column existed
+    Old = before_market.get_model("annotation", "Worker")
+    for n in range(3):
+        Old.objects.create(provider="mturk", external_id=f"A{n:013d}")
+    Old.objects.create(provider="prolific", external_id="5f1e0c0d0b0a090807060504")
+    Old.objects.update(pseudonym=None)  # as before the column existed
 
-    migration("annotation", "0009_worker_pseudonym").fill(apps, None)
+    migration("annotation", "0009_worker_pseudonym").fill(before_market, None)
+    migrated(latest("annotation"))
 
+    workers = list(Worker.objects.all())
+    assert len(workers) == 4 and {w.market for w in workers} == {"mturk", "prolific"}
     assert dict(Worker.objects.values_list("pk", "pseudonym")) == {w.pk: worker_pseudonym(w) for w in workers}
 
 
-@pytest.mark.django_db
-def test_the_pseudonym_migration_refuses_to_name_workers_without_a_key(settings: Any) -> None:
+@pytest.mark.django_db(transaction=True)
+def test_the_pseudonym_migration_refuses_to_name_workers_without_a_key(
+    settings: Any, before_market: StateApps
+) -> None:
     settings.WORKER_PSEUDONYM_KEY, settings.DEBUG = "", False
-    Worker.objects.create(provider="mturk", external_id="A0000000000001")
+    before_market.get_model("annotation", "Worker").objects.create(
+        provider="mturk", external_id="A0000000000001"
+    )
     module = migration("annotation", "0009_worker_pseudonym")
 
     with pytest.raises(module.PseudonymKeyError, match="set WORKER_PSEUDONYM_KEY"):
-        module.fill(apps, None)
-    assert Worker.objects.get().pseudonym is None
+        module.fill(before_market, None)
+    assert before_market.get_model("annotation", "Worker").objects.get().pseudonym is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_market_keeps_its_rows_their_tokens_and_pseudonyms_when_it_loses_its_old_name(
+    before_market: StateApps,
+) -> None:
+    Old = before_market.get_model("annotation", "Worker")
+    old = Old.objects.create(provider="prolific", external_id="P1", pseudonym="w_70f08d3ed0689c6e8113")
+    job = before_market.get_model("annotation", "Job").objects.create(task_type="stance", provider="mturk")
+    entry = before_market.get_model("annotation", "LedgerEntry").objects.create(
+        job=job,
+        provider="mturk",
+        kind="bonus",
+        token="sw1-bonus-212a40231d9164ced6058dd2961223bd0d8baaa8739aef1210a18d",
+    )
+
+    migrated(latest("annotation"))
+
+    assert Worker.objects.filter(pk=old.pk).values_list("market", "external_id", "pseudonym").get() == (
+        "prolific",
+        "P1",
+        "w_70f08d3ed0689c6e8113",
+    )
+    assert Job.objects.get(pk=job.pk).market == "mturk"
+    assert LedgerEntry.objects.filter(pk=entry.pk).values_list("market", "token").get() == (
+        "mturk",
+        entry.token,
+    )
+    with pytest.raises(IntegrityError):  # the pair is still unique under its new name
+        Worker.objects.create(market="prolific", external_id="P1")
+
+
+@pytest.mark.django_db
+def test_a_saved_runs_provider_parameter_becomes_its_market_and_back() -> None:
+    run = PipelineRun.objects.create(name="saved", params={"provider": "inhouse", "claims": [1007]})
+    other = PipelineRun.objects.create(name="newer", params={"market": "simulated"})
+    module = migration("pipeline", "0006_params_market")
+
+    module.forwards(apps, None)
+    assert PipelineRun.objects.get(pk=run.pk).params == {"market": "inhouse", "claims": [1007]}
+    assert PipelineRun.objects.get(pk=other.pk).params == {"market": "simulated"}
+
+    module.backwards(apps, None)
+    assert PipelineRun.objects.get(pk=run.pk).params == {"provider": "inhouse", "claims": [1007]}

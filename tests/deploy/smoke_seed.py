@@ -29,7 +29,7 @@ def main() -> None:
 
     User.objects.create_superuser("smoke-admin", "", os.environ["SMOKE_ADMIN_PASSWORD"])
     make_corpus(claims=4, perspectives=2, status=Status.KEPT)
-    job = create_job("stance", {}, provider="mturk", params={"completion_code": "SMOKE123"})
+    job = create_job("stance", {}, market="mturk", params={"completion_code": "SMOKE123"})
     # Published as if MTurk had been told: no market is reached from here.
     Job.objects.filter(pk=job.pk).update(state=JobState.PUBLISHED, published_at=timezone.now())
     job.hits.update(external_id=HIT_ID)

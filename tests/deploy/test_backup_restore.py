@@ -39,7 +39,7 @@ def add_ledger(job: Job) -> None:
         for kind, amount in (("approve", Decimal("0.00")), ("bonus", Decimal("0.37"))):
             LedgerEntry.objects.create(
                 kind=kind,
-                provider="mturk",
+                market="mturk",
                 job=job,
                 assignment=assignment,
                 amount=amount,

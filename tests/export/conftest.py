@@ -50,6 +50,6 @@ def small_corpus(db: None) -> list[Claim]:
 def simulated_job(small_corpus: list[Claim]) -> Job:
     """A stance job over the first four claims, completed by 6 modelled workers."""
     cids = [claim.cid for claim in small_corpus[:4]]
-    job = create_job("stance", {"claims": cids}, provider="simulated", params={"crowd": {"size": 6}})
+    job = create_job("stance", {"claims": cids}, market="simulated", params={"crowd": {"size": 6}})
     publish_job(job.pk)
     return sync_job(job.pk)

@@ -24,7 +24,7 @@ CROWD: dict[str, Any] = {"size": 12, "spammer_share": 0.25, "seed": 3}
 
 
 def simulated_job(filters: dict[str, Any]) -> Job:
-    job = create_job("vast_stance", filters, provider="simulated", params={"crowd": CROWD})
+    job = create_job("vast_stance", filters, market="simulated", params={"crowd": CROWD})
     publish_job(job.pk)
     return sync_job(job.pk)
 

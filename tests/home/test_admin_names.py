@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_workers_qualifications_name_their_task_types(admin_client: Client) -> None:
-    worker = Worker.objects.create(provider="simulated", external_id="sim-8", simulated=True)
+    worker = Worker.objects.create(market="simulated", external_id="sim-8", simulated=True)
     Qualification.objects.create(worker=worker, task_type="vast_stance", passed=True, score=1.0)
 
     page = plain_page(admin_client, f"/admin/annotation/worker/{worker.pk}/change/")

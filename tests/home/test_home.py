@@ -39,7 +39,7 @@ def contested_job() -> Any:
 def test_staff_see_what_needs_them_each_with_a_link_to_act_on_it(client: Client) -> None:
     job = contested_job()
     LedgerEntry.objects.create(
-        kind="bonus", provider="mturk", job=job, amount="287.78", token="t-1", intent="i-1",
+        kind="bonus", market="mturk", job=job, amount="287.78", token="t-1", intent="i-1",
         state=RowState.UNCLEAR, error="timed out after sending",
     )  # fmt: skip
     Operation.objects.create(

@@ -33,7 +33,7 @@ def staff(name: str, *roles: str) -> User:
 
 
 def form(**given: Any) -> dict[str, Any]:
-    return {"task_type": "stance", "provider": "inhouse", "redundancy": "fixed", **given}
+    return {"task_type": "stance", "market": "inhouse", "redundancy": "fixed", **given}
 
 
 def command_refusal(*args: str) -> str:
@@ -167,7 +167,7 @@ def test_a_pipeline_runs_page_leads_to_a_new_job_over_what_its_jobs_kept(client:
 
 def test_a_vast_job_is_downloaded_from_its_page_as_the_vast_csv(client: Client) -> None:
     make_vast_corpus()
-    job = create_job("vast_stance", {"status": "kept"}, provider="simulated", params={"crowd": {"seed": 3}})
+    job = create_job("vast_stance", {"status": "kept"}, market="simulated", params={"crowd": {"seed": 3}})
     publish_job(job.pk)
     sync_job(job.pk)
     client.force_login(staff("lead", "researcher"))

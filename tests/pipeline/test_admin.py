@@ -22,7 +22,7 @@ def staff(client: Client) -> Client:
 
 def test_adding_a_run_in_the_admin_creates_every_step_pending(staff: Client) -> None:
     response = staff.post(
-        "/admin/pipeline/pipelinerun/add/", {"name": "in-house run", "params": '{"provider": "inhouse"}'}
+        "/admin/pipeline/pipelinerun/add/", {"name": "in-house run", "params": '{"market": "inhouse"}'}
     )
     assert response.status_code == 302
     run = PipelineRun.objects.get(name="in-house run")

@@ -15,9 +15,9 @@ def test_the_steps_run_in_the_papers_order() -> None:
 
 
 def test_overrides_merge_one_level_deep_and_leave_the_defaults_alone() -> None:
-    params = merged_params({"crowd": {"size": 5}, "provider": "inhouse"})
+    params = merged_params({"crowd": {"size": 5}, "market": "inhouse"})
     assert params["crowd"] == {**DEFAULTS["crowd"], "size": 5}
-    assert params["provider"] == "inhouse"
+    assert params["market"] == "inhouse"
     assert DEFAULTS["crowd"]["size"] != 5
 
 

@@ -103,7 +103,7 @@ def test_a_step_waits_for_the_one_before_it(run_params: dict) -> None:
 
 
 def test_a_real_crowd_leaves_the_step_waiting_with_its_progress(run_params: dict) -> None:
-    run = services.create_run("test", {**run_params, "provider": "inhouse"})
+    run = services.create_run("test", {**run_params, "market": "inhouse"})
     services.run_step(run.pk, "crawl")
 
     step = services.run_step(run.pk, "stance")

@@ -25,7 +25,7 @@ def told(step: StepRun) -> str:
 
 
 def test_a_step_done_before_is_said_to_be_reused_with_the_releases_there_are_now() -> None:
-    run = services.create_run(DEMO_NAME, {"provider": "simulated"})
+    run = services.create_run(DEMO_NAME, {"market": "simulated"})
     run.steps.filter(name="release").update(state=StepState.DONE, message="release demo-1: 21 files")
     for version in ("demo-1", "demo-2"):
         Release.objects.create(version=version, directory=version)
@@ -37,7 +37,7 @@ def test_a_step_done_before_is_said_to_be_reused_with_the_releases_there_are_now
 
 
 def test_a_step_done_in_this_run_is_said_to_be_done() -> None:
-    run = services.create_run(DEMO_NAME, {"provider": "simulated"})
+    run = services.create_run(DEMO_NAME, {"market": "simulated"})
     step = run.steps.get(name="release")
     step.state, step.message = StepState.DONE, "release demo-1: 21 files"  # done just now, not before
 

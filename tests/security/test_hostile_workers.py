@@ -40,9 +40,9 @@ def prolific(settings: Any) -> Iterator[FakeProlific]:
         yield market
 
 
-def published(provider: str, **params: Any) -> Job:
+def published(market: str, **params: Any) -> Job:
     make_corpus(claims=2, perspectives=2)
-    return publish_job(create_job("stance", {}, provider=provider, params=params).pk)
+    return publish_job(create_job("stance", {}, market=market, params=params).pk)
 
 
 def mturk_params(job: Job, n: int, *, worker: str = "") -> dict[str, str]:

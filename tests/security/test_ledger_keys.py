@@ -108,7 +108,7 @@ def test_the_same_key_with_other_parameters_is_a_conflict(flaky: None) -> None:
 
 def test_a_bonus_batch_paid_again_with_another_amount_is_refused(flaky: None) -> None:
     make_corpus(claims=1, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="flaky", params={"bonus_cap": 5}).pk)
+    job = publish_job(create_job("stance", {}, market="flaky", params={"bonus_cap": 5}).pk)
     worker = get_worker("flaky", "W1")
     assignment = job.assignments.model.objects.create(
         job=job,
@@ -142,7 +142,7 @@ def test_a_refused_create_hit_does_not_block_publishing_for_ever(
     settings: Any, stub: Stubber, mturk: Any
 ) -> None:
     settings.MARKET_PUBLIC_URL = "https://stancework.example"
-    job = Job.objects.create(task_type="stance", provider="mturk", reward=Decimal("1.50"))
+    job = Job.objects.create(task_type="stance", market="mturk", reward=Decimal("1.50"))
     Hit.objects.create(job=job, position=0, assignments_wanted=3, reward=Decimal("1.50"))
     for outcome in ("refused", "created"):
         stub.add_response("get_account_balance", {"AvailableBalance": "100.00"})

@@ -33,9 +33,9 @@ def _client(name: str, *perms: str, team: Team | None = None) -> Client:
     return client
 
 
-def _team_job(published: bool, provider: str = "inhouse") -> Job:
+def _team_job(published: bool, market: str = "inhouse") -> Job:
     make_corpus(claims=2, perspectives=2)
-    job = create_job("stance", {}, provider=provider)
+    job = create_job("stance", {}, market=market)
     job.teams.add(Team.objects.create(name="ling-101"))
     return publish_job(job.pk) if published else job
 
@@ -88,10 +88,10 @@ def test_the_team_previews_a_published_job() -> None:
     assert page.status_code == 200 and ITEM in page.content
 
 
-@pytest.mark.parametrize("provider", ["inhouse", "mturk"])
+@pytest.mark.parametrize("market", ["inhouse", "mturk"])
 @pytest.mark.parametrize("published", [False, True])
-def test_staff_who_may_view_jobs_preview_any_job(published: bool, provider: str) -> None:
-    job = _team_job(published=published and provider == "inhouse", provider=provider)
+def test_staff_who_may_view_jobs_preview_any_job(published: bool, market: str) -> None:
+    job = _team_job(published=published and market == "inhouse", market=market)
     staff = _client("researcher", "view_job")
 
     page = staff.get(reverse("annotation:job", args=[job.pk]) + "?preview=1")

@@ -37,7 +37,7 @@ def test_twenty_parallel_starts_give_one_open_assignment_every_round() -> None:
 
 def test_concurrent_extends_add_each_increment_once_and_never_pass_the_cap(fake_mturk: GuardedMTurk) -> None:
     make_corpus(claims=2, perspectives=2)
-    job = publish_job(create_job("stance", {}, provider="mturk").pk)
+    job = publish_job(create_job("stance", {}, market="mturk").pk)
     hit = job.hits.get()
 
     errors = race(8, lambda n: extend_job(job.pk, 2))

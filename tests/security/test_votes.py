@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def simulated_job() -> int:
     make_corpus(claims=6, perspectives=3)
-    job = create_job("stance", {}, provider="simulated", params={"crowd": {"crowd_size": 6}})
+    job = create_job("stance", {}, market="simulated", params={"crowd": {"crowd_size": 6}})
     publish_job(job.pk)
     sync_job(job.pk)
     return job.pk

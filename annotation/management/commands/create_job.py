@@ -1,4 +1,4 @@
-"""manage.py create_job <task-type> [filters] --provider P [--workers N --bundle N --reward R --budget B]"""
+"""manage.py create_job <task-type> [filters] --market P [--workers N --bundle N --reward R --budget B]"""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("task_type", choices=sorted(task_type_slugs()))
-        parser.add_argument("--provider", default="inhouse")
+        parser.add_argument("--market", default="inhouse")
         parser.add_argument("--claims", help="comma-separated cIds")
         parser.add_argument("--source", help="idebate, debatewise, procon …")
         parser.add_argument("--split", help="train, dev, test")
@@ -68,7 +68,7 @@ class Command(BaseCommand):
         request = JobRequest(
             options["task_type"],
             filters,
-            provider=options["provider"],
+            market=options["market"],
             params=params,
             budget=options["budget"],
             name=options["name"],

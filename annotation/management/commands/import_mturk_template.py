@@ -1,4 +1,4 @@
-"""manage.py import_mturk_template TEMPLATE.html BATCH.csv --name NAME [--trusted] [--provider P]"""
+"""manage.py import_mturk_template TEMPLATE.html BATCH.csv --name NAME [--trusted] [--market P]"""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
             action="store_true",
             help="show the template as written, its scripts run (default: sanitised)",
         )
-        parser.add_argument("--provider", default="inhouse")
+        parser.add_argument("--market", default="inhouse")
         parser.add_argument("--workers", type=int, help="workers per row (MTurk's MaxAssignments)")
         parser.add_argument("--reward", help="reward per row")
 
@@ -38,7 +38,7 @@ class Command(BaseCommand):
                 options["batch"],
                 options["name"],
                 trusted=options["trusted"],
-                provider=options["provider"],
+                market=options["market"],
                 params=params,
             )
         except MTurkBatchError as error:

@@ -10,7 +10,7 @@ from annotation.work.jobs import publish_job, request_publish
 
 
 class Command(JobCommand):
-    help = "Publish a draft job's HITs through its provider (safe to repeat)."
+    help = "Publish a draft job's HITs through its market (safe to repeat)."
     queued = "publishing"
     errors = (BudgetError, MarketCallError)
 

@@ -8,7 +8,7 @@ from annotation.work.jobs import job_progress, request_sync, sync_job
 
 
 class Command(JobCommand):
-    help = "Bring a job up to date with its provider and settle its state (safe to repeat)."
+    help = "Bring a job up to date with its market and settle its state (safe to repeat)."
     queued = "sync"
 
     def run(self, job_id: int) -> Job:

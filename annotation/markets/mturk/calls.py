@@ -50,7 +50,7 @@ class MTurkMoney(Money):
                 1 for b in client.list_bonuses(assignment_id=entry.market_ref) if b.amount == entry.amount
             )
             confirmed = records.rows(
-                RowKind.BONUS, market=entry.provider, market_ref=entry.market_ref, states=[RowState.CONFIRMED]
+                RowKind.BONUS, market=entry.market, market_ref=entry.market_ref, states=[RowState.CONFIRMED]
             )
             ours = sum(1 for row in confirmed if row.amount == entry.amount and row.pk != entry.pk)
             if at_market > ours:

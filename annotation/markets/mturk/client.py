@@ -81,7 +81,7 @@ def mturk_closure_warning(today: dt.date | None = None) -> str:
     verb = "closed" if today > CLOSURE_DATE else "closes"
     return (
         f"MTurk is configured, and AWS announced that MTurk {verb} on {CLOSURE_DATE.isoformat()}: "
-        "keep a second provider (Prolific, in-house) ready for new jobs."
+        "keep a second market (Prolific, in-house) ready for new jobs."
     )
 
 

@@ -1,4 +1,4 @@
-"""MTurk's assignment statuses in our vocabulary, written once for the provider, its calls and reconcile."""
+"""MTurk's assignment statuses in our vocabulary, written once for the market, its calls and reconcile."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`manage.py run_pipeline [--run ID] [--step NAME] [--provider P] [--params JSON]`."""
+"""`manage.py run_pipeline [--run ID] [--step NAME] [--market P] [--params JSON]`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--run", type=int, help="continue this pipeline run (default: a new one)")
         parser.add_argument("--step", choices=STEP_NAMES, help="run only this step")
         parser.add_argument("--name", default="pipeline", help="name of a new run")
-        parser.add_argument("--params", default="{}", help='JSON overrides, e.g. {"provider": "inhouse"}')
+        parser.add_argument("--params", default="{}", help='JSON overrides, e.g. {"market": "inhouse"}')
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def test_sync_spreads_the_work_over_the_whole_crowd() -> None:
     make_corpus(claims=20, perspectives=2)
     crowd = {"size": 10, "spammer_share": 0.2}
-    job = create_job("stance", {}, provider="simulated", params={"crowd": crowd, "groups_per_hit": 1})
+    job = create_job("stance", {}, market="simulated", params={"crowd": crowd, "groups_per_hit": 1})
     publish_job(job.pk)
 
     sync_job(job.pk)
