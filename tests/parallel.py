@@ -26,13 +26,14 @@ import pytest
 REDIS_DATABASES = 16  # redis-server's default `databases`
 GIVEN_REDIS_URL = os.environ.get("REDIS_URL", "")  # before a worker moves to its own database
 # The files that take the longest (`--durations`, serial, a loaded machine: the served demo's three
-# files ~200 s together, the load check ~90 s, the lifecycle and the API schema ~55 s each): started
+# files ~200 s together, the load check ~90 s, the lab's project and the API schema ~55 s each): started
 # first, longest first. A hint only: a file missing from here is merely scheduled in its turn.
 LONG_FILES = (
     "tests/home/test_tutorial_browser.py",
     "tests/home/test_walk_browser.py",
     "tests/annotation/test_load.py",
-    "tests/pipeline/test_lifecycle.py",
+    "tests/pipeline/test_lab_project.py",
+    "tests/pipeline/test_killed_worker.py",
     "tests/api/test_schema.py",
     "tests/deploy/test_production_smoke.py",
     "tests/crawler/test_crash_safety.py",
