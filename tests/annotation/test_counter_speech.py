@@ -25,8 +25,8 @@ from annotation.work.assignments import items_of, next_assignment
 from annotation.work.jobs import create_job, publish_job, sync_job
 from annotation.work.submitting import submit_assignment
 from crawler.models import Point
+from tests.annotation.doing_work import qualified
 from tests.annotation.factories import crawled_counter_speech_questions
-from tests.annotation.test_services import qualified
 
 pytestmark = pytest.mark.django_db
 TOY = "tests.annotation.test_market_contract.ToyMarket"
@@ -303,8 +303,8 @@ def test_the_export_refuses_an_unknown_job_or_another_task_type(tmp_path: Path) 
 
 @pytest.mark.usefixtures("toy_market")
 def test_a_task_type_whose_known_answers_are_only_hints_earns_no_bonus_for_matching_them() -> None:
+    from tests.annotation.doing_work import answers_for
     from tests.annotation.factories import make_corpus
-    from tests.annotation.test_services import answers_for
 
     make_corpus(claims=1, perspectives=2)
     job = publish_job(create_job("stance", {}, market="toy", params={"bonus_cap": 5}).pk)

@@ -16,7 +16,8 @@ from annotation.quality.evidence import evidence_of
 from annotation.task_types.base import Answer
 from annotation.work.assignments import items_of, next_assignment
 from annotation.work.submitting import submit_assignment
-from tests.annotation.test_live_quality import live_job, qualified
+from tests.annotation.doing_work import qualified
+from tests.annotation.test_live_quality import live_job
 
 pytestmark = pytest.mark.django_db
 

@@ -16,14 +16,13 @@ from annotation.machines.services import record_machine_labels, register_annotat
 from annotation.models import Assignment, Hit, HitItem, Item, Job, Worker, WorkerItem, WorkerItemReason
 from annotation.quality import services as quality
 from annotation.quality.models import QualityCheck, WorkerStop
-from annotation.task_types import get_task_type
 from annotation.task_types.base import Answer
-from annotation.work.assignments import NoWorkError, get_worker, item_ids_of, items_of, next_assignment
+from annotation.work.assignments import NoWorkError, item_ids_of, items_of, next_assignment
 from annotation.work.job_errors import JobError
 from annotation.work.jobs import create_job, publish_job, sync_job
-from annotation.work.quiz import grade_quiz
 from annotation.work.submitting import submit_assignment
 from corpus.models import Status
+from tests.annotation.doing_work import qualified
 from tests.annotation.factories import make_corpus
 
 pytestmark = pytest.mark.django_db
@@ -39,12 +38,6 @@ def live_job(claims: int = 8, gold_claims: int = 6, **params: object) -> Job:
     )
     publish_job(job.pk)
     return job
-
-
-def qualified(job: Job, name: str) -> Worker:
-    worker = get_worker(job.market, name)
-    grade_quiz(worker, job, {q.key: q.answer for q in get_task_type(job.task_type).quiz})
-    return worker
 
 
 def opposite(item: Item) -> str:

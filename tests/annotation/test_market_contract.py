@@ -41,10 +41,10 @@ from annotation.work.market import bonus_assignment
 from annotation.work.records import ReviewError, review_assignment
 from annotation.work.service_queue import ServiceQueue
 from annotation.work.submitting import submit_assignment
+from tests.annotation.doing_work import answers_for, qualified
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
 from tests.annotation.market_clients import market_clients
-from tests.annotation.test_services import answers_for, qualified
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
