@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import shutil
 
-from bench import load
 from bench._child import ChildError, run_child
+from rigs import serving
 from rigs.databases import scratch_database
 
 PAYMENTS = 200
@@ -43,7 +43,7 @@ for name in SCENARIOS:
 
 
 def missing(database_url: str, redis_url: str) -> str:
-    if problem := load.unreachable(database_url, redis_url):
+    if problem := serving.unreachable(database_url, redis_url):
         return f"needs PostgreSQL (a database session is one of the faults) and Redis: {problem}"
     if shutil.which("redis-server") is None:
         return "needs the redis-server binary (each scenario starts and restarts its own)"
@@ -51,7 +51,7 @@ def missing(database_url: str, redis_url: str) -> str:
 
 
 def main() -> None:
-    database_url, redis_url = load.service_urls()
+    database_url, redis_url = serving.service_urls()
     if reason := missing(database_url, redis_url):
         print(f"faults skipped: {reason}", flush=True)
         return

@@ -2,7 +2,7 @@
 reading the CSV in chunks; then `aggregate_job` over a job of 1M items × 10 simulated workers (the
 5-point stance scale) written into PostgreSQL with COPY (bench._labels_db). Prints the stage times, the
 whole command's wall time and its peak memory, with the goals (ρ + majority ≤ 10 s, Dawid–Skene ≤ 60 s,
-peak memory ≤ 4 GB). The database figures need PostgreSQL (found as bench/load.py finds it): three runs,
+peak memory ≤ 4 GB). The database figures need PostgreSQL (found as rigs/serving.py finds it): three runs,
 a first (every outcome new), again with nothing new (no outcome written) and Dawid–Skene after it, each
 with its stages, its CPU seconds (its own + its PostgreSQL backend's, which other processes sharing the
 cores do not inflate as they do wall seconds) and the load average beside them. The three are run
@@ -25,9 +25,9 @@ import pandas as pd
 import psycopg
 from django.conf import settings
 
-from bench import load
 from bench._labels_db import PER_ITEM as DB_PER_ITEM
 from bench._labels_db import job_name
+from rigs import serving
 from rigs.databases import database_of, recreate_database, with_database
 from rigs.processes import ProcessGroup
 
@@ -117,13 +117,13 @@ STAGES = {
 
 
 def database_figures(items: int = DB_ITEMS, *, reseed: bool = False) -> None:
-    database_url, redis_url = load.service_urls()
-    if problem := load.unreachable(database_url, redis_url):
+    database_url, redis_url = serving.service_urls()
+    if problem := serving.unreachable(database_url, redis_url):
         print(f"labels in the database: not run: needs PostgreSQL ({problem})", flush=True)
         return
     kept = with_database(database_url, f"{database_of(database_url)}_labels_{items}")
     with tempfile.TemporaryDirectory() as tmp:
-        env = load.app_environment(Path(tmp), kept, "")
+        env = serving.app_environment(Path(tmp), kept, "")
         group = ProcessGroup(Path(tmp), Path(settings.BASE_DIR))
         job = _seeded_job(group, env, kept, items, reseed)
         took: dict[tuple[str, str], list[tuple[float, float]]] = {run: [] for run in RUNS}

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from bench import load
 from bench._child import ChildError, run_child
+from rigs import serving
 from rigs.databases import scratch_database
 
 SIZES = (10_000, 100_000)
@@ -71,8 +71,8 @@ print(" ".join(f"{key}={value:.3f}" for key, value in figures.items()))
 
 
 def main(sizes: tuple[int, ...] = SIZES) -> None:
-    database_url, redis_url = load.service_urls()
-    if problem := load.unreachable(database_url, redis_url):
+    database_url, redis_url = serving.service_urls()
+    if problem := serving.unreachable(database_url, redis_url):
         print(f"scale: not run: needs PostgreSQL ({problem})", flush=True)
         return
     measured: dict[int, dict[str, float]] = {}

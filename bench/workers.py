@@ -5,7 +5,7 @@ lost), so two workers usually run it at once; the workers count every payment ta
 the sweeper running among them. Prints the throughput, the deliveries run, and whether each payment
 reached the (fake, recording) market once and each completed job was aggregated once.
 
-Needs PostgreSQL and Redis, found as bench/load.py finds them; a scratch database, dropped after.
+Needs PostgreSQL and Redis, found as rigs/serving.py finds them; a scratch database, dropped after.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import psycopg
 import redis
 from django.conf import settings
 
-from bench import load
 from bench._fake_market_worker import CALLS_KEY, DELIVERIES_KEY
+from rigs import serving
 from rigs.databases import scratch_database
 from rigs.processes import ProcessGroup
 
@@ -33,15 +33,15 @@ WAIT_SECONDS = 900
 
 
 def main(rows: int = ROWS, claims: int = CLAIMS) -> None:
-    database_url, redis_url = load.service_urls(redis_db=13)  # its own queue and list of market calls
-    unreachable = load.unreachable(database_url, redis_url)
+    database_url, redis_url = serving.service_urls(redis_db=13)  # its own queue and list of market calls
+    unreachable = serving.unreachable(database_url, redis_url)
     if unreachable:
         print(f"workers: not run: needs PostgreSQL and Redis ({unreachable})", flush=True)
         return
     broker = redis.Redis.from_url(redis_url)
     broker.flushdb()
     with tempfile.TemporaryDirectory() as tmp, scratch_database("workers", database_url) as scratch:
-        env = load.app_environment(Path(tmp), scratch, redis_url)
+        env = serving.app_environment(Path(tmp), scratch, redis_url)
         group = ProcessGroup(Path(tmp), Path(settings.BASE_DIR))
         group.run("migrate", [PYTHON, "manage.py", "migrate", "--noinput", "-v0"], env, timeout=300)
         try:
@@ -90,7 +90,7 @@ def ledger(
 
 def pipeline(group: ProcessGroup, env: dict[str, str], db: psycopg.Connection[Any], claims: int) -> str:
     started = time.perf_counter()
-    seeded = load.last_json(
+    seeded = serving.last_json(
         group.run("pipeline", [PYTHON, "-m", "bench._workers_site", "pipeline", str(claims)], env, 600)
     )
     run = seeded["run"]

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench import load
+from rigs import serving
 
 
 @pytest.mark.postgres
@@ -18,8 +19,8 @@ from bench import load
 def test_twenty_participants_for_thirty_seconds_leave_one_assignment_and_one_response_each(
     tmp_path: Path,
 ) -> None:
-    database_url, redis_url = load.service_urls()
-    with load.served_stack(tmp_path, database_url, redis_url) as (group, env, base):
+    database_url, redis_url = serving.service_urls()
+    with serving.served_stack(tmp_path, database_url, redis_url) as (group, env, base):
         result = load.run_level(group, env, base, users=20, seconds=30, think=(1.0, 3.0))
     assert result.errors == 0, load.report(result)
     assert result.submits >= 20, load.report(result)  # every participant got through at least once
