@@ -14,8 +14,15 @@ from annotation.market_interface.errors import MarketRejectedError, MarketUnavai
 from annotation.markets.mturk.fake import FakeMTurk
 from annotation.markets.mturk.spec import HitSpec
 
-HIT_TYPE = "TYPE00000000000000000000000001"
 HIT, ASSIGNMENT, WORKER = "HIT000000000000000000000000001", "ASG1", "AWORKER1"
+
+
+def hit_type(market: FakeMTurk) -> str:
+    """A HIT type made at the fake (MTurk refuses a HIT of a type it never made)."""
+    made = market.boto.create_hit_type(
+        Title="Stance", Description="Stance", Reward="0.50", AssignmentDurationInSeconds=3600
+    )
+    return str(made["HITTypeId"])
 
 
 def approved(market: FakeMTurk) -> FakeMTurk:
@@ -71,10 +78,10 @@ def test_a_token_expires_after_24_hours_and_a_resend_then_pays_again() -> None:
 def test_a_hit_token_past_24_hours_makes_a_second_hit() -> None:
     market = FakeMTurk()
     client = market.client(attempts=1)
-    first = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 3), "tok-hit")
+    first = client.create_hit(hit_type(market), HitSpec("https://sw.example/w", 3), "tok-hit")
 
     market.advance(hours=25)
-    second = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 3), "tok-hit")
+    second = client.create_hit(hit_type(market), HitSpec("https://sw.example/w", 3), "tok-hit")
 
     assert first.ref != second.ref and len(market.hits) == 2
 
@@ -92,7 +99,7 @@ def test_a_lost_hit_reply_is_retried_with_its_token_and_finds_the_one_hit() -> N
     market.lose_reply("CreateHITWithHITType")
     client = market.client(attempts=2, sleep=lambda s: None)
 
-    outcome = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 3), "tok-hit")
+    outcome = client.create_hit(hit_type(market), HitSpec("https://sw.example/w", 3), "tok-hit")
 
     assert outcome.replayed and list(market.hits) == [outcome.ref]
     assert market.hits[outcome.ref]["RequesterAnnotation"] == "tok-hit"
@@ -117,7 +124,7 @@ def test_only_submitted_work_is_reviewed() -> None:
 def test_a_hit_under_ten_assignments_is_never_extended_to_ten() -> None:
     market = FakeMTurk()
     client = market.client(attempts=1)
-    hit = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 9), "tok-9").ref
+    hit = client.create_hit(hit_type(market), HitSpec("https://sw.example/w", 9), "tok-9").ref
 
     with pytest.raises(ClientError, match="fewer than 10"):
         market.boto.create_additional_assignments_for_hit(
@@ -130,9 +137,8 @@ def test_a_hit_under_ten_assignments_is_never_extended_to_ten() -> None:
 def test_lists_come_in_pages_as_at_mturk() -> None:
     market = FakeMTurk()
     client = market.client(attempts=1)
-    made = {
-        client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 1), f"tok-{n}").ref for n in range(205)
-    }
+    kind = hit_type(market)
+    made = {client.create_hit(kind, HitSpec("https://sw.example/w", 1), f"tok-{n}").ref for n in range(205)}
 
     assert {hit.hit_id for hit in client.list_hits()} == made
     assert market.calls["ListHITs"] == 3  # 100 a page
@@ -141,7 +147,7 @@ def test_lists_come_in_pages_as_at_mturk() -> None:
 def test_expiring_a_hit_in_the_past_makes_it_reviewable() -> None:
     market = FakeMTurk()
     client = market.client(attempts=1)
-    hit = client.create_hit(HIT_TYPE, HitSpec("https://sw.example/w", 3), "tok-x").ref
+    hit = client.create_hit(hit_type(market), HitSpec("https://sw.example/w", 3), "tok-x").ref
 
     client.update_expiration(hit, dt.datetime(2015, 1, 1, tzinfo=dt.UTC))
 

@@ -54,6 +54,7 @@ def test_unblocking_an_mturk_worker_takes_the_soft_block_qualification_back(sett
 
     settings.MTURK_SOFT_BLOCK_QUALIFICATION_ID = "QUALSOFTBLOCK0000000000000001"  # type: ignore[attr-defined]
     fake = GuardedMTurk(Guard())
+    fake.made_earlier("QUALSOFTBLOCK0000000000000001", "Stancework soft block")
     worker = Worker.objects.create(market="mturk", external_id=WORKER, blocked=True, blocked_reason="spam")
     with market_clients(mturk=fake.client(attempts=1)):
         unblocked = unblock_worker(worker.pk)

@@ -38,6 +38,7 @@ from botocore.exceptions import EndpointConnectionError, ReadTimeoutError
 from botocore.validate import ParamValidator
 
 from annotation.markets.mturk.client import REGION, MTurkClient
+from annotation.markets.mturk.fake_workers import Refused, WorkersAtMTurk, market_id, page
 
 ENDPOINT = "https://mturk-requester.fake.invalid"
 # "The unique token expires after 24 hours" (UniqueRequestToken, CreateHITWithHITType, service model).
@@ -48,11 +49,7 @@ MAX_RESULTS = 100  # the service model's ResultSize maximum
 PayingHook = Callable[[str, dict[str, Any]], None]
 
 
-class Refused(Exception):
-    """MTurk refuses the request: a RequestError (HTTP 400) saying why."""
-
-
-class FakeMTurk:
+class FakeMTurk(WorkersAtMTurk):
     """An MTurk requester account in memory, behind a real boto3 client held to AWS's API model."""
 
     PAYING = frozenset(
@@ -73,7 +70,7 @@ class FakeMTurk:
         self.hits: dict[str, dict[str, Any]] = {}
         self.assignments: dict[str, dict[str, Any]] = {}
         self.bonuses: list[dict[str, Any]] = []
-        self.qualified: dict[tuple[str, str], int] = {}  # (qualification type, worker) → value
+        self._start_workers()  # qualification types, HIT types, and who may take which HIT
         self.notified: list[tuple[str, str]] = []  # (worker, subject)
         # (operation, UniqueRequestToken) → what it made, and when
         self.tokens: dict[tuple[str, str], tuple[str, dt.datetime]] = {}
@@ -177,11 +174,10 @@ class FakeMTurk:
     def _GetAccountBalance(self, p: dict[str, Any]) -> dict[str, Any]:
         return {"AvailableBalance": self.BALANCE}
 
-    def _CreateHITType(self, p: dict[str, Any]) -> dict[str, Any]:
-        return {"HITTypeId": _market_id("TYPE", 1)}  # MTurk gives identical HIT types one id
-
     def _CreateHITWithHITType(self, p: dict[str, Any]) -> dict[str, Any]:
-        hit_id = _market_id("HIT", next(self.ids))
+        if p["HITTypeId"] not in self.hit_types:
+            raise Refused(f"HITType {p['HITTypeId']} does not exist.")
+        hit_id = market_id("HIT", next(self.ids))
         now = self.now()
         self.hits[hit_id] = {
             "HITId": hit_id,
@@ -199,7 +195,7 @@ class FakeMTurk:
         return {"HIT": self.hits[p["HITId"]]}
 
     def _ListHITs(self, p: dict[str, Any]) -> dict[str, Any]:
-        return _page("HITs", list(self.hits.values()), p)
+        return page("HITs", list(self.hits.values()), p)
 
     def _CreateAdditionalAssignmentsForHIT(self, p: dict[str, Any]) -> dict[str, Any]:
         hit = self.hits[p["HITId"]]
@@ -225,7 +221,7 @@ class FakeMTurk:
             for a in self.assignments.values()
             if a["HITId"] == p["HITId"] and a["AssignmentStatus"] in statuses
         ]
-        return _page("Assignments", found, p)
+        return page("Assignments", found, p)
 
     def _GetAssignment(self, p: dict[str, Any]) -> dict[str, Any]:
         assignment = self.assignments[p["AssignmentId"]]
@@ -262,23 +258,11 @@ class FakeMTurk:
                 return bool(bonus["AssignmentId"] == p["AssignmentId"])
             return bool(self.assignments[bonus["AssignmentId"]]["HITId"] == p.get("HITId"))
 
-        return _page("BonusPayments", [b for b in self.bonuses if asked(b)], p)
+        return page("BonusPayments", [b for b in self.bonuses if asked(b)], p)
 
     def _NotifyWorkers(self, p: dict[str, Any]) -> dict[str, Any]:
         self.notified += [(worker, p["Subject"]) for worker in p["WorkerIds"]]
         return {"NotifyWorkersFailureStatuses": []}
-
-    def _CreateQualificationType(self, p: dict[str, Any]) -> dict[str, Any]:
-        type_id = _market_id("QUAL", next(self.ids))
-        return {"QualificationType": {"QualificationTypeId": type_id, "Name": p["Name"]}}
-
-    def _AssociateQualificationWithWorker(self, p: dict[str, Any]) -> dict[str, Any]:
-        self.qualified[p["QualificationTypeId"], p["WorkerId"]] = p.get("IntegerValue", 1)
-        return {}
-
-    def _DisassociateQualificationFromWorker(self, p: dict[str, Any]) -> dict[str, Any]:
-        self.qualified.pop((p["QualificationTypeId"], p["WorkerId"]), None)
-        return {}
 
 
 def check_answer(model: Any, body: dict[str, Any]) -> None:
@@ -299,19 +283,6 @@ def _already(op: str, token: str, made: str) -> str:
 
 def _error(code: str, message: str) -> tuple[AWSResponse, dict[str, Any]]:
     return AWSResponse(ENDPOINT, 400, {}, None), {"Error": {"Code": code, "Message": message}}
-
-
-def _page(key: str, items: list[dict[str, Any]], p: dict[str, Any]) -> dict[str, Any]:
-    start, size = int(p.get("NextToken") or 0), int(p.get("MaxResults", 10))
-    page = items[start : start + size]
-    body: dict[str, Any] = {key: page, "NumResults": len(page)}
-    if start + size < len(items):
-        body["NextToken"] = str(start + size)
-    return body
-
-
-def _market_id(prefix: str, n: int) -> str:
-    return f"{prefix}{n:0{30 - len(prefix)}d}"
 
 
 _making = threading.RLock()

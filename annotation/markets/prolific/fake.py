@@ -24,6 +24,7 @@ It moves as Prolific documents a study moving by itself, each behaviour with its
 - more places make an AWAITING REVIEW or COMPLETED study ACTIVE again (researcher help, "Increasing
   places");
 - a maximum allowed time under 2 + 2t + 2√t minutes (t: the estimated time) is refused with a 400;
+- a participant starts a study only as its participant-group filters allow them now (fake_participants.py);
 - a 429 carries Retry-After (`throttle(..., retry_after=)`) and did nothing (managing high loads).
 
 Faults on demand: a 429 (`throttle`), a reply lost after the work was done (`lose_reply`, or
@@ -49,6 +50,7 @@ from requests.adapters import BaseAdapter
 
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake_faults import FaultsOnDemand, error_reply
+from annotation.markets.prolific.fake_participants import ParticipantsAtProlific
 from annotation.markets.prolific.fake_studies import StudiesByThemselves, too_short_a_time
 from annotation.markets.prolific.schema import check_request, check_response, transitions
 
@@ -58,7 +60,7 @@ from annotation.markets.prolific.schema import check_request, check_response, tr
 PayingHook = Callable[[str, str], None]
 
 
-class FakeProlific(FaultsOnDemand, StudiesByThemselves, BaseAdapter):
+class FakeProlific(FaultsOnDemand, StudiesByThemselves, ParticipantsAtProlific, BaseAdapter):
     """A Prolific workspace in memory, mounted on a requests session, held to Prolific's schema."""
 
     PROJECT, WORKSPACE = "project0000000000000000001", "workspace00000000000000001"

@@ -94,7 +94,8 @@ class StudySpec:
 
     `project` is the Prolific project the study is created and billed in: without it Prolific
     uses the account's first created project. `blocklist_group` is our participant group of blocked
-    workers; a study's filters are fixed once published, the group's members are not.
+    workers, `job_blocklist_group` the job's own group of workers stopped in it by the live quality
+    check; a study's filters are fixed once published, the groups' members are not.
     """
 
     name: str
@@ -107,6 +108,7 @@ class StudySpec:
     project: str
     internal_name: str = ""
     blocklist_group: str = ""
+    job_blocklist_group: str = ""
     screening: Screening = field(default_factory=Screening)
 
     def as_params(self) -> dict[str, Any]:
@@ -152,8 +154,9 @@ class StudySpec:
             **self.screening.as_request(),
         }
         filters = [dict(f) for f in self.screening.filters]
-        if self.blocklist_group:
-            filters.append({"filter_id": BLOCKLIST_FILTER, "selected_values": [self.blocklist_group]})
+        groups = [group for group in (self.blocklist_group, self.job_blocklist_group) if group]
+        if groups:
+            filters.append({"filter_id": BLOCKLIST_FILTER, "selected_values": groups})
         if filters:
             body["filters"] = filters
         return body
