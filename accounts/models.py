@@ -69,6 +69,8 @@ class AuditEvent(models.Model):
         WORKER_STOPPED = "worker_stopped", "stopped a worker in a job"
         WORKER_STOP_REVERSED = "worker_stop_reversed", "let a stopped worker work again"
         WRITING_ACCEPTED = "writing_accepted", "accepted flagged free-text answers"
+        # A call about a job's blocklist at its market (made, a stopped worker put on or taken off).
+        MARKET_BLOCKLIST = "market_blocklist", "told a job's market about a stopped worker"
 
     at = models.DateTimeField(auto_now_add=True, db_index=True)
     actor = models.ForeignKey(

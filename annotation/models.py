@@ -98,6 +98,9 @@ class Job(models.Model):
     # The market's own status of the job's work, as the last sync read it, and why (a pause by Prolific).
     market_status = models.CharField(max_length=32, blank=True)
     market_note = models.CharField(max_length=300, blank=True)
+    # The market's id of the job's own blocklist of workers stopped in it (MTurk: a qualification type,
+    # Prolific: a participant group); empty where it keeps none (annotation.work.blocklists).
+    market_blocklist = models.CharField(max_length=100, blank=True)
     teams = models.ManyToManyField(
         "accounts.Team",
         blank=True,

@@ -156,6 +156,11 @@ class Capabilities:
     # One listing carries a whole batch of HITs, every place paid the batch's highest reward
     # (Prolific's study); otherwise each HIT is its own listing at its own reward.
     one_listing_per_batch: bool = False
+    # The market keeps one worker from one job's work: the job has a blocklist of its own there, made
+    # before it is published (`make_blocklist`), on which the workers the live quality check stops
+    # are put and from which a person's reversal takes them (`blocklist`). Without it, only our own
+    # pages refuse a stopped worker.
+    job_blocklist: bool = False
 
 
 @dataclass(frozen=True)
@@ -293,6 +298,17 @@ class Market(ABC):
         """Take one of the actions declared in `capabilities.controls` (see `Control` for each target);
         returns why nothing was done, "" when done. Reached through `registry.control` only."""
         raise MarketCallError(f"the {self.name} market takes no {action} action")
+
+    def make_blocklist(self, job: Job, name: str) -> str:
+        """Make the job's blocklist at the market, named `name` (unique to the job), or find the one an
+        earlier call made whose reply was lost; returns the market's id for it (`capabilities.job_blocklist`).
+        Reached through `annotation.work.blocklists` only."""
+        raise MarketCallError(f"the {self.name} market keeps no blocklist of a job's own")
+
+    def blocklist(self, job: Job, worker: Worker, listed: bool) -> None:
+        """Put the worker on the job's blocklist (`job.market_blocklist`), or take them off (`listed`
+        False); doing it again changes nothing. Reached through `annotation.work.blocklists` only."""
+        raise MarketCallError(f"the {self.name} market keeps no blocklist of a job's own")
 
     def check(self, job: Job, *, rejection: str | None = None) -> None:  # noqa: B027 - most take anything
         """Raise when the market would refuse the job as set up (a MarketError), or, given a rejection's

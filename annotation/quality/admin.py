@@ -18,7 +18,10 @@ from annotation.quality.writing_records import accept_writing
 
 @admin.register(WorkerStop)
 class WorkerStopAdmin(admin.ModelAdmin):
-    list_display = ["pk", "job", "annotator", "estimate", "bar", "created", "reversed_at", "reversed_by"]
+    list_display = [
+        *("pk", "job", "annotator", "estimate", "bar", "created", "at_the_market"),
+        *("reversed_at", "reversed_by"),
+    ]
     list_filter = ["reversed_at", "job"]
     # Each row shows them all; left to itself, the list joins only the rows that cannot be null, and
     # read the person who reversed a stop once per reversed stop.
@@ -30,11 +33,15 @@ class WorkerStopAdmin(admin.ModelAdmin):
         "bar",
         "created",
         "evidence_table",
+        "at_the_market",
         "reversed_at",
         "reversed_by",
         "reversal_note",
     )
     actions = ["reverse"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WorkerStop]:
+        return super().get_queryset(request).prefetch_related("market_calls")  # one query for the page
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a stop is the checks' to write, with its evidence
@@ -51,6 +58,10 @@ class WorkerStopAdmin(admin.ModelAdmin):
         check = stop.quality_check
         answers = check.compared + check.gold_answered
         return f"{check.accuracy:.0%} [{check.low:.0%}, {check.high:.0%}] over {answers} answers"
+
+    @admin.display(description="at the market")
+    def at_the_market(self, stop: WorkerStop) -> str:
+        return quality.market_state(stop)
 
     @admin.display(description="evidence: each item, the answer, and what it was compared with")
     def evidence_table(self, stop: WorkerStop) -> SafeString:

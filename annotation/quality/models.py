@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
+from django.utils import timezone
 
 from annotation.models import Assignment, Job, Response, Worker
 
@@ -65,6 +67,56 @@ class WorkerStop(models.Model):
     @property
     def in_force(self) -> bool:
         return self.reversed_at is None
+
+
+class BlocklistAction(models.TextChoices):
+    MAKE = "make", "make the job's blocklist"
+    ADD = "add", "put a stopped worker on it"
+    REMOVE = "remove", "take the worker off it"
+
+
+class BlocklistCallState(models.TextChoices):
+    REQUESTED = "requested", "waiting to be sent"
+    SENT = "sent", "sent, its answer not stored yet"
+    DONE = "done", "done at the market"
+    FAILED = "failed", "failed: sent again by the retry sweep"
+
+    @classmethod
+    def unfinished(cls) -> list[str]:
+        return [cls.REQUESTED, cls.SENT, cls.FAILED]
+
+
+class BlocklistCall(models.Model):
+    """One call to a job's market about the job's own blocklist, recorded before it is made and sent
+    once by a background operation (annotation.work.blocklists); one that failed is sent again by the
+    retry sweep, and shown on its stop until it is done."""
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="blocklist_calls")
+    action = models.CharField(max_length=8, choices=BlocklistAction.choices)
+    worker = models.ForeignKey(Worker, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    stop = models.ForeignKey(
+        WorkerStop, null=True, blank=True, on_delete=models.CASCADE, related_name="market_calls"
+    )
+    state = models.CharField(
+        max_length=10, choices=BlocklistCallState.choices, default=BlocklistCallState.REQUESTED, db_index=True
+    )
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.CharField(max_length=500, blank=True)
+    created = models.DateTimeField(default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "annotation"
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["job"], condition=Q(action="make"), name="blocklistcall_one_make_per_job"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_action_display()} (job {self.job_id}): {self.get_state_display()}"
 
 
 class WritingRecord(models.Model):

@@ -27,7 +27,17 @@ from annotation.models import (
 from annotation.quality.estimates import Estimate, estimate, should_stop
 from annotation.quality.evidence import evidence_of
 from annotation.quality.gold_schedule import QualityPolicy, gold_count, gold_places, gold_rate
-from annotation.quality.models import QualityCheck, WorkerStop
+from annotation.quality.models import (
+    BlocklistAction,
+    BlocklistCall,
+    BlocklistCallState,
+    QualityCheck,
+    WorkerStop,
+)
+from operations.services import start_operation
+
+# The background operation that sends recorded blocklist calls (annotation.work.market_actions).
+SEND_BLOCKLIST_CALLS = "annotation.send_blocklist_calls"
 
 
 class StopReversalError(ValueError):
@@ -127,11 +137,15 @@ def check_after_submit(assignment: Assignment) -> QualityCheck:
         created=timezone.now(),
     )
     if should_stop(found, policy) and not WorkerStop.objects.filter(job=job, worker=worker).exists():
-        _stop(check, found, policy, rows)
+        stop_worker(check, found, policy, rows)
     return check
 
 
-def _stop(check: QualityCheck, found: Estimate, policy: QualityPolicy, rows: list[dict[str, Any]]) -> None:
+def stop_worker(
+    check: QualityCheck, found: Estimate, policy: QualityPolicy, rows: list[dict[str, Any]]
+) -> None:
+    """Stop the check's worker in its job on this estimate, once: the stop with its evidence, the call
+    that keeps them from the job at its market (where it keeps a blocklist of the job's), the audit event."""
     try:
         with transaction.atomic():
             stop = WorkerStop.objects.create(
@@ -142,6 +156,7 @@ def _stop(check: QualityCheck, found: Estimate, policy: QualityPolicy, rows: lis
                 evidence=rows,
                 created=check.created,
             )
+            told = _tell_market(stop, BlocklistAction.ADD)
     except IntegrityError:
         return  # a parallel submit of the same worker stopped them first
     audit.record(
@@ -156,6 +171,7 @@ def _stop(check: QualityCheck, found: Estimate, policy: QualityPolicy, rows: lis
         gold=[check.gold_answered, check.gold_correct],
         compared=[check.compared, check.agreed],
         evidence=rows,
+        market=_market_words(check.job, told),
     )
 
 
@@ -182,6 +198,9 @@ def reverse_stop(stop_id: int, user: Any, note: str = "") -> WorkerStop:
             raise StopReversalError(f"this stop was already reversed on {stop.reversed_at:%Y-%m-%d %H:%M}")
         stop.reversed_at, stop.reversed_by, stop.reversal_note = timezone.now(), user, note[:500]
         stop.save(update_fields=["reversed_at", "reversed_by", "reversal_note"])
+        told = None
+        if stop.market_calls.filter(action=BlocklistAction.ADD).exists():
+            told = _tell_market(stop, BlocklistAction.REMOVE)
         audit.record(
             user,
             AuditEvent.Action.WORKER_STOP_REVERSED,
@@ -189,8 +208,30 @@ def reverse_stop(stop_id: int, user: Any, note: str = "") -> WorkerStop:
             stop=stop.pk,
             worker=stop.worker.pseudonym or f"worker {stop.worker_id}",
             note=note[:500],
+            market=_market_words(stop.job, told),
         )
     return stop
+
+
+def _tell_market(stop: WorkerStop, action: str) -> BlocklistCall | None:
+    """Record the market call that keeps the stopped worker from the job there (or lets them back),
+    and queue it for a background operation once this transaction commits; None where the job's
+    market keeps no blocklist of the job's (in-house: our own pages refuse the worker)."""
+    if not stop.job.market_blocklist:
+        return None
+    call = BlocklistCall.objects.create(job=stop.job, worker=stop.worker, stop=stop, action=action)
+    verb = "keep a stopped worker from" if action == BlocklistAction.ADD else "let a worker back into"
+    start_operation(
+        SEND_BLOCKLIST_CALLS, f"{verb} job {stop.job_id} at its market", {"call_ids": [call.pk]}, total=1
+    )
+    return call
+
+
+def _market_words(job: Job, call: BlocklistCall | None) -> str:
+    """What the audit trail says of the market: the call recorded, or why there is none."""
+    if call is None:
+        return f"no call: the job has no blocklist at {job.market}; our pages refuse the worker"
+    return f"call {call.pk} recorded: {call.get_action_display()} at {job.market}"
 
 
 # Money ---------------------------------------------------------------------------------------------
@@ -206,3 +247,22 @@ def paid_to_stopped(job: Job | None = None) -> Decimal:
     approved = confirmed.filter(kind=RowKind.APPROVE).aggregate(total=Sum("hit__reward"))["total"]
     bonuses = confirmed.filter(kind=RowKind.BONUS).aggregate(total=Sum("amount"))["total"]
     return (approved or Decimal("0.00")) + (bonuses or Decimal("0.00"))
+
+
+def market_state(stop: WorkerStop) -> str:
+    """Where the stop stands at the job's market, in words staff read on the stop: its last call."""
+    # Read from the stop's calls as fetched (the stop list prefetches them: one query for the page).
+    call = max(stop.market_calls.all(), key=lambda found: found.pk, default=None)
+    if call is None:
+        return "no market call: the job has no blocklist at its market; our pages refuse the worker"
+    kept = (
+        "kept out of the job at its market"
+        if call.action == BlocklistAction.ADD
+        else "let back in at its market"
+    )
+    if call.state == BlocklistCallState.DONE:
+        return f"{kept} ({call.done_at:%Y-%m-%d %H:%M})"
+    if call.state == BlocklistCallState.FAILED:
+        again = "sent again every few minutes"
+        return f"{call.get_action_display()}: failed {call.attempts} time(s), {again}: {call.error}"
+    return f"{call.get_action_display()}: {call.get_state_display()}"

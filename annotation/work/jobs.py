@@ -35,6 +35,7 @@ from annotation.redundancy import AdaptiveError, AdaptivePolicy, adaptive_policy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ItemSpec, TaskType, gold_filters
 from annotation.work import job_rows, market_reports
+from annotation.work.blocklists import ensure_job_blocklist
 from annotation.work.cost_checks import check_cost
 from annotation.work.job_errors import JobError, JobStateError, NoItemsError
 from annotation.work.job_rows import BATCH
@@ -183,6 +184,7 @@ def publish_job(job_id: int) -> Job:
     except MarketError as error:
         raise JobError(f"job {job.pk} cannot be published: {error}") from error
     check_cost(job, market)
+    job = ensure_job_blocklist(job)  # its HITs (studies) exclude the workers stopped in it from the start
     pending = list(job.hits.filter(external_id="").order_by("position"))
     try:
         published = {entry.hit_pk: entry for entry in publish_hits(job, pending)}

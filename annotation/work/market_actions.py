@@ -13,7 +13,10 @@ from annotation.ledger.reconcile import reconcile_job
 from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketError
 from annotation.models import Assignment, Job, Worker
+from annotation.quality.models import BlocklistCall, BlocklistCallState
+from annotation.quality.services import SEND_BLOCKLIST_CALLS
 from annotation.work.accuracy import BonusReport, bonus_correct_answers
+from annotation.work.blocklists import send_call
 from annotation.work.cost_checks import CostEstimate, estimate_cost
 from annotation.work.job_errors import JobError, JobStateError
 from annotation.work.jobs import cancel_job, pause_job, publish_job, resume_job, sync_job
@@ -103,6 +106,20 @@ def block_workers(
 def unblock_workers(progress: Progress, worker_ids: list[int]) -> None:
     workers = Worker.objects.filter(pk__in=worker_ids).order_by("pk")
     _each(progress, workers, lambda worker: "blocked" if unblock_worker(worker.pk).blocked else "unblocked")
+
+
+@register(SEND_BLOCKLIST_CALLS)
+def send_blocklist_calls(progress: Progress, call_ids: list[int]) -> None:
+    """A job's blocklist calls, each recorded before (annotation.work.blocklists); one failing fails
+    the operation with its message, and the retry sweep sends it again."""
+    calls = BlocklistCall.objects.filter(pk__in=call_ids).order_by("pk")
+    _each(progress, calls, lambda call: _blocklist_outcome(send_call(call.pk)))
+
+
+def _blocklist_outcome(call: BlocklistCall) -> str:
+    if call.state == BlocklistCallState.FAILED:
+        raise MarketCallError(call.error)
+    return call.get_state_display()
 
 
 @register("annotation.sync_jobs")

@@ -8,11 +8,15 @@ from config.settings.markets import MARKET_SYNC_SECONDS
 # The sweeper re-queues stale ledger rows and asks the market about unclear ones; reconciliation
 # compares every active market job with its market; the backup runs on its own queue (only the
 # compose `backup` service has pg_dump and the volume).
+# LEDGER_SWEEP_SECONDS: how often the ledger's sweeper and the blocklist calls' retry sweep run.
+#   Default: 300.
+SWEEP_SECONDS = float(env_int("LEDGER_SWEEP_SECONDS", 5 * 60))
 CELERY_BEAT_SCHEDULE = {
-    "sweep-ledger": {
-        "task": "annotation.sweep_ledger",
-        # LEDGER_SWEEP_SECONDS: how often the ledger's sweeper runs. Default: 300.
-        "schedule": float(env_int("LEDGER_SWEEP_SECONDS", 5 * 60)),
+    "sweep-ledger": {"task": "annotation.sweep_ledger", "schedule": SWEEP_SECONDS},
+    # Calls about a job's blocklist at its market that failed or never went out are sent again.
+    "retry-blocklist-calls": {
+        "task": "annotation.retry_blocklist_calls",
+        "schedule": SWEEP_SECONDS,
     },
     "reconcile-market-jobs": {
         "task": "annotation.reconcile_market_jobs",

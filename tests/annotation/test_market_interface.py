@@ -154,13 +154,14 @@ def test_every_name_of_the_market_interface_is_counted_for_market_authors_or_the
 
 
 def test_a_market_is_one_class_whose_surface_is_counted() -> None:
-    """What a market can implement or declare on its one class, `Market`: 9 methods and 9 values; its
+    """What a market can implement or declare on its one class, `Market`: 11 methods and 9 values; its
     money hooks are on its one `money` object, with the values that make its calls safe."""
     methods, values = declared(Market)
     assert sorted(methods) == sorted(
         [
             *("publish", "sync", "control", "check"),
             *("balance", "fee", "reconcile", "market_ids", "after_submit"),
+            *("make_blocklist", "blocklist"),
         ]
     )
     assert sorted(values) == sorted(
@@ -175,13 +176,13 @@ def test_a_market_is_one_class_whose_surface_is_counted() -> None:
 
 def test_the_whole_surface_a_market_author_must_know_is_counted() -> None:
     """Every public name a market author meets, with the names inside each (fields, methods, members,
-    an error's arguments): 37 names, 175 in all. `PublishedHit` is the ledger's, `AssignmentLimitError`
+    an error's arguments): 37 names, 178 in all. `PublishedHit` is the ledger's, `AssignmentLimitError`
     and `VerificationError` MTurk's own; what a market read of the ledger (its kinds, states, issue
     kinds, `issue`, `bonus_issues`, `cents`, the rows and records behind `Records`) is counted here
     now, where before a market imported it from the ledger uncounted."""
     surface = market_author_surface()
-    assert surface["Market"] == 19 and surface["Money"] == 14 and surface["Capabilities"] == 10
-    assert (len(surface), sum(surface.values())) == (37, 175)
+    assert surface["Market"] == 21 and surface["Money"] == 14 and surface["Capabilities"] == 11
+    assert (len(surface), sum(surface.values())) == (37, 178)
 
 
 def test_a_paid_market_makes_its_own_calls_and_one_that_pays_nobody_implements_no_money_hook() -> None:

@@ -282,6 +282,15 @@ class MTurkClient:
         )
         return str(response["QualificationType"]["QualificationTypeId"])
 
+    def find_qualification_type(self, name: str) -> str | None:
+        """The id of our own qualification type of exactly this name, or None (a search, paged)."""
+        search = {"Query": name, "MustBeRequestable": False, "MustBeOwnedByCaller": True}
+        for page in self._pages("list_qualification_types", **search):
+            for found in page.get("QualificationTypes", []):
+                if found.get("Name") == name:
+                    return str(found["QualificationTypeId"])
+        return None
+
     def grant_qualification(self, type_id: str, worker_id: str, value: int = 1) -> None:
         self._call(
             "associate_qualification_with_worker",

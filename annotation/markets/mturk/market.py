@@ -3,6 +3,7 @@ ledger row that `MTurkMarket.send` makes into MTurk's call (calls.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
@@ -22,6 +23,7 @@ from annotation.market_interface.base import (
     SyncReport,
     WorkQueue,
 )
+from annotation.market_interface.errors import MarketRejectedError
 from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
 from annotation.markets.mturk import calls
@@ -74,6 +76,7 @@ class MTurkMarket(Market):
         worker_takes_hit=True,
         confirms_work=True,
         controls=frozenset({Control.EXPIRE, Control.REOFFER, Control.BLOCK, Control.UNBLOCK}),
+        job_blocklist=True,
     )
     fee_rate: ClassVar[Decimal] = DEFAULT_FEE_RATE
     url_params = MTURK_PARAMS
@@ -129,7 +132,9 @@ class MTurkMarket(Market):
             reward=reward,
             assignment_duration=dt.timedelta(seconds=int(params.get("assignment_seconds", 3600))),
             keywords=tuple(params.get("keywords", ("annotation", "stance"))),
-            qualifications=qualification_policy(params),
+            qualifications=dataclasses.replace(
+                qualification_policy(params), job_blocklist_qualification_id=job.market_blocklist or None
+            ),
         )
 
     def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
@@ -164,6 +169,31 @@ class MTurkMarket(Market):
             else:
                 mturk_client().revoke_qualification(blocker, worker_id, "unblocked by staff")
         return ""
+
+    def make_blocklist(self, job: Job, name: str) -> str:
+        """The job's own qualification type, which its HITs require a worker not to hold: found by its
+        name when an earlier call made it (MTurk refuses a second type of one name), else made now."""
+        client = mturk_client()
+        found = client.find_qualification_type(name)
+        if found:
+            return found
+        description = f"Held by workers no longer offered the HITs of Stancework job {job.pk}."
+        try:
+            return client.create_qualification_type(name, description)
+        except MarketRejectedError:
+            # A retried create whose first reply was lost is refused by name: the first one made it.
+            found = client.find_qualification_type(name)
+            if found:
+                return found
+            raise
+
+    def blocklist(self, job: Job, worker: Worker, listed: bool) -> None:
+        """Grant the job's qualification to a stopped worker (no notification), or take it back."""
+        if listed:
+            mturk_client().grant_qualification(job.market_blocklist, worker.external_id)
+        else:
+            reason = "A person reviewed your work in this job and offers you its HITs again."
+            mturk_client().revoke_qualification(job.market_blocklist, worker.external_id, reason)
 
     def balance(self) -> Decimal | None:
         return mturk_client().get_account_balance()

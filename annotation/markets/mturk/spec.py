@@ -56,6 +56,8 @@ class QualificationPolicy:
     min_approval_rate: int | None = 95
     quiz_qualification_id: str | None = None
     soft_block_qualification_id: str | None = None
+    # The job's own qualification, held by the workers the live quality check stopped in it.
+    job_blocklist_qualification_id: str | None = None
 
     def requirements(self) -> list[dict[str, object]]:
         """The QualificationRequirements list for CreateHITType."""
@@ -85,15 +87,17 @@ class QualificationPolicy:
                     "ActionsGuarded": "Accept",
                 }
             )
-        if self.soft_block_qualification_id:
-            # A soft block hides our HITs without touching the worker's MTurk record (a real block does).
-            reqs.append(
-                {
-                    "QualificationTypeId": self.soft_block_qualification_id,
-                    "Comparator": "DoesNotExist",
-                    "ActionsGuarded": "DiscoverPreviewAndAccept",
-                }
-            )
+        # A soft block hides our HITs without touching the worker's MTurk record (a real block does);
+        # the job's own blocklist hides the job's HITs from the workers stopped in it, the same way.
+        for kept_out in (self.soft_block_qualification_id, self.job_blocklist_qualification_id):
+            if kept_out:
+                reqs.append(
+                    {
+                        "QualificationTypeId": kept_out,
+                        "Comparator": "DoesNotExist",
+                        "ActionsGuarded": "DiscoverPreviewAndAccept",
+                    }
+                )
         return reqs
 
 

@@ -58,6 +58,7 @@ class ProlificMarket(Market):
         confirms_work=True,
         controls=frozenset({Control.PAUSE, Control.RESUME, Control.EXPIRE, Control.BLOCK, Control.UNBLOCK}),
         one_listing_per_batch=True,
+        job_blocklist=True,
     )
     # Prolific's platform fee on rewards and bonuses (33.3%); a job may set params["fee_rate"].
     fee_rate: ClassVar[Decimal] = Decimal("0.3334")
@@ -92,6 +93,7 @@ class ProlificMarket(Market):
             completion_code=completion_code(job),
             project=account.project_id(),
             blocklist_group=account.blocklist_group(client),
+            job_blocklist_group=job.market_blocklist,
             screening=job_screening(job),
         )
         yield Listing(
@@ -178,6 +180,26 @@ class ProlificMarket(Market):
             elif set(worker_id) & set(client.participant_group_members(group)):
                 client.remove_from_participant_group(group, worker_id)
         return ""
+
+    def make_blocklist(self, job: Job, name: str) -> str:
+        """The job's own participant group in the project's workspace, which its studies exclude: the
+        group of this name when an earlier call made it, else made now."""
+        client = prolific_client()
+        workspace = account.workspace_id(client)
+        for group in client.list_participant_groups(workspace):
+            if group.name == name:
+                return group.group_id
+        description = f"Participants no longer offered the studies of Stancework job {job.pk}."
+        return client.create_participant_group(workspace, name, description).group_id
+
+    def blocklist(self, job: Job, worker: Worker, listed: bool) -> None:
+        """Add a stopped participant to the job's group (at once: its studies exclude them), or remove
+        them, read first as unblocking does, so a repeated removal sends nothing."""
+        client, participant = prolific_client(), [worker.external_id]
+        if listed:
+            client.add_to_participant_group(job.market_blocklist, participant)
+        elif worker.external_id in client.participant_group_members(job.market_blocklist):
+            client.remove_from_participant_group(job.market_blocklist, participant)
 
     def fee(self, job: Job) -> Decimal:
         """The fee rate, VAT included, as Prolific's study cost calculator prices this job; the job's
