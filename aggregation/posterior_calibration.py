@@ -20,6 +20,7 @@ from aggregation.declared import declared_rule
 from aggregation.models import Adjudication, ItemOutcome
 from aggregation.posterior_decisions import DecisionPosteriors, KnownAnswers
 from annotation.models import Item, Job
+from annotation.task_types import get_task_type
 from annotation.task_types.rules import CategoricalRule
 
 TOO_FEW = 10  # cross-fitting needs two items in each of its five folds (aggregation.machines.calibrating)
@@ -101,9 +102,9 @@ def known_for_decisions(job: Job) -> KnownAnswers:
     """The answers people know that calibrate the posteriors the job's decisions read: its gold items'
     known answers and its experts' latest decisions (item id → label on the rule's labels), and how the
     label model did where the answer is known in the other jobs of its task type."""
-    declared = declared_rule(job.task_type)
+    declared, name = declared_rule(job.task_type), get_task_type(job.task_type).name
     if not isinstance(declared, CategoricalRule):
-        return KnownAnswers({}, task_type=job.task_type)
+        return KnownAnswers({}, task_type=name)
     gold = Item.objects.filter(job=job, is_gold=True).values_list("pk", "known_answer")
     own = {
         pk: declared.decided(declared.spell(known)) for pk, known in gold if isinstance(known, str) and known
@@ -127,7 +128,7 @@ def known_for_decisions(job: Job) -> KnownAnswers:
         ):
             posteriors.append(confidence)
             right.append(float(label == answers[str(item)]))
-    return KnownAnswers(own, np.array(posteriors, dtype=np.float64), np.array(right), job.task_type)
+    return KnownAnswers(own, np.array(posteriors, dtype=np.float64), np.array(right), name)
 
 
 def stored_decision_posteriors(job: Job) -> DecisionPosteriors:

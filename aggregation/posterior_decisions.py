@@ -38,7 +38,7 @@ class KnownAnswers:
     own: Mapping[int, str]
     pooled_posteriors: FloatArray = field(default_factory=lambda: np.zeros(0))
     pooled_right: FloatArray = field(default_factory=lambda: np.zeros(0))
-    task_type: str = ""
+    task_type: str = ""  # its name, as a page says it
 
     def for_fit(self, fitted: Aggregate) -> DecisionPosteriors:
         """The calibration of this fit's posteriors (its labels named on its own label set)."""
@@ -102,7 +102,10 @@ class DecisionPosteriors:
 
     def sentence(self) -> str:
         """What the job's page says the decisions read."""
-        reads = "stop_posterior, min_posterior and the bulk acceptance of the model's labels read"
+        reads = (
+            "The thresholds on the label model's posterior (when to stop asking for labels, the least "
+            "posterior to keep an item, accepting its labels in bulk) read"
+        )
         if self.calibration is None:
             return (
                 f"{reads} the posteriors as they are: {self.items} items whose answer people know "
