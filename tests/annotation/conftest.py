@@ -1,5 +1,6 @@
-"""Annotation fixtures: a stubbed MTurk (boto's Stubber checks every request against AWS's model);
-browser tests skip, with a reason, where Debian's Chromium is absent."""
+"""Annotation fixtures: a stubbed MTurk (boto's Stubber checks every request against AWS's model); a
+Prolific client over recorded replies (tests/annotation/recorded_prolific.py); browser tests skip,
+with a reason, where Debian's Chromium is absent."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from typing import Any
 
 import boto3
 import pytest
+import requests
 from botocore.stub import Stubber
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from annotation.markets.mturk.client import MTurkClient
+from annotation.markets.prolific.client import ProlificClient
 from tests.annotation.market_clients import market_clients
+from tests.annotation.recorded_prolific import RecordedProlific
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -46,6 +50,25 @@ def mturk(boto_client: Any, stub: Stubber) -> Iterator[MTurkClient]:
     client = MTurkClient(client=boto_client, attempts=1, sleep=lambda seconds: None)
     with market_clients(mturk=client):
         yield client
+
+
+@pytest.fixture
+def market() -> RecordedProlific:
+    """Prolific's recorded replies, and every request the client sent (a test module may give its own)."""
+    return RecordedProlific()
+
+
+@pytest.fixture
+def waits() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def prolific(market: RecordedProlific, waits: list[float]) -> ProlificClient:
+    """A Prolific client over the recorded replies; its waits are recorded, never slept."""
+    session = requests.Session()
+    session.mount("https://", market)
+    return ProlificClient("secret-token", session=session, sleep=waits.append, page_size=3)
 
 
 @pytest.fixture

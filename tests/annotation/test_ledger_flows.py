@@ -21,8 +21,8 @@ from annotation.models import Assignment, AssignmentState, Hit, Job, JobState, W
 from annotation.work.jobs import publish_job, sync_job
 from annotation.work.records import review_assignment
 from tests.annotation.market_clients import market_clients
+from tests.annotation.recorded_prolific import BULK, STUDY, SUBMISSION, RecordedProlific
 from tests.annotation.test_ledger import ASG, HIT_ID, NOW, WORKER, expect_create_hit
-from tests.annotation.test_prolific import BULK, STUDY, SUBMISSION, RecordedProlific
 
 PID = "60bf9310e8dec401be6e9615"
 PAY_PATH = f"/api/v1/bulk-bonus-payments/{BULK}/pay/"

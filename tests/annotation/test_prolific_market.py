@@ -34,7 +34,7 @@ from operations.models import Operation
 from tests.annotation.factories import make_corpus
 from tests.annotation.fake_markets import Guard, GuardedProlific
 from tests.annotation.market_clients import market_clients
-from tests.annotation.test_prolific import STUDY, RecordedProlific
+from tests.annotation.recorded_prolific import STUDY, RecordedProlific
 
 pytestmark = pytest.mark.django_db(transaction=True)
 REASON = "Every gold item was answered against its known stance, and the free-text answers were empty. " * 2

@@ -22,7 +22,7 @@ from annotation.markets.prolific.schema import (
 )
 from annotation.markets.prolific.states import ASSIGNMENT_STATES, submission_state
 from annotation.markets.prolific.studies import TRANSITIONS, StudySpec
-from tests.annotation.test_prolific import FIXTURES
+from tests.annotation.recorded_prolific import FIXTURES
 
 API = "https://api.prolific.com"
 FIXTURE_FILES = sorted(path.name for path in FIXTURES.glob("*.json"))
