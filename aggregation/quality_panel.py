@@ -43,7 +43,11 @@ def quality_panel(job: Job) -> QualityPanel | None:
         name = str(check.worker)
         series[name].append(check.accuracy)
         latest[name] = check
-    stops = list(WorkerStop.objects.filter(job=job).select_related("worker", "quality_check", "reversed_by"))
+    stops = list(
+        WorkerStop.objects.filter(job=job)
+        .select_related("worker", "quality_check", "reversed_by")
+        .prefetch_related("market_calls")
+    )
     stopped = [str(stop.worker) for stop in stops if stop.in_force]
     workers = [
         {"name": name, "check": check, "stopped": name in stopped, "submits": len(series[name])}

@@ -61,7 +61,7 @@ class WorkerStopAdmin(admin.ModelAdmin):
 
     @admin.display(description="at the market")
     def at_the_market(self, stop: WorkerStop) -> str:
-        return quality.market_state(stop)
+        return stop.market_state
 
     @admin.display(description="evidence: each item, the answer, and what it was compared with")
     def evidence_table(self, stop: WorkerStop) -> SafeString:

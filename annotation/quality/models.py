@@ -68,6 +68,25 @@ class WorkerStop(models.Model):
     def in_force(self) -> bool:
         return self.reversed_at is None
 
+    @property
+    def market_state(self) -> str:
+        """Where the stop stands at the job's market, in words staff read: its last call's state."""
+        # From the calls as fetched: the stop list and the quality panel prefetch them for the page.
+        call = max(self.market_calls.all(), key=lambda found: found.pk, default=None)
+        if call is None:
+            return "no market call: the job has no blocklist at its market; our pages refuse the worker"
+        if call.state == BlocklistCallState.DONE:
+            done = (
+                "kept out of the job at its market"
+                if call.action == BlocklistAction.ADD
+                else "let back in there"
+            )
+            return f"{done} ({call.done_at:%Y-%m-%d %H:%M})"
+        if call.state == BlocklistCallState.FAILED:
+            again = "sent again every few minutes"
+            return f"{call.get_action_display()}: failed {call.attempts} time(s), {again}: {call.error}"
+        return f"{call.get_action_display()}: {call.get_state_display()}"
+
 
 class BlocklistAction(models.TextChoices):
     MAKE = "make", "make the job's blocklist"

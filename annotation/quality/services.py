@@ -30,7 +30,6 @@ from annotation.quality.gold_schedule import QualityPolicy, gold_count, gold_pla
 from annotation.quality.models import (
     BlocklistAction,
     BlocklistCall,
-    BlocklistCallState,
     QualityCheck,
     WorkerStop,
 )
@@ -247,22 +246,3 @@ def paid_to_stopped(job: Job | None = None) -> Decimal:
     approved = confirmed.filter(kind=RowKind.APPROVE).aggregate(total=Sum("hit__reward"))["total"]
     bonuses = confirmed.filter(kind=RowKind.BONUS).aggregate(total=Sum("amount"))["total"]
     return (approved or Decimal("0.00")) + (bonuses or Decimal("0.00"))
-
-
-def market_state(stop: WorkerStop) -> str:
-    """Where the stop stands at the job's market, in words staff read on the stop: its last call."""
-    # Read from the stop's calls as fetched (the stop list prefetches them: one query for the page).
-    call = max(stop.market_calls.all(), key=lambda found: found.pk, default=None)
-    if call is None:
-        return "no market call: the job has no blocklist at its market; our pages refuse the worker"
-    kept = (
-        "kept out of the job at its market"
-        if call.action == BlocklistAction.ADD
-        else "let back in at its market"
-    )
-    if call.state == BlocklistCallState.DONE:
-        return f"{kept} ({call.done_at:%Y-%m-%d %H:%M})"
-    if call.state == BlocklistCallState.FAILED:
-        again = "sent again every few minutes"
-        return f"{call.get_action_display()}: failed {call.attempts} time(s), {again}: {call.error}"
-    return f"{call.get_action_display()}: {call.get_state_display()}"

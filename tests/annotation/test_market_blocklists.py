@@ -13,6 +13,8 @@ from unittest import mock
 
 import pytest
 from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import AuditEvent
@@ -95,7 +97,7 @@ def stop(job: Job, external_id: str) -> WorkerStop:
     return WorkerStop.objects.get(job=job, worker=worker)
 
 
-def reverse(stopped: WorkerStop) -> None:
+def let_back_in(stopped: WorkerStop) -> None:
     quality.reverse_stop(stopped.pk, User.objects.create(username=f"lead{stopped.pk}"), "misread the guide")
 
 
@@ -120,7 +122,7 @@ def test_a_stopped_mturk_worker_cannot_accept_the_jobs_hits_and_can_after_the_re
     assert not mturk.allowed("ASTOPPED1", hit, "Discover")
     assert mturk.accept(hit, "AHONEST1")  # everybody else still takes the HIT
 
-    reverse(stopped)
+    let_back_in(stopped)
 
     assert mturk.accept(hit, "ASTOPPED1")
     assert [(e["change"], e["outcome"]) for e in market_events()] == [
@@ -197,7 +199,7 @@ def test_a_stopped_prolific_participant_cannot_start_the_study_and_can_after_the
         prolific.start(study, "participant00000000000009")
     assert prolific.start(study, "participant00000000000001")
 
-    reverse(stopped)
+    let_back_in(stopped)
 
     assert prolific.start(study, "participant00000000000009")
     groups = prolific.studies[study]["filters"][0]["selected_values"]
@@ -264,7 +266,7 @@ def test_a_failed_call_is_shown_kept_and_sent_again_until_done(mturk: GuardedMTu
     stopped = stop(job, "ASTOPPED1")
     call = BlocklistCall.objects.get(action=BlocklistAction.ADD)
     assert call.state == BlocklistCallState.FAILED and "unreachable" in call.error
-    assert "failed" in quality.market_state(stopped)
+    assert "failed" in stopped.market_state
     assert market_events()[-1]["outcome"].startswith("failed")
 
     mturk.down = False
@@ -272,7 +274,7 @@ def test_a_failed_call_is_shown_kept_and_sent_again_until_done(mturk: GuardedMTu
 
     call.refresh_from_db()
     assert call.state == BlocklistCallState.DONE and call.attempts == 2
-    assert "kept out" in quality.market_state(stopped)
+    assert "kept out" in stopped.market_state
     with pytest.raises(NotAllowedError):
         mturk.accept(listing_of(job), "ASTOPPED1")
 
@@ -281,7 +283,7 @@ def test_a_reversal_never_overtakes_its_stop_at_the_market(mturk: GuardedMTurk) 
     job = published("mturk")
     mturk.down = True
     stopped = stop(job, "ASTOPPED1")
-    reverse(stopped)  # its call waits for the stop's, which failed
+    let_back_in(stopped)  # its call waits for the stop's, which failed
     assert list(BlocklistCall.objects.filter(worker__isnull=False).values_list("state", flat=True)) == [
         BlocklistCallState.FAILED,
         BlocklistCallState.REQUESTED,
@@ -292,3 +294,17 @@ def test_a_reversal_never_overtakes_its_stop_at_the_market(mturk: GuardedMTurk) 
 
     assert mturk.accept(listing_of(job), "ASTOPPED1")
     assert mturk.effects["qualification granted"] == mturk.effects["qualification revoked"] == 1
+
+
+def test_staff_see_where_the_stop_stands_at_the_market_in_the_admin_and_on_the_dashboard(
+    mturk: GuardedMTurk, client: Client
+) -> None:
+    job = published("mturk")
+    stop(job, "ASTOPPED1")
+    client.force_login(User.objects.create_superuser("lead", "lead@example.org", "pw-for-tests-only"))
+
+    listed = client.get(reverse("admin:annotation_workerstop_changelist")).content.decode()
+    panel = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
+
+    assert "kept out of the job at its market" in listed
+    assert "kept out of the job at its market" in panel.split('id="stopped-workers"')[1].split("</table>")[0]
