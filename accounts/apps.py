@@ -21,8 +21,5 @@ class AccountsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The Celery app, so that every process Django starts sends its shared tasks through it.
-        import config.celery  # noqa: F401
-
         # After every migrate, and the flush between transactional tests: the roles as roles.py says.
         post_migrate.connect(_ensure_roles, sender=self)

@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import Q
@@ -52,37 +51,50 @@ class WorkerFlagReason(models.TextChoices):
     LOW_GOLD_ACCURACY = "low_gold_accuracy"
 
 
-class LabelCounts(ArrayField):  # type: ignore[type-arg]
+class LabelCounts(models.Field):  # type: ignore[type-arg]
     """Responses per label: an ``integer[]`` on PostgreSQL, whose binary COPY is fixed-width (a first
     run writes a million of them straight into the table: aggregation/storing.py), and JSON text
-    elsewhere (SQLite, whose column migration 0011 leaves as it was). It deconstructs as the plain
-    ArrayField, so migrations name no project code."""
+    elsewhere (SQLite, whose column migration 0011 leaves as it was).
+
+    To migrations it is what it is on PostgreSQL, django.contrib.postgres's ArrayField of integers: it
+    deconstructs as one, so they name no project code. It is not a subclass of it, whose import loads
+    the PostgreSQL driver: on SQLite every process would load it at start for this one column. Of the
+    array it needs only the column type, the cast of a value and the list that psycopg adapts."""
+
+    empty_strings_allowed = False
+    ARRAY = "integer[]"
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("base_field", models.IntegerField())
+        # A clone (a migration's state of the model) passes back what deconstruct names.
+        kwargs.pop("base_field", None)
+        kwargs.pop("size", None)
         super().__init__(**kwargs)
 
     def deconstruct(self) -> Any:
         name, _, args, kwargs = super().deconstruct()
+        kwargs.update(base_field=models.IntegerField(), size=None)
         return name, "django.contrib.postgres.fields.ArrayField", args, kwargs
 
-    def db_type(self, connection: Any) -> Any:
-        return super().db_type(connection) if connection.vendor == "postgresql" else "text"
+    def db_type(self, connection: Any) -> str:
+        return self.ARRAY if connection.vendor == "postgresql" else "text"
 
     def get_placeholder(self, value: Any, compiler: Any, connection: Any) -> str:
-        return (
-            super().get_placeholder(value, compiler, connection)
-            if connection.vendor == "postgresql"
-            else "%s"
-        )
+        return f"%s::{self.ARRAY}" if connection.vendor == "postgresql" else "%s"
 
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
-        if connection.vendor == "postgresql" or value is None:
-            return super().get_db_prep_value(value, connection, prepared)
-        return json.dumps([int(count) for count in value])
+        if value is None:
+            return None
+        counts = [int(count) for count in value]
+        return counts if connection.vendor == "postgresql" else json.dumps(counts)
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        return self.to_python(value)
+
+    def to_python(self, value: Any) -> Any:
         return json.loads(value) if isinstance(value, str) else value
+
+    def value_to_string(self, obj: models.Model) -> str:
+        return json.dumps(self.value_from_object(obj))
 
 
 # What a run counted and measured, as its API rows and a release's provenance report it.

@@ -5,16 +5,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from celery import shared_task
-
 from aggregation import services
 from aggregation.models import RunTrigger
 from annotation.models import Job
+from config.celery import app
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="aggregation.aggregate_job", soft_time_limit=20 * 60, time_limit=25 * 60)
+@app.task(name="aggregation.aggregate_job", soft_time_limit=20 * 60, time_limit=25 * 60)
 def aggregate_job_task(
     job_id: int, trigger: str = RunTrigger.MANUAL, overrides: dict[str, Any] | None = None
 ) -> int | None:
@@ -38,7 +37,7 @@ def request_aggregation(job_id: int, trigger: str = RunTrigger.COMPLETION) -> No
     aggregate_job_task.delay_on_commit(job_id, trigger)  # type: ignore[attr-defined]  # not in celery-types
 
 
-@shared_task(name="aggregation.next_round", soft_time_limit=20 * 60, time_limit=25 * 60)
+@app.task(name="aggregation.next_round", soft_time_limit=20 * 60, time_limit=25 * 60)
 def next_round_task(job_id: int) -> int:
     """A completed round of an adaptive job: publish the open items' next HITs, or, with none open
     (or the budget spent), aggregate the job. Returns how many HITs it published."""

@@ -118,6 +118,12 @@ class AggregationRunSerializer(serializers.ModelSerializer[AggregationRun]):
 
 class OutcomeSerializer(serializers.ModelSerializer[ItemOutcome]):
     item = serializers.CharField(source="item.key")
+    # Named here: the model's field is an array on PostgreSQL only (aggregation.models.LabelCounts).
+    counts = serializers.ListField(
+        child=serializers.IntegerField(min_value=0),
+        help_text=ItemOutcome._meta.get_field("counts").help_text,
+        required=False,
+    )
 
     class Meta:
         model = ItemOutcome

@@ -3,15 +3,15 @@ and the backups volume."""
 
 from __future__ import annotations
 
-from celery import shared_task
 from django.conf import settings
 
 from backups import services
+from config.celery import app
 
 # A dump of a large database outlasts the default 30-minute task limit.
 HOURS = 60 * 60
 
 
-@shared_task(name="backups.create_backup", queue=settings.BACKUP_QUEUE, time_limit=6 * HOURS)
+@app.task(name="backups.create_backup", queue=settings.BACKUP_QUEUE, time_limit=6 * HOURS)
 def create_backup() -> str:
     return str(services.create_backup().path)

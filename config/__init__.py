@@ -11,7 +11,8 @@ os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 def __getattr__(name: str) -> object:
     """`config.celery_app`, loaded when first asked for, so that importing a pure module of this
-    package (`config.wording`) loads no Celery; Django loads the app when it starts (accounts' ready)."""
+    package (`config.wording`) loads no Celery. Neither does Django's start: a process loads the app
+    with the first tasks module it imports, or the first task it asks for by name (operations.queueing)."""
     if name == "celery_app":
         from config.celery import app
 

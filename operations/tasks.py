@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
+from config.celery import app
 from operations import services
 
 
-@shared_task(name=services.RUN_OPERATION_TASK)
+@app.task(name=services.RUN_OPERATION_TASK)
 def run_operation_task(operation_id: int) -> str:
     return str(services.run_operation(operation_id).state)

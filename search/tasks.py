@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
+from config.celery import app
 from search import services
 from search.base import IndexBusyError, Kind
 
 
-@shared_task(
+@app.task(
     name=services.SYNC_INDEX_TASK,
     autoretry_for=(IndexBusyError,),
     retry_backoff=True,

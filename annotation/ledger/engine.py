@@ -35,6 +35,11 @@ from annotation.market_interface.registry import get_market
 
 log = logging.getLogger(__name__)
 
+# The names of the tasks that run `execute` and `resolve` (annotation/ledger/tasks.py): what queues
+# them by hand (the admin's actions) names them, and so loads neither the tasks nor Celery at start.
+EXECUTE_TASK = "annotation.execute_ledger_entry"
+RESOLVE_TASK = "annotation.resolve_ledger_entry"
+
 
 def paying(name: str) -> tuple[Market, Money]:
     """The market and its money (declared values and hooks); refused before any row is claimed when the

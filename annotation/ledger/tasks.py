@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-
 from annotation.ledger import engine, reconcile
 from annotation.ledger.models import RowState
+from config.celery import app
 
 
-@shared_task(bind=True, name="annotation.execute_ledger_entry", max_retries=6)
+@app.task(bind=True, name=engine.EXECUTE_TASK, max_retries=6)
 def execute_ledger_entry_task(self, entry_id: int) -> str:  # type: ignore[no-untyped-def]
     entry = engine.execute(entry_id)
     if entry.state == RowState.REQUESTED and entry.error:
@@ -17,12 +16,12 @@ def execute_ledger_entry_task(self, entry_id: int) -> str:  # type: ignore[no-un
     return str(entry.state)
 
 
-@shared_task(name="annotation.resolve_ledger_entry")
+@app.task(name=engine.RESOLVE_TASK)
 def resolve_ledger_entry_task(entry_id: int) -> str:
     return str(engine.resolve(entry_id).state)
 
 
-@shared_task(name="annotation.sweep_ledger")
+@app.task(name="annotation.sweep_ledger")
 def sweep_ledger_task() -> dict[str, int]:
     report = engine.sweep_stale()
     for entry_id in report.requeued:
@@ -32,12 +31,12 @@ def sweep_ledger_task() -> dict[str, int]:
     return {"requeued": len(report.requeued), "unclear": len(report.unclear)}
 
 
-@shared_task(name="annotation.reconcile_job")
+@app.task(name="annotation.reconcile_job")
 def reconcile_job_task(job_id: int) -> int:
     return len(reconcile.reconcile_job(job_id))
 
 
-@shared_task(name="annotation.reconcile_market_jobs")
+@app.task(name="annotation.reconcile_market_jobs")
 def reconcile_market_jobs_task() -> int:
     """On the beat schedule: one reconciliation task per active market job."""
     job_ids = reconcile.jobs_to_reconcile()

@@ -7,8 +7,6 @@ unclear through conditional updates.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -17,9 +15,9 @@ from accounts.permissions import NamedPermissions
 from annotation.ledger import engine, intents
 from annotation.ledger.decisions import DecisionError, decide_unclear
 from annotation.ledger.models import LedgerEntry, ReconciliationIssue, RowState
-from annotation.ledger.tasks import execute_ledger_entry_task, resolve_ledger_entry_task
 from annotation.models import Job
 from annotation.staff.markets import start
+from operations.queueing import registered_task
 
 
 @admin.register(LedgerEntry)
@@ -62,7 +60,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         permissions=["spend_money"],
     )
     def run_requested(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
-        queued = _queue(queryset, RowState.REQUESTED, execute_ledger_entry_task)
+        queued = _queue(queryset, RowState.REQUESTED, engine.EXECUTE_TASK)
         self.message_user(request, f"{queued} requested rows queued for their market call")
 
     @admin.action(
@@ -77,7 +75,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
             except intents.RetryError as error:
                 self.message_user(request, str(error), messages.WARNING)
                 continue
-            execute_ledger_entry_task.delay_on_commit(attempt.pk)  # type: ignore[attr-defined]
+            registered_task(engine.EXECUTE_TASK).delay_on_commit(attempt.pk)  # type: ignore[attr-defined]
             retried.append(attempt)
         self.message_user(request, f"{len(retried)} failed rows queued again as new attempts")
 
@@ -86,7 +84,7 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         permissions=["spend_money"],
     )
     def resolve_unclear(self, request: HttpRequest, queryset: QuerySet[LedgerEntry]) -> None:
-        queued = _queue(queryset, RowState.UNCLEAR, resolve_ledger_entry_task)
+        queued = _queue(queryset, RowState.UNCLEAR, engine.RESOLVE_TASK)
         self.message_user(request, f"{queued} unclear rows queued to be resolved by reading the market")
 
     @admin.action(
@@ -122,11 +120,13 @@ class LedgerEntryAdmin(NamedPermissions, admin.ModelAdmin):
         self.message_user(request, f"requeued {len(report.requeued)}, unclear {len(report.unclear)}")
 
 
-def _queue(queryset: QuerySet[LedgerEntry], state: str, task: Any) -> int:
-    """Queue `task` for each chosen row in `state`, once the request's transaction commits."""
+def _queue(queryset: QuerySet[LedgerEntry], state: str, task_name: str) -> int:
+    """Queue the task named `task_name` for each chosen row in `state`, once the request's transaction
+    commits."""
     pks = list(queryset.filter(state=state).values_list("pk", flat=True))
+    task = registered_task(task_name)
     for pk in pks:
-        task.delay_on_commit(pk)
+        task.delay_on_commit(pk)  # type: ignore[attr-defined]
     return len(pks)
 
 

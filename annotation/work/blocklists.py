@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 
-from celery import shared_task
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -145,8 +144,3 @@ def retry_unfinished(*, now: dt.datetime | None = None) -> list[int]:
     if ids:
         start_operation(SEND_BLOCKLIST_CALLS, "send blocklist calls again", {"call_ids": ids}, total=len(ids))
     return ids
-
-
-@shared_task(name="annotation.retry_blocklist_calls")
-def retry_blocklist_calls_task() -> int:
-    return len(retry_unfinished())

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from celery import shared_task
 from django.db import transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
@@ -43,8 +42,12 @@ from annotation.work.service_queue import ServiceQueue
 from annotation.work.settling import settle_job
 from annotation.work.withdrawals import cancel_offers, withdraw_unwanted
 from config.wording import listing
+from operations.queueing import registered_task
 
 # Agreement (ρ, κ, α, the label models) compares answers: it needs two of them on an item.
+# The job's Celery tasks (annotation/work/tasks.py) call back into this module, so it names them.
+PUBLISH_JOB_TASK = "annotation.publish_job"
+SYNC_JOB_TASK = "annotation.sync_job"
 MIN_WORKERS_TO_AGREE = 2
 
 
@@ -308,20 +311,8 @@ def _move(job_id: int, allowed: list[str], target: str) -> Job:
 
 def request_publish(job: Job) -> None:
     """Publish in the background once the current transaction commits."""
-    publish_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
+    registered_task(PUBLISH_JOB_TASK).delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+
 
 
 def request_sync(job: Job) -> None:
-    sync_job_task.delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+, not in celery-types
-
-
-# The job's Celery tasks live beside the services they call (thin, by id, safe to run twice), so
-# queueing one needs no import back into this module.
-@shared_task(name="annotation.publish_job")
-def publish_job_task(job_id: int) -> str:
-    return publish_job(job_id).state
-
-
-@shared_task(name="annotation.sync_job")
-def sync_job_task(job_id: int) -> str:
-    return sync_job(job_id).state
+    registered_task(SYNC_JOB_TASK).delay_on_commit(job.pk)  # type: ignore[attr-defined]  # Celery 5.4+

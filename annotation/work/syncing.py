@@ -8,8 +8,6 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from celery import shared_task
-
 from annotation.market_interface.base import MarketCallError
 from annotation.market_interface.errors import MarketError
 from annotation.models import Job, JobState
@@ -41,9 +39,3 @@ def sync_live_jobs() -> SyncRound:
         else:
             synced += 1
     return SyncRound(synced, failed, withdraw_unwanted())
-
-
-@shared_task(name="annotation.sync_live_jobs")
-def sync_live_jobs_task() -> dict[str, int]:
-    done = sync_live_jobs()
-    return {"synced": done.synced, "failed": done.failed, "withdrawn": done.withdrawn}

@@ -21,12 +21,7 @@ CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 30 * 60)
 # CELERY_TASK_SOFT_TIME_LIMIT: seconds after which a task is asked to stop. Default: 1500.
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 25 * 60)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 60 * 60}
-CELERY_IMPORTS = [
-    "annotation.ledger.tasks",
-    "annotation.work.jobs",
-    "annotation.work.syncing",
-    "annotation.work.blocklists",
-]
+CELERY_IMPORTS = ["annotation.ledger.tasks", "annotation.work.tasks"]
 
 # Django's cache holds what worker pages share (a HIT's items as its task page shows them): in Redis
 # with REDIS_URL, so every web process finds what another rendered, stored as JSON (never pickle);

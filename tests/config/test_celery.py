@@ -39,3 +39,30 @@ def test_a_task_sent_without_redis_runs_in_process_and_names_no_host(tmp_path: P
     assert "result 42" in sent.stdout
     assert "No hostname was supplied" not in sent.stderr + sent.stdout
     assert "localhost" not in sent.stderr, sent.stderr  # no broker host is named at all
+
+
+# Django's start loads no Celery (tests/config/test_startup.py): the first tasks module a process
+# imports brings the project's app, so its tasks are sent through it (the broker of the settings,
+# delay_on_commit), not through Celery's default app.
+IMPORT_A_TASKS_MODULE = """
+import django
+django.setup()
+from annotation.work.tasks import publish_job_task
+print("app", publish_job_task.app.main, hasattr(publish_job_task, "delay_on_commit"))
+"""
+
+
+def test_a_tasks_module_imported_after_djangos_start_binds_its_tasks_to_the_project_app(
+    tmp_path: Path,
+) -> None:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'unused.sqlite3'}",
+        "STANCEWORK_VAR_DIR": str(tmp_path / "var"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_A_TASKS_MODULE], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["app", "stancework", "True"]

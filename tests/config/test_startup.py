@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("pandas", "scipy", "matplotlib")
 # What Django's start (apps, models, admin, checks) and the list of commands must not load either: the
 # number crunching, the page parsers, the search index, the crawler and the market clients, and the
-# API schema's generator. Each loads when a command, task or page first uses it.
+# API schema's generator, and Celery (a process loads it when it first sends or registers a task: a
+# worker, a command that queues one). Each loads when a command, task or page first uses it.
 STARTUP_HEAVY = (
     *HEAVY,
     "numpy",
@@ -36,7 +37,13 @@ STARTUP_HEAVY = (
     "openai",
     "drf_spectacular.openapi",
     "drf_spectacular.generators",
+    "celery",
+    "kombu",
+    "config.celery",
 )
+# On SQLite, nor does PostgreSQL's driver or django.contrib.postgres's fields (the outcome counts'
+# array): a start on PostgreSQL loads the driver for its connections anyway.
+POSTGRESQL_ONLY = ("psycopg", "django.contrib.postgres.fields")
 
 # Runs manage.py as `python manage.py ARGS` would, then reports which heavy libraries it loaded.
 MANAGE = """
@@ -56,19 +63,25 @@ ManagementUtility(["manage.py"]).main_help_text()
 print(json.dumps(sorted(sys.modules)))
 """
 
-# Imports what a Celery worker imports at start: Django, then every app's tasks module.
+# Imports what a Celery worker imports at start: Django, then every app's tasks module; every task
+# beat sends and every job task is registered.
 WORKER = """
 import json, sys, django
 django.setup()
+from django.conf import settings
 from config.celery import app
 app.loader.import_default_modules()
-assert "aggregation.aggregate_job" in app.tasks, sorted(app.tasks)
+wanted = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
+wanted |= {"aggregation.aggregate_job", "annotation.publish_job", "annotation.sync_job"}
+assert wanted <= set(app.tasks), sorted(wanted - set(app.tasks))
 print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
 """
 
 
-def loaded_packages(code: str, *arguments: str) -> set[str]:
+def loaded_packages(code: str, *arguments: str, database: str | None = None) -> set[str]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    if database is not None:
+        env["DATABASE_URL"] = database
     done = subprocess.run(
         [sys.executable, "-c", code, *arguments], cwd=ROOT, env=env, capture_output=True, text=True
     )
@@ -87,6 +100,12 @@ def test_django_setup_and_the_command_list_load_no_heavy_module() -> None:
     modules = loaded_packages(SETUP)
     assert {"django", "config", "annotation.admin", "aggregation.admin"} <= modules  # apps and admin loaded
     assert sorted(heavy for heavy in STARTUP_HEAVY if heavy in modules) == []
+
+
+def test_on_sqlite_the_start_loads_no_postgresql_driver(tmp_path: Path) -> None:
+    modules = loaded_packages(SETUP, database=f"sqlite:///{tmp_path / 'unused.sqlite3'}")
+    assert "aggregation.models" in modules  # the model with the array field was loaded
+    assert sorted(name for name in POSTGRESQL_ONLY if name in modules) == []
 
 
 def test_a_celery_worker_starts_without_pandas_scipy_or_matplotlib() -> None:

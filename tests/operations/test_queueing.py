@@ -32,6 +32,7 @@ def test_every_task_a_service_names_is_registered_once_django_is_set_up(tmp_path
         "    found = registered_task(getattr(importlib.import_module(module), name))\n"
         "    owner, _, function = task.rpartition('.')\n"
         "    assert found.run is getattr(sys.modules[owner], function).run, (constant, found)\n"
+        "    assert found.app.main == 'stancework', found.app  # the project's app, not Celery's default\n"
         "print('ok')\n"
     )
     done = subprocess.run(
