@@ -112,14 +112,14 @@ class Records(Protocol):
         self,
         kind: str,
         *,
-        market: str = "",
+        market: str | None = None,
         job_id: int | None = None,
         market_ref: str | None = None,
-        states: Collection[str] = (),
+        states: Collection[str] | None = None,
         params: Mapping[str, str] | None = None,
     ) -> list[Row]:
-        """The rows of this kind, narrowed to those given (a market, a job, a market id, any of these
-        states, these values in their `params`)."""
+        """The rows of this kind, narrowed by each of these given (not None): a market, a job, a market
+        id, any of these states, these values in their `params`."""
         ...
 
     def keep_result(self, row: Row, ref: str) -> None:

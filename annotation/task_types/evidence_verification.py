@@ -13,14 +13,7 @@ from typing import Any
 
 from django.db.models import Max
 
-from annotation.task_types.base import (
-    Defaults,
-    ItemSpec,
-    QuizQuestion,
-    TaskType,
-    last_positions,
-    select_clusters,
-)
+from annotation.task_types import base
 from annotation.task_types.builtin_rules import EVIDENCE_RULE
 from annotation.task_types.decisions import Decision
 from corpus import provenance, removals
@@ -40,14 +33,14 @@ PARAGRAPH = (
     "bullying fall by a third, as visible differences in wealth between pupils disappeared."
 )
 QUIZ = (
-    QuizQuestion(
+    base.QuizQuestion(
         key="q1",
         context=(("Paragraph", PARAGRAPH), ("Perspective", "School uniforms reduce bullying.")),
         question="Does the paragraph support the perspective?",
         choices=LABELS,
         answer=SUPPORTED,
     ),
-    QuizQuestion(
+    base.QuizQuestion(
         key="q2",
         context=(("Paragraph", PARAGRAPH), ("Perspective", "Uniforms stifle pupils' creativity.")),
         question="Does the paragraph support the perspective?",
@@ -57,20 +50,20 @@ QUIZ = (
 )
 
 
-class EvidenceVerificationTaskType(TaskType):
+class EvidenceVerificationTaskType(base.TaskType):
     slug = "evidence_verification"
     name = "Evidence verification"
     summary = "Does the paragraph support each candidate perspective?"
     labels = LABELS
     machine_texts = ("perspective", "evidence")
-    defaults = Defaults(
+    defaults = base.Defaults(
         groups_per_hit=20, workers_per_item=4, reward=Decimal("1.00"), extra={"candidates": 8}
     )
     quiz = QUIZ
     aggregation = EVIDENCE_RULE
 
-    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
-        clusters = list(select_clusters(filters))
+    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[base.ItemSpec]:
+        clusters = list(base.select_clusters(filters))
         links = ClusterEvidence.objects.filter(cluster__in=clusters).select_related(
             "evidence", "cluster__claim"
         )
@@ -123,8 +116,8 @@ def _perspectives_of_linked_claims(
 
 def _evidence_item(
     evidence: Evidence, perspective: Perspective, supported: set[tuple[int, int | None]]
-) -> ItemSpec:
-    return ItemSpec(
+) -> base.ItemSpec:
+    return base.ItemSpec(
         key=f"e{evidence.eid}-p{perspective.pid}",
         group=f"e{evidence.eid}",
         payload={
@@ -154,7 +147,7 @@ def write_evidence(decisions: Sequence[Decision]) -> int:
         confirmed = {pair for pair, kept in supported.items() if kept and pair in present}
         mine = provenance.guard(links.filter(pk__in=_link_pks(links, confirmed)))
         ClusterEvidence.objects.filter(pk__in=mine).update(**provenance.stamp())
-    last = last_positions(links.values("cluster_id").annotate(last=Max("position")))
+    last = base.last_positions(links.values("cluster_id").annotate(last=Max("position")))
     stamp = provenance.stamp()
     added = []
     for cluster, evidence in sorted(missing - removals.withheld(ClusterEvidence, missing)):

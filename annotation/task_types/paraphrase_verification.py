@@ -13,14 +13,7 @@ from typing import Any
 from django.db.models import Max
 
 from annotation.models import Authorship
-from annotation.task_types.base import (
-    Defaults,
-    ItemSpec,
-    QuizQuestion,
-    TaskType,
-    last_positions,
-    select_clusters,
-)
+from annotation.task_types import base
 from annotation.task_types.builtin_rules import PARAPHRASE_RULE
 from annotation.task_types.decisions import Decision
 from corpus import provenance, removals
@@ -31,7 +24,7 @@ LABELS = ((SAME, "Same argument"), (DIFFERENT, "Different argument"))
 CLAIM = "School uniforms should be compulsory."
 ORIGINAL = "School uniforms reduce bullying."
 QUIZ = (
-    QuizQuestion(
+    base.QuizQuestion(
         key="q1",
         context=(
             ("Claim", CLAIM),
@@ -42,7 +35,7 @@ QUIZ = (
         choices=LABELS,
         answer=SAME,
     ),
-    QuizQuestion(
+    base.QuizQuestion(
         key="q2",
         context=(
             ("Claim", CLAIM),
@@ -53,7 +46,7 @@ QUIZ = (
         choices=LABELS,
         answer=DIFFERENT,
     ),
-    QuizQuestion(
+    base.QuizQuestion(
         key="q3",
         context=(("Claim", CLAIM), ("Perspective", ORIGINAL), ("Candidate", "Uniforms increase bullying.")),
         question="Does the candidate make the same argument as the perspective?",
@@ -64,18 +57,18 @@ QUIZ = (
 )
 
 
-class ParaphraseVerificationTaskType(TaskType):
+class ParaphraseVerificationTaskType(base.TaskType):
     slug = "paraphrase_verification"
     name = "Paraphrase verification"
     summary = "Same or different argument, in the context of the claim."
     labels = LABELS
     machine_texts = ("perspective", "candidate")
-    defaults = Defaults(groups_per_hit=24, workers_per_item=3, reward=Decimal("1.00"))
+    defaults = base.Defaults(groups_per_hit=24, workers_per_item=3, reward=Decimal("1.00"))
     quiz = QUIZ
     aggregation = PARAPHRASE_RULE
 
-    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[ItemSpec]:
-        clusters = {cluster.pk: cluster for cluster in select_clusters(filters)}
+    def select_items(self, filters: Mapping[str, Any], params: Mapping[str, Any]) -> Iterator[base.ItemSpec]:
+        clusters = {cluster.pk: cluster for cluster in base.select_clusters(filters)}
         originals = ClusterMember.objects.filter(cluster__in=list(clusters), position=0)
         original_cluster = {member.perspective_id: member.cluster_id for member in originals}
         candidates = (
@@ -108,12 +101,12 @@ class ParaphraseVerificationTaskType(TaskType):
 
 def _paraphrase_item(
     cluster: PerspectiveCluster, candidate: Perspective, known: str | None, author: int | None
-) -> ItemSpec:
+) -> base.ItemSpec:
     """The item asking whether `candidate` says what its original (the head of `cluster`) says; never
     shown to its own `author`."""
     assert candidate.paraphrase_of is not None
     key = f"c{cluster.claim.cid}-p{candidate.paraphrase_of.pid}-q{candidate.pid}"
-    return ItemSpec(
+    return base.ItemSpec(
         key=key,
         group=key,
         payload={
@@ -156,7 +149,7 @@ def write_paraphrases(decisions: Sequence[Decision]) -> int:
     pairs = {(d.cluster_id, d.perspective_id): d.kept for d in decisions if d.cluster_id and d.perspective_id}
     members = ClusterMember.objects.filter(cluster_id__in={cluster for cluster, _ in pairs})
     present = dict(((m.cluster_id, m.perspective_id), m.position) for m in members)
-    last = last_positions(members.values("cluster_id").annotate(last=Max("position")))
+    last = base.last_positions(members.values("cluster_id").annotate(last=Max("position")))
     stamp = provenance.stamp()
     added, unwanted = [], set()
     withheld = removals.withheld(

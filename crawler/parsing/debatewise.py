@@ -10,19 +10,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import _Element
 
+from crawler.parsing import html as markup
 from crawler.parsing.cleaning import reference_lines
-from crawler.parsing.html import (
-    canonical_url,
-    check_page,
-    first,
-    first_text,
-    load_html,
-    meta_content,
-    missing,
-    paragraphs,
-    select,
-    text_of,
-)
 from crawler.parsing.records import ArchivePattern, DebateRecord, PointRecord, SideName
 from crawler.parsing.sentences import split_sentences
 
@@ -47,43 +36,43 @@ MARKER = re.compile(r"^(yes|no)\s+because\b[\s.:,…-]*", re.I)
 
 def parse_debate(html: str | bytes, url: str) -> DebateRecord:
     """Extract one debate from either debatewise layout; BadPageError when there is none."""
-    root = load_html(html)
-    check_page(html, root)
-    page_url = canonical_url(root, url)
+    root = markup.load_html(html)
+    markup.check_page(html, root)
+    page_url = markup.canonical_url(root, url)
     match = DEBATE_PATH.match(urlsplit(page_url).path)
     record = DebateRecord(
         site=SITE,
         url=page_url,
         motion="",
         site_debate_id=match.group(1) if match else "",
-        published=meta_content(root, "article:published_time"),
-        modified=meta_content(root, "article:modified_time"),
+        published=markup.meta_content(root, "article:published_time"),
+        modified=markup.meta_content(root, "article:modified_time"),
     )
-    if first(root, "#wiki-page-wrapper h1") is not None:
-        record.motion, record.layout = first_text(root, "#wiki-page-wrapper h1"), "wiki"
+    if markup.first(root, "#wiki-page-wrapper h1") is not None:
+        record.motion, record.layout = markup.first_text(root, "#wiki-page-wrapper h1"), "wiki"
         record.points = _wiki_points(root)
     else:
-        record.motion, record.layout = first_text(root, "h1"), "markers"
+        record.motion, record.layout = markup.first_text(root, "h1"), "markers"
         record.intro, record.points = _marker_points(root)
     if not record.motion:
-        raise missing(root, "no_title")
+        raise markup.missing(root, "no_title")
     if not record.points:
-        raise missing(root, "no_points")
+        raise markup.missing(root, "no_points")
     return record
 
 
 def _wiki_points(root: _Element) -> list[PointRecord]:
     points = []
-    for link in select(root, ".pointTitles a[href^='#']"):
+    for link in markup.select(root, ".pointTitles a[href^='#']"):
         anchor = link.get("href", "")[1:]
         side: SideName = "pro" if anchor.lower().startswith("yes") else "con"
         target = _anchor_target(root, anchor)
         argument = _argument_after(target) if target is not None else None
-        body = paragraphs(argument)
+        body = markup.paragraphs(argument)
         points.append(
             PointRecord(
                 side=side,
-                headline=text_of(link),
+                headline=markup.text_of(link),
                 body=body,
                 site_point_id=anchor,
                 references=reference_lines(body),
@@ -99,13 +88,13 @@ def _anchor_target(root: _Element, anchor: str) -> _Element | None:
 
 def _argument_after(target: _Element) -> _Element | None:
     """The `.pointArgument` inside the anchor's element, or the first one after it."""
-    inside = select(target, ".pointArgument")
+    inside = markup.select(target, ".pointArgument")
     if inside:
         return inside[0]
     for following in target.itersiblings():
         if "pointArgument" in (following.get("class") or "").split():
             return following
-        nested = select(following, ".pointArgument")
+        nested = markup.select(following, ".pointArgument")
         if nested:
             return nested[0]
     return None
@@ -116,12 +105,12 @@ def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
     content = next(
         (
             found
-            for found in (first(root, s) for s in (".entry-content", "article", "body"))
+            for found in (markup.first(root, s) for s in (".entry-content", "article", "body"))
             if found is not None
         ),
         root,
     )
-    blocks = [p for p in paragraphs(content) if p]
+    blocks = [p for p in markup.paragraphs(content) if p]
     intro: list[str] = []
     points: list[PointRecord] = []
     for block in blocks:
@@ -145,10 +134,10 @@ def _marker_points(root: _Element) -> tuple[list[str], list[PointRecord]]:
 
 def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     """(debate URLs, further index pages) from the home page index `/page/N/`."""
-    root = load_html(html)
-    debates = [urljoin(url, a.get("href", "")) for a in select(root, ".hometitle a")]
+    root = markup.load_html(html)
+    debates = [urljoin(url, a.get("href", "")) for a in markup.select(root, ".hometitle a")]
     listings = []
-    for a in select(root, "a[href]"):
+    for a in markup.select(root, "a[href]"):
         href = urljoin(url, a.get("href", ""))
         if re.search(r"/page/\d+/?$", urlsplit(href).path):
             listings.append(href)

@@ -11,19 +11,8 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml.etree import _Element
 
+from crawler.parsing import html as markup
 from crawler.parsing.cleaning import reference_lines
-from crawler.parsing.html import (
-    canonical_url,
-    check_page,
-    first,
-    first_text,
-    load_html,
-    meta_content,
-    missing,
-    paragraphs,
-    select,
-    text_of,
-)
 from crawler.parsing.records import ArchivePattern, DebateRecord, PointRecord, SideName
 
 SITE = "idebate"
@@ -76,34 +65,34 @@ DRUPAL_SIDES = (
 
 def parse_debate(html: str | bytes, url: str) -> DebateRecord:
     """Extract one debate from either idebate layout; BadPageError when there is none."""
-    root = load_html(html)
-    check_page(html, root)
-    if first(root, "div.debatabase-title") is not None:
+    root = markup.load_html(html)
+    markup.check_page(html, root)
+    if markup.first(root, "div.debatabase-title") is not None:
         return _parse_drupal(root, url)
-    if first(root, "h1.blog-post__title") is not None:
+    if markup.first(root, "h1.blog-post__title") is not None:
         return _parse_net(root, url)
-    raise missing(root, "no_title")
+    raise markup.missing(root, "no_title")
 
 
 def _parse_drupal(root: _Element, url: str) -> DebateRecord:
-    page_url = canonical_url(root, url)
-    motion = first_text(root, "div.debatabase-title")
+    page_url = markup.canonical_url(root, url)
+    motion = markup.first_text(root, "div.debatabase-title")
     if not motion:
-        raise missing(root, "no_title")
+        raise markup.missing(root, "no_title")
     record = DebateRecord(
         site=SITE,
         url=page_url,
         motion=motion,
-        intro=paragraphs(first(root, "div.debatabase-description")),
+        intro=markup.paragraphs(markup.first(root, "div.debatabase-description")),
         theme=_drupal_theme(page_url),
         site_debate_id=_node_id(root),
-        published=meta_content(root, "article:published_time"),
-        modified=meta_content(root, "article:modified_time"),
-        bibliography=paragraphs(first(root, ".field-name-field-bibliography .field-item")),
+        published=markup.meta_content(root, "article:published_time"),
+        modified=markup.meta_content(root, "article:modified_time"),
+        bibliography=markup.paragraphs(markup.first(root, ".field-name-field-bibliography .field-item")),
         layout="drupal",
     )
     for side in DRUPAL_SIDES:
-        for element in select(root, side.points):
+        for element in markup.select(root, side.points):
             point = _drupal_point(element, side)
             if point.body:
                 record.points.append(point)
@@ -115,12 +104,12 @@ def _parse_drupal(root: _Element, url: str) -> DebateRecord:
 
 
 def _drupal_point(element: _Element, side: DrupalSide) -> PointRecord:
-    body = _field_paragraphs(first(element, side.body))
-    counterpoint = _field_paragraphs(first(element, side.counterpoint))
+    body = _field_paragraphs(markup.first(element, side.body))
+    counterpoint = _field_paragraphs(markup.first(element, side.counterpoint))
     about = element.get("about") or ""
     return PointRecord(
         side=side.side,
-        headline=text_of(first(element, side.headline)),
+        headline=markup.text_of(markup.first(element, side.headline)),
         body=body,
         counterpoint=counterpoint,
         site_point_id=about.rstrip("/").rsplit("/", 1)[-1],
@@ -133,9 +122,9 @@ def _field_paragraphs(field: _Element | None) -> list[str]:
 
     Only the trailing one is the site's footer; the same words pasted inside a text are content.
     """
-    found = paragraphs(field)
-    links = select(field, LOGIN_PARAGRAPH) if field is not None else []
-    if found and links and found[-1] == text_of(links[-1]):
+    found = markup.paragraphs(field)
+    links = markup.select(field, LOGIN_PARAGRAPH) if field is not None else []
+    if found and links and found[-1] == markup.text_of(links[-1]):
         found.pop()
     return found
 
@@ -146,41 +135,41 @@ def _drupal_theme(url: str) -> str:
 
 
 def _node_id(root: _Element) -> str:
-    shortlink = first(root, "link[rel=shortlink]")
+    shortlink = markup.first(root, "link[rel=shortlink]")
     href = shortlink.get("href", "") if shortlink is not None else ""
     match = re.search(r"/node/(\d+)", href)
     return match.group(1) if match else ""
 
 
 def _parse_net(root: _Element, url: str) -> DebateRecord:
-    page_url = canonical_url(root, url)
-    motion = first_text(root, "h1.blog-post__title")
+    page_url = markup.canonical_url(root, url)
+    motion = markup.first_text(root, "h1.blog-post__title")
     if not motion:
-        raise missing(root, "no_title")
+        raise markup.missing(root, "no_title")
     match = NET_DEBATE.search(urlsplit(page_url).path)
     record = DebateRecord(
         site=SITE,
         url=page_url,
         motion=motion,
-        intro=paragraphs(first(root, ".blog-post__intro, .blog-post__description")),
+        intro=markup.paragraphs(markup.first(root, ".blog-post__intro, .blog-post__description")),
         site_debate_id=match.group(1) if match else "",
-        theme=first_text(root, ".blog-post__category, .breadcrumbs__item--category"),
-        published=meta_content(root, "article:published_time"),
-        modified=meta_content(root, "article:modified_time"),
+        theme=markup.first_text(root, ".blog-post__category, .breadcrumbs__item--category"),
+        published=markup.meta_content(root, "article:published_time"),
+        modified=markup.meta_content(root, "article:modified_time"),
         layout="idebate.net",
     )
     for side, marker in (("pro", "div.points-vote--for"), ("con", "div.points-vote--against")):
-        vote = first(root, marker)
+        vote = markup.first(root, marker)
         accordion = _next_accordion(vote) if vote is not None else None
         if accordion is None:
             continue
-        for position, item in enumerate(select(accordion, "div.accordion__item")):
+        for position, item in enumerate(markup.select(accordion, "div.accordion__item")):
             body, counterpoint = split_counterpoint(
-                [text_of(p) for p in select(item, "div.accordion__body p")]
+                [markup.text_of(p) for p in markup.select(item, "div.accordion__body p")]
             )
             point = PointRecord(
                 side=side,  # type: ignore[arg-type]
-                headline=text_of(first(item, "h4.accordion__subtitle")),
+                headline=markup.text_of(markup.first(item, "h4.accordion__subtitle")),
                 body=body,
                 counterpoint=counterpoint,
                 site_point_id=item.get("data-id") or item.get("id") or f"{side}-{position + 1}",
@@ -212,7 +201,7 @@ def _next_accordion(element: _Element) -> _Element | None:
     for following in element.itersiblings():
         if following.tag == "div" and "accordion" in (following.get("class") or "").split():
             return following
-        nested = select(following, "div.accordion")
+        nested = markup.select(following, "div.accordion")
         if nested:
             return nested[0]
     parent = element.getparent()
@@ -221,11 +210,13 @@ def _next_accordion(element: _Element) -> _Element | None:
 
 def listing_links(html: str | bytes, url: str) -> tuple[list[str], list[str]]:
     """(debate URLs, further listing pages) linked from a theme or category listing page."""
-    root = load_html(html)
-    debates = [urljoin(url, a.get("href", "")) for a in select(root, "div.debatabase-theme-listing-title a")]
+    root = markup.load_html(html)
+    debates = [
+        urljoin(url, a.get("href", "")) for a in markup.select(root, "div.debatabase-theme-listing-title a")
+    ]
     # Drupal's pager: ?page=N links of the same listing.
-    listings = [urljoin(url, a.get("href", "")) for a in select(root, ".pager a[href*='page=']")]
-    for a in select(root, "a[href]"):
+    listings = [urljoin(url, a.get("href", "")) for a in markup.select(root, ".pager a[href*='page=']")]
+    for a in markup.select(root, "a[href]"):
         href = urljoin(url, a.get("href", ""))
         path = urlsplit(href).path
         if NET_DEBATE.search(path):

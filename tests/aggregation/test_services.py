@@ -16,17 +16,7 @@ from aggregation.quality import soft_block
 from annotation.models import Job, JobState, Worker
 from annotation.work.assignments import NoWorkError, check_can_work
 from annotation.work.jobs import create_job, publish_job, sync_job
-from corpus.models import (
-    ClaimTopic,
-    ClusterEvidence,
-    ClusterMember,
-    Evidence,
-    Origin,
-    Perspective,
-    PerspectiveCluster,
-    Status,
-    Topic,
-)
+from corpus import models as corpus
 from tests.aggregation.jobdata import answer, keys, stance_job
 from tests.annotation.factories import make_corpus
 
@@ -42,12 +32,15 @@ def block_flagged_workers(job_id: int, *, by: Any = None) -> list[Worker]:
 
 
 def clusters_of(job):
-    return {item.key: PerspectiveCluster.objects.get(pk=item.cluster_id) for item in job.items.order_by("pk")}
+    return {
+        item.key: corpus.PerspectiveCluster.objects.get(pk=item.cluster_id)
+        for item in job.items.order_by("pk")
+    }
 
 
 def corpus_state():
     return sorted(
-        PerspectiveCluster.objects.values_list(
+        corpus.PerspectiveCluster.objects.values_list(
             "pk", "stance_3", "stance_5", "voter_counts", "agreement", "status", "rule"
         )
     )
@@ -63,12 +56,12 @@ def test_stance_labels_votes_agreement_and_status_are_written_to_the_clusters():
     clusters = clusters_of(job)
     kept = clusters[first]
     assert (kept.stance_3, kept.stance_5, kept.voter_counts) == (S, MS, [1, 2, 0, 0, 0])
-    assert (kept.agreement, kept.status) == (1.0, Status.KEPT)
+    assert (kept.agreement, kept.status) == (1.0, corpus.Status.KEPT)
     assert kept.rule == "stance: rho(stance-3) >= 0.5 and majority in {SUPPORT, UNDERMINE}"
     tied = clusters[second]
-    assert (tied.stance_3, tied.agreement, tied.status) == ("NO_MAJORITY_LABEL", 0.0, Status.REJECTED)
+    assert (tied.stance_3, tied.agreement, tied.status) == ("NO_MAJORITY_LABEL", 0.0, corpus.Status.REJECTED)
     invalid = clusters[third]
-    assert (invalid.stance_3, invalid.status) == (NV, Status.REJECTED)
+    assert (invalid.stance_3, invalid.status) == (NV, corpus.Status.REJECTED)
     assert (report.kept, report.rejected, report.no_majority) == (1, 2, 1)
 
 
@@ -108,11 +101,11 @@ def test_the_threshold_and_comparison_are_arguments_recorded_with_the_run():
     answer(job, {key: [S, S, MS, U]})  # ρ = 6/12 = 0.5 exactly
 
     services.aggregate_job(job.pk)
-    assert clusters_of(job)[key].status == Status.KEPT
+    assert clusters_of(job)[key].status == corpus.Status.KEPT
     services.aggregate_job(job.pk, overrides={"comparison": ">"})
 
     cluster = clusters_of(job)[key]
-    assert cluster.status == Status.REJECTED
+    assert cluster.status == corpus.Status.REJECTED
     assert cluster.rule == "stance: rho(stance-3) > 0.5 and majority in {SUPPORT, UNDERMINE}"
     assert AggregationRun.objects.filter(job=job).first().policy["comparison"] == ">"
 
@@ -125,7 +118,7 @@ def test_a_rerun_decides_with_the_last_runs_policy():
 
     services.aggregate_job(job.pk)
 
-    assert clusters_of(job)[key].status == Status.KEPT
+    assert clusters_of(job)[key].status == corpus.Status.KEPT
     assert AggregationRun.objects.filter(job=job).first().policy["threshold"] == 0.3
 
 
@@ -167,11 +160,11 @@ def test_an_accepted_paraphrase_joins_its_originals_cluster_and_a_refused_one_do
     cluster = claim.clusters.get()
     original = cluster.perspectives.get()
     accepted, refused = (
-        Perspective.objects.create(
+        corpus.Perspective.objects.create(
             pid=900 + n,
             text=f"Put another way {n}",
             source="paraphrase",
-            origin=Origin.PARAPHRASE,
+            origin=corpus.Origin.PARAPHRASE,
             paraphrase_of=original,
         )
         for n in range(2)
@@ -183,7 +176,9 @@ def test_an_accepted_paraphrase_joins_its_originals_cluster_and_a_refused_one_do
     services.aggregate_job(job.pk)
     services.aggregate_job(job.pk)
 
-    members = list(ClusterMember.objects.filter(cluster=cluster).values_list("perspective_id", "position"))
+    members = list(
+        corpus.ClusterMember.objects.filter(cluster=cluster).values_list("perspective_id", "position")
+    )
     assert members == [(original.pk, 0), (accepted.pk, 1)]
     assert refused.pk not in dict(members)
 
@@ -191,8 +186,10 @@ def test_an_accepted_paraphrase_joins_its_originals_cluster_and_a_refused_one_do
 def test_kept_evidence_is_linked_to_the_cluster_and_rejected_evidence_unlinked():
     (claim,) = make_corpus(claims=1, perspectives=2)
     linked, other = claim.clusters.order_by("position")
-    evidence = Evidence.objects.create(eid=1, text="A study found that the policy reduced harm by half.")
-    ClusterEvidence.objects.create(cluster=linked, evidence=evidence, position=0)
+    evidence = corpus.Evidence.objects.create(
+        eid=1, text="A study found that the policy reduced harm by half."
+    )
+    corpus.ClusterEvidence.objects.create(cluster=linked, evidence=evidence, position=0)
     job = create_job("evidence_verification", {"claims": [claim.cid]})
     wrong_link = f"e1-p{linked.perspectives.get().pid}"
     right_link = f"e1-p{other.perspectives.get().pid}"
@@ -200,20 +197,22 @@ def test_kept_evidence_is_linked_to_the_cluster_and_rejected_evidence_unlinked()
 
     services.aggregate_job(job.pk)
 
-    assert list(ClusterEvidence.objects.values_list("cluster_id", "evidence_id")) == [(other.pk, evidence.pk)]
+    assert list(corpus.ClusterEvidence.objects.values_list("cluster_id", "evidence_id")) == [
+        (other.pk, evidence.pk)
+    ]
 
 
 def test_topics_kept_by_a_majority_of_raters_replace_the_claims_topics():
     (claim,) = make_corpus(claims=1, perspectives=1)
     for slug in ("law", "ethics", "economy"):
-        Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
+        corpus.Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
     job = create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 3})
     (key,) = keys(job)
     answer(job, {key: ["ethics,law", "law", "economy,ethics"]})
 
     services.aggregate_job(job.pk)
 
-    topics = list(ClaimTopic.objects.filter(claim=claim).values_list("topic__slug", flat=True))
+    topics = list(corpus.ClaimTopic.objects.filter(claim=claim).values_list("topic__slug", flat=True))
     assert topics == ["ethics", "law"]
 
 
@@ -223,14 +222,16 @@ def test_a_worker_may_tick_every_topic_and_a_claim_keep_them_all(perspectrum_dir
     slugs = sorted({slug for row in rows for slug in row["topics"]})
     (claim,) = make_corpus(claims=1, perspectives=1)
     for slug in slugs:
-        Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
+        corpus.Topic.objects.get_or_create(slug=slug, defaults={"name": slug})
     job = create_job("topic_tagging", {"claims": [claim.cid]}, params={"workers_per_item": 2})
     (key,) = keys(job)
     answer(job, {key: [",".join(slugs)] * 2})
 
     services.aggregate_job(job.pk)
 
-    assert sorted(ClaimTopic.objects.filter(claim=claim).values_list("topic__slug", flat=True)) == slugs
+    assert (
+        sorted(corpus.ClaimTopic.objects.filter(claim=claim).values_list("topic__slug", flat=True)) == slugs
+    )
 
 
 def test_workers_who_disagree_with_the_majority_are_flagged_and_can_be_soft_blocked():

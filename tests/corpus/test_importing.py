@@ -15,17 +15,8 @@ from aggregation.trimming import merge_clusters, split_cluster
 from annotation.task_types.decisions import Decision
 from annotation.task_types.evidence_verification import write_evidence
 from annotation.task_types.topic_tagging import write_topics
+from corpus import models as corpus
 from corpus import provenance
-from corpus.models import (
-    Claim,
-    ClusterEvidence,
-    ClusterMember,
-    Evidence,
-    ImportedRelease,
-    Perspective,
-    PerspectiveCluster,
-    WrittenBy,
-)
 from corpus.provenance import Writer
 from corpus.services import already_imported, import_perspectrum
 from tests.corpus.test_import_perspectrum import FILES
@@ -35,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 def links_of(cid: int) -> list[tuple[int, int]]:
     return list(
-        ClusterEvidence.objects.filter(cluster__claim__cid=cid)
+        corpus.ClusterEvidence.objects.filter(cluster__claim__cid=cid)
         .order_by("cluster__position", "position")
         .values_list("cluster__position", "evidence__eid")
     )
@@ -43,9 +34,10 @@ def links_of(cid: int) -> list[tuple[int, int]]:
 
 def crowd_verifies_a_new_link(eid: int = 12, pid: int = 2) -> None:
     """An evidence job keeps (e12, p2): the link joins p2's cluster of claim 7."""
+    perspective, evidence = corpus.Perspective.objects.get(pid=pid), corpus.Evidence.objects.get(eid=eid)
     decision = Decision(
         item_id=1, label="supported", fine_label="supported", counts=[4, 0], agreement=1.0, kept=True,
-        perspective_id=Perspective.objects.get(pid=pid).pk, evidence_id=Evidence.objects.get(eid=eid).pk,
+        perspective_id=perspective.pk, evidence_id=evidence.pk,
     )  # fmt: skip
     write_evidence([decision])
 
@@ -75,34 +67,38 @@ def test_a_crowd_verified_evidence_link_survives_a_second_import(small_release: 
 
 def test_an_expert_merge_survives_a_second_import(small_release: Path, expert) -> None:
     import_perspectrum(small_release)
-    clusters = PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
+    clusters = corpus.PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
     merged = merge_clusters([c.pk for c in clusters], user=expert)
 
     report = import_perspectrum(small_release)
 
-    assert list(PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", flat=True)) == [merged.pk]
+    assert list(corpus.PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", flat=True)) == [
+        merged.pk
+    ]
     assert sorted(merged.members.values_list("perspective__pid", flat=True)) == [1, 2, 3]
     assert report.updated["claim clusters"] == 0 and not report.conflicts
 
 
 def test_an_expert_split_survives_a_second_import(small_release: Path, expert) -> None:
     import_perspectrum(small_release)
-    first = PerspectiveCluster.objects.get(claim__cid=7, position=0)
-    split_cluster(first.pk, [Perspective.objects.get(pid=3).pk], user=expert)
+    first = corpus.PerspectiveCluster.objects.get(claim__cid=7, position=0)
+    split_cluster(first.pk, [corpus.Perspective.objects.get(pid=3).pk], user=expert)
 
     report = import_perspectrum(small_release)
 
-    assert PerspectiveCluster.objects.filter(claim__cid=7).count() == 3
+    assert corpus.PerspectiveCluster.objects.filter(claim__cid=7).count() == 3
     assert report.updated["claim clusters"] == 0 and not report.conflicts
 
 
 def test_a_job_that_retagged_topics_keeps_its_topics_on_reimport(small_release: Path) -> None:
     import_perspectrum(small_release)
-    write_topics({Claim.objects.get(cid=7).pk: ["politics"]})
+    write_topics({corpus.Claim.objects.get(cid=7).pk: ["politics"]})
 
     report = import_perspectrum(small_release)
 
-    assert list(Claim.objects.get(cid=7).claim_topics.values_list("topic__slug", flat=True)) == ["politics"]
+    assert list(corpus.Claim.objects.get(cid=7).claim_topics.values_list("topic__slug", flat=True)) == [
+        "politics"
+    ]
     assert report.updated["claim topics"] == 0 and not report.conflicts
 
 
@@ -125,15 +121,17 @@ def test_a_new_release_updates_what_still_holds_the_old_release(small_release: P
     report = import_perspectrum(small_release)
 
     assert report.updated["claim clusters"] == 1
-    assert PerspectiveCluster.objects.get(claim__cid=9).stance_3 == "UNDERMINE"
-    assert PerspectiveCluster.objects.get(claim__cid=9).written_ref == "PERSPECTRUM v1.0"
+    assert corpus.PerspectiveCluster.objects.get(claim__cid=9).stance_3 == "UNDERMINE"
+    assert corpus.PerspectiveCluster.objects.get(claim__cid=9).written_ref == "PERSPECTRUM v1.0"
     assert (1, 12) in links_of(7) and not report.conflicts
 
 
 def test_a_new_release_that_regroups_a_claim_rewrites_its_clusters_in_place(small_release: Path) -> None:
     import_perspectrum(small_release)
     first = list(
-        PerspectiveCluster.objects.filter(claim__cid=7).order_by("position").values_list("pk", flat=True)
+        corpus.PerspectiveCluster.objects.filter(claim__cid=7)
+        .order_by("position")
+        .values_list("pk", flat=True)
     )
     pool = json.loads((small_release / FILES[1]).read_text())
     pool[1]["text"] = "Rights come with duties"
@@ -149,7 +147,7 @@ def test_a_new_release_that_regroups_a_claim_rewrites_its_clusters_in_place(smal
 
     report = import_perspectrum(small_release)
 
-    clusters = PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
+    clusters = corpus.PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
     members = [
         c.perspectives.order_by("memberships__position").values_list("pid", flat=True) for c in clusters
     ]
@@ -157,14 +155,14 @@ def test_a_new_release_that_regroups_a_claim_rewrites_its_clusters_in_place(smal
     assert [c.pk for c in clusters][:2] == first and [c.position for c in clusters] == [0, 1, 2]
     assert [links_of(7).count((p, 11)) for p in (0, 1, 2)] == [1, 1, 1]
     assert {c.written_ref for c in clusters} == {"PERSPECTRUM v1.0"}
-    rewritten = Perspective.objects.get(pid=2)
-    assert rewritten.text == "Rights come with duties" and rewritten.written_by == WrittenBy.IMPORT
+    rewritten = corpus.Perspective.objects.get(pid=2)
+    assert rewritten.text == "Rights come with duties" and rewritten.written_by == corpus.WrittenBy.IMPORT
     assert report.updated["perspectives"] == 1 and report.updated["claim clusters"] == 1
 
     edit_release(small_release, lambda claims: claims[0].update(perspectives=claims[0]["perspectives"][2:]))
     import_perspectrum(small_release)
 
-    assert list(PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", "position")) == [
+    assert list(corpus.PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", "position")) == [
         (first[0], 0)
     ]
     assert links_of(7) == [(0, 11)]
@@ -178,7 +176,7 @@ def test_a_new_release_that_changes_what_an_expert_merged_is_a_conflict_the_plat
     small_release: Path, expert
 ) -> None:
     import_perspectrum(small_release)
-    clusters = PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
+    clusters = corpus.PerspectiveCluster.objects.filter(claim__cid=7).order_by("position")
     merged = merge_clusters([c.pk for c in clusters], user=expert)
     edit_release(
         small_release, lambda claims: claims[0]["perspectives"][1].update(stance_label_5="UNDERMINE")
@@ -186,7 +184,9 @@ def test_a_new_release_that_changes_what_an_expert_merged_is_a_conflict_the_plat
 
     report = import_perspectrum(small_release)
 
-    assert list(PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", flat=True)) == [merged.pk]
+    assert list(corpus.PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", flat=True)) == [
+        merged.pk
+    ]
     assert report.updated["claim clusters"] == 0
     (conflict,) = report.conflicts
     assert (conflict.kind, conflict.key) == ("claim clusters", "c7")
@@ -199,8 +199,8 @@ def test_a_new_release_that_changes_what_an_expert_merged_is_a_conflict_the_plat
 
 def test_a_platform_change_equal_to_the_new_release_is_no_conflict(small_release: Path) -> None:
     import_perspectrum(small_release)
-    Claim.objects.filter(cid=9).update(
-        text="Homework should be abolished", written_by=WrittenBy.PERSON, written_ref="edit by someone"
+    corpus.Claim.objects.filter(cid=9).update(
+        text="Homework should be abolished", written_by=corpus.WrittenBy.PERSON, written_ref="edit by someone"
     )
     edit_release(small_release, lambda claims: claims[1].update(text="Homework should be abolished"))
 
@@ -213,12 +213,14 @@ def test_a_person_edited_claim_text_is_kept_and_reported_when_the_release_change
     small_release: Path,
 ) -> None:
     import_perspectrum(small_release)
-    Claim.objects.filter(cid=9).update(text="Homework: ban it", written_by=WrittenBy.PERSON, written_ref="x")
+    corpus.Claim.objects.filter(cid=9).update(
+        text="Homework: ban it", written_by=corpus.WrittenBy.PERSON, written_ref="x"
+    )
     edit_release(small_release, lambda claims: claims[1].update(text="Homework should be abolished"))
 
     report = import_perspectrum(small_release)
 
-    assert Claim.objects.get(cid=9).text == "Homework: ban it"
+    assert corpus.Claim.objects.get(cid=9).text == "Homework: ban it"
     (conflict,) = report.conflicts
     assert conflict.release == {"text": "Homework should be abolished"}
     assert conflict.platform == {"text": "Homework: ban it"}
@@ -227,21 +229,25 @@ def test_a_person_edited_claim_text_is_kept_and_reported_when_the_release_change
 def test_dry_run_reports_and_writes_nothing(small_release: Path, expert) -> None:
     import_perspectrum(small_release)
     merge_clusters(
-        list(PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", flat=True)), user=expert
+        list(corpus.PerspectiveCluster.objects.filter(claim__cid=7).values_list("pk", flat=True)), user=expert
     )
     edit_release(small_release, lambda claims: claims[0].update(text="Animals deserve rights"))
     edit_release(
         small_release, lambda claims: claims[0]["perspectives"][1].update(stance_label_5="UNDERMINE")
     )
-    before = (Claim.objects.get(cid=7).text, ImportedRelease.objects.count(), ClusterMember.objects.count())
+    before = (
+        corpus.Claim.objects.get(cid=7).text,
+        corpus.ImportedRelease.objects.count(),
+        corpus.ClusterMember.objects.count(),
+    )
     out = StringIO()
 
     call_command("import_perspectrum", str(small_release), dry_run=True, stdout=out)
 
     assert (
-        Claim.objects.get(cid=7).text,
-        ImportedRelease.objects.count(),
-        ClusterMember.objects.count(),
+        corpus.Claim.objects.get(cid=7).text,
+        corpus.ImportedRelease.objects.count(),
+        corpus.ClusterMember.objects.count(),
     ) == before
     printed = out.getvalue()
     assert "dry run: nothing was written" in printed
@@ -264,7 +270,9 @@ def test_rows_from_before_provenance_differing_from_the_release_are_kept_once_re
 ) -> None:
     import_perspectrum(small_release)
     crowd_verifies_a_new_link()
-    Claim.objects.update(clusters_release_digest="", topics_release_digest="")  # as the migration leaves them
+    corpus.Claim.objects.update(
+        clusters_release_digest="", topics_release_digest=""
+    )  # as the migration leaves them
 
     first, second = import_perspectrum(small_release), import_perspectrum(small_release)
 
@@ -276,7 +284,13 @@ def test_rows_from_before_provenance_differing_from_the_release_are_kept_once_re
 def test_imported_rows_say_which_release_wrote_them(small_release: Path) -> None:
     import_perspectrum(small_release)
 
-    for model in (Claim, Perspective, PerspectiveCluster, ClusterMember, ClusterEvidence):
+    for model in (
+        corpus.Claim,
+        corpus.Perspective,
+        corpus.PerspectiveCluster,
+        corpus.ClusterMember,
+        corpus.ClusterEvidence,
+    ):
         assert set(model.objects.values_list("written_by", "written_ref")) == {("import", "PERSPECTRUM v1.0")}
 
 
@@ -284,8 +298,8 @@ def an_expert_removes_a_link(expert, eid: int = 12, pid: int = 1) -> None:
     """An expert's adjudication rejects (e12, p1): the link leaves p1's cluster of claim 7."""
     decision = Decision(
         item_id=1, label="not_supported", fine_label="not_supported", counts=[0, 4], agreement=1.0,
-        kept=False, perspective_id=Perspective.objects.get(pid=pid).pk,
-        evidence_id=Evidence.objects.get(eid=eid).pk,
+        kept=False, perspective_id=corpus.Perspective.objects.get(pid=pid).pk,
+        evidence_id=corpus.Evidence.objects.get(eid=eid).pk,
     )  # fmt: skip
     with provenance.writing(Writer.person(expert, "adjudication")):
         write_evidence([decision])

@@ -11,18 +11,8 @@ from typing import ClassVar, cast
 
 from django.conf import settings
 
-from annotation.market_interface.base import (
-    AssignmentReport,
-    Capabilities,
-    Control,
-    ExternalIdentity,
-    Handoff,
-    Listing,
-    Market,
-    MarketIds,
-    SyncReport,
-    WorkQueue,
-)
+from annotation.market_interface import base
+from annotation.market_interface.base import Control, Market
 from annotation.market_interface.errors import MarketRejectedError
 from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
@@ -68,7 +58,7 @@ def qualification_policy(params: Mapping[str, object]) -> QualificationPolicy:
 class MTurkMarket(Market):
     name = MTURK
     currency = "USD"
-    capabilities = Capabilities(
+    capabilities = base.Capabilities(
         review=True,
         bonus=True,
         extend=True,
@@ -83,7 +73,7 @@ class MTurkMarket(Market):
     frame_ancestors = WORKER_SITES
     money = calls.MONEY
 
-    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[base.Listing]:
         """One listing per HIT: a new HIT of its reward's HIT type, or `more` assignments on it."""
         if more:
             yield from self._extensions(job, hits, more)
@@ -97,7 +87,7 @@ class MTurkMarket(Market):
         for hit in hits:
             if hit.reward not in hit_types:
                 hit_types[hit.reward] = client.create_hit_type(self._hit_type(job, hit.reward))
-            yield Listing(
+            yield base.Listing(
                 (hit.pk,),
                 url,
                 refs=(f"hit:{hit.pk}",),
@@ -111,11 +101,11 @@ class MTurkMarket(Market):
                 },
             )
 
-    def _extensions(self, job: Job, hits: Sequence[Hit], more: int) -> Iterator[Listing]:
+    def _extensions(self, job: Job, hits: Sequence[Hit], more: int) -> Iterator[base.Listing]:
         """More assignments on each HIT, each listing naming the total it reaches ("to:N")."""
         for hit in hits:
             check_assignments(more, already=hit.assignments_wanted)
-            yield Listing(
+            yield base.Listing(
                 (hit.pk,),
                 refs=(f"hit:{hit.pk}", f"to:{hit.assignments_wanted + more}"),
                 hit_pk=hit.pk,
@@ -137,13 +127,13 @@ class MTurkMarket(Market):
             ),
         )
 
-    def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
+    def sync(self, job: Job, queue: base.WorkQueue) -> base.SyncReport:
         client = mturk_client()
         reports = []
         for hit in job.hits.exclude(external_id="").order_by("position"):
             for found in client.list_assignments(hit.external_id):
                 reports.append(
-                    AssignmentReport(
+                    base.AssignmentReport(
                         hit_external_id=hit.external_id,
                         assignment_external_id=found.assignment_id,
                         worker_external_id=found.worker_id,
@@ -151,7 +141,7 @@ class MTurkMarket(Market):
                         submitted_at=found.submit_time,
                     )
                 )
-        return SyncReport(assignments=reports)
+        return base.SyncReport(assignments=reports)
 
     def control(self, action: Control, target: Job | Hit | Worker, reason: str = "") -> str:
         """Expiring and re-offering set a HIT's expiry; blocking is a soft block, our own qualification,
@@ -198,18 +188,20 @@ class MTurkMarket(Market):
     def balance(self) -> Decimal | None:
         return mturk_client().get_account_balance()
 
-    def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
+    def market_ids(self, params: Mapping[str, str]) -> base.MarketIds | None:
         return mturk_ids(params)
 
     def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Assignments and bonuses per HIT of a job; MTurk lists no HIT that none of ours recorded."""
         return reconcile_mturk_job(job, records) if job is not None else ()
 
-    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+    def after_submit(
+        self, assignment: Assignment, identity: base.ExternalIdentity | None
+    ) -> base.Handoff | None:
         """MTurk's externalSubmit (turkSubmitTo checked against the allowlist), posted with assignmentId."""
         if identity is None:
             return None
         # The identity carries MTurk's parameters as they came (turkSubmitTo as the page token bound
         # it): read them as the page did, so a preview stays one and is refused here.
         ids = mturk_ids(identity.extra)
-        return Handoff(external_submit_url(ids), {"assignmentId": identity.assignment_id})
+        return base.Handoff(external_submit_url(ids), {"assignmentId": identity.assignment_id})

@@ -10,20 +10,8 @@ from typing import ClassVar, cast
 
 from django.conf import settings
 
-from annotation.market_interface.base import (
-    AssignmentReport,
-    Capabilities,
-    Control,
-    ExternalIdentity,
-    Handoff,
-    Listing,
-    Market,
-    MarketCallError,
-    MarketIds,
-    SyncReport,
-    WorkQueue,
-    reward_lines,
-)
+from annotation.market_interface import base
+from annotation.market_interface.base import Control, Market
 from annotation.market_interface.errors import MarketAuthError, MarketConfigError, MarketRejectedError
 from annotation.market_interface.money import Discrepancy, Records
 from annotation.market_interface.pages import task_url
@@ -50,7 +38,7 @@ def completion_code(job: Job) -> str:
 
 class ProlificMarket(Market):
     name = PROLIFIC
-    capabilities = Capabilities(
+    capabilities = base.Capabilities(
         review=True,
         bonus=True,
         extend=True,
@@ -69,7 +57,7 @@ class ProlificMarket(Market):
         # The workspace's currency; checked against the workspace itself before publishing.
         self.currency = str(settings.PROLIFIC_CURRENCY).upper()
 
-    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[Listing]:
+    def publish(self, job: Job, hits: Sequence[Hit], more: int = 0) -> Iterator[base.Listing]:
         """One study for the batch: every place is paid the highest reward of its HITs."""
         if more:
             yield self._more_places(job, hits, more)
@@ -96,7 +84,7 @@ class ProlificMarket(Market):
             job_blocklist_group=job.market_blocklist,
             screening=job_screening(job),
         )
-        yield Listing(
+        yield base.Listing(
             tuple(hit.pk for hit in hits),
             spec.task_url,
             refs=(f"hits:{first}-{last}",),
@@ -104,14 +92,14 @@ class ProlificMarket(Market):
             params={"study": spec.as_params()},
         )
 
-    def _more_places(self, job: Job, hits: Sequence[Hit], more: int) -> Listing:
+    def _more_places(self, job: Job, hits: Sequence[Hit], more: int) -> base.Listing:
         """More places on the job's study, the listing naming the new total (idempotent to set)."""
         studies = {hit.external_id for hit in hits}
         if len(studies) != 1:
-            raise MarketCallError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
+            raise base.MarketCallError(f"a Prolific job is one study; these HITs name {sorted(studies)}")
         study_id = studies.pop()
         places = sum(hit.assignments_wanted for hit in job.hits.all()) + more * len(hits)
-        return Listing(
+        return base.Listing(
             tuple(hit.pk for hit in hits),
             refs=(f"study:{study_id}", f"places:{places}"),
             market_ref=study_id,
@@ -128,10 +116,10 @@ class ProlificMarket(Market):
         try:
             account.project_id()
         except MarketConfigError as error:
-            raise MarketCallError(str(error)) from error
+            raise base.MarketCallError(str(error)) from error
         job_screening(job)
 
-    def sync(self, job: Job, queue: WorkQueue) -> SyncReport:
+    def sync(self, job: Job, queue: base.WorkQueue) -> base.SyncReport:
         client = prolific_client()
         reports, studies, notes = [], [], []
         for study_id in job_studies(job):
@@ -144,7 +132,7 @@ class ProlificMarket(Market):
                     )
                     continue
                 reports.append(
-                    AssignmentReport(
+                    base.AssignmentReport(
                         hit_external_id=study_id,
                         assignment_external_id=sub.submission_id,
                         worker_external_id=sub.participant_id,
@@ -152,7 +140,7 @@ class ProlificMarket(Market):
                     )
                 )
         found = study_status_note(studies, paused_here=job.state == JobState.PAUSED)
-        return SyncReport(
+        return base.SyncReport(
             assignments=reports,
             notes=notes,
             market_status=found.status,
@@ -206,7 +194,7 @@ class ProlificMarket(Market):
         `fee_rate` parameter when set, and the published rate where the account may not ask."""
         if "fee_rate" in job.params:
             return super().fee(job)
-        lines = reward_lines(self, list(job.hits.all()))
+        lines = base.reward_lines(self, list(job.hits.all()))
         if not lines or lines[0][0] <= 0:
             return self.fee_rate
         reward, places = lines[0]
@@ -223,17 +211,19 @@ class ProlificMarket(Market):
         balance = client.get_balance(account.workspace_id(client))
         return Decimal(balance.available_cents) / 100
 
-    def market_ids(self, params: Mapping[str, str]) -> MarketIds | None:
+    def market_ids(self, params: Mapping[str, str]) -> base.MarketIds | None:
         return prolific_ids(params)
 
     def reconcile(self, job: Job | None, records: Records) -> Iterable[Discrepancy]:
         """Submissions and bonuses per study of a job; for no job, the studies none of ours recorded."""
         return reconcile_prolific_job(job, records) if job is not None else unowned_studies(records)
 
-    def after_submit(self, assignment: Assignment, identity: ExternalIdentity | None) -> Handoff | None:
+    def after_submit(
+        self, assignment: Assignment, identity: base.ExternalIdentity | None
+    ) -> base.Handoff | None:
         if identity is None:
             return None
-        return Handoff(completion_redirect(completion_code(assignment.job)))
+        return base.Handoff(completion_redirect(completion_code(assignment.job)))
 
 
 def resume_studies(client: ProlificClient, job: Job) -> str:
