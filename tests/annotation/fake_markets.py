@@ -13,6 +13,8 @@ Every breach is recorded in `violations`; tests assert there are none.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import connection
@@ -20,6 +22,7 @@ from django.db import connection
 from annotation.ledger.models import LedgerEntry, RowKind, RowState
 from annotation.markets.mturk.fake import FakeMTurk
 from annotation.markets.prolific.fake import FakeProlific
+from tests.annotation.market_clients import market_clients
 
 # The ledger row each of the fake Prolific's paying calls needs: its kind, and the field that
 # holds what the call acts on (see annotation.markets.prolific.fake.PayingHook).
@@ -78,3 +81,16 @@ class GuardedProlific(FakeProlific):
     def __init__(self, guard: Guard) -> None:
         super().__init__(on_paying=guard.prolific)
         self.guard = guard
+
+
+@contextmanager
+def guarded_prolific(settings: Any) -> Iterator[GuardedProlific]:
+    """The guarded fake Prolific as the platform's client (our project, no workspace set, the public URL
+    its studies link to); on the way out, no call it took broke the guard."""
+    settings.MARKET_PUBLIC_URL = "https://stancework.example"
+    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
+    settings.PROLIFIC_WORKSPACE_ID = ""
+    market = GuardedProlific(Guard())
+    with market_clients(prolific=market.client(attempts=1)):
+        yield market
+    assert market.guard.violations == []

@@ -19,7 +19,6 @@ from django.utils import timezone
 
 from accounts.models import AuditEvent
 from annotation.markets.mturk.fake_workers import NotAllowedError
-from annotation.markets.prolific.fake import FakeProlific
 from annotation.markets.prolific.fake_participants import NotEligibleError
 from annotation.models import Assignment, AssignmentState, Job, Worker
 from annotation.quality import services as quality
@@ -35,7 +34,7 @@ from annotation.work.blocklists import retry_unfinished
 from annotation.work.job_errors import JobError
 from annotation.work.jobs import create_job, publish_job
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific
+from tests.annotation.fake_markets import Guard, GuardedMTurk, GuardedProlific, guarded_prolific
 from tests.annotation.market_clients import market_clients
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,13 +53,8 @@ def mturk(settings: Any) -> Iterator[GuardedMTurk]:
 
 @pytest.fixture
 def prolific(settings: Any) -> Iterator[GuardedProlific]:
-    settings.MARKET_PUBLIC_URL = "https://stancework.example"
-    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
-    settings.PROLIFIC_WORKSPACE_ID = ""
-    market = GuardedProlific(Guard())
-    with market_clients(prolific=market.client(attempts=1)):
+    with guarded_prolific(settings) as market:
         yield market
-    assert market.guard.violations == []
 
 
 def published(market: str, **params: Any) -> Job:

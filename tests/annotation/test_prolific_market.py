@@ -32,7 +32,7 @@ from annotation.work.records import block_worker, review_assignment
 from annotation.work.service_queue import ServiceQueue
 from operations.models import Operation
 from tests.annotation.factories import make_corpus
-from tests.annotation.fake_markets import Guard, GuardedProlific
+from tests.annotation.fake_markets import guarded_prolific
 from tests.annotation.market_clients import market_clients
 from tests.annotation.recorded_prolific import STUDY, RecordedProlific
 
@@ -42,13 +42,8 @@ REASON = "Every gold item was answered against its known stance, and the free-te
 
 @pytest.fixture
 def fake(settings: Any) -> Iterator[FakeProlific]:
-    settings.MARKET_PUBLIC_URL = "https://stancework.example"
-    settings.PROLIFIC_PROJECT_ID = FakeProlific.PROJECT
-    settings.PROLIFIC_WORKSPACE_ID = ""
-    market = GuardedProlific(Guard())
-    with market_clients(prolific=market.client(attempts=1)):
+    with guarded_prolific(settings) as market:
         yield market
-    assert market.guard.violations == []
 
 
 @pytest.fixture
