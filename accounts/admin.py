@@ -1,9 +1,14 @@
-"""Teams and their invitation links; the audit trail, read-only."""
+"""Teams and their invitation links; the audit trail, read-only; people's pages, their password in words."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import ReadOnlyPasswordHashWidget, UserChangeForm
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
@@ -11,7 +16,7 @@ from django.utils.safestring import SafeString
 
 from accounts.invitations import InvitationError, create_invitations, invitation_url, parse_duration
 from accounts.models import AuditEvent, Invitation, Team
-from config.columns import PlainFields, ReadOnlyRecords
+from config.columns import PlainFields, ReadOnlyRecords, in_words
 
 
 class InviteForm(forms.Form):
@@ -71,3 +76,30 @@ class AuditEventAdmin(ReadOnlyRecords, PlainFields, admin.ModelAdmin):
     search_fields = ["actor_name", "target"]
     date_hierarchy = "at"
     fields = readonly_fields = ("at", "actor", "actor_name", "action", "target", "detail_table")
+
+
+class PasswordInWords(ReadOnlyPasswordHashWidget):
+    """A person's password as their page shows it: how it is kept in words ("pbkdf2 sha256", not the
+    hasher's code), its salt and hash masked as Django masks them."""
+
+    def get_context(self, name: str, value: Any, attrs: Any) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        for entry in context["summary"]:
+            if "value" in entry:
+                entry["value"] = in_words(entry["value"])
+        return context
+
+
+class PersonChangeForm(UserChangeForm):  # type: ignore[type-arg]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if "password" in self.fields:
+            self.fields["password"].widget = PasswordInWords()
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class PersonAdmin(UserAdmin):  # type: ignore[type-arg]
+    form = PersonChangeForm

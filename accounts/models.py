@@ -85,4 +85,4 @@ class AuditEvent(models.Model):
         ordering = ["-at", "-pk"]
 
     def __str__(self) -> str:
-        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name} {self.action} {self.target}"
+        return f"{self.at:%Y-%m-%d %H:%M} {self.actor_name} {self.get_action_display().lower()} {self.target}"

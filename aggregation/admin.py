@@ -6,7 +6,6 @@ imports this module whenever it starts, for every management command."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from django import forms
@@ -18,6 +17,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from aggregation.models import Adjudication, AggregationRun, ItemOutcome, WorkerQuality
+from aggregation.wording import rule_in_words
 from annotation.models import Item, task_type_name
 from annotation.staff.columns import TaskTypeFilter
 from config.columns import PlainFields, figure_column, in_words, label_column, readable_fields, words_column
@@ -263,24 +263,6 @@ class WorkerQualityAdmin(PlainFields, admin.ModelAdmin):
         self.message_user(request, f"Soft-block of {count(queued, 'worker')} queued.")
 
 
-_KEPT = re.compile(r"majority in \{([^}]*)\}")
-
-
-def rule_in_words(run: AggregationRun) -> str:
-    """A run's rule as recorded (AgreementRule.describe), its task type and the labels it keeps named
-    as a person reads them: "Stance: rho(stance-3) >= 0.5 and majority is Supports or Undermines"."""
-    _, found, condition = run.rule.partition(": ")
-    if not found:
-        return in_words(run.rule)
-
-    def kept(match: re.Match[str]) -> str:
-        names = [run.job.label_name(code.strip()) for code in match.group(1).split(",") if code.strip()]
-        listed = " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
-        return f"majority is {listed}"
-
-    return f"{task_type_name(run.task_type)}: {_KEPT.sub(kept, condition)}"
-
-
 @admin.register(AggregationRun)
 class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
     list_display = (
@@ -302,7 +284,7 @@ class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
     kappa = figure_column("fleiss_kappa", "Fleiss' κ")
     alpha = figure_column("krippendorff_alpha", "Krippendorff's α")
     fields = readonly_fields = tuple(
-        "rule_words" if name == "rule" else name
+        {"rule": "rule_words", "task_type": "task_type_shown"}.get(name, name)
         for name in readable_fields(AggregationRun, codes=("label_model",))
     )
     actions = ["aggregate_again"]
@@ -310,6 +292,10 @@ class AggregationRunAdmin(PlainFields, admin.ModelAdmin):
     @admin.display(description="rule", ordering="rule")
     def rule_words(self, obj: AggregationRun) -> str:
         return rule_in_words(obj)
+
+    @admin.display(description="task type", ordering="task_type")
+    def task_type_shown(self, obj: AggregationRun) -> str:
+        return task_type_name(obj.task_type)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -108,7 +108,7 @@ def related_pages(job: Job) -> tuple[list[dict[str, Any]], list[str]]:
 
     Both apps sit above this one, so they are read through the registry, not imported."""
     steps = apps.get_model("pipeline", "StepRun").objects.filter(jobs=job).order_by("run_id", "position")
-    runs = [{"id": step.run_id, "step": step.name} for step in steps]
+    runs = [{"id": step.run_id, "step": step.get_name_display()} for step in steps]
     releases = apps.get_model("export", "Release").objects.order_by("-created", "-pk")
     built = [release.version for release in releases if job.pk in release.manifest.get("job_ids", [])]
     return runs, built

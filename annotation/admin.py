@@ -35,20 +35,20 @@ from annotation.work import people
 from annotation.work.accuracy import job_accuracy
 from annotation.work.job_errors import JobError
 from annotation.work.jobs import check_new_job, check_workers_per_item, create_job, job_progress
-from config.columns import PlainFields, figure_column, label_column, table_field
+from config.columns import ExampleJSONField, PlainFields, figure_column, label_column, table_field
 from config.wording import money
 
 
 class JobCreationForm(forms.ModelForm):
     task_type = forms.ChoiceField(choices=task_type_choices)
     market = forms.ChoiceField(choices=market_choices)
-    filters = forms.JSONField(
-        initial=dict, required=False, help_text='e.g. {"claims": "1,2,3"} or {"limit": 20}'
+    filters = ExampleJSONField(
+        '{"claims": "1,2,3"}  or  {"limit": 20}',
+        help_text="which items, as a JSON object (examples in the box)",
     )
-    params = forms.JSONField(
-        initial=dict,
-        required=False,
-        help_text='overrides of the task type\'s defaults, e.g. {"workers_per_item": 5}',
+    params = ExampleJSONField(
+        '{"workers_per_item": 5}',
+        help_text="overrides of the task type's defaults, as a JSON object (an example in the box)",
     )
     allow_single_worker = forms.BooleanField(
         required=False,

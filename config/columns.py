@@ -5,12 +5,16 @@ folded when long. Each is made for one model field, so a change list declares wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from types import MethodType
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
@@ -19,16 +23,27 @@ from config.wording import figure
 Column = Callable[[Any, Any], Any]
 FOLD_ROWS = 8  # a table longer than this is folded under a summary line
 NOTHING = "—"
+# A moment as JSON holds one (an invitation's expiry, a crawl's start): ISO 8601, to the microsecond.
+ISO_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
+
+
+def moment(text: str) -> str:
+    """An ISO 8601 moment as the pages show one, in the site's time zone: "2026-12-06 14:38"."""
+    when = datetime.fromisoformat(text)
+    return f"{timezone.localtime(when) if timezone.is_aware(when) else when:%Y-%m-%d %H:%M}"
 
 
 def in_words(value: object) -> str:
-    """A value as a person reads it: yes/no, — for nothing, a figure to 4 places, a code in words."""
+    """A value as a person reads it: yes/no, — for nothing, a figure to 4 places, a moment to the
+    minute, a code in words."""
     if value is None or value == "":
         return NOTHING
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
         return figure(value, 4).rstrip("0").rstrip(".") if value != int(value) else str(int(value))
+    if isinstance(value, str) and ISO_MOMENT.fullmatch(value):
+        return moment(value)
     if isinstance(value, str) and "_" in value and " " not in value and "/" not in value and "." not in value:
         words = value.replace("_", " ")
         return words.capitalize() if value.isupper() else words  # a label code: "Not supported"
@@ -99,6 +114,18 @@ def label_column(field: str, description: str) -> Column:
 
     shown.__name__ = f"{field}_name"
     return shown
+
+
+class ExampleJSONField(forms.JSONField):
+    """A JSON object typed into a box that shows an example as its placeholder (a person reads the
+    words of its help text; the JSON is what they type): empty, not "{}", while it holds nothing."""
+
+    def __init__(self, example: str, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(widget=forms.Textarea(attrs={"rows": 3, "placeholder": example}), **kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        return "" if value is None or value == {} else super().prepare_value(value)
 
 
 class InWordsFilter(admin.AllValuesFieldListFilter):

@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from config.columns import ReadOnlyRecords, table_field
+from config.columns import ReadOnlyRecords, figure_column, table_field
 from config.wording import votes
 from corpus import provenance, removals
 from corpus.models import (
@@ -212,9 +212,10 @@ class PerspectiveClusterAdmin(PersonEditsAdmin):
         "stance_3",
         "stance_5",
         "votes",
-        "agreement",
+        "agreement_figure",
         "status",
     ]
+    agreement_figure = figure_column("agreement", "agreement")
     list_filter = ["status", "stance_3", "stance_5", "source_side", "claim__source", "claim__split"]
     search_fields = ["=claim__cid", "claim__text", "perspectives__text"]
     raw_id_fields = ["claim"]

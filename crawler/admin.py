@@ -15,7 +15,7 @@ from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
 
 from accounts.permissions import NamedPermissions
-from config.columns import InWordsFilter, words_column
+from config.columns import InWordsFilter, PlainFields, in_words, readable_fields, words_column
 from config.live import LiveCountsAdmin, cell
 from crawler import services, summary
 from crawler.models import CrawlHelper, CrawlRun, Debate, Drop, Page, PageVersion, Point, RunStatus
@@ -260,11 +260,11 @@ class PointInline(admin.TabularInline):
 
 
 @admin.register(Debate)
-class DebateAdmin(admin.ModelAdmin):
+class DebateAdmin(PlainFields, admin.ModelAdmin):
     list_display = ("motion", "site", "theme", "claim", "updated")
     list_filter = ("site", "layout")
     search_fields = ("motion", "url")
-    readonly_fields = [f.name for f in Debate._meta.fields]
+    fields = readonly_fields = tuple(readable_fields(Debate))  # its intro and bibliography as lists, not JSON
     inlines = [PointInline]
 
 
@@ -295,11 +295,12 @@ class DropAdmin(admin.ModelAdmin):
 
 
 def _stat(value: Any) -> str:
-    """A statistic's value as a person reads it: whole numbers grouped, fractions to 2 places."""
+    """A statistic's value as a person reads it: whole numbers grouped, fractions to 2 places, a moment
+    to the minute."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
         return f"{value:,.2f}"
-    return str(value)
+    return in_words(value)

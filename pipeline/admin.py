@@ -15,7 +15,7 @@ from django.utils.html import format_html, format_html_join
 from accounts.permissions import NamedPermissions
 from annotation.models import Job
 from annotation.work.jobs import job_progress
-from config.columns import PlainFields
+from config.columns import ExampleJSONField, PlainFields
 from config.live import LiveCountsAdmin, cell
 from config.wording import count
 from pipeline.definition import PipelineDefinitionError, merged_params
@@ -96,10 +96,9 @@ def run_active(steps: list[StepRun]) -> bool:
 
 
 class PipelineRunForm(forms.ModelForm):
-    params = forms.JSONField(
-        required=False,
-        initial=dict,
-        help_text='Overrides of the defaults, e.g. {"market": "inhouse", "claims": [1007, 1008]}.',
+    params = ExampleJSONField(
+        '{"market": "inhouse", "claims": [1007, 1008]}',
+        help_text="Overrides of the defaults, as a JSON object (an example in the box).",
     )
 
     class Meta:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from aggregation.adjudication import adjudication_refusal as refusal
+from aggregation.wording import rule_in_words
 from annotation.task_types import get_task_type
 from config import wording
 from config.columns import in_words
@@ -48,7 +49,9 @@ def steps_done(run: Any) -> str:
     steps = list(run.steps.all())
     done = sum(1 for step in steps if step.state == "done")
     current = next((step for step in steps if step.state != "done"), None)
-    return f"{done} of {len(steps)}" + (f"; {current.name} {current.get_state_display()}" if current else "")
+    return f"{done} of {len(steps)}" + (
+        f"; {current.get_name_display()} {current.get_state_display()}" if current else ""
+    )
 
 
 @register.simple_tag
@@ -62,10 +65,10 @@ def failed_link(row: dict[str, Any]) -> str:
         text = f"crawl {thing.pk}: {thing.site}"
     elif row["kind"] == "pipeline step":
         url = reverse("admin:pipeline_pipelinerun_change", args=[thing.run_id])
-        text = f"pipeline {thing.run_id}, step {thing.name}"
+        text = f"pipeline {thing.run_id}, step {thing.get_name_display()}"
     else:
         url = reverse("aggregation:dashboard", args=[thing.job_id])
-        text = f"aggregation of job {thing.job_id} ({thing.job.task_type})"
+        text = f"aggregation of job {thing.job_id} ({thing.job.task_type_name})"
     return format_html('<a href="{}">{}</a>', url, text)
 
 
@@ -79,6 +82,12 @@ def adjudication_refusal(job: Any) -> str:
 def words(value: Any) -> str:
     """A code, flag, figure or list as a person reads it ("low agreement", "yes", "0.3333")."""
     return in_words(value)
+
+
+@register.filter
+def rule_words(run: Any) -> str:
+    """An aggregation run's rule, its task type and kept labels by their names."""
+    return rule_in_words(run)
 
 
 @register.filter

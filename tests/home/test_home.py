@@ -156,5 +156,5 @@ def test_a_writing_job_says_it_is_not_aggregated_rather_than_not_yet(client: Cli
     text = client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
 
     assert "Not aggregated yet" not in text
-    assert "Not aggregated: paraphrase_writing answers are written text" in text
+    assert "Not aggregated: Paraphrase writing answers are written text" in text
     assert reverse("admin:annotation_job_change", args=[job.pk]) in text  # the dashboard links its job

@@ -20,6 +20,9 @@ from tests.home.walk import raw_output
         "simulated\tFalse\t3",
         "reliability\tNone\t0.5",
         "{'old': 1}",
+        "expires\t2026-12-06T14:38:23.955285+00:00",  # a moment as JSON holds it
+        "gold: True, right: False",
+        "system wrote_over job 1",
     ],
 )
 def test_each_raw_form_is_caught(text: str) -> None:
@@ -37,6 +40,11 @@ def test_each_raw_form_is_caught(text: str) -> None:
         "None of the 40 sampled items is adjudicated yet.",
         "SUPPORT and UNDERMINE",
         "Mode: saved pages (http://127.0.0.1:8765/)",
+        # The corpus's and the crawled pages' own words: a title, a URL's query in a bibliography.
+        "I don't think there is any one True Meaning of Christmas",
+        "True democracy cannot exist in an individual",
+        "http://copy.law.cam.ac.uk/cam/tools/request/showRepresentation?id=representation_uk_1710",
+        "http://portal.unesco.org/en/ev.php-URL_ID=13039&URL_DO=DO_TOPIC&URL_SECTION=201.html, UNESCO",
     ],
 )
 def test_plain_words_pass(text: str) -> None:

@@ -39,13 +39,21 @@ IDENTIFIERS = {
     "snake_case slug": re.compile(r"(?<![\w./-])(?<!manage\.py )[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w./-])"),
     "JSON object": re.compile(r'\{\s*"[^"\n]*"\s*:'),
     "float with more than 4 decimals": re.compile(r"(?<![\w.])\d+\.\d{5,}(?![\w.])"),
-    "Python bool": re.compile(r"(?<![\w-])(?:True|False)(?![\w-])"),
+    # Not the first word of a phrase in the corpus's own text ("the True Meaning of Christmas").
+    "Python bool": re.compile(r"(?<![\w-])(?:True|False)(?![\w-])(?! [A-Za-z])"),
     "None in a cell": re.compile(r"(?:^|(?<=\t)|(?<=: ))None(?=\t|$|[,;)])", re.MULTILINE),
 }
 
 
+# A web address, as a crawled debate's bibliography cites one: its query is the site's, not ours
+# ("?id=representation_uk_1710", "&URL_DO=DO_TOPIC"), and no one reads it as a name.
+URL = re.compile(r"https?://\S+")
+
+
 def raw_output(text: str, patterns: dict[str, re.Pattern[str]] | None = None) -> list[str]:
-    """What of `patterns` (RAW and IDENTIFIERS) the text shows, each with a little context."""
+    """What of `patterns` (RAW and IDENTIFIERS) the text shows outside web addresses, each with a
+    little context."""
+    text = URL.sub("http://…", text)
     found = []
     for name, pattern in (patterns or {**RAW, **IDENTIFIERS}).items():
         for match in pattern.finditer(text):
