@@ -1,8 +1,9 @@
 """A small platform in every state a page can show, for the tests that read every page: a crawled
 debate (a saved idebate page), stance, VAST and topic-tagging jobs done by the simulated crowd and
-aggregated, adjudications, a team whose invitations two people used, people with passwords, roles and
-permissions, a crawl run with Scrapy's statistics, a pipeline run, an operation, two releases and an
-audit trail of each kind of event the tutorial and the demo leave (with figures in its details)."""
+aggregated, adjudications, in-house jobs in draft and published, a team whose invitations two people
+used, people with passwords, roles, permissions and an API token, a crawl run with Scrapy's
+statistics, a pipeline run, an operation, two releases and an audit trail of each kind of event the
+tutorial and the demo leave (with figures in its details)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 from django.contrib.auth.models import Group, Permission, User
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from accounts import audit
 from accounts.invitations import accept, create_invitations, token
@@ -56,9 +58,9 @@ def jobs() -> list[Job]:
     return made
 
 
-def people(admin: User) -> None:
+def people(admin: User) -> Team:
     """A team, its invitations (two used: two people with passwords), a researcher with a role and a
-    permission of their own."""
+    permission of their own, and the API token the README's curl block makes."""
     team = Team.objects.create(name="first-corpus")
     links = create_invitations(team, 3, timedelta(days=7), by=admin)
     for invitation, name in zip(links, ["ada", "bo"], strict=False):
@@ -66,6 +68,17 @@ def people(admin: User) -> None:
     researcher = User.objects.create_user("rita", password="a-long-test-password-9", is_staff=True)
     researcher.groups.add(Group.objects.get(name="researcher"))
     researcher.user_permissions.add(Permission.objects.get(codename="spend_money"))
+    Token.objects.create(user=admin)
+    return team
+
+
+def in_house(team: Team) -> None:
+    """A draft in-house job, and one published to the team that no one has answered yet (as the
+    tutorial's and the README's curl block's are)."""
+    create_job("stance", {"limit": 2}, provider="inhouse")
+    collecting = create_job("stance", {"limit": 2}, provider="inhouse")
+    collecting.teams.add(team)
+    publish_job(collecting.pk)
 
 
 def crawl() -> None:
@@ -122,7 +135,7 @@ def pipeline(made: list[Job]) -> None:
 
 def build_site(admin: User) -> list[Job]:
     made = jobs()
-    people(admin)
+    in_house(people(admin))
     crawl()
     trail(made[0])
     pipeline(made)

@@ -41,11 +41,11 @@ def page_text(html: str) -> str:
 
 
 def some(model: type[Model]) -> list[object]:
-    """Every object's key of a small table; the first and last few of a big one."""
-    keys = model._default_manager.order_by("pk").values_list("pk", flat=True)
-    if keys.count() <= 3 * SAMPLE:
-        return list(keys)
-    return [*keys[:SAMPLE], *keys.reverse()[:SAMPLE]]
+    """The key in its admin's URLs (a token's is its user's) of every object of a small table, of the
+    first and last few of a big one."""
+    rows = model._default_manager.order_by("pk")
+    chosen = list(rows) if rows.count() <= 3 * SAMPLE else [*rows[:SAMPLE], *rows.reverse()[:SAMPLE]]
+    return [row.pk for row in chosen]
 
 
 def admin_pages(user: User) -> Iterator[str]:
@@ -66,7 +66,9 @@ def staff_pages() -> Iterator[str]:
     yield from ["/releases/diff/?a=1.0&b=1.1", "/annotate/", "/annotate/mine/", "/api/docs/"]
     yield "/api/"  # the API's own answers are JSON, for programs (the walk reads them as such)
     for job in Job.objects.order_by("pk"):
-        yield from [f"/jobs/{job.pk}/", f"/aggregation/jobs/{job.pk}/", f"/annotate/jobs/{job.pk}/"]
+        yield from [f"/jobs/{job.pk}/", f"/aggregation/jobs/{job.pk}/"]
+        if not job.teams.exists():  # a team's job: its members' pages
+            yield from [f"/annotate/jobs/{job.pk}/", f"/annotate/jobs/{job.pk}/quiz/"]
         if not adjudication_refusal(job):
             yield f"/aggregation/jobs/{job.pk}/adjudicate/"
     yield from (f"/teams/{team.pk}/" for team in Team.objects.all())
