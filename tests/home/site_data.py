@@ -75,8 +75,8 @@ def people(admin: User) -> Team:
 def in_house(team: Team) -> None:
     """A draft in-house job, and one published to the team that no one has answered yet (as the
     tutorial's and the README's curl block's are)."""
-    create_job("stance", {"limit": 2}, provider="inhouse")
-    collecting = create_job("stance", {"limit": 2}, provider="inhouse")
+    create_job("stance", {"limit": 2}, market="inhouse")
+    collecting = create_job("stance", {"limit": 2}, market="inhouse")
     collecting.teams.add(team)
     publish_job(collecting.pk)
 
