@@ -61,8 +61,11 @@ ROLES: dict[str, list[str]] = {
         *_crud("annotation", "mturktemplate"),
         *_crud("annotation", "mturkbatch", actions=("view",)),
         TRUST_TEMPLATE,
-        # The live quality checks: each worker's estimates, the stops with their evidence, reversing one.
-        *_crud("annotation", "qualitycheck", "workerstop", "writingrecord", actions=("view",)),
+        # The live quality checks: each worker's estimates, the stops with their evidence and their calls to
+        # the market, reversing one.
+        *_crud(
+            "annotation", "qualitycheck", "workerstop", "blocklistcall", "writingrecord", actions=("view",)
+        ),
         REVERSE_STOP,
         ACCEPT_WRITING,
         # Machine annotators beside the crowd: each with its backend and model, and what it was asked.
