@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from django.db.models import Q
 
 from aggregation.declared import declared_rule
 from aggregation.models import Adjudication, ItemOutcome
@@ -55,20 +56,24 @@ class PosteriorCalibration:
 def known_answers(job: Job) -> dict[str, str]:
     """Item id → the answer people gave it, on the label model's label set: a gold item's known answer,
     else an expert's latest decision."""
+    return _known_answers(Q(job=job))
+
+
+def _known_answers(jobs: Q) -> dict[str, str]:
+    """The known answers of the items of the jobs ``jobs`` selects (item ids are unique across jobs), in
+    two queries however many jobs."""
     gold = dict(
-        ItemOutcome.objects.filter(job=job, item__is_gold=True)
+        ItemOutcome.objects.filter(jobs, item__is_gold=True)
         .exclude(reference_label="")
         .values_list("item_id", "reference_label")
     )
-    decided: dict[int, str] = {}
-    for outcome, label in (
-        Adjudication.objects.filter(job=job, outcome__item__is_gold=False)
+    decided = dict(  # in order of decision, so an item's latest decision is the one kept
+        Adjudication.objects.filter(jobs, outcome__item__is_gold=False)
         .exclude(decided_label="")
         .exclude(note__startswith=BULK)
         .order_by("decided_at", "pk")
-        .values_list("outcome_id", "decided_label")
-    ):
-        decided[outcome] = label
+        .values_list("outcome__item_id", "decided_label")
+    )
     return {str(item): label for item, label in {**decided, **gold}.items()}
 
 
@@ -117,17 +122,20 @@ def known_for_decisions(job: Job) -> KnownAnswers:
         .values_list("outcome__item_id", "decided_label")
     )
     own = {**dict(adjudicated), **own}  # a gold item's known answer over an expert's
-    posteriors, right = [], []
-    for other in Job.objects.filter(task_type=job.task_type).exclude(pk=job.pk).order_by("pk"):
-        answers = known_answers(other)
-        rows = ItemOutcome.objects.filter(
-            job=other, model_confidence__isnull=False, item_id__in=list(map(int, answers))
+    others = Q(job__task_type=job.task_type) & ~Q(job=job)
+    answers = _known_answers(others)
+    rows = (
+        ItemOutcome.objects.filter(
+            others, model_confidence__isnull=False, item_id__in=list(map(int, answers))
         )
-        for item, label, confidence in rows.exclude(model_label="").values_list(
-            "item_id", "model_label", "model_confidence"
-        ):
-            posteriors.append(confidence)
-            right.append(float(label == answers[str(item)]))
+        .exclude(model_label="")
+        .order_by("job_id", "item_id")
+        .values_list("item_id", "model_label", "model_confidence")
+    )
+    posteriors, right = [], []
+    for item, label, confidence in rows:
+        posteriors.append(confidence)
+        right.append(float(label == answers[str(item)]))
     return KnownAnswers(own, np.array(posteriors, dtype=np.float64), np.array(right), name)
 
 

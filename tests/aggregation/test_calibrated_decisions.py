@@ -13,7 +13,8 @@ from aggregation import services
 from aggregation.adaptive_rounds import open_item_ids
 from aggregation.adjudication import accept_model_labels, adjudication_queue
 from aggregation.models import Adjudication, ItemOutcome
-from aggregation.posterior_calibration import stored_decision_posteriors
+from aggregation.posterior_calibration import known_for_decisions, stored_decision_posteriors
+from aggregation.posterior_decisions import TASK_TYPE
 from annotation.models import Job
 from annotation.redundancy import AdaptivePolicy
 from tests.aggregation.jobdata import answer, keys, stance_job
@@ -110,3 +111,18 @@ def test_the_jobs_page_says_what_the_decisions_read(admin_client) -> None:
         services.aggregate_job(job.pk, overrides={"decide": "model", "min_posterior": 0.9})
         page = admin_client.get(reverse("aggregation:dashboard", args=[job.pk])).content.decode()
         assert escape(stored_decision_posteriors(job).sentence()) in page
+
+
+def test_a_job_without_gold_is_calibrated_on_its_task_types_other_jobs_in_fixed_queries(
+    django_assert_max_num_queries,
+) -> None:
+    for _ in range(3):
+        services.aggregate_job(overconfident_job().pk, overrides={"decide": "model"})
+    job = overconfident_job(gold=0)
+    services.aggregate_job(job.pk, overrides={"decide": "model"})
+
+    with django_assert_max_num_queries(8):  # the same however many other jobs
+        known = known_for_decisions(job)
+    assert len(known.own) == 0 and len(known.pooled_right) == 3 * 12
+    assert known.pooled_right.mean() == 0.5  # sure of SUPPORT, right on half the gold
+    assert stored_decision_posteriors(job).source == TASK_TYPE
