@@ -75,3 +75,16 @@ def test_a_study_not_recruiting_or_full_lets_nobody_start() -> None:
     market.client(attempts=1).move_study(study, "STOP")
     with pytest.raises(NotEligibleError, match="not recruiting"):
         market.start(study, "participant00000000000003")
+
+
+def test_a_participant_in_a_blocklisted_group_has_no_submission_to_script_either() -> None:
+    market = FakeProlific()
+    job = group(market, "Stancework job 1: stopped")
+    study = active_study(market, "", job)
+    market.client(attempts=1).add_to_participant_group(job, [PARTICIPANT])
+
+    with pytest.raises(NotEligibleError, match="excluded by the study's filters"):
+        market.submit(study, "submission00000000000001", PARTICIPANT)
+    assert "submission00000000000001" not in market.submissions
+    market.submit(study, "submission00000000000002", "participant00000000000002")
+    assert market.submissions["submission00000000000002"]["status"] == "AWAITING REVIEW"

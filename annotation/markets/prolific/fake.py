@@ -50,7 +50,7 @@ from requests.adapters import BaseAdapter
 
 from annotation.markets.prolific.client import ProlificClient
 from annotation.markets.prolific.fake_faults import FaultsOnDemand, error_reply
-from annotation.markets.prolific.fake_participants import ParticipantsAtProlific
+from annotation.markets.prolific.fake_participants import NotEligibleError, ParticipantsAtProlific
 from annotation.markets.prolific.fake_studies import StudiesByThemselves, too_short_a_time
 from annotation.markets.prolific.schema import check_request, check_response, transitions
 
@@ -96,7 +96,12 @@ class FakeProlific(FaultsOnDemand, StudiesByThemselves, ParticipantsAtProlific, 
     def submit(
         self, study_id: str, submission_id: str, participant_id: str, status: str = "AWAITING REVIEW"
     ) -> None:
-        """A participant submitted to the study (or, with `status`, was already reviewed)."""
+        """A participant submitted to the study (or, with `status`, was already reviewed): one its
+        participant-group filters let in, as `start` requires (a new submission's shortcut; a test may
+        script one for a study it never made, which has no filters)."""
+        new = submission_id not in self.submissions and study_id in self.studies
+        if new and not self.eligible(study_id, participant_id):
+            raise NotEligibleError(f"participant {participant_id} is excluded by the study's filters")
         self.submissions[submission_id] = {
             "id": submission_id,
             "participant_id": participant_id,
